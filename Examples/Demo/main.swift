@@ -1,0 +1,2 @@
+import RealmLite
+print("RealmLite demo")

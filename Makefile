@@ -1,0 +1,80 @@
+# RealmLite — build, test, demo, bench.
+#   make demo    build and run the example app
+#   make test    C engine tests under ASan/UBSan, then swift test
+#   make bench   benchmarks (QUICK=1 for a smoke run)
+# Both set themselves up on a fresh machine (liblmdb-dev via apt-get).
+
+SHELL := /bin/bash
+CC := $(shell command -v clang 2>/dev/null || echo cc)
+BUILD := build
+CSTORAGE_SRC := $(wildcard Sources/CStorage/*.c)
+CSTORAGE_HDR := $(wildcard Sources/CStorage/*.h Sources/CStorage/include/*.h)
+CTEST_DIR := Tests/CStorageCTests
+CTEST_SUPPORT := $(wildcard $(CTEST_DIR)/support/*.c)
+CTEST_SRC := $(wildcard $(CTEST_DIR)/test_*.c)
+CTEST_NAMES := $(patsubst $(CTEST_DIR)/%.c,%,$(CTEST_SRC))
+
+CWARN := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror
+CINC := -ISources/CStorage/include -ISources/CStorage -I$(CTEST_DIR)/support
+SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+ASAN_FLAGS := $(CWARN) $(CINC) -O1 -g $(SAN)
+REL_FLAGS := $(CWARN) $(CINC) -O2 -g
+
+.PHONY: all deps test ctest ctest-release swifttest demo bench fuzz clean
+
+all:
+	swift build
+
+# liblmdb-dev: the reference backend for tests and benchmarks.
+deps:
+	@if ! pkg-config --exists lmdb 2>/dev/null || [ ! -f /usr/include/lmdb.h ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing liblmdb-dev"; \
+	    (apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq liblmdb-dev libsqlite3-dev pkg-config >/dev/null; \
+	  else \
+	    echo "missing liblmdb-dev: run  sudo apt-get install -y liblmdb-dev libsqlite3-dev pkg-config"; exit 1; \
+	  fi; \
+	fi
+
+$(BUILD)/asan/%: $(CTEST_DIR)/%.c $(CSTORAGE_SRC) $(CSTORAGE_HDR) $(CTEST_SUPPORT) $(wildcard $(CTEST_DIR)/support/*.h) | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(ASAN_FLAGS) -o $@ $< $(CSTORAGE_SRC) $(CTEST_SUPPORT) -llmdb -lpthread
+
+$(BUILD)/rel/%: $(CTEST_DIR)/%.c $(CSTORAGE_SRC) $(CSTORAGE_HDR) $(CTEST_SUPPORT) $(wildcard $(CTEST_DIR)/support/*.h) | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(REL_FLAGS) -o $@ $< $(CSTORAGE_SRC) $(CTEST_SUPPORT) -llmdb -lpthread
+
+# Every C test runs under ASan/UBSan; each prints its own checks and exits
+# non-zero on failure.
+ctest: deps $(addprefix $(BUILD)/asan/,$(CTEST_NAMES))
+	@pass=0; fail=0; failed=""; \
+	for t in $(CTEST_NAMES); do \
+	  echo "== $$t (asan+ubsan)"; \
+	  if ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	     TMPDIR=$${TMPDIR:-/tmp} $(BUILD)/asan/$$t; then pass=$$((pass+1)); \
+	  else fail=$$((fail+1)); failed="$$failed $$t"; fi; \
+	done; \
+	echo "ctest: $$pass passed, $$fail failed"; \
+	[ $$fail = 0 ] || { echo "failed:$$failed"; exit 1; }
+
+swifttest: deps
+	swift test 2>&1 | tee $(BUILD)/swifttest.log; exit $${PIPESTATUS[0]}
+
+test: deps
+	@mkdir -p $(BUILD)
+	$(MAKE) ctest
+	$(MAKE) swifttest
+	@if [ -f benchmarks/Makefile ]; then $(MAKE) -C benchmarks QUICK=1 bench; fi
+	@echo "make test: all suites passed"
+
+demo: deps
+	swift run -c release RealmLiteDemo
+
+bench: deps
+	$(MAKE) -C benchmarks bench QUICK=$(QUICK)
+
+fuzz: deps
+	$(MAKE) -C fuzz fuzz
+
+clean:
+	rm -rf $(BUILD) .build

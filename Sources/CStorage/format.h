@@ -1,0 +1,185 @@
+/*
+ * format.h — the CStorage on-disk format: data file, pages, meta, lock file.
+ *
+ * All integers are little-endian (the engine refuses big-endian hosts at
+ * open). A file is an array of fixed-size pages (4 KiB by default, any power
+ * of two 4 KiB..64 KiB, chosen at creation and stored in the meta).
+ *
+ *  DATA FILE
+ *  +--------+--------+------------------------------------------------------+
+ *  | page 0 | page 1 | pages 2 .. next_pgno-1: branch, leaf, overflow runs, |
+ *  | meta A | meta B | the free-list run, and free pages                    |
+ *  +--------+--------+------------------------------------------------------+
+ *  Bytes past next_pgno*page_size are preallocated growth room (zero).
+ *
+ *  EVERY PAGE starts with a 32-byte header:
+ *   off size field
+ *     0   4  checksum  CRC-32C of the page (of the whole run for overflow and
+ *                      free-list runs; of bytes 4..511 for meta pages), with
+ *                      this field taken as 0
+ *     4   2  type      1 meta, 2 branch, 3 leaf, 4 overflow, 5 free-list
+ *     6   2  nkeys     cells on a branch/leaf page
+ *     8   8  pgno      the page's own number: catches misdirected writes
+ *    16   8  txnid     the transaction that wrote the page
+ *    24   2  upper     branch/leaf: offset of the lowest cell byte
+ *    26   2  frag      branch/leaf: bytes lost in holes between cells
+ *    28   4  npages    overflow/free-list: pages in the run (>= 1)
+ *
+ *  META PAGE (only the first 512 bytes are written: one sector, so a power
+ *  loss cannot tear it across sectors; the checksum catches a torn write):
+ *    32   8  magic       "CSTORE\0\1"
+ *    40   4  version     format version (1)
+ *    44   4  page_size
+ *    48   8  txnid       commit that wrote this meta; pages 0/1 alternate:
+ *                        txn N writes meta page N % 2
+ *    56   8  next_pgno   first never-used page
+ *    64   8  fl_pgno     first page of the free-list run (0 = empty list)
+ *    72   8  fl_npages
+ *    80  48  catalog     tree descriptor of the catalog tree (below)
+ *   128  ..  zero
+ *
+ *  TREE DESCRIPTOR (48 bytes; in the meta for the catalog, as the catalog
+ *  value for each named tree):
+ *     0   8  root        root page, 0 = empty tree
+ *     8   8  entries     number of keys (O(1) count)
+ *    16   4  depth       levels, 0 for an empty tree, leaves are level 1
+ *    20   4  flags       reserved (0)
+ *    24   8  branch_pages
+ *    32   8  leaf_pages
+ *    40   8  overflow_pages
+ *
+ *  BRANCH AND LEAF PAGES are slotted pages:
+ *  +--------+---------------------+-----------+------------------------+
+ *  | header | slot[0..nkeys-1]    | free      | cells (grow downwards) |
+ *  +--------+---------------------+-----------+------------------------+
+ *  32       32+2*nkeys            upper                       page_size
+ *  slot[i] is the u16 offset of cell i; slots are in key order (memcmp,
+ *  shorter first on a tie).
+ *
+ *  Leaf cell:    u16 klen | u32 vlen | key | value            (inline value)
+ *                u16 klen | u32 vlen|0x80000000 | key | u64 overflow pgno
+ *  Branch cell:  u64 child | u64 count | u16 klen | key
+ *    A branch with n cells has n children. key[0] is ignored (stored empty):
+ *    child i holds keys k with key[i] <= k < key[i+1]. `count` is the
+ *    number of entries under child i, which gives O(log n) rank access.
+ *  Invariants: every leaf is at the same depth; a non-root page is never
+ *  empty; cells never exceed max_cell (about a third of a page) so that a
+ *  split always yields two pages that fit.
+ *
+ *  OVERFLOW RUN: npages contiguous pages; header then the value's bytes
+ *  (vlen, from the leaf cell), contiguous in the map so a read is zero-copy.
+ *
+ *  FREE-LIST RUN: header, then
+ *    u64 nfree | u64 ngroups | nfree x (u64 start, u64 len)
+ *    | ngroups x (u64 txnid, u64 nextents, nextents x (u64 start, u64 len))
+ *  `free` extents are reusable now; each group holds the pages freed by
+ *  commit `txnid`, reusable once no reader holds a snapshot older than it.
+ *
+ *  CATALOG: a B+ tree (descriptor in the meta) mapping tree name -> tree
+ *  descriptor.
+ *
+ *  LOCK FILE "<data path>.lock" (host-specific: contains a pthread mutex;
+ *  rebuilt by the first process that opens the database):
+ *    header (cs_lock_hdr, below) | max_readers x reader slot (64 bytes each)
+ *  The header holds the robust process-shared writer mutex, and a copy of the
+ *  newest meta behind a sequence lock so that readers take a snapshot without
+ *  a syscall. A reader slot holds (pid, snapshot txnid); 0 = not reading.
+ *  OFD byte-range locks on the lock file: byte 0 serialises initialisation;
+ *  a shared lock on byte 1 is held by every process with the env open (the
+ *  first to get it exclusively rebuilds the file); a shared lock on byte
+ *  CS_LOCK_PID_BASE + pid marks a process alive, so stale slots of dead
+ *  processes can be told apart from those of a reused pid.
+ */
+#ifndef CSTORAGE_FORMAT_H
+#define CSTORAGE_FORMAT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#define CS_MAGIC 0x0100455241544353ull /* "CSTORE\0\1" little-endian */
+#define CS_FORMAT_VERSION 1u
+#define CS_DEFAULT_PAGE_SIZE 4096u
+#define CS_MIN_PAGE_SIZE 4096u
+#define CS_MAX_PAGE_SIZE 65536u
+#define CS_META_BYTES 512u
+
+enum cs_page_type {
+    PT_META = 1,
+    PT_BRANCH = 2,
+    PT_LEAF = 3,
+    PT_OVERFLOW = 4,
+    PT_FREELIST = 5,
+};
+
+typedef struct cs_page_hdr {
+    uint32_t checksum;
+    uint16_t type;
+    uint16_t nkeys;
+    uint64_t pgno;
+    uint64_t txnid;
+    uint16_t upper;
+    uint16_t frag;
+    uint32_t npages;
+} cs_page_hdr;
+#define PAGE_HDR 32u
+_Static_assert(sizeof(cs_page_hdr) == PAGE_HDR, "page header is 32 bytes");
+
+typedef struct cs_tree_desc {
+    uint64_t root;
+    uint64_t entries;
+    uint32_t depth;
+    uint32_t flags;
+    uint64_t branch_pages;
+    uint64_t leaf_pages;
+    uint64_t overflow_pages;
+} cs_tree_desc;
+_Static_assert(sizeof(cs_tree_desc) == 48, "tree descriptor is 48 bytes");
+
+typedef struct cs_meta {
+    cs_page_hdr hdr;
+    uint64_t magic;
+    uint32_t version;
+    uint32_t page_size;
+    uint64_t txnid;
+    uint64_t next_pgno;
+    uint64_t fl_pgno;
+    uint64_t fl_npages;
+    cs_tree_desc catalog;
+} cs_meta;
+_Static_assert(sizeof(cs_meta) == 128, "meta is 128 bytes");
+
+/* Leaf and branch cell headers (unaligned in the page: read with memcpy). */
+#define LEAF_CELL_HDR 6u      /* u16 klen, u32 vlen (+flag)                 */
+#define BRANCH_CELL_HDR 18u   /* u64 child, u64 count, u16 klen             */
+#define VLEN_OVERFLOW 0x80000000u
+#define OVERFLOW_REF 8u       /* u64 first page of the overflow run         */
+
+/* ---- Lock file ---- */
+#define CS_LOCK_MAGIC 0x4b434f4c53435352ull /* "RSCSLOCK" */
+#define CS_LOCK_VERSION 1u
+#define CS_LOCK_PID_BASE (1ull << 32)
+
+typedef struct cs_reader_slot {
+    _Atomic uint64_t txnid;  /* snapshot held; 0 = none                      */
+    _Atomic uint32_t pid;    /* owner; 0 = free slot                         */
+    uint32_t pad0;
+    uint8_t pad[48];         /* one cache line per slot: no false sharing   */
+} cs_reader_slot;
+_Static_assert(sizeof(cs_reader_slot) == 64, "reader slot is a cache line");
+
+typedef struct cs_lock_hdr {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t max_readers;
+    uint32_t mutex_size;       /* sizeof(pthread_mutex_t) of the creator    */
+    _Atomic uint32_t slots_hwm;/* slots [0, hwm) may be in use              */
+    _Atomic uint64_t meta_seq; /* sequence lock over `meta` (odd = writing) */
+    cs_meta meta;              /* newest committed meta                     */
+    uint8_t pad0[64];
+    pthread_mutex_t writer;    /* robust, process-shared, error-checking    */
+    uint8_t pad1[64];
+} cs_lock_hdr;
+#define LOCK_HDR_SIZE ((sizeof(cs_lock_hdr) + 63u) & ~(size_t)63u)
+
+#endif /* CSTORAGE_FORMAT_H */

@@ -1,0 +1,261 @@
+/*
+ * cstorage.h — public API of CStorage, RealmLite's storage engine.
+ *
+ * One database is one data file plus one lock file beside it ("<path>.lock").
+ * It holds any number of named B+ trees mapping byte-string keys (memcmp
+ * order) to byte-string values. Readers see a fixed snapshot and never lock;
+ * one writer at a time (across threads and processes) commits with a
+ * two-phase copy-on-write protocol. The on-disk format is drawn in
+ * Sources/CStorage/format.h and explained in docs/FORMAT.md.
+ *
+ * Conventions
+ *  - Every function that can fail returns an int: CS_OK (0) or a CS_E* code.
+ *    cs_strerror() names the code; cs_last_error_detail() gives the detail of
+ *    the last failure on the calling thread (which page, which limit...).
+ *  - Ownership: handles returned through out-parameters (cs_env, cs_txn,
+ *    cs_cursor) are owned by the caller until the matching close/commit/
+ *    abort. Input buffers are borrowed for the duration of the call only.
+ *  - Zero-copy reads: a cs_val filled by cs_get or a cursor points into the
+ *    memory map. In a read transaction it stays valid until that transaction
+ *    ends or is reset. In a write transaction it stays valid until the next
+ *    modification in that transaction (put/del/drop/clear) or its end.
+ *  - Threads: a cs_env is thread-safe. A cs_txn and its cursors are used by
+ *    one thread at a time (they may move between threads if the caller
+ *    serialises). A thread may hold any number of read transactions and at
+ *    most one write transaction per environment.
+ */
+#ifndef CSTORAGE_H
+#define CSTORAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Error codes --------------------------------------------------------- */
+enum cs_error {
+    CS_OK = 0,
+    CS_NOTFOUND = 1,      /* key or tree does not exist (not a failure)       */
+    CS_EXISTS = 2,        /* key exists and CS_NOOVERWRITE was given          */
+    CS_EINVAL = 3,        /* bad argument: NULL handle, wrong flags, misuse   */
+    CS_ECORRUPT = 4,      /* the file is damaged (bad checksum, bad page ...) */
+    CS_EFORMAT = 5,       /* not a CStorage file, or an incompatible version  */
+    CS_EIO = 6,           /* an I/O call failed (see errno detail)            */
+    CS_ENOSPACE = 7,      /* disk full: nothing was committed                 */
+    CS_ENOMEM = 8,        /* out of memory                                    */
+    CS_EBUSY = 9,         /* write lock held and CS_TXN_TRY was given, or this
+                             thread already holds the write transaction       */
+    CS_EKEYSIZE = 10,     /* key empty or longer than CS_MAX_KEY              */
+    CS_EVALSIZE = 11,     /* value longer than CS_MAX_VALUE                   */
+    CS_EREADERS = 12,     /* reader table full (too many open snapshots)      */
+    CS_EREADONLY = 13,    /* write attempted in a read-only txn or env        */
+    CS_EBADTXN = 14,      /* txn already failed/finished or of wrong kind     */
+    CS_ELOCK = 15,        /* lock file could not be created or is invalid     */
+    CS_EPANIC = 16,       /* a flush failed; the env must be reopened        */
+    CS_ETOODEEP = 17,     /* tree deeper than CS_MAX_DEPTH (corrupt input)    */
+};
+
+/* Static string naming an error code. Never NULL. */
+const char *cs_strerror(int err);
+/* Detail of the calling thread's last error (thread-local, never NULL). */
+const char *cs_last_error_detail(void);
+
+/* ---- Limits -------------------------------------------------------------- */
+#define CS_MAX_KEY 1024u               /* bytes                              */
+#define CS_MAX_VALUE 0x7fffffffu       /* bytes (2 GiB - 1)                  */
+#define CS_MAX_TREE_NAME 255u          /* bytes                              */
+#define CS_MAX_DEPTH 24                /* B+ tree levels                     */
+
+/* ---- Environment --------------------------------------------------------- */
+typedef struct cs_env cs_env;
+typedef struct cs_txn cs_txn;
+typedef struct cs_cursor cs_cursor;
+typedef uint32_t cs_tree;              /* named-tree handle, env-wide        */
+
+typedef struct cs_val {
+    const void *data;
+    size_t size;
+} cs_val;
+
+/* Durability of a commit (see docs/FORMAT.md, "What each mode can lose"). */
+typedef enum cs_durability {
+    CS_DURABLE_FULL = 0,     /* flush data, write meta, flush meta. A crash or
+                                power loss loses nothing that was committed.  */
+    CS_DURABLE_NO_META_SYNC, /* meta not flushed: power loss can lose the last
+                                commits, never corrupts. Process crash: safe.  */
+    CS_DURABLE_NO_SYNC,      /* no flushes: a process crash loses nothing; a
+                                power loss can lose commits and, if the device
+                                reorders writes, damage the file.             */
+} cs_durability;
+
+/* Environment flags. */
+#define CS_ENV_RDONLY 0x1u     /* open for reading; write txns fail           */
+#define CS_ENV_IN_MEMORY 0x2u  /* no file: path is only a name; data lives in
+                                  an anonymous memory file of this process    */
+
+/* I/O hooks: every write and flush of the engine goes through these, so a
+ * test can inject faults, record writes, or simulate power loss. Each
+ * returns 0 or an errno value. NULL members fall back to the defaults
+ * (pwrite / fdatasync / posix_fallocate). */
+typedef struct cs_io_hooks {
+    void *ctx;
+    int (*write)(void *ctx, int fd, const void *buf, size_t len, uint64_t off);
+    int (*sync)(void *ctx, int fd);
+    int (*grow)(void *ctx, int fd, uint64_t new_size);
+} cs_io_hooks;
+
+/* Commit stages reported to cs_options.commit_hook (for crash tests). */
+typedef enum cs_commit_stage {
+    CS_STAGE_DATA_WRITTEN = 1, /* dirty pages written, not yet flushed       */
+    CS_STAGE_DATA_SYNCED,      /* data flushed, meta not yet written         */
+    CS_STAGE_META_WRITTEN,     /* meta written, not yet flushed              */
+    CS_STAGE_DONE,             /* commit durable and published               */
+} cs_commit_stage;
+
+typedef struct cs_options {
+    uint32_t flags;              /* CS_ENV_*                                  */
+    uint32_t page_size;          /* 0 = 4096; power of two 4096..65536; used
+                                    only when the file is created             */
+    cs_durability durability;
+    uint32_t max_readers;        /* 0 = 1024; fixed when the lock file is
+                                    created by the first process              */
+    uint32_t file_mode;          /* 0 = 0644                                  */
+    const cs_io_hooks *io;       /* NULL = default I/O; copied at open        */
+    void (*commit_hook)(void *ctx, cs_commit_stage stage, uint64_t txnid);
+    void *commit_hook_ctx;
+} cs_options;
+
+/* Open (creating if missing) the database at path. opts may be NULL.
+ * On success *out is a new env owned by the caller (cs_env_close). */
+int cs_env_open(const char *path, const cs_options *opts, cs_env **out);
+/* Close the env. All its transactions and cursors must be finished first
+ * (else CS_EINVAL and nothing is closed). */
+int cs_env_close(cs_env *env);
+/* Flush everything written so far (useful in the NO_SYNC modes). */
+int cs_env_sync(cs_env *env);
+
+typedef struct cs_env_info {
+    uint32_t page_size;
+    uint64_t last_txnid;       /* newest committed transaction               */
+    uint64_t next_pgno;        /* pages in use, including free ones          */
+    uint64_t file_size;        /* bytes on disk (grown in chunks)            */
+    uint64_t free_pages;       /* reusable now                               */
+    uint64_t pending_pages;    /* freed, waiting for old readers to finish   */
+    uint32_t max_readers;
+    uint32_t readers_used;     /* slots holding a snapshot now               */
+    uint64_t oldest_reader;    /* oldest snapshot held by any reader, 0 none */
+} cs_env_info;
+int cs_env_info(cs_env *env, cs_env_info *out);
+
+/* Free reader slots of dead processes. *cleared (may be NULL) = how many. */
+int cs_reader_check(cs_env *env, uint32_t *cleared);
+
+/* ---- Transactions -------------------------------------------------------- */
+#define CS_TXN_RDONLY 0x1u  /* read transaction on the newest snapshot       */
+#define CS_TXN_TRY 0x2u     /* write: fail with CS_EBUSY instead of waiting  */
+
+/* Begin a transaction. Write transactions block until the writer lock is
+ * free (unless CS_TXN_TRY). *out is owned by the caller until commit/abort. */
+int cs_txn_begin(cs_env *env, unsigned flags, cs_txn **out);
+/* Commit and free the txn (also on failure: the txn is always consumed).
+ * Commit of a read transaction just ends it. */
+int cs_txn_commit(cs_txn *txn);
+/* Discard all changes and free the txn. Cursors of the txn must be closed
+ * first (they are closed for you if not). */
+int cs_txn_abort(cs_txn *txn);
+/* Read transactions only: release the snapshot but keep the handle and
+ * reader slot, so that cs_txn_renew can take a new snapshot cheaply. */
+int cs_txn_reset(cs_txn *txn);
+int cs_txn_renew(cs_txn *txn);
+/* Snapshot id of a read txn, or the id a write txn will commit as. */
+uint64_t cs_txn_id(const cs_txn *txn);
+int cs_txn_is_readonly(const cs_txn *txn);
+
+/* ---- Named trees --------------------------------------------------------- */
+#define CS_CREATE 0x1u      /* cs_tree_open: create if missing (write txn)    */
+
+/* Get the handle of tree `name` (1..CS_MAX_TREE_NAME bytes). Handles are
+ * env-wide and stay valid until the env closes; a handle whose tree does
+ * not exist in a txn's snapshot gives CS_NOTFOUND there. */
+int cs_tree_open(cs_txn *txn, const char *name, unsigned flags, cs_tree *out);
+/* Delete the tree and all its contents. */
+int cs_tree_drop(cs_txn *txn, cs_tree tree);
+/* Delete all entries, keep the tree. */
+int cs_tree_clear(cs_txn *txn, cs_tree tree);
+
+typedef struct cs_tree_stat {
+    uint64_t entries;
+    uint32_t depth;
+    uint64_t branch_pages, leaf_pages, overflow_pages;
+} cs_tree_stat;
+int cs_tree_stat(cs_txn *txn, cs_tree tree, cs_tree_stat *out);
+
+/* Call fn for each tree name in the snapshot, in name order. A non-zero
+ * return from fn stops the walk and is returned. */
+typedef int (*cs_tree_list_fn)(void *ctx, const char *name, size_t len);
+int cs_tree_list(cs_txn *txn, cs_tree_list_fn fn, void *ctx);
+
+/* ---- Data ---------------------------------------------------------------- */
+#define CS_NOOVERWRITE 0x1u /* cs_put: CS_EXISTS if the key exists            */
+
+int cs_get(cs_txn *txn, cs_tree tree, cs_val key, cs_val *val);
+int cs_put(cs_txn *txn, cs_tree tree, cs_val key, cs_val val, unsigned flags);
+int cs_del(cs_txn *txn, cs_tree tree, cs_val key);   /* CS_NOTFOUND if absent */
+int cs_count(cs_txn *txn, cs_tree tree, uint64_t *out); /* O(1)               */
+
+/* ---- Cursors ------------------------------------------------------------- */
+typedef enum cs_cursor_op {
+    CS_FIRST = 0,
+    CS_LAST,
+    CS_NEXT,        /* from an unpositioned cursor: same as CS_FIRST          */
+    CS_PREV,        /* from an unpositioned cursor: same as CS_LAST           */
+    CS_SEEK,        /* first entry with key >= the given key (lower bound)    */
+    CS_SEEK_EXACT,  /* the entry with exactly the given key                   */
+    CS_CURRENT,
+} cs_cursor_op;
+
+/* Open a cursor on tree; owned by the caller until cs_cursor_close (or the
+ * end of its txn, which closes it). */
+int cs_cursor_open(cs_txn *txn, cs_tree tree, cs_cursor **out);
+int cs_cursor_close(cs_cursor *cur);
+/* Move and read. key is input for SEEK/SEEK_EXACT and is overwritten with
+ * the found key; either out-pointer may be NULL. CS_NOTFOUND at either end
+ * (the cursor then stays where it was). */
+int cs_cursor_get(cs_cursor *cur, cs_val *key, cs_val *val, cs_cursor_op op);
+/* Insert/update through the cursor; the cursor is left on that key. */
+int cs_cursor_put(cs_cursor *cur, cs_val key, cs_val val, unsigned flags);
+/* Delete the current entry. The cursor is left between its neighbours:
+ * CS_NEXT gives the following entry, CS_PREV the preceding one. */
+int cs_cursor_del(cs_cursor *cur);
+/* Rank access (order statistics, O(log n)): position on the entry with
+ * 0-based index `index` in key order; CS_NOTFOUND if index >= count. */
+int cs_cursor_seek_index(cs_cursor *cur, uint64_t index, cs_val *key, cs_val *val);
+/* 0-based rank of the current entry. */
+int cs_cursor_index(cs_cursor *cur, uint64_t *out);
+/* Rebind a cursor to another read txn on the same env (after renew). */
+int cs_cursor_renew(cs_txn *txn, cs_cursor *cur);
+
+/* ---- Integrity checker --------------------------------------------------- */
+typedef struct cs_check_report {
+    uint64_t pages_total;       /* next_pgno of the checked snapshot          */
+    uint64_t pages_meta, pages_branch, pages_leaf, pages_overflow;
+    uint64_t pages_freelist, pages_free, pages_pending;
+    uint64_t trees, entries;
+    uint64_t errors;            /* problems found; 0 means clean              */
+    char first_error[256];      /* description of the first problem          */
+} cs_check_report;
+
+/* Walk the newest snapshot and verify that every page is reachable exactly
+ * once (from a tree or the free list), page checksums, key order, entry
+ * counts and tree depth. Returns CS_OK when clean, CS_ECORRUPT when errors
+ * were found (report filled either way), another code if it could not run.
+ * Never crashes on a damaged file. */
+int cs_check(cs_env *env, cs_check_report *report);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CSTORAGE_H */

@@ -1,0 +1,2 @@
+// RealmLite: the Swift object layer. See README.md.
+import CStorage
