@@ -1,0 +1,418 @@
+/* test_cursor.c — cursor movement on trees of 0, 1 and many entries (a
+ * tree deeper than 3 levels), rank access, cursor put/del semantics,
+ * cursors across modifications, cursor renew. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "test.h"
+
+/* Keys: 8 decimal digits of an even number, then filler so that the tree
+ * gets deep: key(i) < key(j) iff i < j. Odd numbers fall between keys. */
+enum { BIG = 200000, KEYLEN = 100 };
+
+static size_t mkkey(char *k, uint32_t num) {
+    snprintf(k, 9, "%08u", num);
+    for (int i = 8; i < KEYLEN; i++) k[i] = (char)('a' + (num + (uint32_t)i) % 26);
+    return KEYLEN;
+}
+static int keynum(cs_val k) {
+    if (k.size != KEYLEN) return -1;
+    char d[9];
+    memcpy(d, k.data, 8);
+    d[8] = 0;
+    return atoi(d);
+}
+/* value of entry i: its index as 4 bytes, repeated (i % 7) times */
+static size_t mkval(char *v, uint32_t i) {
+    size_t n = i % 7;
+    for (size_t j = 0; j < n; j++) memcpy(v + 4 * j, &i, 4);
+    return 4 * n;
+}
+
+static cs_env *g_env;
+
+static void test_empty_and_one(void) {
+    cs_txn *t;
+    cs_tree tr;
+    cs_cursor *c;
+    cs_val k, v;
+    char kb[KEYLEN];
+    REQUIRE_OK(cs_txn_begin(g_env, 0, &t));
+    REQUIRE_OK(cs_tree_open(t, "empty", CS_CREATE, &tr));
+    REQUIRE_OK(cs_cursor_open(t, tr, &c));
+    static const cs_cursor_op ops[] = {CS_FIRST, CS_LAST, CS_NEXT, CS_PREV};
+    for (int i = 0; i < 4; i++) CHECK_RC(cs_cursor_get(c, &k, &v, ops[i]), CS_NOTFOUND);
+    k = VS("m");
+    CHECK_RC(cs_cursor_get(c, &k, &v, CS_SEEK), CS_NOTFOUND);
+    k = VS("m");
+    CHECK_RC(cs_cursor_get(c, &k, &v, CS_SEEK_EXACT), CS_NOTFOUND);
+    CHECK_RC(cs_cursor_seek_index(c, 0, &k, &v), CS_NOTFOUND);
+    int r = cs_cursor_get(c, &k, &v, CS_CURRENT);
+    CHECK(r == CS_NOTFOUND || r == CS_EINVAL);
+    CHECK_OK(cs_cursor_close(c));
+
+    REQUIRE_OK(cs_tree_open(t, "one", CS_CREATE, &tr));
+    CHECK_OK(cs_put(t, tr, V(kb, mkkey(kb, 10)), VS("ten"), 0));
+    REQUIRE_OK(cs_cursor_open(t, tr, &c));
+    for (int i = 0; i < 4; i++) { /* each op from an unpositioned cursor */
+        cs_cursor *c2;
+        REQUIRE_OK(cs_cursor_open(t, tr, &c2));
+        CHECK_OK(cs_cursor_get(c2, &k, &v, ops[i]));
+        CHECK_EQ(keynum(k), 10);
+        CHECK_VAL(v, "ten", 3);
+        CHECK_OK(cs_cursor_close(c2));
+    }
+    CHECK_OK(cs_cursor_get(c, &k, NULL, CS_FIRST));
+    CHECK_RC(cs_cursor_get(c, &k, &v, CS_NEXT), CS_NOTFOUND);
+    CHECK_OK(cs_cursor_get(c, &k, &v, CS_CURRENT)); /* stays put */
+    CHECK_EQ(keynum(k), 10);
+    CHECK_RC(cs_cursor_get(c, &k, &v, CS_PREV), CS_NOTFOUND);
+    CHECK_OK(cs_cursor_get(c, &k, &v, CS_CURRENT));
+    CHECK_EQ(keynum(k), 10);
+    k = V(kb, mkkey(kb, 9));
+    CHECK_OK(cs_cursor_get(c, &k, &v, CS_SEEK));
+    CHECK_EQ(keynum(k), 10);
+    k = V(kb, mkkey(kb, 11));
+    CHECK_RC(cs_cursor_get(c, &k, &v, CS_SEEK), CS_NOTFOUND);
+    k = V(kb, mkkey(kb, 9));
+    CHECK_RC(cs_cursor_get(c, &k, &v, CS_SEEK_EXACT), CS_NOTFOUND);
+    uint64_t idx = 99;
+    CHECK_OK(cs_cursor_seek_index(c, 0, &k, NULL));
+    CHECK_OK(cs_cursor_index(c, &idx));
+    CHECK_EQ(idx, 0);
+    CHECK_RC(cs_cursor_seek_index(c, 1, &k, NULL), CS_NOTFOUND);
+    CHECK_OK(cs_cursor_close(c));
+    REQUIRE_OK(cs_txn_commit(t));
+}
+
+static cs_tree g_big;
+
+static void fill_big(void) {
+    cs_txn *t;
+    char kb[KEYLEN], vb[32];
+    REQUIRE_OK(cs_txn_begin(g_env, 0, &t));
+    REQUIRE_OK(cs_tree_open(t, "big", CS_CREATE, &g_big));
+    /* a permutation of 0..BIG-1 (BIG and the step are coprime) */
+    for (uint32_t j = 0; j < BIG; j++) {
+        uint32_t i = (uint32_t)(((uint64_t)j * 7919u) % BIG);
+        CHECK_OK(cs_put(t, g_big, V(kb, mkkey(kb, 2 * i)), V(vb, mkval(vb, i)), 0));
+    }
+    struct cs_tree_stat st;
+    CHECK_OK(cs_tree_stat(t, g_big, &st));
+    CHECK_EQ(st.entries, BIG);
+    CHECK(st.depth > 3);
+    printf("big tree: depth %u, %llu branch, %llu leaf pages\n", st.depth,
+           (unsigned long long)st.branch_pages, (unsigned long long)st.leaf_pages);
+    REQUIRE_OK(cs_txn_commit(t));
+}
+
+static void test_big_scans(void) {
+    cs_txn *t;
+    cs_cursor *c;
+    cs_val k, v;
+    char kb[KEYLEN], vb[32];
+    REQUIRE_OK(cs_txn_begin(g_env, CS_TXN_RDONLY, &t));
+    REQUIRE_OK(cs_cursor_open(t, g_big, &c));
+    /* forward */
+    long bad = 0, n = 0;
+    for (int r = cs_cursor_get(c, &k, &v, CS_FIRST); r == CS_OK;
+         r = cs_cursor_get(c, &k, &v, CS_NEXT), n++) {
+        size_t vl = mkval(vb, (uint32_t)n);
+        if (keynum(k) != 2 * n || v.size != vl || memcmp(v.data, vb, vl)) bad++;
+    }
+    CHECK_EQ(n, BIG);
+    CHECK_EQ(bad, 0);
+    /* backward */
+    n = BIG;
+    for (int r = cs_cursor_get(c, &k, &v, CS_LAST); r == CS_OK;
+         r = cs_cursor_get(c, &k, &v, CS_PREV)) {
+        n--;
+        if (keynum(k) != 2 * n) bad++;
+    }
+    CHECK_EQ(n, 0);
+    CHECK_EQ(bad, 0);
+    /* end behaviour: stays on the last entry */
+    CHECK_OK(cs_cursor_get(c, &k, &v, CS_LAST));
+    CHECK_RC(cs_cursor_get(c, &k, &v, CS_NEXT), CS_NOTFOUND);
+    CHECK_OK(cs_cursor_get(c, &k, &v, CS_CURRENT));
+    CHECK_EQ(keynum(k), 2 * (BIG - 1));
+    CHECK_OK(cs_cursor_get(c, &k, &v, CS_PREV));
+    CHECK_EQ(keynum(k), 2 * (BIG - 2));
+    /* seeks, and a few steps each way from each */
+    uint64_t rng = 1;
+    for (int i = 0; i < 20000; i++) {
+        uint32_t target = (uint32_t)rng_below(&rng, 2 * BIG + 2);
+        k = V(kb, mkkey(kb, target));
+        int r = cs_cursor_get(c, &k, &v, CS_SEEK);
+        uint32_t want = (target + 1) / 2; /* index of the lower bound */
+        if (want >= BIG) { CHECK_RC(r, CS_NOTFOUND); continue; }
+        CHECK_OK(r);
+        CHECK_EQ(keynum(k), 2 * want);
+        uint64_t idx = 0;
+        CHECK_OK(cs_cursor_index(c, &idx));
+        CHECK_EQ(idx, want);
+        k = V(kb, mkkey(kb, target));
+        r = cs_cursor_get(c, &k, &v, CS_SEEK_EXACT);
+        if (target % 2) {
+            CHECK_RC(r, CS_NOTFOUND);
+            k = V(kb, mkkey(kb, 2 * want));
+            CHECK_OK(cs_cursor_get(c, &k, &v, CS_SEEK_EXACT));
+        } else {
+            CHECK_OK(r);
+            CHECK_VAL(v, vb, mkval(vb, want));
+        }
+        int dir = i % 2 ? CS_NEXT : CS_PREV, steps = (int)rng_below(&rng, 300);
+        int64_t pos = want;
+        for (int s = 0; s < steps; s++) {
+            pos += dir == CS_NEXT ? 1 : -1;
+            r = cs_cursor_get(c, &k, NULL, (cs_cursor_op)dir);
+            if (pos < 0 || pos >= BIG) { CHECK_RC(r, CS_NOTFOUND); break; }
+            CHECK_OK(r);
+            if (keynum(k) != 2 * pos) { CHECK_EQ(keynum(k), 2 * pos); break; }
+        }
+    }
+    k = VS("0"); /* before every key */
+    CHECK_OK(cs_cursor_get(c, &k, &v, CS_SEEK));
+    CHECK_EQ(keynum(k), 0);
+    k = VS("9");
+    CHECK_RC(cs_cursor_get(c, &k, &v, CS_SEEK), CS_NOTFOUND);
+    CHECK_OK(cs_cursor_close(c));
+    CHECK_OK(cs_txn_abort(t));
+}
+
+/* rank access agrees with positions, at every position */
+static void test_big_rank(void) {
+    cs_txn *t;
+    cs_cursor *c, *walk;
+    cs_val k, v, wk;
+    REQUIRE_OK(cs_txn_begin(g_env, CS_TXN_RDONLY, &t));
+    REQUIRE_OK(cs_cursor_open(t, g_big, &c));
+    REQUIRE_OK(cs_cursor_open(t, g_big, &walk));
+    long bad = 0;
+    int r = cs_cursor_get(walk, &wk, NULL, CS_FIRST);
+    for (uint64_t i = 0; i < BIG; i++) {
+        uint64_t idx = ~0ull, widx = ~0ull;
+        if (r != CS_OK || cs_cursor_seek_index(c, i, &k, &v) != CS_OK ||
+            cs_cursor_index(c, &idx) != CS_OK || cs_cursor_index(walk, &widx) != CS_OK ||
+            idx != i || widx != i || keynum(k) != (int)(2 * i) ||
+            k.size != wk.size || memcmp(k.data, wk.data, k.size)) {
+            if (bad++ < 5) test_fail_(__FILE__, __LINE__, "rank mismatch at %llu", (unsigned long long)i);
+        }
+        r = cs_cursor_get(walk, &wk, NULL, CS_NEXT);
+    }
+    CHECK_EQ(bad, 0);
+    CHECK_RC(cs_cursor_seek_index(c, BIG, &k, &v), CS_NOTFOUND);
+    CHECK_RC(cs_cursor_seek_index(c, ~0ull, &k, &v), CS_NOTFOUND);
+    CHECK_OK(cs_cursor_close(c));
+    CHECK_OK(cs_cursor_close(walk));
+    CHECK_OK(cs_txn_abort(t));
+}
+
+/* cursor_del leaves the cursor between neighbours; deleting everything
+ * through a cursor walks the whole tree and empties it. */
+static void test_cursor_del(void) {
+    enum { N = 30000 };
+    cs_txn *t;
+    cs_tree tr;
+    cs_cursor *c;
+    cs_val k, v;
+    char kb[KEYLEN], vb[32];
+    uint64_t cnt;
+    REQUIRE_OK(cs_txn_begin(g_env, 0, &t));
+    REQUIRE_OK(cs_tree_open(t, "del", CS_CREATE, &tr));
+    for (uint32_t i = 0; i < N; i++) CHECK_OK(cs_put(t, tr, V(kb, mkkey(kb, 2 * i)), V(vb, mkval(vb, i)), 0));
+    REQUIRE_OK(cs_txn_commit(t));
+
+    REQUIRE_OK(cs_txn_begin(g_env, 0, &t));
+    REQUIRE_OK(cs_cursor_open(t, tr, &c));
+    /* single deletes in the middle: NEXT and PREV give the neighbours */
+    k = V(kb, mkkey(kb, 2 * 500));
+    CHECK_OK(cs_cursor_get(c, &k, &v, CS_SEEK_EXACT));
+    CHECK_OK(cs_cursor_del(c));
+    CHECK_OK(cs_cursor_get(c, &k, &v, CS_NEXT));
+    CHECK_EQ(keynum(k), 2 * 501);
+    CHECK_OK(cs_cursor_del(c));
+    CHECK_OK(cs_cursor_get(c, &k, &v, CS_PREV));
+    CHECK_EQ(keynum(k), 2 * 499);
+    k = V(kb, mkkey(kb, 2 * 500));
+    CHECK_RC(cs_get(t, tr, k, &v), CS_NOTFOUND);
+    /* first and last */
+    CHECK_OK(cs_cursor_get(c, &k, &v, CS_FIRST));
+    CHECK_OK(cs_cursor_del(c));
+    CHECK_RC(cs_cursor_get(c, &k, &v, CS_PREV), CS_NOTFOUND);
+    CHECK_OK(cs_cursor_get(c, &k, &v, CS_FIRST));
+    CHECK_EQ(keynum(k), 2);
+    CHECK_OK(cs_cursor_get(c, &k, &v, CS_LAST));
+    CHECK_OK(cs_cursor_del(c));
+    CHECK_RC(cs_cursor_get(c, &k, &v, CS_NEXT), CS_NOTFOUND);
+    CHECK_OK(cs_cursor_get(c, &k, &v, CS_LAST));
+    CHECK_EQ(keynum(k), 2 * (N - 2));
+    CHECK_OK(cs_count(t, tr, &cnt));
+    CHECK_EQ(cnt, N - 4);
+    /* delete every other entry in a forward walk */
+    long bad = 0;
+    uint32_t expect = 1;
+    int r = cs_cursor_get(c, &k, &v, CS_FIRST);
+    for (int n = 0; r == CS_OK; n++) {
+        if (expect == 500 || expect == 501) expect = 502;
+        if (keynum(k) != (int)(2 * expect)) { bad++; break; }
+        if (n % 2 == 0) CHECK_OK(cs_cursor_del(c));
+        expect++;
+        r = cs_cursor_get(c, &k, &v, CS_NEXT);
+    }
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(expect, N - 1);
+    CHECK_OK(cs_count(t, tr, &cnt));
+    uint64_t left = cnt;
+    /* delete the rest backwards: LAST, del, PREV, del ... */
+    uint64_t deleted = 0;
+    int last = 1 << 30;
+    for (r = cs_cursor_get(c, &k, &v, CS_LAST); r == CS_OK; r = cs_cursor_get(c, &k, &v, CS_PREV)) {
+        if (keynum(k) >= last) { bad++; break; }
+        last = keynum(k);
+        if (cs_cursor_del(c) != CS_OK) { bad++; break; }
+        deleted++;
+    }
+    CHECK_RC(r, CS_NOTFOUND);
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(deleted, left);
+    CHECK_OK(cs_count(t, tr, &cnt));
+    CHECK_EQ(cnt, 0);
+    CHECK_RC(cs_cursor_get(c, &k, &v, CS_FIRST), CS_NOTFOUND);
+    CHECK_OK(cs_cursor_close(c));
+    REQUIRE_OK(cs_txn_commit(t));
+
+    /* refill, then delete all in one forward walk */
+    REQUIRE_OK(cs_txn_begin(g_env, 0, &t));
+    for (uint32_t i = 0; i < N; i++) CHECK_OK(cs_put(t, tr, V(kb, mkkey(kb, 2 * i)), V(vb, mkval(vb, i)), 0));
+    REQUIRE_OK(cs_cursor_open(t, tr, &c));
+    uint32_t i = 0;
+    for (r = cs_cursor_get(c, &k, &v, CS_FIRST); r == CS_OK; r = cs_cursor_get(c, &k, &v, CS_NEXT), i++) {
+        if (keynum(k) != (int)(2 * i) || cs_cursor_del(c) != CS_OK) { bad++; break; }
+    }
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(i, N);
+    CHECK_OK(cs_count(t, tr, &cnt));
+    CHECK_EQ(cnt, 0);
+    CHECK_OK(cs_cursor_close(c));
+    REQUIRE_OK(cs_txn_commit(t));
+    cs_check_report rep;
+    CHECK_OK(cs_check(g_env, &rep));
+    CHECK_EQ(rep.errors, 0);
+}
+
+/* cursor_put leaves the cursor on the key; other cursors survive puts and
+ * deletes (with page splits and merges) made in the same write txn. */
+static void test_cursor_put_and_stability(void) {
+    cs_txn *t;
+    cs_tree tr;
+    cs_cursor *c, *a, *b;
+    cs_val k, v;
+    char kb[KEYLEN], vb[32];
+    REQUIRE_OK(cs_txn_begin(g_env, 0, &t));
+    REQUIRE_OK(cs_tree_open(t, "put", CS_CREATE, &tr));
+    REQUIRE_OK(cs_cursor_open(t, tr, &c));
+    for (uint32_t i = 0; i < 1000; i++) CHECK_OK(cs_cursor_put(c, V(kb, mkkey(kb, 4 * i)), V(vb, mkval(vb, i)), 0));
+    CHECK_OK(cs_cursor_put(c, V(kb, mkkey(kb, 402)), VS("new"), 0));
+    CHECK_OK(cs_cursor_get(c, &k, &v, CS_CURRENT));
+    CHECK_EQ(keynum(k), 402);
+    CHECK_VAL(v, "new", 3);
+    CHECK_OK(cs_cursor_get(c, &k, &v, CS_NEXT));
+    CHECK_EQ(keynum(k), 404);
+    CHECK_OK(cs_cursor_get(c, &k, &v, CS_PREV));
+    CHECK_OK(cs_cursor_get(c, &k, &v, CS_PREV));
+    CHECK_EQ(keynum(k), 400);
+    CHECK_RC(cs_cursor_put(c, V(kb, mkkey(kb, 402)), VS("x"), CS_NOOVERWRITE), CS_EXISTS);
+    CHECK_OK(cs_cursor_put(c, V(kb, mkkey(kb, 402)), VS("upd"), 0));
+    CHECK_OK(cs_get(t, tr, V(kb, mkkey(kb, 402)), &v));
+    CHECK_VAL(v, "upd", 3);
+
+    REQUIRE_OK(cs_cursor_open(t, tr, &a));
+    REQUIRE_OK(cs_cursor_open(t, tr, &b));
+    k = V(kb, mkkey(kb, 2000));
+    CHECK_OK(cs_cursor_get(a, &k, &v, CS_SEEK_EXACT));
+    CHECK_OK(cs_cursor_get(b, &k, &v, CS_LAST));
+    /* many inserts around a's key and before it: splits move its entry */
+    for (uint32_t i = 0; i < 20000; i++) CHECK_OK(cs_put(t, tr, V(kb, mkkey(kb, 4 * (i % 1000) + 1 + 4000 * (i / 1000))), VS("filler-value-0123456789"), 0));
+    CHECK_OK(cs_cursor_get(a, &k, &v, CS_CURRENT));
+    CHECK_EQ(keynum(k), 2000);
+    CHECK_OK(cs_cursor_get(a, &k, &v, CS_NEXT));
+    CHECK_EQ(keynum(k), 2001);
+    CHECK_OK(cs_cursor_get(a, &k, &v, CS_PREV));
+    CHECK_OK(cs_cursor_get(a, &k, &v, CS_PREV));
+    CHECK_EQ(keynum(k), 1997);
+    CHECK_OK(cs_cursor_get(b, &k, &v, CS_CURRENT));
+    CHECK_EQ(keynum(k), 3996);
+    CHECK_OK(cs_cursor_get(b, &k, &v, CS_NEXT));
+    CHECK_EQ(keynum(k), 3997);
+    /* many deletes elsewhere: merges */
+    k = V(kb, mkkey(kb, 2000));
+    CHECK_OK(cs_cursor_get(a, &k, &v, CS_SEEK_EXACT));
+    for (uint32_t n = 0; n < 8000; n++) {
+        if (n == 2000) continue;
+        int r = cs_del(t, tr, V(kb, mkkey(kb, n)));
+        CHECK(r == CS_OK || r == CS_NOTFOUND);
+    }
+    CHECK_OK(cs_cursor_get(a, &k, &v, CS_CURRENT));
+    CHECK_EQ(keynum(k), 2000);
+    CHECK_OK(cs_cursor_get(a, &k, &v, CS_NEXT));
+    CHECK_EQ(keynum(k), 8001);
+    CHECK_OK(cs_cursor_get(a, &k, &v, CS_PREV));
+    CHECK_EQ(keynum(k), 2000);
+    CHECK_RC(cs_cursor_get(a, &k, &v, CS_PREV), CS_NOTFOUND); /* 2000 is first */
+    CHECK_OK(cs_cursor_close(a));
+    CHECK_OK(cs_cursor_close(b));
+    CHECK_OK(cs_cursor_close(c));
+    REQUIRE_OK(cs_txn_commit(t));
+}
+
+static void test_renew(void) {
+    cs_txn *w, *r1, *r2;
+    cs_tree tr;
+    cs_cursor *c;
+    cs_val k, v;
+    REQUIRE_OK(cs_txn_begin(g_env, 0, &w));
+    REQUIRE_OK(cs_tree_open(w, "renew", CS_CREATE, &tr));
+    CHECK_OK(cs_put(w, tr, VS("a"), VS("1"), 0));
+    REQUIRE_OK(cs_txn_commit(w));
+    REQUIRE_OK(cs_txn_begin(g_env, CS_TXN_RDONLY, &r1));
+    REQUIRE_OK(cs_cursor_open(r1, tr, &c));
+    CHECK_OK(cs_cursor_get(c, &k, &v, CS_LAST));
+    CHECK_VAL(k, "a", 1);
+    CHECK_OK(cs_txn_reset(r1));
+    REQUIRE_OK(cs_txn_begin(g_env, 0, &w));
+    CHECK_OK(cs_put(w, tr, VS("b"), VS("2"), 0));
+    REQUIRE_OK(cs_txn_commit(w));
+    CHECK_OK(cs_txn_renew(r1));
+    CHECK_OK(cs_cursor_renew(r1, c));
+    CHECK_OK(cs_cursor_get(c, &k, &v, CS_LAST));
+    CHECK_VAL(k, "b", 1);
+    CHECK_VAL(v, "2", 1);
+    /* move the cursor to another read txn */
+    REQUIRE_OK(cs_txn_begin(g_env, 0, &w));
+    CHECK_OK(cs_put(w, tr, VS("c"), VS("3"), 0));
+    REQUIRE_OK(cs_txn_commit(w));
+    REQUIRE_OK(cs_txn_begin(g_env, CS_TXN_RDONLY, &r2));
+    CHECK_OK(cs_cursor_renew(r2, c));
+    CHECK_OK(cs_cursor_get(c, &k, &v, CS_LAST));
+    CHECK_VAL(k, "c", 1);
+    CHECK_OK(cs_cursor_close(c));
+    CHECK_OK(cs_txn_abort(r2));
+    CHECK_OK(cs_txn_abort(r1));
+}
+
+int main(void) {
+    REQUIRE_OK(test_open(test_path("cursor.db").s, 0, &g_env));
+    test_empty_and_one();
+    fill_big();
+    test_big_scans();
+    test_big_rank();
+    test_cursor_del();
+    test_cursor_put_and_stability();
+    test_renew();
+    cs_check_report rep;
+    CHECK_OK(cs_check(g_env, &rep));
+    CHECK_EQ(rep.errors, 0);
+    CHECK_OK(cs_env_close(g_env));
+    return test_report();
+}
