@@ -1,0 +1,191 @@
+/*
+ * driver_cstorage.c — CStorage through the bench driver vtable.
+ *
+ * Settings: default page size (4 KiB), one named tree "bench".
+ * CS_DURABLE_NO_SYNC for every database except fillsync, which uses
+ * CS_DURABLE_FULL (flush data, write meta, flush meta). Read transactions
+ * are reused with cs_txn_reset/renew; scans reuse one cursor per session
+ * via cs_cursor_renew.
+ */
+#include "bench.h"
+
+#include <cstorage.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+struct bench_db {
+    cs_env *env;
+    cs_tree tree;
+};
+
+struct bench_sess {
+    bench_db *db;
+    cs_txn *txn;     /* the open transaction, or NULL               */
+    cs_txn *rtxn;    /* reusable read transaction (reset when idle) */
+    cs_cursor *cur;  /* cursor of rtxn, reused by scans             */
+};
+
+#define CHECK(call) do { int rc_ = (call); if (rc_ != CS_OK) \
+    return bench_fail("cstorage: %s: %s (%s)", #call, cs_strerror(rc_), cs_last_error_detail()); } while (0)
+
+static const char *c_describe(void)
+{
+    return "CStorage (this tree, -O2); CS_DURABLE_NO_SYNC except fillsync (CS_DURABLE_FULL); 4 KiB pages";
+}
+
+static int c_open(const char *dir, bench_sync sync, uint64_t data_hint, bench_db **out)
+{
+    (void)data_hint;
+    bench_db *db = xmalloc(sizeof *db);
+    *db = (bench_db){0};
+    *out = db;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/data.cs", dir);
+    cs_options opts = {
+        .durability = sync == BENCH_FULLSYNC ? CS_DURABLE_FULL : CS_DURABLE_NO_SYNC,
+    };
+    CHECK(cs_env_open(path, &opts, &db->env));
+    cs_txn *txn;
+    CHECK(cs_txn_begin(db->env, 0, &txn));
+    int rc = cs_tree_open(txn, "bench", CS_CREATE, &db->tree);
+    if (rc != CS_OK) {
+        cs_txn_abort(txn);
+        CHECK(rc);
+    }
+    CHECK(cs_txn_commit(txn));
+    return BENCH_OK;
+}
+
+static int c_close(bench_db *db)
+{
+    int rc = db->env ? cs_env_close(db->env) : CS_OK;
+    free(db);
+    CHECK(rc);
+    return BENCH_OK;
+}
+
+static int c_session(bench_db *db, bench_sess **out)
+{
+    bench_sess *s = xmalloc(sizeof *s);
+    *s = (bench_sess){.db = db};
+    *out = s;
+    return BENCH_OK;
+}
+
+static void c_session_close(bench_sess *s)
+{
+    if (s->cur)
+        cs_cursor_close(s->cur);
+    if (s->txn && s->txn != s->rtxn)
+        cs_txn_abort(s->txn);
+    if (s->rtxn)
+        cs_txn_abort(s->rtxn);
+    free(s);
+}
+
+static int c_begin(bench_sess *s, bool write)
+{
+    if (write) {
+        CHECK(cs_txn_begin(s->db->env, 0, &s->txn));
+    } else if (s->rtxn) {
+        CHECK(cs_txn_renew(s->rtxn));
+        s->txn = s->rtxn;
+    } else {
+        CHECK(cs_txn_begin(s->db->env, CS_TXN_RDONLY, &s->rtxn));
+        s->txn = s->rtxn;
+    }
+    return BENCH_OK;
+}
+
+static int c_commit(bench_sess *s)
+{
+    cs_txn *t = s->txn;
+    s->txn = NULL;
+    if (t == s->rtxn) {
+        CHECK(cs_txn_reset(t));
+        return BENCH_OK;
+    }
+    CHECK(cs_txn_commit(t));
+    return BENCH_OK;
+}
+
+static int c_put(bench_sess *s, const void *k, size_t kl, const void *v, size_t vl)
+{
+    CHECK(cs_put(s->txn, s->db->tree, (cs_val){k, kl}, (cs_val){v, vl}, 0));
+    return BENCH_OK;
+}
+
+static int c_get(bench_sess *s, const void *k, size_t kl, bench_val *out)
+{
+    cs_val v;
+    int rc = cs_get(s->txn, s->db->tree, (cs_val){k, kl}, &v);
+    if (rc == CS_NOTFOUND)
+        return BENCH_NOTFOUND;
+    CHECK(rc);
+    out->data = v.data;
+    out->size = v.size;
+    return BENCH_OK;
+}
+
+static int c_del(bench_sess *s, const void *k, size_t kl)
+{
+    int rc = cs_del(s->txn, s->db->tree, (cs_val){k, kl});
+    if (rc == CS_NOTFOUND)
+        return BENCH_NOTFOUND;
+    CHECK(rc);
+    return BENCH_OK;
+}
+
+static int c_scan(bench_sess *s, bool reverse, uint64_t *count, uint64_t *sum)
+{
+    bool reuse = s->txn == s->rtxn; /* read txn: keep the cursor for next time */
+    cs_cursor *cur;
+    if (reuse && s->cur) {
+        CHECK(cs_cursor_renew(s->txn, s->cur));
+        cur = s->cur;
+    } else {
+        CHECK(cs_cursor_open(s->txn, s->db->tree, &cur));
+        if (reuse)
+            s->cur = cur;
+    }
+    cs_val k, v;
+    uint64_t n = 0, f = 0;
+    cs_cursor_op op = reverse ? CS_LAST : CS_FIRST;
+    int rc;
+    while ((rc = cs_cursor_get(cur, &k, &v, op)) == CS_OK) {
+        n++;
+        f += ((const uint8_t *)k.data)[0] + (v.size ? ((const uint8_t *)v.data)[0] : 0);
+        op = reverse ? CS_PREV : CS_NEXT;
+    }
+    if (!reuse)
+        cs_cursor_close(cur);
+    if (rc != CS_NOTFOUND)
+        CHECK(rc);
+    *count = n;
+    *sum = f;
+    return BENCH_OK;
+}
+
+static int c_used_bytes(bench_db *db, uint64_t *out)
+{
+    cs_env_info info;
+    CHECK(cs_env_info(db->env, &info));
+    *out = info.next_pgno * info.page_size;
+    return BENCH_OK;
+}
+
+const bench_driver driver_cstorage = {
+    .name = "cstorage",
+    .describe = c_describe,
+    .open = c_open,
+    .close = c_close,
+    .session = c_session,
+    .session_close = c_session_close,
+    .begin = c_begin,
+    .commit = c_commit,
+    .put = c_put,
+    .get = c_get,
+    .del = c_del,
+    .scan = c_scan,
+    .used_bytes = c_used_bytes,
+};
