@@ -1,0 +1,357 @@
+/* test_check.c — the checker and open() against damaged files. A walker
+ * written from format.h finds live pages of each type (and checks the file
+ * matches the documented format); each copy of a healthy file gets one
+ * kind of damage, after which the engine must report it (CS_ECORRUPT /
+ * CS_EFORMAT) and never crash. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "format.h"
+#include "test.h"
+
+/* ---- reading the file per format.h ---- */
+static uint32_t crc32c(const uint8_t *p, size_t n) {
+    uint32_t c = ~0u;
+    while (n--) {
+        c ^= *p++;
+        for (int k = 0; k < 8; k++) c = (c >> 1) ^ (0x82f63b78u & (0u - (c & 1)));
+    }
+    return ~c;
+}
+static uint16_t rd16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
+static uint32_t rd32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static uint64_t rd64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+
+typedef struct {
+    uint8_t *map;       /* the whole file */
+    size_t size;
+    uint32_t ps;
+    cs_meta meta;       /* the newest valid meta */
+    int meta_page;
+    uint64_t leaf, branch, overflow, root; /* a live page of each kind */
+    uint64_t pages, bad_crc, bad_hdr;
+} walk_t;
+
+static uint8_t *page(walk_t *w, uint64_t pgno) { return w->map + pgno * w->ps; }
+
+static void check_page(walk_t *w, uint64_t pgno, uint16_t type, size_t npages) {
+    uint8_t *p = page(w, pgno);
+    if (rd16(p + 4) != type || rd64(p + 8) != pgno || rd64(p + 16) > w->meta.txnid) w->bad_hdr++;
+    size_t len = npages * w->ps;
+    uint8_t *tmp = malloc(len);
+    memcpy(tmp, p, len);
+    memset(tmp, 0, 4);
+    if (crc32c(tmp, len) != rd32(p)) w->bad_crc++;
+    free(tmp);
+    w->pages += npages;
+}
+
+static void walk_tree(walk_t *w, uint64_t pgno, int catalog, int level) {
+    if (pgno < 2 || (pgno + 1) * w->ps > w->size || level > CS_MAX_DEPTH) { w->bad_hdr++; return; }
+    uint8_t *p = page(w, pgno);
+    uint16_t type = rd16(p + 4), n = rd16(p + 6);
+    check_page(w, pgno, type, 1);
+    for (uint16_t i = 0; i < n; i++) {
+        const uint8_t *c = p + rd16(p + PAGE_HDR + 2 * i);
+        if (type == PT_BRANCH) {
+            if (!catalog && !w->branch && level > 0) w->branch = pgno;
+            walk_tree(w, rd64(c), catalog, level + 1);
+        } else if (type == PT_LEAF) {
+            if (!catalog && !w->leaf && level > 0) w->leaf = pgno;
+            uint16_t klen = rd16(c);
+            uint32_t vlen = rd32(c + 2);
+            const uint8_t *val = c + LEAF_CELL_HDR + klen;
+            if (catalog) {
+                walk_tree(w, rd64(val), 0, 0); /* descriptor: root first */
+            } else if (vlen & VLEN_OVERFLOW) {
+                uint64_t op = rd64(val);
+                size_t np = (PAGE_HDR + (vlen & ~VLEN_OVERFLOW) + w->ps - 1) / w->ps;
+                if (!w->overflow) w->overflow = op;
+                check_page(w, op, PT_OVERFLOW, np);
+                if (rd32(page(w, op) + 28) != np) w->bad_hdr++;
+            }
+        } else {
+            w->bad_hdr++;
+            return;
+        }
+    }
+}
+
+static int walk_file(const char *path, walk_t *w) {
+    memset(w, 0, sizeof *w);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return -1;
+    w->size = (size_t)lseek(fd, 0, SEEK_END);
+    w->map = malloc(w->size);
+    if (pread(fd, w->map, w->size, 0) != (ssize_t)w->size) { close(fd); return -1; }
+    close(fd);
+    cs_meta m[2];
+    int ok[2];
+    for (int i = 0; i < 2; i++) {
+        const uint8_t *p = w->map + (size_t)i * (CS_DEFAULT_PAGE_SIZE);
+        memcpy(&m[i], p, sizeof m[i]);
+        ok[i] = m[i].magic == CS_MAGIC && m[i].hdr.type == PT_META &&
+                crc32c(p + 4, CS_META_BYTES - 4) == m[i].hdr.checksum;
+    }
+    CHECK(ok[0] && ok[1]);
+    int newest = ok[1] && (!ok[0] || m[1].txnid > m[0].txnid);
+    w->meta = m[newest];
+    w->meta_page = newest;
+    w->ps = w->meta.page_size;
+    CHECK_EQ(w->meta.version, CS_FORMAT_VERSION);
+    CHECK_EQ(w->meta.txnid % 2, (uint64_t)newest); /* txn N writes meta N % 2 */
+    CHECK(w->meta.next_pgno * w->ps <= w->size);
+    w->root = w->meta.catalog.root;
+    if (w->meta.catalog.root) walk_tree(w, w->meta.catalog.root, 1, 0);
+    if (w->meta.fl_pgno) check_page(w, w->meta.fl_pgno, PT_FREELIST, w->meta.fl_npages);
+    return 0;
+}
+
+/* ---- damage ---- */
+static void copy_file(const char *from, const char *to) {
+    walk_t w;
+    REQUIRE(walk_file(from, &w) == 0);
+    int fd = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    REQUIRE(fd >= 0 && write(fd, w.map, w.size) == (ssize_t)w.size);
+    close(fd);
+    free(w.map);
+}
+static void scribble(const char *path, uint64_t off, size_t len, uint64_t seed) {
+    uint8_t buf[256];
+    test_fill(buf, sizeof buf, seed);
+    int fd = open(path, O_WRONLY);
+    REQUIRE(fd >= 0 && len <= sizeof buf && pwrite(fd, buf, len, (off_t)off) == (ssize_t)len);
+    close(fd);
+}
+
+/* Read everything reachable; any result but a crash is acceptable. */
+static void read_all(cs_env *env) {
+    cs_txn *t;
+    if (cs_txn_begin(env, CS_TXN_RDONLY, &t)) return;
+    const char *names[] = {"data", "small"};
+    for (int i = 0; i < 2; i++) {
+        cs_tree tr;
+        cs_cursor *c;
+        if (cs_tree_open(t, names[i], 0, &tr) || cs_cursor_open(t, tr, &c)) continue;
+        cs_val k, v;
+        volatile uint8_t sink = 0;
+        for (int r = cs_cursor_get(c, &k, &v, CS_FIRST), n = 0; r == CS_OK && n < 1000000;
+             r = cs_cursor_get(c, &k, &v, CS_NEXT), n++)
+            if (v.size) sink ^= ((const uint8_t *)v.data)[v.size - 1];
+        for (int r = cs_cursor_get(c, &k, &v, CS_LAST), n = 0; r == CS_OK && n < 1000000;
+             r = cs_cursor_get(c, &k, &v, CS_PREV), n++) {}
+        cs_cursor_close(c);
+        (void)sink;
+    }
+    cs_txn_abort(t);
+}
+
+static const char *g_healthy;
+static int g_case;
+
+/* Expect the damage to be reported by open or by the checker. */
+static void expect_damage(const char *what, void (*damage)(const char *path, walk_t *w)) {
+    char name[64];
+    snprintf(name, sizeof name, "case%02d.db", g_case++);
+    tpath p = test_path(name);
+    copy_file(g_healthy, p.s);
+    walk_t w;
+    REQUIRE(walk_file(g_healthy, &w) == 0);
+    damage(p.s, &w);
+    free(w.map);
+    cs_env *env = NULL;
+    int r = test_open(p.s, 0, &env);
+    if (r != CS_OK) {
+        printf("%-24s open: %s (%s)\n", what, cs_strerror(r), cs_last_error_detail());
+        CHECK(r == CS_ECORRUPT || r == CS_EFORMAT);
+        return;
+    }
+    cs_check_report rep;
+    memset(&rep, 0, sizeof rep);
+    r = cs_check(env, &rep);
+    printf("%-24s check: %s, %llu errors: %s\n", what, cs_strerror(r),
+           (unsigned long long)rep.errors, rep.first_error);
+    CHECK_RC(r, CS_ECORRUPT);
+    CHECK(rep.errors > 0);
+    CHECK(rep.first_error[0] != 0);
+    read_all(env);
+    CHECK_OK(cs_env_close(env));
+}
+
+static void d_leaf(const char *p, walk_t *w) { scribble(p, w->leaf * w->ps + w->ps / 2, 64, 1); }
+static void d_leaf_slots(const char *p, walk_t *w) { scribble(p, w->leaf * w->ps + PAGE_HDR, 16, 2); }
+static void d_leaf_hdr(const char *p, walk_t *w) { scribble(p, w->leaf * w->ps + 6, 2, 3); }
+static void d_branch(const char *p, walk_t *w) { scribble(p, w->branch * w->ps + w->ps - 100, 100, 4); }
+static void d_branch_slots(const char *p, walk_t *w) { scribble(p, w->branch * w->ps + PAGE_HDR, 32, 5); }
+static void d_root(const char *p, walk_t *w) { scribble(p, w->root * w->ps + PAGE_HDR, 64, 6); }
+static void d_overflow(const char *p, walk_t *w) { scribble(p, w->overflow * w->ps + w->ps + 10, 8, 7); }
+static void d_overflow_hdr(const char *p, walk_t *w) { scribble(p, w->overflow * w->ps + 28, 4, 8); }
+static void d_freelist(const char *p, walk_t *w) { scribble(p, w->meta.fl_pgno * w->ps + PAGE_HDR, 48, 9); }
+/* a valid page in the wrong place: checksum fine, pgno wrong */
+static void d_misplaced(const char *p, walk_t *w) {
+    int fd = open(p, O_WRONLY);
+    REQUIRE(fd >= 0);
+    REQUIRE(pwrite(fd, page(w, w->root), w->ps, (off_t)(w->leaf * w->ps)) == (ssize_t)w->ps);
+    close(fd);
+}
+static void d_both_metas(const char *p, walk_t *w) {
+    (void)w;
+    scribble(p, 40, 8, 10);
+    scribble(p, CS_DEFAULT_PAGE_SIZE + 40, 8, 11);
+}
+static void d_truncate(const char *p, walk_t *w) {
+    REQUIRE(truncate(p, (off_t)(w->meta.next_pgno / 2 * w->ps)) == 0);
+}
+static void d_truncate_tiny(const char *p, walk_t *w) { (void)w; REQUIRE(truncate(p, 100) == 0); }
+
+/* ---- the healthy file ---- */
+static void build(const char *path) {
+    cs_env *env;
+    cs_txn *t;
+    cs_tree data, small;
+    char k[48], v[100];
+    static char big[20000];
+    test_fill(big, sizeof big, 42);
+    REQUIRE_OK(test_open(path, 0, &env));
+    for (int c = 0; c < 6; c++) {
+        REQUIRE_OK(cs_txn_begin(env, 0, &t));
+        REQUIRE_OK(cs_tree_open(t, "data", CS_CREATE, &data));
+        REQUIRE_OK(cs_tree_open(t, "small", CS_CREATE, &small));
+        for (int i = 0; i < 5000; i++) {
+            snprintf(k, sizeof k, "key-%06d-with-some-padding", i);
+            snprintf(v, sizeof v, "value %d %d", i, c);
+            CHECK_OK(cs_put(t, data, VS(k), VS(v), 0));
+        }
+        for (int i = 0; i < 5; i++) {
+            snprintf(k, sizeof k, "blob%d", i);
+            CHECK_OK(cs_put(t, data, VS(k), V(big, sizeof big - (size_t)(c * 100)), 0));
+        }
+        snprintf(v, sizeof v, "%d", c);
+        CHECK_OK(cs_put(t, small, VS("version"), VS(v), 0));
+        REQUIRE_OK(cs_txn_commit(t));
+    }
+    cs_check_report rep;
+    CHECK_OK(cs_check(env, &rep));
+    CHECK_EQ(rep.errors, 0);
+    CHECK_EQ(rep.trees, 2);
+    CHECK_EQ(rep.entries, 5006);
+    CHECK(rep.pages_branch > 0 && rep.pages_leaf > 0 && rep.pages_overflow > 0);
+    CHECK_EQ(rep.pages_meta, 2);
+    CHECK_EQ(rep.pages_meta + rep.pages_branch + rep.pages_leaf + rep.pages_overflow +
+                 rep.pages_freelist + rep.pages_free + rep.pages_pending,
+             rep.pages_total);
+    CHECK_OK(cs_env_close(env));
+}
+
+static void expect_version(const char *path, const char *want) {
+    cs_env *env;
+    cs_txn *t;
+    cs_tree tr;
+    cs_val v;
+    int r = test_open(path, 0, &env);
+    CHECK_OK(r);
+    if (r) return;
+    cs_check_report rep;
+    CHECK_OK(cs_check(env, &rep));
+    REQUIRE_OK(cs_txn_begin(env, CS_TXN_RDONLY, &t));
+    REQUIRE_OK(cs_tree_open(t, "small", 0, &tr));
+    CHECK_OK(cs_get(t, tr, VS("version"), &v));
+    CHECK_VAL(v, want, strlen(want));
+    CHECK_OK(cs_txn_abort(t));
+    CHECK_OK(cs_env_close(env));
+}
+
+static void test_one_meta(void) {
+    walk_t w;
+    REQUIRE(walk_file(g_healthy, &w) == 0);
+    free(w.map);
+    /* newest meta damaged: the previous commit is used */
+    tpath p = test_path("meta-newest.db");
+    copy_file(g_healthy, p.s);
+    scribble(p.s, (uint64_t)w.meta_page * CS_DEFAULT_PAGE_SIZE + 60, 1, 12);
+    expect_version(p.s, "4");
+    /* older meta damaged: nothing lost */
+    p = test_path("meta-older.db");
+    copy_file(g_healthy, p.s);
+    scribble(p.s, (uint64_t)(1 - w.meta_page) * CS_DEFAULT_PAGE_SIZE + 100, 1, 13);
+    expect_version(p.s, "5");
+    /* damage past the first 512 bytes of a meta page is not covered */
+    p = test_path("meta-tail.db");
+    copy_file(g_healthy, p.s);
+    scribble(p.s, (uint64_t)w.meta_page * CS_DEFAULT_PAGE_SIZE + 600, 8, 14);
+    expect_version(p.s, "5");
+}
+
+static void test_foreign(void) {
+    tpath p = test_path("random.db");
+    int fd = open(p.s, O_WRONLY | O_CREAT, 0644);
+    static uint8_t buf[65536];
+    test_fill(buf, sizeof buf, 99);
+    REQUIRE(fd >= 0 && write(fd, buf, sizeof buf) == (ssize_t)sizeof buf);
+    close(fd);
+    cs_env *env;
+    CHECK_RC(test_open(p.s, 0, &env), CS_EFORMAT);
+    p = test_path("text.db");
+    FILE *f = fopen(p.s, "w");
+    REQUIRE(f);
+    for (int i = 0; i < 2000; i++) fprintf(f, "line %d: this is not a database\n", i);
+    fclose(f);
+    CHECK_RC(test_open(p.s, 0, &env), CS_EFORMAT);
+    CHECK_RC(test_open(p.s, CS_ENV_RDONLY, &env), CS_EFORMAT);
+    /* a valid file of a newer format version */
+    p = test_path("version.db");
+    copy_file(g_healthy, p.s);
+    walk_t w;
+    REQUIRE(walk_file(p.s, &w) == 0);
+    for (int i = 0; i < 2; i++) {
+        uint8_t *m = w.map + (size_t)i * CS_DEFAULT_PAGE_SIZE;
+        uint32_t ver = CS_FORMAT_VERSION + 1, crc;
+        memcpy(m + 40, &ver, 4);
+        crc = crc32c(m + 4, CS_META_BYTES - 4);
+        memcpy(m, &crc, 4);
+    }
+    fd = open(p.s, O_WRONLY);
+    REQUIRE(fd >= 0 && pwrite(fd, w.map, 2 * CS_DEFAULT_PAGE_SIZE, 0) == 2 * CS_DEFAULT_PAGE_SIZE);
+    close(fd);
+    free(w.map);
+    CHECK_RC(test_open(p.s, 0, &env), CS_EFORMAT);
+}
+
+int main(void) {
+    tpath healthy = test_path("healthy.db");
+    g_healthy = healthy.s;
+    build(g_healthy);
+    walk_t w;
+    REQUIRE(walk_file(g_healthy, &w) == 0);
+    printf("walked %llu pages: leaf %llu branch %llu overflow %llu freelist %llu; "
+           "%llu bad checksums, %llu bad headers\n",
+           (unsigned long long)w.pages, (unsigned long long)w.leaf,
+           (unsigned long long)w.branch, (unsigned long long)w.overflow,
+           (unsigned long long)w.meta.fl_pgno, (unsigned long long)w.bad_crc,
+           (unsigned long long)w.bad_hdr);
+    CHECK_EQ(w.bad_crc, 0);  /* the file matches format.h */
+    CHECK_EQ(w.bad_hdr, 0);
+    REQUIRE(w.leaf && w.branch && w.overflow && w.root);
+    CHECK(w.meta.fl_pgno != 0);
+    uint64_t fl = w.meta.fl_pgno;
+    free(w.map);
+
+    expect_damage("leaf cells", d_leaf);
+    expect_damage("leaf slots", d_leaf_slots);
+    expect_damage("leaf nkeys", d_leaf_hdr);
+    expect_damage("branch cells", d_branch);
+    expect_damage("branch slots", d_branch_slots);
+    expect_damage("catalog root", d_root);
+    expect_damage("overflow data", d_overflow);
+    expect_damage("overflow npages", d_overflow_hdr);
+    if (fl) expect_damage("free-list run", d_freelist);
+    expect_damage("misplaced page", d_misplaced);
+    expect_damage("both metas", d_both_metas);
+    expect_damage("truncated half", d_truncate);
+    expect_damage("truncated tiny", d_truncate_tiny);
+    test_one_meta();
+    test_foreign();
+    return test_report();
+}
