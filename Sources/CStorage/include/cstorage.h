@@ -117,7 +117,7 @@ typedef enum cs_commit_stage {
 
 typedef struct cs_options {
     uint32_t flags;              /* CS_ENV_*                                  */
-    uint32_t page_size;          /* 0 = 4096; power of two 4096..65536; used
+    uint32_t page_size;          /* 0 = 4096; power of two 4096..32768; used
                                     only when the file is created             */
     cs_durability durability;
     uint32_t max_readers;        /* 0 = 1024; fixed when the lock file is
@@ -148,7 +148,7 @@ typedef struct cs_env_info {
     uint32_t readers_used;     /* slots holding a snapshot now               */
     uint64_t oldest_reader;    /* oldest snapshot held by any reader, 0 none */
 } cs_env_info;
-int cs_env_info(cs_env *env, cs_env_info *out);
+int cs_env_get_info(cs_env *env, cs_env_info *out);
 
 /* Free reader slots of dead processes. *cleared (may be NULL) = how many. */
 int cs_reader_check(cs_env *env, uint32_t *cleared);
@@ -191,7 +191,7 @@ typedef struct cs_tree_stat {
     uint32_t depth;
     uint64_t branch_pages, leaf_pages, overflow_pages;
 } cs_tree_stat;
-int cs_tree_stat(cs_txn *txn, cs_tree tree, cs_tree_stat *out);
+int cs_tree_get_stat(cs_txn *txn, cs_tree tree, cs_tree_stat *out);
 
 /* Call fn for each tree name in the snapshot, in name order. A non-zero
  * return from fn stops the walk and is returned. */
