@@ -169,7 +169,7 @@ static int c_scan(bench_sess *s, bool reverse, uint64_t *count, uint64_t *sum)
 static int c_used_bytes(bench_db *db, uint64_t *out)
 {
     cs_env_info info;
-    CHECK(cs_env_info(db->env, &info));
+    CHECK(cs_env_get_info(db->env, &info));
     *out = info.next_pgno * info.page_size;
     return BENCH_OK;
 }
