@@ -16,7 +16,7 @@ CTEST_NAMES := $(patsubst $(CTEST_DIR)/%.c,%,$(CTEST_SRC))
 
 CWARN := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror
 CINC := -ISources/CStorage/include -ISources/CStorage -I$(CTEST_DIR)/support
-SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+SAN := -fuse-ld=lld -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 ASAN_FLAGS := $(CWARN) $(CINC) -O1 -g $(SAN)
 REL_FLAGS := $(CWARN) $(CINC) -O2 -g
 

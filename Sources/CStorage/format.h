@@ -3,7 +3,7 @@
  *
  * All integers are little-endian (the engine refuses big-endian hosts at
  * open). A file is an array of fixed-size pages (4 KiB by default, any power
- * of two 4 KiB..64 KiB, chosen at creation and stored in the meta).
+ * of two 4 KiB..32 KiB, chosen at creation and stored in the meta).
  *
  *  DATA FILE
  *  +--------+--------+------------------------------------------------------+
@@ -101,7 +101,7 @@
 #define CS_FORMAT_VERSION 1u
 #define CS_DEFAULT_PAGE_SIZE 4096u
 #define CS_MIN_PAGE_SIZE 4096u
-#define CS_MAX_PAGE_SIZE 65536u
+#define CS_MAX_PAGE_SIZE 32768u /* offsets are u16 */
 #define CS_META_BYTES 512u
 
 enum cs_page_type {

@@ -243,7 +243,7 @@ typedef struct cs_check_report {
     uint64_t pages_total;       /* next_pgno of the checked snapshot          */
     uint64_t pages_meta, pages_branch, pages_leaf, pages_overflow;
     uint64_t pages_freelist, pages_free, pages_pending;
-    uint64_t trees, entries;
+    uint64_t trees, entries;    /* named trees, and entries summed over them */
     uint64_t errors;            /* problems found; 0 means clean              */
     char first_error[256];      /* description of the first problem          */
 } cs_check_report;

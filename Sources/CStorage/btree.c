@@ -1,0 +1,627 @@
+/*
+ * btree.c — copy-on-write B+ tree: search, insert with split, delete with
+ * merge/redistribute, rank access.
+ *
+ * Writes first touch the whole root-to-leaf path (pager.c: each page gets a
+ * private copy at a new page number, parents re-pointed top-down), then
+ * modify the copies. Committed pages are never written in place, which is
+ * what lets readers run without locks and a crash leave the last commit
+ * whole.
+ *
+ * Invariants kept here (format.h): all leaves at depth d->depth; a non-root
+ * page is never empty; branch cell i counts the entries under child i, so
+ * d->entries equals the sum over the root; separators satisfy
+ * key[i] <= every key under child i < key[i+1].
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+
+#define MAX_CELL_BUF (CS_MAX_PAGE_SIZE / 3 + 64)
+
+static inline uint32_t ovf_pages(uint32_t psize, uint64_t vlen)
+{
+    return (uint32_t)((PAGE_HDR + vlen + psize - 1) / psize);
+}
+
+/* ---- reading ---- */
+
+static int load_node(cs_txn *t, uint64_t pgno, bool want_leaf, const uint8_t **out)
+{
+    int rc = page_get(t, pgno, out);
+    if (rc) return rc;
+    if ((rc = node_check(*out, t->psize, pgno))) return rc;
+    if (node_is_leaf(*out) != want_leaf || node_n(*out) == 0)
+        return cs_fail(CS_ECORRUPT, "page %llu: expected a non-empty %s page", (unsigned long long)pgno,
+                       want_leaf ? "leaf" : "branch");
+    return CS_OK;
+}
+
+int bt_descend(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, bt_path *p, bool *exact)
+{
+    p->depth = 0;
+    *exact = false;
+    if (d->root == 0) return CS_NOTFOUND;
+    if (d->depth == 0 || d->depth > CS_MAX_DEPTH) return cs_fail(CS_ETOODEEP, "tree depth %u", d->depth);
+    uint64_t pgno = d->root;
+    for (int level = 0;; level++) {
+        const uint8_t *pg;
+        bool leaf = level + 1 == (int)d->depth;
+        int rc = load_node(t, pgno, leaf, &pg);
+        if (rc) return rc;
+        unsigned idx;
+        p->pgno[level] = pgno;
+        p->pg[level] = pg;
+        if (leaf) {
+            if ((rc = node_search_leaf(pg, t->psize, k, kl, &idx, exact))) return rc;
+            p->idx[level] = (uint16_t)idx;
+            p->depth = level + 1;
+            return CS_OK;
+        }
+        if ((rc = node_search_branch(pg, t->psize, k, kl, &idx))) return rc;
+        p->idx[level] = (uint16_t)idx;
+        pgno = branch_child(pg, idx);
+    }
+}
+
+/* Fill levels from..depth-1 going down the first (or last) child. */
+static int descend_edge(cs_txn *t, bt_path *p, int from, int depth, bool last)
+{
+    for (int level = from; level < depth; level++) {
+        if (level > 0) p->pgno[level] = branch_child(p->pg[level - 1], p->idx[level - 1]);
+        int rc = load_node(t, p->pgno[level], level == depth - 1, &p->pg[level]);
+        if (rc) return rc;
+        p->idx[level] = (uint16_t)(last ? node_n(p->pg[level]) - 1 : 0);
+    }
+    p->depth = depth;
+    return CS_OK;
+}
+
+int bt_edge(cs_txn *t, const cs_tree_desc *d, bool last, bt_path *p)
+{
+    p->depth = 0;
+    if (d->root == 0) return CS_NOTFOUND;
+    if (d->depth == 0 || d->depth > CS_MAX_DEPTH) return cs_fail(CS_ETOODEEP, "tree depth %u", d->depth);
+    p->pgno[0] = d->root;
+    return descend_edge(t, p, 0, (int)d->depth, last);
+}
+
+int bt_step(cs_txn *t, bt_path *p, bool forward)
+{
+    int leaf = p->depth - 1, l = leaf;
+    while (l >= 0) {
+        unsigned n = node_n(p->pg[l]);
+        if (forward ? p->idx[l] + 1u < n : p->idx[l] > 0) break;
+        l--;
+    }
+    if (l < 0) return CS_NOTFOUND;
+    p->idx[l] = (uint16_t)(p->idx[l] + (forward ? 1 : -1));
+    if (l == leaf) return CS_OK;
+    bt_path save = *p;
+    int rc = descend_edge(t, p, l + 1, p->depth, !forward);
+    if (rc) *p = save;
+    return rc;
+}
+
+int bt_seek_rank(cs_txn *t, const cs_tree_desc *d, uint64_t rank, bt_path *p)
+{
+    p->depth = 0;
+    if (rank >= d->entries || d->root == 0) return CS_NOTFOUND;
+    uint64_t pgno = d->root;
+    for (int level = 0; level < (int)d->depth; level++) {
+        bool leaf = level == (int)d->depth - 1;
+        int rc = load_node(t, pgno, leaf, &p->pg[level]);
+        if (rc) return rc;
+        const uint8_t *pg = p->pg[level];
+        p->pgno[level] = pgno;
+        unsigned n = node_n(pg), i = 0;
+        if (leaf) {
+            if (rank >= n) return cs_fail(CS_ECORRUPT, "page %llu: entry counts disagree", (unsigned long long)pgno);
+            p->idx[level] = (uint16_t)rank;
+            p->depth = level + 1;
+            return CS_OK;
+        }
+        for (; i < n; i++) {
+            uint64_t c = branch_count(pg, i);
+            if (rank < c) break;
+            rank -= c;
+        }
+        if (i == n) return cs_fail(CS_ECORRUPT, "page %llu: entry counts disagree", (unsigned long long)pgno);
+        p->idx[level] = (uint16_t)i;
+        pgno = branch_child(pg, i);
+    }
+    return cs_fail(CS_ECORRUPT, "tree depth does not match its pages");
+}
+
+int bt_rank(cs_txn *t, const bt_path *p, uint64_t *rank)
+{
+    CS_UNUSED(t);
+    uint64_t r = 0;
+    for (int level = 0; level < p->depth - 1; level++)
+        for (unsigned i = 0; i < p->idx[level]; i++) r += branch_count(p->pg[level], i);
+    *rank = r + p->idx[p->depth - 1];
+    return CS_OK;
+}
+
+int bt_read(cs_txn *t, const bt_path *p, cs_val *key, cs_val *val)
+{
+    const uint8_t *pg = p->pg[p->depth - 1];
+    unsigned idx = p->idx[p->depth - 1];
+    int rc;
+    if (key) {
+        cs_key k;
+        if ((rc = node_key(pg, t->psize, idx, &k))) return rc;
+        key->data = k.p;
+        key->size = k.len;
+    }
+    if (val) {
+        const uint8_t *v;
+        uint32_t vl;
+        bool ovf;
+        uint64_t op;
+        if ((rc = leaf_value(pg, t->psize, idx, &v, &vl, &ovf, &op))) return rc;
+        if (ovf) {
+            const uint8_t *run;
+            uint32_t np = ovf_pages(t->psize, vl);
+            if ((rc = page_get_run(t, op, np, &run))) return rc;
+            if (PH(run)->type != PT_OVERFLOW || PH(run)->npages != np || PH(run)->pgno != op)
+                return cs_fail(CS_ECORRUPT, "overflow run at page %llu: bad header", (unsigned long long)op);
+            v = run + PAGE_HDR;
+        }
+        val->data = v;
+        val->size = vl;
+    }
+    return CS_OK;
+}
+
+int bt_get(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, cs_val *val)
+{
+    bt_path p;
+    bool exact;
+    int rc = bt_descend(t, d, k, kl, &p, &exact);
+    if (rc) return rc;
+    if (!exact) return CS_NOTFOUND;
+    return bt_read(t, &p, NULL, val);
+}
+
+/* ---- writing ---- */
+
+/* Make every page on the path writable; re-point parents at the copies. */
+static int touch_path(cs_txn *t, cs_tree_desc *d, bt_path *p)
+{
+    for (int level = 0; level < p->depth; level++) {
+        uint64_t pgno = p->pgno[level];
+        uint8_t *w;
+        int rc = page_touch(t, &pgno, &w);
+        if (rc) return rc;
+        if (pgno != p->pgno[level]) {
+            if (level == 0) d->root = pgno;
+            else branch_set_child((uint8_t *)p->pg[level - 1], p->idx[level - 1], pgno);
+            p->pgno[level] = pgno;
+        }
+        p->pg[level] = w;
+    }
+    return CS_OK;
+}
+
+static void cell_key(const cs_cellref *c, bool leaf, cs_key *k)
+{
+    if (leaf) {
+        k->len = rd16(c->p);
+        k->p = c->p + LEAF_CELL_HDR;
+    } else {
+        k->len = rd16(c->p + 16);
+        k->p = c->p + BRANCH_CELL_HDR;
+    }
+}
+
+/* Collect a page's cells as references into `copy` (a copy of the page). */
+static int gather(cs_txn *t, const uint8_t *pg, uint8_t *copy, cs_cellref *refs, unsigned *n)
+{
+    memcpy(copy, pg, t->psize);
+    unsigned cnt = node_n(copy);
+    for (unsigned i = 0; i < cnt; i++) {
+        uint32_t sz;
+        int rc = node_cell_size(copy, t->psize, i, &sz);
+        if (rc) return rc;
+        refs[*n + i] = (cs_cellref){copy + node_slot(copy, i), sz};
+    }
+    *n += cnt;
+    return CS_OK;
+}
+
+/* Split point m (cells [0,m) left, [m,n) right) with both halves fitting
+ * and sizes as equal as possible; 0 if impossible. */
+static unsigned choose_split(const cs_cellref *refs, unsigned n, uint32_t cap)
+{
+    uint64_t total = 0, left = 0, best = UINT64_MAX;
+    unsigned m_best = 0;
+    for (unsigned i = 0; i < n; i++) total += refs[i].size + 2u;
+    for (unsigned m = 1; m < n; m++) {
+        left += refs[m - 1].size + 2u;
+        uint64_t right = total - left;
+        if (left > cap || right > cap) continue;
+        uint64_t diff = left > right ? left - right : right - left;
+        if (diff < best) best = diff, m_best = m;
+    }
+    return m_best;
+}
+
+/* Shortest key s with a < s <= b (a < b): b's first (common prefix + 1) bytes. */
+static uint32_t short_separator(cs_key a, cs_key b)
+{
+    uint32_t j = 0;
+    while (j < a.len && j < b.len && a.p[j] == b.p[j]) j++;
+    return j < b.len ? j + 1 : b.len;
+}
+
+static uint64_t sum_counts(const cs_cellref *refs, unsigned from, unsigned to)
+{
+    uint64_t s = 0;
+    for (unsigned i = from; i < to; i++) s += rd64(refs[i].p + 8);
+    return s;
+}
+
+static bool path_is_rightmost(const bt_path *p, int level)
+{
+    for (int l = 0; l < level; l++)
+        if (p->idx[l] + 1u != node_n(p->pg[l])) return false;
+    return true;
+}
+
+/* Insert a cell at (level, idx) of the touched path, splitting upwards. */
+static int insert_at(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, unsigned idx, const uint8_t *cell,
+                     uint32_t size)
+{
+    uint8_t *pg = (uint8_t *)p->pg[level];
+    if (node_insert(pg, t->psize, idx, cell, size)) return CS_OK;
+
+    bool leaf = node_is_leaf(pg);
+    unsigned oldn = node_n(pg), n = 0;
+    cs_cellref *refs = t->refs;
+    int rc = gather(t, pg, t->scratch, refs, &n);
+    if (rc) return rc;
+    memmove(refs + idx + 1, refs + idx, (n - idx) * sizeof *refs);
+    refs[idx] = (cs_cellref){cell, size};
+    n++;
+    uint32_t cap = t->psize - PAGE_HDR;
+    unsigned m = (idx == oldn && path_is_rightmost(p, level)) ? oldn : choose_split(refs, n, cap);
+    if (m == 0 || m >= n) return cs_fail(CS_ECORRUPT, "page %llu cannot be split", (unsigned long long)p->pgno[level]);
+
+    uint64_t rpgno;
+    uint8_t *right;
+    if ((rc = page_alloc(t, 1, &rpgno, &right))) return rc;
+    node_init(right, leaf ? PT_LEAF : PT_BRANCH, rpgno, t->psize);
+    uint8_t sep[CS_MAX_KEY];
+    uint32_t seplen;
+    cs_key a, b;
+    cell_key(&refs[m], leaf, &b);
+    uint8_t first_right[BRANCH_CELL_HDR];
+    if (leaf) {
+        cell_key(&refs[m - 1], leaf, &a);
+        seplen = short_separator(a, b);
+        memcpy(sep, b.p, seplen);
+    } else {
+        /* The right page's first key moves up; its cell keeps an empty key. */
+        seplen = b.len;
+        memcpy(sep, b.p, seplen);
+        branch_cell_build(first_right, rd64(refs[m].p), rd64(refs[m].p + 8), NULL, 0);
+        refs[m] = (cs_cellref){first_right, BRANCH_CELL_HDR};
+    }
+    uint64_t lcount = leaf ? m : sum_counts(refs, 0, m);
+    uint64_t rcount = leaf ? n - m : sum_counts(refs, m, n);
+    node_rebuild(right, t->psize, refs + m, n - m, t->scratch + t->psize);
+    node_rebuild(pg, t->psize, refs, m, t->scratch + t->psize);
+    if (leaf) d->leaf_pages++;
+    else d->branch_pages++;
+
+    uint8_t pcell[BRANCH_CELL_HDR + CS_MAX_KEY];
+    if (level == 0) {
+        if (d->depth >= CS_MAX_DEPTH) return cs_fail(CS_ETOODEEP, "tree would exceed %d levels", CS_MAX_DEPTH);
+        uint64_t rootno;
+        uint8_t *root;
+        if ((rc = page_alloc(t, 1, &rootno, &root))) return rc;
+        node_init(root, PT_BRANCH, rootno, t->psize);
+        uint32_t s0 = branch_cell_build(pcell, p->pgno[0], lcount, NULL, 0);
+        node_insert(root, t->psize, 0, pcell, s0);
+        uint32_t s1 = branch_cell_build(pcell, rpgno, rcount, sep, seplen);
+        node_insert(root, t->psize, 1, pcell, s1);
+        d->root = rootno;
+        d->depth++;
+        d->branch_pages++;
+        return CS_OK;
+    }
+    uint8_t *parent = (uint8_t *)p->pg[level - 1];
+    unsigned pidx = p->idx[level - 1];
+    branch_set_count(parent, pidx, lcount);
+    uint32_t ps = branch_cell_build(pcell, rpgno, rcount, sep, seplen);
+    return insert_at(t, d, p, level - 1, pidx + 1, pcell, ps);
+}
+
+static int check_sizes(cs_txn *t, uint32_t kl, size_t vl)
+{
+    CS_UNUSED(t);
+    if (kl == 0 || kl > CS_MAX_KEY) return cs_fail(CS_EKEYSIZE, "key of %u bytes (allowed: 1..%u)", kl, CS_MAX_KEY);
+    if (vl > CS_MAX_VALUE) return cs_fail(CS_EVALSIZE, "value of %zu bytes (max %u)", vl, CS_MAX_VALUE);
+    return CS_OK;
+}
+
+/* Build the leaf cell for (k, v), writing v to an overflow run if needed. */
+static int make_leaf_cell(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl, const void *v, size_t vl,
+                          uint8_t *cell, uint32_t *size)
+{
+    if (LEAF_CELL_HDR + kl + vl <= node_max_cell(t->psize)) {
+        *size = leaf_cell_build(cell, k, kl, v, (uint32_t)vl, false, 0);
+        return CS_OK;
+    }
+    uint32_t np = ovf_pages(t->psize, vl);
+    uint64_t pgno;
+    uint8_t *run;
+    int rc = page_alloc(t, np, &pgno, &run);
+    if (rc) return rc;
+    PHW(run)->type = PT_OVERFLOW;
+    if (vl) memcpy(run + PAGE_HDR, v, vl);
+    size_t tail = (size_t)np * t->psize - PAGE_HDR - vl;
+    memset(run + PAGE_HDR + vl, 0, tail);
+    d->overflow_pages += np;
+    *size = leaf_cell_build(cell, k, kl, NULL, (uint32_t)vl, true, pgno);
+    return CS_OK;
+}
+
+/* Free the overflow run of leaf cell idx, if it has one. */
+static int free_cell_overflow(cs_txn *t, cs_tree_desc *d, const uint8_t *pg, unsigned idx)
+{
+    const uint8_t *v;
+    uint32_t vl;
+    bool ovf;
+    uint64_t op;
+    int rc = leaf_value(pg, t->psize, idx, &v, &vl, &ovf, &op);
+    if (rc || !ovf) return rc;
+    uint32_t np = ovf_pages(t->psize, vl);
+    d->overflow_pages -= np;
+    return page_free(t, op, np);
+}
+
+static void add_counts(bt_path *p, int64_t delta)
+{
+    for (int l = 0; l < p->depth - 1; l++) {
+        uint8_t *pg = (uint8_t *)p->pg[l];
+        branch_set_count(pg, p->idx[l], branch_count(pg, p->idx[l]) + (uint64_t)delta);
+    }
+}
+
+int bt_put(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl, const void *v, size_t vl, unsigned flags)
+{
+    int rc = check_sizes(t, kl, vl);
+    if (rc) return rc;
+    uint8_t cell[MAX_CELL_BUF];
+    uint32_t csize;
+    if (d->root == 0) {
+        uint64_t pgno;
+        uint8_t *leaf;
+        if ((rc = make_leaf_cell(t, d, k, kl, v, vl, cell, &csize))) return rc;
+        if ((rc = page_alloc(t, 1, &pgno, &leaf))) return rc;
+        node_init(leaf, PT_LEAF, pgno, t->psize);
+        node_insert(leaf, t->psize, 0, cell, csize);
+        d->root = pgno;
+        d->depth = 1;
+        d->entries = 1;
+        d->leaf_pages = 1;
+        t->gen++;
+        return CS_OK;
+    }
+    bt_path p;
+    bool exact;
+    if ((rc = bt_descend(t, d, k, kl, &p, &exact))) return rc;
+    if (exact && (flags & CS_NOOVERWRITE)) return CS_EXISTS;
+    /* Build the new cell before touching anything: k and v may point into
+     * pages this put is about to change or free. */
+    if ((rc = make_leaf_cell(t, d, k, kl, v, vl, cell, &csize))) return rc;
+    if ((rc = touch_path(t, d, &p))) return rc;
+    int leaf_level = p.depth - 1;
+    uint8_t *leaf = (uint8_t *)p.pg[leaf_level];
+    unsigned idx = p.idx[leaf_level];
+    t->gen++;
+    if (exact) {
+        uint32_t old;
+        if ((rc = node_cell_size(leaf, t->psize, idx, &old))) return rc;
+        if ((rc = free_cell_overflow(t, d, leaf, idx))) return rc;
+        node_remove(leaf, t->psize, idx, old);
+    } else {
+        d->entries++;
+        add_counts(&p, 1);
+    }
+    return insert_at(t, d, &p, leaf_level, idx, cell, csize);
+}
+
+/* Merge or rebalance an underfull page at `level` with a sibling. Returns
+ * CS_OK and sets *done when no further level needs a look. */
+static int rebalance_level(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, bool *done)
+{
+    uint8_t *pg = (uint8_t *)p->pg[level];
+    uint32_t cap = t->psize - PAGE_HDR;
+    bool leaf = node_is_leaf(pg);
+    unsigned n = node_n(pg);
+    *done = false;
+    if (n > 0 && node_used(pg, t->psize) >= cap / 4 && (leaf || n >= 2)) {
+        *done = true;
+        return CS_OK;
+    }
+    uint8_t *parent = (uint8_t *)p->pg[level - 1];
+    unsigned pidx = p->idx[level - 1], pn = node_n(parent);
+    if (pn < 2) return CS_OK; /* only child: the parent is underfull too */
+    unsigned L = pidx > 0 ? pidx - 1 : pidx, R = L + 1;
+    unsigned sib = pidx > 0 ? L : R;
+    uint64_t spg = branch_child(parent, sib);
+    uint8_t *sibling;
+    int rc = page_touch(t, &spg, &sibling);
+    if (rc) return rc;
+    branch_set_child(parent, sib, spg);
+    if ((rc = node_check(sibling, t->psize, spg))) return rc;
+    if (node_is_leaf(sibling) != leaf) return cs_fail(CS_ECORRUPT, "page %llu: sibling of another kind", (unsigned long long)spg);
+    uint8_t *lpg = sib == L ? sibling : pg, *rpg = sib == R ? sibling : pg;
+    uint64_t rpgno = branch_child(parent, R);
+
+    /* The parent's separator for R comes down into R's first branch cell. */
+    cs_key psep;
+    if ((rc = node_key(parent, t->psize, R, &psep))) return rc;
+    uint8_t sepcopy[CS_MAX_KEY];
+    uint32_t pseplen = psep.len > CS_MAX_KEY ? CS_MAX_KEY : psep.len;
+    memcpy(sepcopy, psep.p, pseplen);
+
+    cs_cellref *refs = t->refs;
+    unsigned total = 0, nl;
+    if ((rc = gather(t, lpg, t->scratch, refs, &total))) return rc;
+    nl = total;
+    if ((rc = gather(t, rpg, t->scratch + t->psize, refs, &total))) return rc;
+    uint8_t rfirst[BRANCH_CELL_HDR + CS_MAX_KEY];
+    if (!leaf) {
+        uint32_t s = branch_cell_build(rfirst, rd64(refs[nl].p), rd64(refs[nl].p + 8), sepcopy, pseplen);
+        refs[nl] = (cs_cellref){rfirst, s};
+    }
+    uint64_t bytes = 0;
+    for (unsigned i = 0; i < total; i++) bytes += refs[i].size + 2u;
+    uint8_t *rebuild_scratch = t->scratch + 2 * (size_t)t->psize;
+
+    if (bytes <= cap) { /* merge R into L */
+        uint64_t lc = branch_count(parent, L) + branch_count(parent, R);
+        node_rebuild(lpg, t->psize, refs, total, rebuild_scratch);
+        branch_set_count(parent, L, lc);
+        uint32_t rsz;
+        if ((rc = node_cell_size(parent, t->psize, R, &rsz))) return rc;
+        node_remove(parent, t->psize, R, rsz);
+        if (leaf) d->leaf_pages--;
+        else d->branch_pages--;
+        if (p->idx[level - 1] == R) p->idx[level - 1] = (uint16_t)L;
+        return page_free(t, rpgno, 1);
+    }
+
+    /* Too big to merge: redistribute, if the new separator fits the parent. */
+    unsigned m = choose_split(refs, total, cap);
+    if (m == 0) {
+        *done = true;
+        return CS_OK;
+    }
+    uint8_t sep[CS_MAX_KEY];
+    uint32_t seplen;
+    cs_key a, b;
+    cell_key(&refs[m], leaf, &b);
+    if (leaf) {
+        cell_key(&refs[m - 1], leaf, &a);
+        seplen = short_separator(a, b);
+    } else {
+        seplen = b.len;
+    }
+    memcpy(sep, b.p, seplen);
+    uint32_t oldsz;
+    if ((rc = node_cell_size(parent, t->psize, R, &oldsz))) return rc;
+    if (node_free_space(parent) + oldsz < BRANCH_CELL_HDR + seplen) {
+        *done = true;
+        return CS_OK;
+    }
+    uint8_t rcell[BRANCH_CELL_HDR];
+    if (!leaf) {
+        branch_cell_build(rcell, rd64(refs[m].p), rd64(refs[m].p + 8), NULL, 0);
+        refs[m] = (cs_cellref){rcell, BRANCH_CELL_HDR};
+    }
+    uint64_t lcount = leaf ? m : sum_counts(refs, 0, m);
+    uint64_t rcount = leaf ? total - m : sum_counts(refs, m, total);
+    node_rebuild(rpg, t->psize, refs + m, total - m, rebuild_scratch);
+    node_rebuild(lpg, t->psize, refs, m, rebuild_scratch);
+    branch_set_count(parent, L, lcount);
+    node_remove(parent, t->psize, R, oldsz);
+    uint8_t pcell[BRANCH_CELL_HDR + CS_MAX_KEY];
+    uint32_t ps = branch_cell_build(pcell, rpgno, rcount, sep, seplen);
+    if (!node_insert(parent, t->psize, R, pcell, ps))
+        return cs_fail(CS_ECORRUPT, "page %llu: separator did not fit after check", (unsigned long long)p->pgno[level - 1]);
+    *done = true;
+    return CS_OK;
+}
+
+/* Drop single-child branch roots and an empty leaf root. */
+static int collapse_root(cs_txn *t, cs_tree_desc *d)
+{
+    while (d->depth > 1) {
+        const uint8_t *root;
+        int rc = page_get(t, d->root, &root);
+        if (rc) return rc;
+        if (node_n(root) != 1) return CS_OK;
+        uint64_t child = branch_child(root, 0), old = d->root;
+        d->root = child;
+        d->depth--;
+        d->branch_pages--;
+        if ((rc = page_free(t, old, 1))) return rc;
+    }
+    if (d->depth == 1) {
+        const uint8_t *root;
+        int rc = page_get(t, d->root, &root);
+        if (rc) return rc;
+        if (node_n(root) == 0) {
+            uint64_t old = d->root;
+            d->root = 0;
+            d->depth = 0;
+            d->leaf_pages--;
+            return page_free(t, old, 1);
+        }
+    }
+    return CS_OK;
+}
+
+int bt_del(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl)
+{
+    if (kl == 0 || kl > CS_MAX_KEY) return cs_fail(CS_EKEYSIZE, "key of %u bytes (allowed: 1..%u)", kl, CS_MAX_KEY);
+    bt_path p;
+    bool exact;
+    int rc = bt_descend(t, d, k, kl, &p, &exact);
+    if (rc) return rc;
+    if (!exact) return CS_NOTFOUND;
+    if ((rc = touch_path(t, d, &p))) return rc;
+    t->gen++;
+    int leaf_level = p.depth - 1;
+    uint8_t *leaf = (uint8_t *)p.pg[leaf_level];
+    unsigned idx = p.idx[leaf_level];
+    uint32_t sz;
+    if ((rc = node_cell_size(leaf, t->psize, idx, &sz))) return rc;
+    if ((rc = free_cell_overflow(t, d, leaf, idx))) return rc;
+    node_remove(leaf, t->psize, idx, sz);
+    d->entries--;
+    add_counts(&p, -1);
+    for (int level = leaf_level; level > 0; level--) {
+        bool done;
+        if ((rc = rebalance_level(t, d, &p, level, &done))) return rc;
+        if (done) break;
+    }
+    return collapse_root(t, d);
+}
+
+static int free_subtree(cs_txn *t, cs_tree_desc *d, uint64_t pgno, int level)
+{
+    if (level >= (int)d->depth) return cs_fail(CS_ECORRUPT, "tree deeper than its descriptor");
+    const uint8_t *pg;
+    bool leaf = level == (int)d->depth - 1;
+    int rc = load_node(t, pgno, leaf, &pg);
+    if (rc) return rc;
+    unsigned n = node_n(pg);
+    for (unsigned i = 0; i < n && rc == CS_OK; i++) {
+        if (leaf) rc = free_cell_overflow(t, d, pg, i);
+        else rc = free_subtree(t, d, branch_child(pg, i), level + 1);
+        if (rc == CS_OK && (rc = page_get(t, pgno, &pg))) break; /* re-fetch: frees do not move it */
+    }
+    if (rc) return rc;
+    if (leaf) d->leaf_pages--;
+    else d->branch_pages--;
+    return page_free(t, pgno, 1);
+}
+
+int bt_clear(cs_txn *t, cs_tree_desc *d)
+{
+    if (d->root) {
+        int rc = free_subtree(t, d, d->root, 0);
+        if (rc) return rc;
+    }
+    t->gen++;
+    uint32_t flags = d->flags;
+    memset(d, 0, sizeof *d);
+    d->flags = flags;
+    return CS_OK;
+}

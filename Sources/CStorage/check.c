@@ -1,0 +1,256 @@
+/*
+ * check.c — the integrity checker.
+ *
+ * Walks one snapshot and accounts for every page below next_pgno exactly
+ * once: meta pages, tree pages (branch, leaf, overflow), the free-list run,
+ * and free or pending extents. Also verifies checksums, key order within
+ * the separators, entry counts, depth and descriptor page counts. Every
+ * read is bounds-checked, so a damaged file gives a report, not a crash.
+ */
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct checker {
+    cs_txn *t;
+    cs_check_report *r;
+    uint8_t *seen;            /* one bit per page */
+    uint64_t npages;
+} checker;
+
+__attribute__((format(printf, 2, 3))) static void problem(checker *c, const char *fmt, ...)
+{
+    if (c->r->errors++ == 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(c->r->first_error, sizeof c->r->first_error, fmt, ap);
+        va_end(ap);
+    }
+}
+
+/* Mark a run of pages; false (and a problem) if any was already seen. */
+static bool mark(checker *c, uint64_t pgno, uint64_t n, const char *what)
+{
+    if (pgno >= c->npages || n > c->npages - pgno) {
+        problem(c, "%s at page %llu+%llu is outside the file", what, (unsigned long long)pgno, (unsigned long long)n);
+        return false;
+    }
+    for (uint64_t i = pgno; i < pgno + n; i++) {
+        if (c->seen[i >> 3] & (1u << (i & 7))) {
+            problem(c, "page %llu is used twice (%s)", (unsigned long long)i, what);
+            return false;
+        }
+        c->seen[i >> 3] |= (uint8_t)(1u << (i & 7));
+    }
+    return true;
+}
+
+static void check_sum(checker *c, const uint8_t *pg, size_t len, uint64_t pgno)
+{
+    if (cs_page_checksum(pg, len) != PH(pg)->checksum)
+        problem(c, "page %llu: checksum mismatch", (unsigned long long)pgno);
+}
+
+typedef struct bounds {
+    const uint8_t *lo, *hi;   /* lo <= key < hi; NULL = unbounded */
+    uint32_t lol, hil;
+} bounds;
+
+static void check_overflow(checker *c, cs_tree_desc *d, const uint8_t *leaf, unsigned i, uint64_t *ovf)
+{
+    const uint8_t *v;
+    uint32_t vl;
+    bool isovf;
+    uint64_t op;
+    if (leaf_value(leaf, c->t->psize, i, &v, &vl, &isovf, &op)) {
+        problem(c, "page %llu: value %u out of bounds", (unsigned long long)PH(leaf)->pgno, i);
+        return;
+    }
+    CS_UNUSED(d);
+    if (!isovf) return;
+    uint64_t np = (PAGE_HDR + (uint64_t)vl + c->t->psize - 1) / c->t->psize;
+    if (!mark(c, op, np, "overflow run")) return;
+    const uint8_t *run;
+    if (page_get_run(c->t, op, np, &run)) {
+        problem(c, "overflow run at page %llu unreadable", (unsigned long long)op);
+        return;
+    }
+    if (PH(run)->type != PT_OVERFLOW || PH(run)->npages != np || PH(run)->pgno != op) {
+        problem(c, "overflow run at page %llu: bad header", (unsigned long long)op);
+        return;
+    }
+    check_sum(c, run, np * c->t->psize, op);
+    *ovf += np;
+}
+
+typedef struct tally {
+    uint64_t entries, branch, leaf, ovf;
+} tally;
+
+static void walk(checker *c, cs_tree_desc *d, uint64_t pgno, int level, bounds b, tally *out)
+{
+    cs_txn *t = c->t;
+    if (!mark(c, pgno, 1, "tree page")) return;
+    const uint8_t *pg;
+    if (page_get(t, pgno, &pg) || node_check(pg, t->psize, pgno)) {
+        problem(c, "page %llu: not a valid tree page", (unsigned long long)pgno);
+        return;
+    }
+    check_sum(c, pg, t->psize, pgno);
+    bool leaf = level == (int)d->depth - 1;
+    if (node_is_leaf(pg) != leaf || node_n(pg) == 0) {
+        problem(c, "page %llu: %s page at level %d of %u", (unsigned long long)pgno, node_is_leaf(pg) ? "leaf" : "branch",
+                level, d->depth);
+        return;
+    }
+    unsigned n = node_n(pg);
+    cs_key prev = {0};
+    for (unsigned i = 0; i < n; i++) {
+        cs_key k;
+        uint32_t sz;
+        if (node_key(pg, t->psize, i, &k) || node_cell_size(pg, t->psize, i, &sz)) {
+            problem(c, "page %llu: cell %u out of bounds", (unsigned long long)pgno, i);
+            return;
+        }
+        bool ignored = !leaf && i == 0;
+        if (!ignored) {
+            if (k.len == 0 || k.len > CS_MAX_KEY) problem(c, "page %llu: key %u has %u bytes", (unsigned long long)pgno, i, k.len);
+            if (i > (leaf ? 0u : 1u) && key_cmp(prev.p, prev.len, k.p, k.len) >= 0)
+                problem(c, "page %llu: keys out of order at %u", (unsigned long long)pgno, i);
+            if (b.lo && key_cmp(k.p, k.len, b.lo, b.lol) < 0)
+                problem(c, "page %llu: key %u below its separator", (unsigned long long)pgno, i);
+            if (b.hi && key_cmp(k.p, k.len, b.hi, b.hil) >= 0)
+                problem(c, "page %llu: key %u above the next separator", (unsigned long long)pgno, i);
+            prev = k;
+        }
+        if (leaf) {
+            out->entries++;
+            check_overflow(c, d, pg, i, &out->ovf);
+            continue;
+        }
+        bounds cb = b;
+        if (i > 0) cb.lo = k.p, cb.lol = k.len;
+        if (i + 1 < n) {
+            cs_key nk;
+            if (node_key(pg, t->psize, i + 1, &nk)) return;
+            cb.hi = nk.p, cb.hil = nk.len;
+        }
+        tally sub = {0};
+        walk(c, d, branch_child(pg, i), level + 1, cb, &sub);
+        if (sub.entries != branch_count(pg, i))
+            problem(c, "page %llu: child %u counts %llu entries, has %llu", (unsigned long long)pgno, i,
+                    (unsigned long long)branch_count(pg, i), (unsigned long long)sub.entries);
+        out->entries += sub.entries;
+        out->branch += sub.branch;
+        out->leaf += sub.leaf;
+        out->ovf += sub.ovf;
+    }
+    if (leaf) out->leaf++;
+    else out->branch++;
+}
+
+static void check_tree(checker *c, cs_tree_desc *d, const char *name, bool user_tree)
+{
+    tally tl = {0};
+    if (d->root) {
+        if (d->depth == 0 || d->depth > CS_MAX_DEPTH) {
+            problem(c, "tree %s: depth %u", name, d->depth);
+            return;
+        }
+        walk(c, d, d->root, 0, (bounds){0}, &tl);
+    }
+    if (tl.entries != d->entries)
+        problem(c, "tree %s: descriptor says %llu entries, found %llu", name, (unsigned long long)d->entries,
+                (unsigned long long)tl.entries);
+    if (tl.branch != d->branch_pages || tl.leaf != d->leaf_pages || tl.ovf != d->overflow_pages)
+        problem(c, "tree %s: page counts %llu/%llu/%llu, found %llu/%llu/%llu", name,
+                (unsigned long long)d->branch_pages, (unsigned long long)d->leaf_pages,
+                (unsigned long long)d->overflow_pages, (unsigned long long)tl.branch, (unsigned long long)tl.leaf,
+                (unsigned long long)tl.ovf);
+    c->r->pages_branch += tl.branch;
+    c->r->pages_leaf += tl.leaf;
+    c->r->pages_overflow += tl.ovf;
+    if (user_tree) c->r->entries += tl.entries;
+}
+
+static void check_catalog(checker *c)
+{
+    cs_txn *t = c->t;
+    check_tree(c, &t->catalog, "(catalog)", false);
+    if (c->r->errors) return; /* walking a broken catalog would mislead */
+    bt_path p;
+    int rc = bt_edge(t, &t->catalog, false, &p);
+    while (rc == CS_OK) {
+        cs_val k, v;
+        if (bt_read(t, &p, &k, &v)) break;
+        char name[CS_MAX_TREE_NAME + 1];
+        size_t nl = k.size > CS_MAX_TREE_NAME ? CS_MAX_TREE_NAME : k.size;
+        memcpy(name, k.data, nl);
+        name[nl] = 0;
+        cs_tree_desc d;
+        if (v.size != sizeof d) {
+            problem(c, "catalog entry %s: %zu bytes", name, v.size);
+        } else {
+            memcpy(&d, v.data, sizeof d);
+            if (d.root >= c->npages || (d.root == 0) != (d.depth == 0)) problem(c, "tree %s: bad descriptor", name);
+            else check_tree(c, &d, name, true);
+            c->r->trees++;
+        }
+        rc = bt_step(t, &p, true);
+    }
+    if (rc != CS_NOTFOUND && rc != CS_OK) problem(c, "catalog walk failed: %s", cs_last_error_detail());
+}
+
+static void check_freelist(checker *c)
+{
+    cs_txn *t = c->t;
+    if (!t->meta.fl_pgno) return;
+    if (!mark(c, t->meta.fl_pgno, t->meta.fl_npages, "free-list run")) return;
+    c->r->pages_freelist = t->meta.fl_npages;
+    const uint8_t *run;
+    cs_freelist fl;
+    if (page_get_run(t, t->meta.fl_pgno, t->meta.fl_npages, &run) ||
+        freelist_load(run, t->meta.fl_npages, t->psize, t->meta.next_pgno, &fl)) {
+        problem(c, "free list: %s", cs_last_error_detail());
+        return;
+    }
+    for (size_t i = 0; i < fl.free.n; i++) {
+        mark(c, fl.free.v[i].start, fl.free.v[i].len, "free extent");
+        c->r->pages_free += fl.free.v[i].len;
+    }
+    for (size_t g = 0; g < fl.ngroups; g++)
+        for (size_t i = 0; i < fl.groups[g].ext.n; i++) {
+            mark(c, fl.groups[g].ext.v[i].start, fl.groups[g].ext.v[i].len, "pending extent");
+            c->r->pages_pending += fl.groups[g].ext.v[i].len;
+        }
+    freelist_free(&fl);
+}
+
+int cs_check(cs_env *env, cs_check_report *report)
+{
+    if (!env || !report) return cs_fail(CS_EINVAL, "cs_check: NULL argument");
+    memset(report, 0, sizeof *report);
+    cs_txn *t;
+    int rc = cs_txn_begin(env, CS_TXN_RDONLY, &t);
+    if (rc) return rc;
+    checker c = {.t = t, .r = report, .npages = t->meta.next_pgno};
+    c.seen = calloc(1, (size_t)(c.npages / 8 + 1));
+    if (!c.seen) {
+        cs_txn_abort(t);
+        return cs_fail(CS_ENOMEM, "checker bitmap for %llu pages", (unsigned long long)c.npages);
+    }
+    report->pages_total = c.npages;
+    mark(&c, 0, 2, "meta pages");
+    report->pages_meta = 2;
+    check_catalog(&c);
+    check_freelist(&c);
+    uint64_t leaked = 0, first = 0;
+    for (uint64_t i = 0; i < c.npages; i++)
+        if (!(c.seen[i >> 3] & (1u << (i & 7))) && leaked++ == 0) first = i;
+    if (leaked) problem(&c, "%llu pages are not reachable (first: %llu)", (unsigned long long)leaked, (unsigned long long)first);
+    free(c.seen);
+    cs_txn_abort(t);
+    return report->errors ? cs_fail(CS_ECORRUPT, "%s", report->first_error) : CS_OK;
+}

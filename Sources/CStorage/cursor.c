@@ -1,0 +1,259 @@
+/*
+ * cursor.c — cursors over one tree.
+ *
+ * In a write transaction pages move (copy-on-write, splits, merges), so a
+ * cursor keeps a copy of its current key and re-finds its place when the
+ * transaction was modified since it last looked (txn->gen). Read
+ * transactions never change, so there a cursor is just a path.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+
+enum { CUR_UNSET = 0, CUR_ON, CUR_BETWEEN };
+
+struct cs_cursor {
+    cs_txn *txn;
+    cs_tree tree;
+    cs_cursor *next;
+    int state;
+    bool at_end;             /* BETWEEN with no following entry           */
+    uint64_t gen;
+    bt_path path;
+    uint8_t key[CS_MAX_KEY]; /* write txns: key of the current position   */
+    uint32_t klen;
+};
+
+static void unlink_cursor(cs_cursor *c)
+{
+    if (!c->txn) return;
+    for (cs_cursor **pp = &c->txn->cursors; *pp; pp = &(*pp)->next)
+        if (*pp == c) {
+            *pp = c->next;
+            break;
+        }
+    c->txn = NULL;
+}
+
+void cursor_close_all(cs_txn *t)
+{
+    while (t->cursors) {
+        cs_cursor *c = t->cursors;
+        t->cursors = c->next;
+        free(c);
+    }
+}
+
+void cursor_unset_all(cs_txn *t)
+{
+    for (cs_cursor *c = t->cursors; c; c = c->next) c->state = CUR_UNSET;
+}
+
+int cs_cursor_open(cs_txn *txn, cs_tree tree, cs_cursor **out)
+{
+    if (!out) return cs_fail(CS_EINVAL, "cs_cursor_open: NULL out");
+    int rc = txn_check(txn, false);
+    if (rc) return rc;
+    cs_tree_desc *d;
+    if ((rc = txn_tree_get(txn, tree, false, &d))) return rc;
+    cs_cursor *c = calloc(1, sizeof *c);
+    if (!c) return cs_fail(CS_ENOMEM, "cursor");
+    c->txn = txn;
+    c->tree = tree;
+    c->next = txn->cursors;
+    txn->cursors = c;
+    *out = c;
+    return CS_OK;
+}
+
+int cs_cursor_close(cs_cursor *c)
+{
+    if (!c) return cs_fail(CS_EINVAL, "cs_cursor_close: NULL cursor");
+    unlink_cursor(c);
+    free(c);
+    return CS_OK;
+}
+
+int cs_cursor_renew(cs_txn *txn, cs_cursor *c)
+{
+    if (!c) return cs_fail(CS_EINVAL, "cs_cursor_renew: NULL cursor");
+    int rc = txn_check(txn, false);
+    if (rc) return rc;
+    if (!txn->rdonly) return cs_fail(CS_EINVAL, "cs_cursor_renew: only read transactions");
+    unlink_cursor(c);
+    c->txn = txn;
+    c->next = txn->cursors;
+    txn->cursors = c;
+    c->state = CUR_UNSET;
+    return CS_OK;
+}
+
+/* Put a lower-bound path on the first entry >= its key; at_end if none. */
+static int settle_lower_bound(cs_cursor *c)
+{
+    bt_path *p = &c->path;
+    int leaf = p->depth - 1;
+    c->at_end = false;
+    if (p->idx[leaf] < node_n(p->pg[leaf])) return CS_OK;
+    p->idx[leaf]--;
+    int rc = bt_step(c->txn, p, true);
+    if (rc == CS_NOTFOUND) {
+        p->idx[leaf] = node_n(p->pg[leaf]);
+        c->at_end = true;
+        return CS_OK;
+    }
+    return rc;
+}
+
+static int prepare(cs_cursor *c, cs_tree_desc **d)
+{
+    if (!c || !c->txn) return cs_fail(CS_EINVAL, "cursor is closed or its transaction ended");
+    int rc = txn_check(c->txn, false);
+    if (rc) return rc;
+    if ((rc = txn_tree_get(c->txn, c->tree, false, d))) return rc;
+    if (c->txn->rdonly || c->state == CUR_UNSET || c->gen == c->txn->gen) return CS_OK;
+    /* The txn changed since we looked: find our key again. */
+    bool exact;
+    c->gen = c->txn->gen;
+    rc = bt_descend(c->txn, *d, c->key, c->klen, &c->path, &exact);
+    if (rc == CS_NOTFOUND) {
+        c->state = CUR_BETWEEN;
+        c->at_end = true;
+        c->path.depth = 0;
+        return CS_OK;
+    }
+    if (rc) return rc;
+    if (!exact) c->state = CUR_BETWEEN;
+    if (c->state == CUR_BETWEEN) return settle_lower_bound(c);
+    return CS_OK;
+}
+
+static void remember_key(cs_cursor *c, const cs_val *k)
+{
+    c->gen = c->txn->gen;
+    if (c->txn->rdonly) return;
+    c->klen = (uint32_t)k->size;
+    memcpy(c->key, k->data, k->size);
+}
+
+/* Land on the path's entry: read it out and remember where we are. */
+static int land(cs_cursor *c, cs_val *key, cs_val *val)
+{
+    cs_val k, v;
+    int rc = bt_read(c->txn, &c->path, &k, val ? &v : NULL);
+    if (rc) return rc;
+    c->state = CUR_ON;
+    c->at_end = false;
+    remember_key(c, &k);
+    if (key) *key = k;
+    if (val) *val = v;
+    return CS_OK;
+}
+
+int cs_cursor_get(cs_cursor *c, cs_val *key, cs_val *val, cs_cursor_op op)
+{
+    cs_tree_desc *d;
+    int rc = prepare(c, &d);
+    if (rc) return rc;
+    cs_txn *t = c->txn;
+    bt_path save = c->path;
+    int save_state = c->state;
+    bool save_end = c->at_end, exact;
+    switch (op) {
+    case CS_FIRST:
+    case CS_LAST:
+        rc = bt_edge(t, d, op == CS_LAST, &c->path);
+        break;
+    case CS_NEXT:
+        if (c->state == CUR_UNSET) rc = bt_edge(t, d, false, &c->path);
+        else if (c->state == CUR_BETWEEN) rc = (c->at_end || c->path.depth == 0) ? CS_NOTFOUND : CS_OK;
+        else rc = bt_step(t, &c->path, true);
+        break;
+    case CS_PREV:
+        if (c->state == CUR_UNSET || (c->state == CUR_BETWEEN && (c->at_end || c->path.depth == 0)))
+            rc = bt_edge(t, d, true, &c->path);
+        else rc = bt_step(t, &c->path, false);
+        break;
+    case CS_SEEK:
+    case CS_SEEK_EXACT:
+        if (!key || !key->data || key->size == 0 || key->size > CS_MAX_KEY)
+            return cs_fail(CS_EKEYSIZE, "seek key of %zu bytes", key ? key->size : 0);
+        rc = bt_descend(t, d, key->data, (uint32_t)key->size, &c->path, &exact);
+        if (rc == CS_OK && op == CS_SEEK_EXACT && !exact) rc = CS_NOTFOUND;
+        if (rc == CS_OK && op == CS_SEEK) {
+            rc = settle_lower_bound(c);
+            if (rc == CS_OK && c->at_end) rc = CS_NOTFOUND;
+        }
+        break;
+    case CS_CURRENT:
+        if (c->state == CUR_UNSET) return cs_fail(CS_EINVAL, "cursor is not positioned");
+        if (c->state == CUR_BETWEEN) return CS_NOTFOUND;
+        break;
+    default:
+        return cs_fail(CS_EINVAL, "unknown cursor op %d", (int)op);
+    }
+    if (rc == CS_OK) rc = land(c, key, val);
+    if (rc) {
+        c->path = save;
+        c->state = save_state;
+        c->at_end = save_end;
+    }
+    return rc;
+}
+
+int cs_cursor_put(cs_cursor *c, cs_val key, cs_val val, unsigned flags)
+{
+    cs_tree_desc *d;
+    int rc = prepare(c, &d);
+    if (rc) return rc;
+    if ((rc = txn_check(c->txn, true))) return rc;
+    if ((rc = txn_tree_get(c->txn, c->tree, true, &d))) return rc;
+    if (key.size == 0 || key.size > CS_MAX_KEY || !key.data)
+        return cs_fail(CS_EKEYSIZE, "key of %zu bytes (allowed: 1..%u)", key.size, CS_MAX_KEY);
+    uint8_t kcopy[CS_MAX_KEY];
+    memcpy(kcopy, key.data, key.size);
+    rc = bt_put(c->txn, d, kcopy, (uint32_t)key.size, val.data, val.size, flags);
+    if (rc) return txn_note(c->txn, rc);
+    memcpy(c->key, kcopy, key.size);
+    c->klen = (uint32_t)key.size;
+    c->state = CUR_ON;
+    c->gen = c->txn->gen - 1; /* re-find the key on next use */
+    return CS_OK;
+}
+
+int cs_cursor_del(cs_cursor *c)
+{
+    cs_tree_desc *d;
+    int rc = prepare(c, &d);
+    if (rc) return rc;
+    if ((rc = txn_check(c->txn, true))) return rc;
+    if (c->state != CUR_ON) return cs_fail(CS_EINVAL, "cursor is not on an entry");
+    if ((rc = txn_tree_get(c->txn, c->tree, true, &d))) return rc;
+    rc = bt_del(c->txn, d, c->key, c->klen);
+    if (rc) return txn_note(c->txn, rc);
+    c->state = CUR_BETWEEN;
+    c->gen = c->txn->gen - 1;
+    return CS_OK;
+}
+
+int cs_cursor_seek_index(cs_cursor *c, uint64_t index, cs_val *key, cs_val *val)
+{
+    cs_tree_desc *d;
+    int rc = prepare(c, &d);
+    if (rc) return rc;
+    bt_path save = c->path;
+    rc = bt_seek_rank(c->txn, d, index, &c->path);
+    if (rc == CS_OK) rc = land(c, key, val);
+    if (rc) c->path = save;
+    return rc;
+}
+
+int cs_cursor_index(cs_cursor *c, uint64_t *out)
+{
+    cs_tree_desc *d;
+    int rc = prepare(c, &d);
+    if (rc) return rc;
+    if (!out) return cs_fail(CS_EINVAL, "cs_cursor_index: NULL out");
+    if (c->state != CUR_ON) return cs_fail(CS_EINVAL, "cursor is not on an entry");
+    return bt_rank(c->txn, &c->path, out);
+}

@@ -1,0 +1,379 @@
+/*
+ * env.c — opening a database: data file, lock file, mappings, I/O.
+ *
+ * The data file is mapped read-only and only ever written with the I/O
+ * hooks (pwrite by default), so a stray pointer cannot damage it and tests
+ * can fault-inject every write. The map reserves address space beyond the
+ * file; when the file outgrows it a larger mapping is made and the old one
+ * kept until close, so growth never invalidates a reader's pointers.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MIN_MAP_RESERVE (1ull << 30)
+#define MAX_POOL_PAGES 4096
+
+static int default_write(void *ctx, int fd, const void *buf, size_t len, uint64_t off)
+{
+    CS_UNUSED(ctx);
+    const uint8_t *p = buf;
+    while (len) {
+        ssize_t n = pwrite(fd, p, len, (off_t)off);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return errno;
+        }
+        if (n == 0) return EIO;
+        p += n;
+        len -= (size_t)n;
+        off += (uint64_t)n;
+    }
+    return 0;
+}
+
+static int default_sync(void *ctx, int fd)
+{
+    CS_UNUSED(ctx);
+    return fdatasync(fd) == 0 ? 0 : errno;
+}
+
+static int default_grow(void *ctx, int fd, uint64_t size)
+{
+    CS_UNUSED(ctx);
+    int e = posix_fallocate(fd, 0, (off_t)size);
+    if (e == EOPNOTSUPP || e == EINVAL) e = ftruncate(fd, (off_t)size) == 0 ? 0 : errno;
+    return e;
+}
+
+static int io_error(int e, const char *what)
+{
+    if (e == ENOSPC || e == EDQUOT || e == EFBIG)
+        return cs_fail(CS_ENOSPACE, "%s: %s (nothing was committed; free space and retry)", what, strerror(e));
+    return cs_fail(CS_EIO, "%s: %s", what, strerror(e));
+}
+
+int env_io_write(cs_env *env, const void *buf, size_t len, uint64_t off)
+{
+    int e = env->io.write(env->io.ctx, env->fd, buf, len, off);
+    return e ? io_error(e, "write") : CS_OK;
+}
+
+int env_io_sync(cs_env *env)
+{
+    int e = env->io.sync(env->io.ctx, env->fd);
+    return e ? io_error(e, "flush") : CS_OK;
+}
+
+int env_grow_file(cs_env *env, uint64_t need)
+{
+    if (need <= env->file_size) return CS_OK;
+    struct stat st;
+    if (fstat(env->fd, &st) == 0 && (uint64_t)st.st_size > env->file_size) env->file_size = (uint64_t)st.st_size;
+    if (need <= env->file_size) return CS_OK;
+    /* Grow in chunks so that a flush rarely has to commit a size change. */
+    uint64_t chunk = env->file_size / 16;
+    if (chunk < (1u << 20)) chunk = 1u << 20;
+    if (chunk > (64u << 20)) chunk = 64u << 20;
+    uint64_t size = (need + chunk - 1) / chunk * chunk;
+    int e = env->io.grow(env->io.ctx, env->fd, size);
+    if (e) return io_error(e, "growing the file");
+    env->file_size = size;
+    return CS_OK;
+}
+
+int env_map_for(cs_env *env, uint64_t next_pgno, const uint8_t **base, uint64_t *pages)
+{
+    uint64_t need = next_pgno << env->psize_shift;
+    cs_mapping *m = atomic_load(&env->map);
+    if (CS_UNLIKELY(!m || m->size < need)) {
+        pthread_mutex_lock(&env->mu);
+        m = atomic_load(&env->map);
+        if (!m || m->size < need) {
+            uint64_t size = m ? m->size : MIN_MAP_RESERVE;
+            while (size < need * 2) size *= 2;
+            cs_mapping *nm = malloc(sizeof *nm);
+            void *p = nm ? mmap(NULL, size, PROT_READ, MAP_SHARED, env->fd, 0) : MAP_FAILED;
+            if (p == MAP_FAILED) {
+                int e = errno;
+                free(nm);
+                pthread_mutex_unlock(&env->mu);
+                return cs_fail(CS_ENOMEM, "cannot map %llu bytes: %s", (unsigned long long)size, strerror(e));
+            }
+            nm->base = p;
+            nm->size = size;
+            nm->next = m;
+            atomic_store(&env->map, nm);
+            m = nm;
+        }
+        pthread_mutex_unlock(&env->mu);
+    }
+    *base = m->base;
+    *pages = m->size >> env->psize_shift;
+    return CS_OK;
+}
+
+uint8_t *env_page_buf(cs_env *env)
+{
+    if (env->npool) return env->page_pool[--env->npool];
+    return malloc(env->psize);
+}
+
+void env_page_buf_put(cs_env *env, uint8_t *p)
+{
+    if (env->npool == env->cap_pool && env->cap_pool < MAX_POOL_PAGES) {
+        size_t cap = env->cap_pool ? env->cap_pool * 2 : 64;
+        uint8_t **np = realloc(env->page_pool, cap * sizeof *np);
+        if (np) {
+            env->page_pool = np;
+            env->cap_pool = cap;
+        }
+    }
+    if (env->npool < env->cap_pool) env->page_pool[env->npool++] = p;
+    else free(p);
+}
+
+int env_tree_name(cs_env *env, cs_tree t, const char **name, uint32_t *len)
+{
+    pthread_mutex_lock(&env->mu);
+    int rc = t < env->ntrees ? CS_OK : CS_EINVAL;
+    if (rc == CS_OK) {
+        *name = env->tree_names[t];
+        *len = env->tree_name_lens[t];
+    }
+    pthread_mutex_unlock(&env->mu);
+    return rc;
+}
+
+/* Write the two meta pages of an empty database. */
+static int create_file(cs_env *env, cs_meta *out)
+{
+    size_t len = 2 * (size_t)env->psize;
+    uint8_t *buf = calloc(1, len);
+    if (!buf) return cs_fail(CS_ENOMEM, "new file");
+    for (uint64_t i = 0; i < 2; i++) {
+        cs_meta m = {0};
+        m.hdr.type = PT_META;
+        m.hdr.pgno = i;
+        m.hdr.txnid = i;
+        m.hdr.npages = 1;
+        m.magic = CS_MAGIC;
+        m.version = CS_FORMAT_VERSION;
+        m.page_size = env->psize;
+        m.txnid = i; /* page 1 holds commit 1, the newest; 0 means "no snapshot" */
+        m.next_pgno = 2;
+        meta_seal(&m);
+        memcpy(buf + i * env->psize, &m, sizeof m);
+        *out = m;
+    }
+    int rc = env_grow_file(env, len);
+    if (rc == CS_OK) rc = env_io_write(env, buf, len, 0);
+    if (rc == CS_OK) rc = env_io_sync(env);
+    free(buf);
+    return rc;
+}
+
+static bool all_zero(const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i]) return false;
+    return true;
+}
+
+/* Read the newest valid meta of an existing file. */
+static int read_meta(cs_env *env, uint64_t size, cs_meta *out, bool *fresh)
+{
+    size_t want = 2 * CS_MAX_PAGE_SIZE;
+    uint8_t *buf = calloc(1, want);
+    if (!buf) return cs_fail(CS_ENOMEM, "meta buffer");
+    ssize_t n = pread(env->fd, buf, want, 0);
+    int rc = CS_OK;
+    *fresh = false;
+    if (n < 0) {
+        rc = cs_fail(CS_EIO, "cannot read %s: %s", env->path, strerror(errno));
+    } else if (all_zero(buf, (size_t)n) && !(env->flags & CS_ENV_RDONLY)) {
+        *fresh = true; /* a creation that never wrote its metas */
+    } else {
+        /* Page 1 sits one page size after page 0: take page 0's size if it
+         * is valid, else look for a valid page 1 at each allowed size. */
+        uint32_t ps = 0;
+        bool magic = (size_t)n >= 40 && rd64(buf + 32) == CS_MAGIC;
+        if ((size_t)n >= CS_META_BYTES && meta_valid(buf, 0)) ps = rd32(buf + 44);
+        for (uint32_t p = CS_MIN_PAGE_SIZE; !ps && p <= CS_MAX_PAGE_SIZE; p *= 2) {
+            if ((size_t)n < p + CS_META_BYTES) break;
+            magic |= rd64(buf + p + 32) == CS_MAGIC;
+            if (meta_valid(buf + p, 0) && rd32(buf + p + 44) == p) ps = p;
+        }
+        if (ps) rc = meta_choose(buf, buf + ps, (size_t)n, out);
+        else if (magic) rc = cs_fail(CS_ECORRUPT, "%s: both meta pages are damaged", env->path);
+        else rc = cs_fail(CS_EFORMAT, "%s is not a CStorage database", env->path);
+        if (rc == CS_OK && out->next_pgno * (uint64_t)out->page_size > size)
+            rc = cs_fail(CS_ECORRUPT, "%s is truncated: the last commit needs %llu bytes, the file has %llu",
+                         env->path, (unsigned long long)(out->next_pgno * (uint64_t)out->page_size),
+                         (unsigned long long)size);
+    }
+    free(buf);
+    return rc;
+}
+
+static int open_data(cs_env *env, const cs_options *o, cs_meta *meta)
+{
+    bool in_memory = env->flags & CS_ENV_IN_MEMORY, rdonly = env->flags & CS_ENV_RDONLY;
+    if (in_memory) env->fd = memfd_create("cstorage", MFD_CLOEXEC);
+    else env->fd = open(env->path, (rdonly ? O_RDONLY : O_RDWR | O_CREAT) | O_CLOEXEC, o->file_mode ? o->file_mode : 0644);
+    if (env->fd < 0) return cs_fail(errno == ENOENT ? CS_NOTFOUND : CS_EIO, "cannot open %s: %s", env->path, strerror(errno));
+    struct stat st;
+    if (fstat(env->fd, &st) != 0) return cs_fail(CS_EIO, "cannot stat %s: %s", env->path, strerror(errno));
+    if (!S_ISREG(st.st_mode)) return cs_fail(CS_EFORMAT, "%s is not a regular file", env->path);
+    env->file_size = (uint64_t)st.st_size;
+    bool fresh = st.st_size == 0;
+    if (!fresh) {
+        int rc = read_meta(env, (uint64_t)st.st_size, meta, &fresh);
+        if (rc) return rc;
+        if (!fresh) {
+            env->psize = meta->page_size;
+            return CS_OK;
+        }
+    }
+    if (rdonly) return cs_fail(CS_EFORMAT, "%s is empty: nothing to open read-only", env->path);
+    uint32_t ps = o->page_size ? o->page_size : CS_DEFAULT_PAGE_SIZE;
+    env->psize = ps;
+    return create_file(env, meta);
+}
+
+int cs_env_open(const char *path, const cs_options *opts, cs_env **out)
+{
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+    return cs_fail(CS_EFORMAT, "big-endian hosts are not supported");
+#endif
+    cs_options o = opts ? *opts : (cs_options){0};
+    if (!path || !out || (o.flags & ~(CS_ENV_RDONLY | CS_ENV_IN_MEMORY)) ||
+        (unsigned)o.durability > CS_DURABLE_NO_SYNC ||
+        (o.page_size && (o.page_size < CS_MIN_PAGE_SIZE || o.page_size > CS_MAX_PAGE_SIZE || (o.page_size & (o.page_size - 1)))))
+        return cs_fail(CS_EINVAL, "cs_env_open: bad arguments (path, flags, durability or page size)");
+    cs_env *env = calloc(1, sizeof *env);
+    if (!env) return cs_fail(CS_ENOMEM, "env");
+    env->fd = -1;
+    env->lock.fd = -1;
+    env->path = strdup(path);
+    env->flags = o.flags;
+    env->durability = o.durability;
+    env->io = (cs_io_hooks){.write = default_write, .sync = default_sync, .grow = default_grow};
+    if (o.io) {
+        env->io.ctx = o.io->ctx;
+        if (o.io->write) env->io.write = o.io->write;
+        if (o.io->sync) env->io.sync = o.io->sync;
+        if (o.io->grow) env->io.grow = o.io->grow;
+    }
+    env->commit_hook = o.commit_hook;
+    env->commit_hook_ctx = o.commit_hook_ctx;
+    env->pid = getpid();
+    pthread_mutex_init(&env->mu, NULL);
+    bool first = false, locked = false;
+    cs_meta meta;
+    int rc = env->path ? CS_OK : cs_fail(CS_ENOMEM, "path");
+    if (rc == CS_OK) rc = lock_open(&env->lock, path, o.file_mode ? o.file_mode : 0644, o.max_readers,
+                                    o.flags & CS_ENV_IN_MEMORY, &first);
+    locked = rc == CS_OK;
+    if (rc == CS_OK) rc = open_data(env, &o, &meta);
+    if (rc == CS_OK) {
+        env->psize_shift = (uint32_t)__builtin_ctz(env->psize);
+        if (first) rc = lock_init_header(&env->lock, &meta);
+        else lock_clear_dead(&env->lock);
+    }
+    if (locked) {
+        int rc2 = lock_open_done(&env->lock, first && rc == CS_OK);
+        if (rc == CS_OK) rc = rc2;
+    }
+    if (rc == CS_OK) {
+        const uint8_t *b;
+        uint64_t pages;
+        cs_meta cur;
+        lock_read_meta(&env->lock, &cur);
+        rc = env_map_for(env, cur.next_pgno > 2 ? cur.next_pgno : 2, &b, &pages);
+    }
+    if (rc) {
+        atomic_store(&env->live_txns, 0);
+        cs_env_close(env);
+        return rc;
+    }
+    *out = env;
+    return CS_OK;
+}
+
+int cs_env_close(cs_env *env)
+{
+    if (!env) return cs_fail(CS_EINVAL, "cs_env_close: NULL env");
+    if (atomic_load(&env->live_txns))
+        return cs_fail(CS_EINVAL, "cs_env_close: %d transactions are still open", atomic_load(&env->live_txns));
+    for (cs_mapping *m = atomic_load(&env->map), *n; m; m = n) {
+        n = m->next;
+        munmap(m->base, m->size);
+        free(m);
+    }
+    if (env->fd >= 0) close(env->fd);
+    lock_close(&env->lock);
+    for (uint32_t i = 0; i < env->ntrees; i++) free(env->tree_names[i]);
+    free(env->tree_names);
+    free(env->tree_name_lens);
+    freelist_free(&env->fl);
+    for (size_t i = 0; i < env->npool; i++) free(env->page_pool[i]);
+    free(env->page_pool);
+    free(env->stage);
+    free(env->path);
+    pthread_mutex_destroy(&env->mu);
+    free(env);
+    return CS_OK;
+}
+
+int cs_env_sync(cs_env *env)
+{
+    if (!env) return cs_fail(CS_EINVAL, "cs_env_sync: NULL env");
+    if (env->flags & CS_ENV_RDONLY) return CS_OK;
+    return env_io_sync(env);
+}
+
+int cs_reader_check(cs_env *env, uint32_t *cleared)
+{
+    if (!env) return cs_fail(CS_EINVAL, "cs_reader_check: NULL env");
+    uint32_t n = lock_clear_dead(&env->lock);
+    if (cleared) *cleared = n;
+    return CS_OK;
+}
+
+int cs_env_get_info(cs_env *env, cs_env_info *out)
+{
+    if (!env || !out) return cs_fail(CS_EINVAL, "cs_env_get_info: NULL argument");
+    memset(out, 0, sizeof *out);
+    cs_txn *t;
+    int rc = cs_txn_begin(env, CS_TXN_RDONLY, &t);
+    if (rc) return rc;
+    /* Our own snapshot must not count as a reader holding space. */
+    uint64_t mine = atomic_exchange(&t->slot->txnid, 0);
+    out->oldest_reader = lock_oldest_reader(&env->lock, t->meta.txnid, &out->readers_used);
+    atomic_store(&t->slot->txnid, mine);
+    out->page_size = env->psize;
+    out->last_txnid = t->meta.txnid;
+    out->next_pgno = t->meta.next_pgno;
+    out->max_readers = env->lock.max_readers;
+    struct stat st;
+    out->file_size = fstat(env->fd, &st) == 0 ? (uint64_t)st.st_size : env->file_size;
+    if (t->meta.fl_pgno) {
+        const uint8_t *run;
+        cs_freelist fl;
+        rc = page_get_run(t, t->meta.fl_pgno, t->meta.fl_npages, &run);
+        if (rc == CS_OK) rc = freelist_load(run, t->meta.fl_npages, t->psize, t->meta.next_pgno, &fl);
+        if (rc == CS_OK) {
+            out->free_pages = extvec_pages(&fl.free);
+            for (size_t i = 0; i < fl.ngroups; i++) out->pending_pages += extvec_pages(&fl.groups[i].ext);
+            freelist_free(&fl);
+        }
+    }
+    cs_txn_commit(t);
+    return rc;
+}

@@ -1,0 +1,131 @@
+/*
+ * freelist.c — persistent free space.
+ *
+ * The free list is one run of pages rewritten by every commit (format.h,
+ * FREE-LIST RUN). It holds `free` extents, reusable at once, and groups of
+ * pages freed by a commit T, which stay untouched while any reader holds a
+ * snapshot older than T: those pages are still part of that snapshot. The
+ * writer moves groups into `free` once no reader needs them
+ * (freelist_release). Extents keep the list small: a large delete frees long
+ * runs of neighbouring pages.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+
+void freelist_free(cs_freelist *fl)
+{
+    extvec_free(&fl->free);
+    for (size_t i = 0; i < fl->ngroups; i++) extvec_free(&fl->groups[i].ext);
+    free(fl->groups);
+    memset(fl, 0, sizeof *fl);
+}
+
+int freelist_add_group(cs_freelist *fl, uint64_t txnid, cs_extvec *ext)
+{
+    if (fl->ngroups == fl->cap) {
+        size_t cap = fl->cap ? fl->cap * 2 : 8;
+        fl_group *g = realloc(fl->groups, cap * sizeof *g);
+        if (!g) return cs_fail(CS_ENOMEM, "free-list groups");
+        fl->groups = g;
+        fl->cap = cap;
+    }
+    fl->groups[fl->ngroups++] = (fl_group){txnid, *ext};
+    memset(ext, 0, sizeof *ext);
+    return CS_OK;
+}
+
+int freelist_release(cs_freelist *fl, uint64_t limit)
+{
+    size_t k = 0;
+    bool changed = false;
+    for (; k < fl->ngroups && fl->groups[k].txnid <= limit; k++) {
+        int rc = extvec_append(&fl->free, &fl->groups[k].ext);
+        if (rc) return rc;
+        extvec_free(&fl->groups[k].ext);
+        changed = true;
+    }
+    if (k) {
+        memmove(fl->groups, fl->groups + k, (fl->ngroups - k) * sizeof *fl->groups);
+        fl->ngroups -= k;
+    }
+    if (changed) extvec_normalize(&fl->free);
+    return CS_OK;
+}
+
+size_t freelist_serial_size(const cs_freelist *fl, size_t extra_extents)
+{
+    size_t n = 16 + (fl->free.n + extra_extents) * 16;
+    for (size_t i = 0; i < fl->ngroups; i++) n += 16 + fl->groups[i].ext.n * 16;
+    return n;
+}
+
+static uint8_t *put_extents(uint8_t *p, const cs_extvec *ev)
+{
+    for (size_t i = 0; i < ev->n; i++) {
+        wr64(p, ev->v[i].start);
+        wr64(p + 8, ev->v[i].len);
+        p += 16;
+    }
+    return p;
+}
+
+void freelist_serialize(const cs_freelist *fl, uint8_t *p)
+{
+    wr64(p, fl->free.n);
+    wr64(p + 8, fl->ngroups);
+    p = put_extents(p + 16, &fl->free);
+    for (size_t i = 0; i < fl->ngroups; i++) {
+        wr64(p, fl->groups[i].txnid);
+        wr64(p + 8, fl->groups[i].ext.n);
+        p = put_extents(p + 16, &fl->groups[i].ext);
+    }
+}
+
+/* Read n extents, each within [2, next_pgno). */
+static int get_extents(const uint8_t **pp, const uint8_t *end, uint64_t n, uint64_t next_pgno,
+                       cs_extvec *out)
+{
+    const uint8_t *p = *pp;
+    if (n > (uint64_t)(end - p) / 16) return cs_fail(CS_ECORRUPT, "free list: extent count %llu past end of run", (unsigned long long)n);
+    for (uint64_t i = 0; i < n; i++, p += 16) {
+        uint64_t s = rd64(p), l = rd64(p + 8);
+        if (s < 2 || l == 0 || s >= next_pgno || l > next_pgno - s)
+            return cs_fail(CS_ECORRUPT, "free list: extent %llu+%llu outside the file",
+                           (unsigned long long)s, (unsigned long long)l);
+        int rc = extvec_push(out, s, l);
+        if (rc) return rc;
+    }
+    *pp = p;
+    return CS_OK;
+}
+
+int freelist_load(const uint8_t *run, uint64_t npages, uint32_t psize, uint64_t next_pgno,
+                  cs_freelist *out)
+{
+    memset(out, 0, sizeof *out);
+    const cs_page_hdr *h = PH(run);
+    size_t len = (size_t)npages * psize;
+    if (h->type != PT_FREELIST || h->npages != npages)
+        return cs_fail(CS_ECORRUPT, "free list run at page %llu: bad header", (unsigned long long)h->pgno);
+    if (cs_page_checksum(run, len) != h->checksum)
+        return cs_fail(CS_ECORRUPT, "free list run at page %llu: checksum mismatch", (unsigned long long)h->pgno);
+    const uint8_t *p = run + PAGE_HDR, *end = run + len;
+    uint64_t nfree = rd64(p), ngroups = rd64(p + 8);
+    p += 16;
+    int rc = get_extents(&p, end, nfree, next_pgno, &out->free);
+    uint64_t prev = 0;
+    for (uint64_t g = 0; rc == CS_OK && g < ngroups; g++) {
+        if ((size_t)(end - p) < 16) { rc = cs_fail(CS_ECORRUPT, "free list: group past end"); break; }
+        uint64_t txnid = rd64(p), n = rd64(p + 8);
+        p += 16;
+        if (txnid <= prev) { rc = cs_fail(CS_ECORRUPT, "free list: groups out of order"); break; }
+        prev = txnid;
+        cs_extvec ev = {0};
+        rc = get_extents(&p, end, n, next_pgno, &ev);
+        if (rc == CS_OK) rc = freelist_add_group(out, txnid, &ev);
+        extvec_free(&ev);
+    }
+    if (rc) freelist_free(out);
+    return rc;
+}

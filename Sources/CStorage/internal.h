@@ -1,0 +1,317 @@
+/*
+ * internal.h — the engine's in-memory structures and the functions the
+ * concept files (pager, node, btree, cursor, txn, freelist, lock, meta,
+ * tree, check) offer each other. Nothing here is public API.
+ */
+#ifndef CSTORAGE_INTERNAL_H
+#define CSTORAGE_INTERNAL_H
+
+#include "cstorage.h"
+#include "format.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/types.h>
+
+#define CS_UNUSED(x) ((void)(x))
+#define CS_LIKELY(x) __builtin_expect(!!(x), 1)
+#define CS_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* ---- error.c ---- */
+/* Record a detail message for the calling thread and return err. */
+int cs_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- crc32c.c ---- */
+uint32_t cs_crc32c(uint32_t crc, const void *data, size_t len);
+/* Checksum of a page run with its checksum field read as zero. */
+uint32_t cs_page_checksum(const uint8_t *page, size_t len);
+
+/* ---- small vectors (vec.c) ---- */
+typedef struct cs_extent {
+    uint64_t start, len;
+} cs_extent;
+typedef struct cs_extvec {
+    cs_extent *v;
+    size_t n, cap;
+} cs_extvec;
+int extvec_push(cs_extvec *ev, uint64_t start, uint64_t len);
+int extvec_append(cs_extvec *dst, const cs_extvec *src);
+void extvec_normalize(cs_extvec *ev);   /* sort by start, merge adjacent  */
+uint64_t extvec_pages(const cs_extvec *ev);
+void extvec_free(cs_extvec *ev);
+
+/* ---- freelist.c ---- */
+/* Pages freed by commit `txnid`: reusable once every reader's snapshot is
+ * >= txnid (those pages were live only in snapshots older than txnid). */
+typedef struct fl_group {
+    uint64_t txnid;
+    cs_extvec ext;
+} fl_group;
+typedef struct cs_freelist {
+    cs_extvec free;          /* reusable now, sorted and coalesced          */
+    fl_group *groups;        /* ascending txnid                             */
+    size_t ngroups, cap;
+} cs_freelist;
+void freelist_free(cs_freelist *fl);
+int freelist_add_group(cs_freelist *fl, uint64_t txnid, cs_extvec *ext); /* takes ext */
+/* Move groups with txnid <= limit into fl->free. */
+int freelist_release(cs_freelist *fl, uint64_t limit);
+size_t freelist_serial_size(const cs_freelist *fl, size_t extra_extents);
+void freelist_serialize(const cs_freelist *fl, uint8_t *payload);
+/* Parse a free-list run (page pointer to its first page); validates
+ * bounds against next_pgno and the checksum. */
+int freelist_load(const uint8_t *run, uint64_t npages, uint32_t psize,
+                  uint64_t next_pgno, cs_freelist *out);
+
+/* ---- lock.c ---- */
+typedef struct cs_lock {
+    int fd;                  /* -1 for in-memory envs                       */
+    cs_lock_hdr *hdr;
+    cs_reader_slot *slots;
+    size_t size;
+    uint32_t max_readers;
+} cs_lock;
+/* Open/create the lock file and take the init lock. *first = no other
+ * process has the env open, so the caller must (re)initialise the header
+ * (lock_init_header) before lock_open_done. */
+int lock_open(cs_lock *lk, const char *path, uint32_t mode, uint32_t max_readers,
+              bool in_memory, bool *first);
+int lock_init_header(cs_lock *lk, const cs_meta *meta);
+int lock_open_done(cs_lock *lk, bool first);
+void lock_close(cs_lock *lk);
+void lock_publish_meta(cs_lock *lk, const cs_meta *meta);
+void lock_read_meta(const cs_lock *lk, cs_meta *out);
+/* Writer mutex. *owner_died = the previous owner died holding it. */
+int lock_writer_acquire(cs_lock *lk, bool try_only, bool *owner_died);
+void lock_writer_release(cs_lock *lk);
+int lock_slot_acquire(cs_lock *lk, uint32_t *hint, cs_reader_slot **out);
+void lock_slot_release(cs_reader_slot *slot);
+/* Oldest snapshot held by a reader (0 = none); clears dead processes'
+ * slots that pin snapshots older than `latest`. */
+uint64_t lock_oldest_reader(cs_lock *lk, uint64_t latest, uint32_t *readers);
+uint32_t lock_clear_dead(cs_lock *lk);
+
+/* ---- meta.c ---- */
+void meta_seal(cs_meta *m);                        /* sets the checksum  */
+bool meta_valid(const uint8_t *page, uint32_t psize_hint);
+/* Pick the newest valid meta of a file's first two pages. Returns CS_OK,
+ * CS_EFORMAT (not our file), or CS_ECORRUPT (ours, but no valid meta). */
+int meta_choose(const uint8_t *p0, const uint8_t *p1, size_t avail, cs_meta *out);
+
+/* ---- env (env.c) ---- */
+/* A read-only mapping of the data file. Mappings are immutable once
+ * published and kept until close: a reader keeps using the one it started
+ * with while a larger one serves newer snapshots (growth never moves pages
+ * under a reader, and never waits for one). */
+typedef struct cs_mapping {
+    uint8_t *base;
+    size_t size;
+    struct cs_mapping *next;
+} cs_mapping;
+
+struct cs_env {
+    char *path;
+    int fd;
+    uint32_t flags;
+    uint32_t psize;
+    uint32_t psize_shift;
+    cs_durability durability;
+    cs_io_hooks io;
+    void (*commit_hook)(void *, cs_commit_stage, uint64_t);
+    void *commit_hook_ctx;
+    pid_t pid;
+
+    pthread_mutex_t mu;         /* guards the fields below                 */
+    cs_mapping *_Atomic map;    /* newest mapping; older ones on ->next     */
+    uint64_t file_size;
+    char **tree_names;          /* cs_tree handle -> name                   */
+    uint32_t *tree_name_lens;
+    uint32_t ntrees, cap_trees;
+    cs_freelist fl;             /* free list as of commit fl_txnid (cache)  */
+    uint64_t fl_txnid;
+    uint8_t **page_pool;        /* recycled page buffers                    */
+    size_t npool, cap_pool;
+    uint8_t *stage;             /* writer's coalescing buffer (commit)      */
+    _Atomic int live_txns;
+    uint32_t slot_hint;
+    _Atomic int panic;          /* a flush failed: writes refused           */
+
+    cs_lock lock;
+};
+
+/* The mapping to use for a snapshot of next_pgno pages (grows the map). */
+int env_map_for(cs_env *env, uint64_t next_pgno, const uint8_t **base, uint64_t *pages);
+int env_grow_file(cs_env *env, uint64_t need_bytes);
+int env_io_write(cs_env *env, const void *buf, size_t len, uint64_t off);
+int env_io_sync(cs_env *env);
+uint8_t *env_page_buf(cs_env *env);              /* one page, from pool  */
+void env_page_buf_put(cs_env *env, uint8_t *p);
+int env_tree_name(cs_env *env, cs_tree t, const char **name, uint32_t *len);
+
+/* ---- transactions (txn.c) ---- */
+typedef struct cs_cellref {
+    const uint8_t *p;
+    uint32_t size;
+} cs_cellref;
+
+typedef struct dirty_entry {
+    uint64_t pgno;              /* 0 = empty slot                           */
+    uint8_t *page;
+    uint32_t npages;
+} dirty_entry;
+
+typedef struct txn_tree {
+    cs_tree_desc desc;
+    cs_tree_desc orig;          /* as in the catalog when loaded            */
+    uint8_t known;              /* desc looked up in this snapshot          */
+    uint8_t exists;
+    uint8_t in_catalog;         /* orig came from the catalog               */
+    uint8_t dirty;              /* desc changed: write to catalog at commit */
+} txn_tree;
+
+enum { TXN_ACTIVE = 0, TXN_RESET, TXN_FAILED };
+
+struct cs_txn {
+    cs_env *env;
+    bool rdonly;
+    int state;
+    int err;                    /* write txn: sticky first error            */
+    uint64_t txnid;
+    cs_meta meta;               /* snapshot (read) / base (write)           */
+    const uint8_t *map;
+    uint64_t map_pages;         /* pages addressable through map            */
+    uint32_t psize;
+    cs_reader_slot *slot;
+    txn_tree *trees;
+    uint32_t ntrees;
+    cs_tree_desc catalog;
+    cs_cursor *cursors;
+    uint64_t gen;               /* bumped by every modification             */
+
+    /* write transactions only */
+    dirty_entry *dirty;
+    size_t dirty_cap, dirty_n;
+    uint64_t next_pgno;
+    cs_extvec pool;             /* allocatable extents, sorted              */
+    size_t pool_head;
+    cs_extvec reuse;            /* allocated and freed in this txn          */
+    cs_extvec freed;            /* pages of older snapshots freed now       */
+    cs_freelist fl;             /* groups not yet reusable                  */
+    uint8_t *scratch;           /* 3 pages for node rebuilds                */
+    cs_cellref *refs;           /* cells of two pages plus one (rebuilds)   */
+};
+
+static inline void txn_touch_gen(cs_txn *t) { t->gen++; }
+int txn_check(cs_txn *t, bool need_write);
+/* After a failed write: errors that may leave a tree half-changed poison
+ * the txn (only abort remains); returns rc. */
+int txn_note(cs_txn *t, int rc);
+int txn_tree_get(cs_txn *t, cs_tree tree, bool for_write, cs_tree_desc **out);
+
+/* ---- pager.c ---- */
+/* Page `pgno` as seen by txn; CS_ECORRUPT if out of range. */
+int page_get(cs_txn *t, uint64_t pgno, const uint8_t **out);
+/* Page of a run of npages (overflow/free list), bounds-checked. */
+int page_get_run(cs_txn *t, uint64_t pgno, uint64_t npages, const uint8_t **out);
+uint8_t *dirty_find(cs_txn *t, uint64_t pgno);
+/* Allocate npages contiguous new pages with a zeroed dirty buffer. */
+int page_alloc(cs_txn *t, uint32_t npages, uint64_t *pgno, uint8_t **buf);
+/* Give up pages: reusable at once if allocated by this txn, else pending. */
+int page_free(cs_txn *t, uint64_t pgno, uint64_t npages);
+/* Make page writable in this txn (copy-on-write). *pgno is updated when the
+ * page moves; *page points at the writable copy. */
+int page_touch(cs_txn *t, uint64_t *pgno, uint8_t **page);
+void dirty_release_all(cs_txn *t);
+int pager_write_dirty(cs_txn *t);      /* commit: write sorted dirty pages */
+
+/* ---- node.c: slotted branch/leaf pages ---- */
+static inline uint16_t rd16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
+static inline uint32_t rd32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static inline uint64_t rd64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static inline void wr16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
+static inline void wr32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static inline void wr64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+
+static inline const cs_page_hdr *PH(const uint8_t *pg) { return (const cs_page_hdr *)(const void *)pg; }
+static inline cs_page_hdr *PHW(uint8_t *pg) { return (cs_page_hdr *)(void *)pg; }
+static inline uint16_t node_n(const uint8_t *pg) { return PH(pg)->nkeys; }
+static inline bool node_is_leaf(const uint8_t *pg) { return PH(pg)->type == PT_LEAF; }
+static inline uint16_t node_slot(const uint8_t *pg, unsigned i) { return rd16(pg + PAGE_HDR + 2 * i); }
+
+/* A cell's key, validated against the page bounds. */
+typedef struct cs_key {
+    const uint8_t *p;
+    uint32_t len;
+} cs_key;
+
+uint32_t node_max_cell(uint32_t psize);
+/* Validate the header of a branch/leaf page. */
+int node_check(const uint8_t *pg, uint32_t psize, uint64_t pgno);
+int node_key(const uint8_t *pg, uint32_t psize, unsigned i, cs_key *k);
+int node_cell_size(const uint8_t *pg, uint32_t psize, unsigned i, uint32_t *size);
+static inline uint64_t branch_child(const uint8_t *pg, unsigned i) { return rd64(pg + node_slot(pg, i)); }
+static inline uint64_t branch_count(const uint8_t *pg, unsigned i) { return rd64(pg + node_slot(pg, i) + 8); }
+static inline void branch_set_child(uint8_t *pg, unsigned i, uint64_t c) { wr64(pg + node_slot(pg, i), c); }
+static inline void branch_set_count(uint8_t *pg, unsigned i, uint64_t c) { wr64(pg + node_slot(pg, i) + 8, c); }
+/* Leaf value: inline pointer, or the overflow pgno (*ovf true). */
+int leaf_value(const uint8_t *pg, uint32_t psize, unsigned i, const uint8_t **v,
+               uint32_t *vlen, bool *ovf, uint64_t *ovf_pgno);
+static inline int key_cmp(const uint8_t *a, uint32_t al, const uint8_t *b, uint32_t bl)
+{
+    uint32_t n = al < bl ? al : bl;
+    int c = n ? memcmp(a, b, n) : 0;
+    if (c) return c;
+    return (al > bl) - (al < bl);
+}
+/* Lower bound in a leaf (first key >= k); *exact if equal. */
+int node_search_leaf(const uint8_t *pg, uint32_t psize, const uint8_t *k, uint32_t kl,
+                     unsigned *idx, bool *exact);
+/* Child index in a branch for key k (last i with key[i] <= k, or 0). */
+int node_search_branch(const uint8_t *pg, uint32_t psize, const uint8_t *k, uint32_t kl,
+                       unsigned *idx);
+void node_init(uint8_t *pg, uint16_t type, uint64_t pgno, uint32_t psize);
+uint32_t node_free_space(const uint8_t *pg);     /* contiguous + holes    */
+uint32_t node_used(const uint8_t *pg, uint32_t psize);
+/* Insert a cell at index i; false if it does not fit (page unchanged). */
+bool node_insert(uint8_t *pg, uint32_t psize, unsigned i, const uint8_t *cell, uint32_t size);
+void node_remove(uint8_t *pg, uint32_t psize, unsigned i, uint32_t cell_size);
+/* Replace the page's cells with the given ones (which may point into the
+ * page itself: they are copied through scratch). */
+void node_rebuild(uint8_t *pg, uint32_t psize, const cs_cellref *cells, unsigned n, uint8_t *scratch);
+uint32_t leaf_cell_build(uint8_t *out, const uint8_t *k, uint32_t kl, const uint8_t *v,
+                         uint32_t vl, bool ovf, uint64_t ovf_pgno);
+uint32_t branch_cell_build(uint8_t *out, uint64_t child, uint64_t count, const uint8_t *k, uint32_t kl);
+
+/* ---- btree.c ---- */
+/* A root-to-leaf path. In write txns pg[] points at writable pages. */
+typedef struct bt_path {
+    int depth;
+    uint64_t pgno[CS_MAX_DEPTH];
+    const uint8_t *pg[CS_MAX_DEPTH];
+    uint16_t idx[CS_MAX_DEPTH];
+} bt_path;
+int bt_descend(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, bt_path *p, bool *exact);
+int bt_edge(cs_txn *t, const cs_tree_desc *d, bool last, bt_path *p);
+int bt_step(cs_txn *t, bt_path *p, bool forward);   /* CS_NOTFOUND at end */
+int bt_seek_rank(cs_txn *t, const cs_tree_desc *d, uint64_t rank, bt_path *p);
+int bt_rank(cs_txn *t, const bt_path *p, uint64_t *rank);
+int bt_read(cs_txn *t, const bt_path *p, cs_val *key, cs_val *val);
+int bt_get(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, cs_val *val);
+int bt_put(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl, const void *v, size_t vl, unsigned flags);
+int bt_del(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl);
+int bt_clear(cs_txn *t, cs_tree_desc *d);
+
+/* ---- tree.c ---- */
+int tree_flush_catalog(cs_txn *t);
+int tree_load_desc(cs_txn *t, const uint8_t *name, uint32_t len, cs_tree_desc *d, bool *exists);
+
+/* ---- cursor.c ---- */
+void cursor_close_all(cs_txn *t);
+void cursor_unset_all(cs_txn *t);
+
+/* ---- txn.c / freelist glue ---- */
+int txn_commit_freelist(cs_txn *t, cs_meta *m);
+
+#endif /* CSTORAGE_INTERNAL_H */

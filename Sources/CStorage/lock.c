@@ -1,0 +1,270 @@
+/*
+ * lock.c — the lock file: writer mutex, reader table, published meta.
+ *
+ * Why a separate file: readers must announce their snapshot to writers in
+ * other processes without a syscall, so the table lives in shared memory
+ * backed by "<path>.lock". It holds no durable state: the first process to
+ * open the database rebuilds it (see format.h for the byte-range locks that
+ * decide who is first and which processes are alive).
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int ofd_lock(int fd, short type, uint64_t off, bool wait)
+{
+    struct flock fl = {.l_type = type, .l_whence = SEEK_SET, .l_start = (off_t)off, .l_len = 1};
+    for (;;) {
+        if (fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &fl) == 0) return 0;
+        if (errno != EINTR) return errno;
+    }
+}
+
+/* True if some process (other than through this open file) holds the
+ * alive lock of pid. */
+static bool pid_alive(int fd, uint32_t pid)
+{
+    if (fd < 0) return true;
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET,
+                       .l_start = (off_t)(CS_LOCK_PID_BASE + pid), .l_len = 1};
+    if (fcntl(fd, F_OFD_GETLK, &fl) != 0) return true; /* unsure: keep it */
+    return fl.l_type != F_UNLCK;
+}
+
+int lock_open(cs_lock *lk, const char *path, uint32_t mode, uint32_t max_readers, bool in_memory,
+              bool *first)
+{
+    memset(lk, 0, sizeof *lk);
+    lk->fd = -1;
+    if (max_readers == 0) max_readers = 1024;
+    if (in_memory) {
+        lk->max_readers = max_readers;
+        lk->size = LOCK_HDR_SIZE + (size_t)max_readers * sizeof(cs_reader_slot);
+        void *m = mmap(NULL, lk->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) return cs_fail(CS_ENOMEM, "lock region: %s", strerror(errno));
+        lk->hdr = m;
+        lk->slots = (cs_reader_slot *)(void *)((uint8_t *)m + LOCK_HDR_SIZE);
+        *first = true;
+        return CS_OK;
+    }
+    size_t plen = strlen(path);
+    char *lpath = malloc(plen + 6);
+    if (!lpath) return cs_fail(CS_ENOMEM, "lock path");
+    memcpy(lpath, path, plen);
+    memcpy(lpath + plen, ".lock", 6);
+    lk->fd = open(lpath, O_RDWR | O_CREAT | O_CLOEXEC, mode);
+    int e = errno;
+    if (lk->fd < 0) {
+        int rc = cs_fail(CS_ELOCK, "cannot open lock file %s: %s", lpath, strerror(e));
+        free(lpath);
+        return rc;
+    }
+    free(lpath);
+    /* Byte 0: serialise initialisation among processes. */
+    if ((e = ofd_lock(lk->fd, F_WRLCK, 0, true)) != 0) {
+        close(lk->fd);
+        lk->fd = -1;
+        return cs_fail(CS_ELOCK, "cannot lock the lock file: %s", strerror(e));
+    }
+    /* Byte 1: exclusive only if nobody else has the env open. */
+    *first = ofd_lock(lk->fd, F_WRLCK, 1, false) == 0;
+    if (*first) {
+        lk->max_readers = max_readers;
+        lk->size = LOCK_HDR_SIZE + (size_t)max_readers * sizeof(cs_reader_slot);
+        if (ftruncate(lk->fd, 0) != 0 || ftruncate(lk->fd, (off_t)lk->size) != 0) {
+            e = errno;
+            lock_close(lk);
+            return cs_fail(e == ENOSPC ? CS_ENOSPACE : CS_ELOCK, "cannot size lock file: %s", strerror(e));
+        }
+    } else {
+        if ((e = ofd_lock(lk->fd, F_RDLCK, 1, true)) != 0) {
+            lock_close(lk);
+            return cs_fail(CS_ELOCK, "cannot share the lock file: %s", strerror(e));
+        }
+        struct stat st;
+        cs_lock_hdr probe;
+        if (fstat(lk->fd, &st) != 0 || (size_t)st.st_size < LOCK_HDR_SIZE ||
+            pread(lk->fd, &probe, sizeof probe, 0) != (ssize_t)sizeof probe || probe.magic != CS_LOCK_MAGIC ||
+            probe.version != CS_LOCK_VERSION || probe.mutex_size != sizeof(pthread_mutex_t) ||
+            (size_t)st.st_size < LOCK_HDR_SIZE + (size_t)probe.max_readers * sizeof(cs_reader_slot)) {
+            lock_close(lk);
+            return cs_fail(CS_ELOCK, "lock file is not valid for this build (another program or version has the database open?)");
+        }
+        lk->max_readers = probe.max_readers;
+        lk->size = LOCK_HDR_SIZE + (size_t)probe.max_readers * sizeof(cs_reader_slot);
+    }
+    void *m = mmap(NULL, lk->size, PROT_READ | PROT_WRITE, MAP_SHARED, lk->fd, 0);
+    if (m == MAP_FAILED) {
+        e = errno;
+        lock_close(lk);
+        return cs_fail(CS_ELOCK, "cannot map lock file: %s", strerror(e));
+    }
+    lk->hdr = m;
+    lk->slots = (cs_reader_slot *)(void *)((uint8_t *)m + LOCK_HDR_SIZE);
+    return CS_OK;
+}
+
+int lock_init_header(cs_lock *lk, const cs_meta *meta)
+{
+    cs_lock_hdr *h = lk->hdr;
+    memset(h, 0, lk->size);
+    h->magic = CS_LOCK_MAGIC;
+    h->version = CS_LOCK_VERSION;
+    h->max_readers = lk->max_readers;
+    h->mutex_size = sizeof(pthread_mutex_t);
+    h->meta = *meta;
+    pthread_mutexattr_t a;
+    if (pthread_mutexattr_init(&a)) return cs_fail(CS_ELOCK, "mutex attributes");
+    int rc = pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+    if (!rc) rc = pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+    if (!rc) rc = pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ERRORCHECK);
+    if (!rc) rc = pthread_mutex_init(&h->writer, &a);
+    pthread_mutexattr_destroy(&a);
+    if (rc) return cs_fail(CS_ELOCK, "cannot create the writer mutex: %s", strerror(rc));
+    return CS_OK;
+}
+
+int lock_open_done(cs_lock *lk, bool first)
+{
+    if (lk->fd < 0) return CS_OK;
+    int e = 0;
+    if (first) e = ofd_lock(lk->fd, F_RDLCK, 1, false); /* downgrade */
+    if (!e) e = ofd_lock(lk->fd, F_RDLCK, CS_LOCK_PID_BASE + (uint64_t)getpid(), false);
+    ofd_lock(lk->fd, F_UNLCK, 0, false);
+    if (e) return cs_fail(CS_ELOCK, "cannot take lock file locks: %s", strerror(e));
+    return CS_OK;
+}
+
+void lock_close(cs_lock *lk)
+{
+    if (lk->hdr) munmap(lk->hdr, lk->size);
+    if (lk->fd >= 0) close(lk->fd); /* releases our OFD locks */
+    lk->hdr = NULL;
+    lk->fd = -1;
+}
+
+void lock_publish_meta(cs_lock *lk, const cs_meta *meta)
+{
+    cs_lock_hdr *h = lk->hdr;
+    uint64_t s = atomic_load_explicit(&h->meta_seq, memory_order_relaxed);
+    atomic_store_explicit(&h->meta_seq, s + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    memcpy((void *)&h->meta, meta, sizeof *meta);
+    atomic_store_explicit(&h->meta_seq, s + 2, memory_order_release);
+}
+
+void lock_read_meta(const cs_lock *lk, cs_meta *out)
+{
+    cs_lock_hdr *h = lk->hdr;
+    for (;;) {
+        uint64_t s1 = atomic_load_explicit(&h->meta_seq, memory_order_acquire);
+        if (s1 & 1) continue;
+        memcpy(out, (const void *)&h->meta, sizeof *out);
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&h->meta_seq, memory_order_relaxed) == s1) return;
+    }
+}
+
+int lock_writer_acquire(cs_lock *lk, bool try_only, bool *owner_died)
+{
+    *owner_died = false;
+    int rc = try_only ? pthread_mutex_trylock(&lk->hdr->writer) : pthread_mutex_lock(&lk->hdr->writer);
+    if (rc == EOWNERDEAD) {
+        /* The previous writer died mid-transaction: nothing it did is
+         * visible (its meta was never published), so the lock is safe. */
+        pthread_mutex_consistent(&lk->hdr->writer);
+        *owner_died = true;
+        return CS_OK;
+    }
+    if (rc == 0) return CS_OK;
+    if (rc == EBUSY) return cs_fail(CS_EBUSY, "another thread or process holds the write transaction");
+    if (rc == EDEADLK) return cs_fail(CS_EBUSY, "this thread already has a write transaction open on this database");
+    return cs_fail(CS_ELOCK, "writer lock: %s", strerror(rc));
+}
+
+void lock_writer_release(cs_lock *lk) { pthread_mutex_unlock(&lk->hdr->writer); }
+
+int lock_slot_acquire(cs_lock *lk, uint32_t *hint, cs_reader_slot **out)
+{
+    uint32_t pid = (uint32_t)getpid();
+    for (int pass = 0; pass < 2; pass++) {
+        uint32_t n = lk->max_readers, start = *hint % n;
+        for (uint32_t k = 0; k < n; k++) {
+            uint32_t i = (start + k) % n;
+            cs_reader_slot *s = &lk->slots[i];
+            uint32_t expect = 0;
+            if (atomic_load_explicit(&s->pid, memory_order_relaxed) == 0 &&
+                atomic_compare_exchange_strong(&s->pid, &expect, pid)) {
+                uint32_t hwm = atomic_load(&lk->hdr->slots_hwm);
+                while (hwm < i + 1 && !atomic_compare_exchange_weak(&lk->hdr->slots_hwm, &hwm, i + 1)) {}
+                *hint = i + 1;
+                *out = s;
+                return CS_OK;
+            }
+        }
+        if (pass == 0 && lock_clear_dead(lk) == 0) break;
+    }
+    return cs_fail(CS_EREADERS, "all %u reader slots are in use: release old snapshots (frozen objects, "
+                   "unresolved references) or raise max_readers", lk->max_readers);
+}
+
+void lock_slot_release(cs_reader_slot *slot)
+{
+    atomic_store(&slot->txnid, 0);
+    atomic_store(&slot->pid, 0);
+}
+
+/* Clear a slot of a dead process (only if it still holds what we saw). */
+static bool clear_slot(cs_reader_slot *s, uint32_t pid)
+{
+    atomic_store(&s->txnid, 0);
+    uint32_t expect = pid;
+    return atomic_compare_exchange_strong(&s->pid, &expect, 0);
+}
+
+static bool clear_if_dead(cs_lock *lk, cs_reader_slot *s, uint32_t pid, uint32_t me)
+{
+    if (pid == 0 || pid == me || pid_alive(lk->fd, pid)) return false;
+    atomic_store(&s->txnid, 0);
+    uint32_t expect = pid;
+    return atomic_compare_exchange_strong(&s->pid, &expect, 0);
+}
+
+uint64_t lock_oldest_reader(cs_lock *lk, uint64_t latest, uint32_t *readers)
+{
+    uint32_t me = (uint32_t)getpid(), hwm = atomic_load(&lk->hdr->slots_hwm), n = 0;
+    uint64_t oldest = 0;
+    uint32_t dead_pid = 0, live_pid = 0; /* one-entry caches of liveness */
+    for (uint32_t i = 0; i < hwm && i < lk->max_readers; i++) {
+        cs_reader_slot *s = &lk->slots[i];
+        uint64_t t = atomic_load(&s->txnid);
+        if (t == 0) continue;
+        uint32_t pid = atomic_load(&s->pid);
+        if (t < latest && pid != me && pid != live_pid) {
+            if ((pid == dead_pid && clear_slot(s, pid)) || clear_if_dead(lk, s, pid, me)) {
+                dead_pid = pid;
+                continue;
+            }
+            live_pid = pid;
+        }
+        n++;
+        if (oldest == 0 || t < oldest) oldest = t;
+    }
+    if (readers) *readers = n;
+    return oldest;
+}
+
+uint32_t lock_clear_dead(cs_lock *lk)
+{
+    uint32_t me = (uint32_t)getpid(), hwm = atomic_load(&lk->hdr->slots_hwm), cleared = 0;
+    for (uint32_t i = 0; i < hwm && i < lk->max_readers; i++) {
+        cs_reader_slot *s = &lk->slots[i];
+        if (clear_if_dead(lk, s, atomic_load(&s->pid), me)) cleared++;
+    }
+    return cleared;
+}

@@ -1,0 +1,63 @@
+/*
+ * meta.c — the two meta pages.
+ *
+ * Commit N writes meta page N % 2, so the previous commit's meta is never
+ * overwritten by the commit that follows it: if the new meta is torn or
+ * never reaches the disk, its checksum fails and open falls back to the
+ * other page, whose pages the free list has kept intact (txn.c).
+ */
+#include "internal.h"
+
+static bool is_pow2(uint32_t v) { return v && !(v & (v - 1)); }
+
+void meta_seal(cs_meta *m)
+{
+    uint8_t buf[CS_META_BYTES];
+    memset(buf, 0, sizeof buf);
+    m->hdr.checksum = 0;
+    memcpy(buf, m, sizeof *m);
+    m->hdr.checksum = cs_page_checksum(buf, CS_META_BYTES);
+}
+
+/* A meta page (first 512 bytes) with our magic and a good checksum. */
+bool meta_valid(const uint8_t *page, uint32_t psize_hint)
+{
+    CS_UNUSED(psize_hint);
+    cs_meta m;
+    memcpy(&m, page, sizeof m);
+    if (m.magic != CS_MAGIC || m.hdr.type != PT_META) return false;
+    if (cs_page_checksum(page, CS_META_BYTES) != m.hdr.checksum) return false;
+    if (m.version != CS_FORMAT_VERSION || !is_pow2(m.page_size) || m.page_size < CS_MIN_PAGE_SIZE ||
+        m.page_size > CS_MAX_PAGE_SIZE)
+        return false;
+    if (m.next_pgno < 2 || m.catalog.root >= m.next_pgno || m.catalog.depth > CS_MAX_DEPTH ||
+        (m.catalog.root == 0) != (m.catalog.depth == 0))
+        return false;
+    if (m.fl_pgno && (m.fl_pgno < 2 || m.fl_npages == 0 || m.fl_pgno >= m.next_pgno ||
+                      m.fl_npages > m.next_pgno - m.fl_pgno))
+        return false;
+    return true;
+}
+
+int meta_choose(const uint8_t *p0, const uint8_t *p1, size_t avail, cs_meta *out)
+{
+    cs_meta m0, m1;
+    bool ok0 = avail >= CS_META_BYTES && meta_valid(p0, 0);
+    bool magic0 = avail >= sizeof m0 && rd64(p0 + 32) == CS_MAGIC;
+    bool ok1 = false, magic1 = false;
+    if (ok0) memcpy(&m0, p0, sizeof m0);
+    /* Page 1 sits at the page size the file was created with. */
+    if (p1 && avail >= (size_t)(p1 - p0) + CS_META_BYTES) {
+        ok1 = meta_valid(p1, 0);
+        magic1 = rd64(p1 + 32) == CS_MAGIC;
+        if (ok1) memcpy(&m1, p1, sizeof m1);
+    }
+    if (ok0 && ok1 && m0.page_size != m1.page_size) ok1 = false;
+    if (!ok0 && !ok1) {
+        if (magic0 || magic1) return cs_fail(CS_ECORRUPT, "both meta pages are damaged");
+        return cs_fail(CS_EFORMAT, "file is not a CStorage database (no valid meta page)");
+    }
+    if (ok0 && (!ok1 || m0.txnid > m1.txnid)) *out = m0;
+    else *out = m1;
+    return CS_OK;
+}

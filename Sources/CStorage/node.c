@@ -1,0 +1,230 @@
+/*
+ * node.c — slotted branch and leaf pages (format.h, BRANCH AND LEAF PAGES).
+ *
+ * Every accessor validates offsets against the page before reading, so a
+ * damaged page yields CS_ECORRUPT instead of a wild read: the cost is a few
+ * predictable compares per cell, cheaper than checksumming on every read.
+ */
+#include "internal.h"
+
+uint32_t node_max_cell(uint32_t psize) { return (psize - PAGE_HDR) / 3 - 2; }
+
+int node_check(const uint8_t *pg, uint32_t psize, uint64_t pgno)
+{
+    const cs_page_hdr *h = PH(pg);
+    if (CS_UNLIKELY((h->type != PT_BRANCH && h->type != PT_LEAF) || h->pgno != pgno ||
+                    (uint32_t)PAGE_HDR + 2u * h->nkeys > h->upper || h->upper > psize))
+        return cs_fail(CS_ECORRUPT, "page %llu: bad branch/leaf header (type %u, %u keys)",
+                       (unsigned long long)pgno, h->type, h->nkeys);
+    return CS_OK;
+}
+
+static int bad_cell(const uint8_t *pg, unsigned i)
+{
+    return cs_fail(CS_ECORRUPT, "page %llu: cell %u out of bounds", (unsigned long long)PH(pg)->pgno, i);
+}
+
+int node_key(const uint8_t *pg, uint32_t psize, unsigned i, cs_key *k)
+{
+    uint32_t off = node_slot(pg, i);
+    if (node_is_leaf(pg)) {
+        if (CS_UNLIKELY(off < PAGE_HDR || off + LEAF_CELL_HDR > psize)) return bad_cell(pg, i);
+        k->len = rd16(pg + off);
+        k->p = pg + off + LEAF_CELL_HDR;
+    } else {
+        if (CS_UNLIKELY(off < PAGE_HDR || off + BRANCH_CELL_HDR > psize)) return bad_cell(pg, i);
+        k->len = rd16(pg + off + 16);
+        k->p = pg + off + BRANCH_CELL_HDR;
+    }
+    if (CS_UNLIKELY(k->p + k->len > pg + psize)) return bad_cell(pg, i);
+    return CS_OK;
+}
+
+int node_cell_size(const uint8_t *pg, uint32_t psize, unsigned i, uint32_t *size)
+{
+    uint32_t off = node_slot(pg, i);
+    uint32_t s;
+    if (node_is_leaf(pg)) {
+        if (off < PAGE_HDR || off + LEAF_CELL_HDR > psize) return bad_cell(pg, i);
+        uint32_t vl = rd32(pg + off + 2);
+        s = LEAF_CELL_HDR + rd16(pg + off) + ((vl & VLEN_OVERFLOW) ? OVERFLOW_REF : vl);
+    } else {
+        if (off < PAGE_HDR || off + BRANCH_CELL_HDR > psize) return bad_cell(pg, i);
+        s = BRANCH_CELL_HDR + rd16(pg + off + 16);
+    }
+    if (off + s > psize) return bad_cell(pg, i);
+    *size = s;
+    return CS_OK;
+}
+
+int leaf_value(const uint8_t *pg, uint32_t psize, unsigned i, const uint8_t **v, uint32_t *vlen,
+               bool *ovf, uint64_t *ovf_pgno)
+{
+    uint32_t off = node_slot(pg, i);
+    if (off < PAGE_HDR || off + LEAF_CELL_HDR > psize) return bad_cell(pg, i);
+    uint32_t kl = rd16(pg + off), vl = rd32(pg + off + 2);
+    const uint8_t *p = pg + off + LEAF_CELL_HDR + kl;
+    *ovf = (vl & VLEN_OVERFLOW) != 0;
+    *vlen = vl & ~VLEN_OVERFLOW;
+    if (*ovf) {
+        if (p + OVERFLOW_REF > pg + psize) return bad_cell(pg, i);
+        *ovf_pgno = rd64(p);
+        *v = NULL;
+    } else {
+        if (p + *vlen > pg + psize) return bad_cell(pg, i);
+        *v = p;
+    }
+    return CS_OK;
+}
+
+int node_search_leaf(const uint8_t *pg, uint32_t psize, const uint8_t *k, uint32_t kl, unsigned *idx,
+                     bool *exact)
+{
+    unsigned lo = 0, hi = node_n(pg);
+    *exact = false;
+    while (lo < hi) {
+        unsigned mid = (lo + hi) / 2;
+        uint32_t off = node_slot(pg, mid);
+        if (CS_UNLIKELY(off < PAGE_HDR || off + LEAF_CELL_HDR > psize)) return bad_cell(pg, mid);
+        uint32_t ml = rd16(pg + off);
+        const uint8_t *mk = pg + off + LEAF_CELL_HDR;
+        if (CS_UNLIKELY(off + LEAF_CELL_HDR + ml > psize)) return bad_cell(pg, mid);
+        int c = key_cmp(mk, ml, k, kl);
+        if (c < 0) lo = mid + 1;
+        else if (c > 0) hi = mid;
+        else {
+            *idx = mid;
+            *exact = true;
+            return CS_OK;
+        }
+    }
+    *idx = lo;
+    return CS_OK;
+}
+
+int node_search_branch(const uint8_t *pg, uint32_t psize, const uint8_t *k, uint32_t kl, unsigned *idx)
+{
+    /* key[0] is ignored: search keys 1..n-1 for the last one <= k. */
+    unsigned lo = 1, hi = node_n(pg);
+    while (lo < hi) {
+        unsigned mid = (lo + hi) / 2;
+        uint32_t off = node_slot(pg, mid);
+        if (CS_UNLIKELY(off < PAGE_HDR || off + BRANCH_CELL_HDR > psize)) return bad_cell(pg, mid);
+        uint32_t ml = rd16(pg + off + 16);
+        if (CS_UNLIKELY(off + BRANCH_CELL_HDR + ml > psize)) return bad_cell(pg, mid);
+        int c = key_cmp(pg + off + BRANCH_CELL_HDR, ml, k, kl);
+        if (c <= 0) lo = mid + 1;
+        else hi = mid;
+    }
+    *idx = lo - 1;
+    return CS_OK;
+}
+
+void node_init(uint8_t *pg, uint16_t type, uint64_t pgno, uint32_t psize)
+{
+    cs_page_hdr *h = PHW(pg);
+    memset(h, 0, PAGE_HDR);
+    h->type = type;
+    h->pgno = pgno;
+    h->upper = (uint16_t)psize;
+    h->npages = 1;
+}
+
+uint32_t node_free_space(const uint8_t *pg)
+{
+    const cs_page_hdr *h = PH(pg);
+    return (uint32_t)h->upper - PAGE_HDR - 2u * h->nkeys + h->frag;
+}
+
+uint32_t node_used(const uint8_t *pg, uint32_t psize) { return psize - PAGE_HDR - node_free_space(pg); }
+
+/* Squeeze out holes: rewrite cells contiguously at the page end. */
+static void node_compact(uint8_t *pg, uint32_t psize, uint8_t *scratch)
+{
+    cs_page_hdr *h = PHW(pg);
+    memcpy(scratch, pg, psize);
+    uint32_t upper = psize;
+    for (unsigned i = 0; i < h->nkeys; i++) {
+        uint32_t sz = 0;
+        node_cell_size(scratch, psize, i, &sz);
+        upper -= sz;
+        memcpy(pg + upper, scratch + node_slot(scratch, i), sz);
+        wr16(pg + PAGE_HDR + 2 * i, (uint16_t)upper);
+    }
+    h->upper = (uint16_t)upper;
+    h->frag = 0;
+}
+
+bool node_insert(uint8_t *pg, uint32_t psize, unsigned i, const uint8_t *cell, uint32_t size)
+{
+    cs_page_hdr *h = PHW(pg);
+    if (node_free_space(pg) < size + 2) return false;
+    if ((uint32_t)h->upper - PAGE_HDR - 2u * h->nkeys < size + 2) {
+        uint8_t scratch[CS_MAX_PAGE_SIZE];
+        node_compact(pg, psize, scratch);
+    }
+    h->upper = (uint16_t)(h->upper - size);
+    memcpy(pg + h->upper, cell, size);
+    uint8_t *slots = pg + PAGE_HDR;
+    memmove(slots + 2 * (i + 1), slots + 2 * i, 2u * (h->nkeys - i));
+    wr16(slots + 2 * i, h->upper);
+    h->nkeys++;
+    return true;
+}
+
+void node_remove(uint8_t *pg, uint32_t psize, unsigned i, uint32_t cell_size)
+{
+    CS_UNUSED(psize);
+    cs_page_hdr *h = PHW(pg);
+    uint16_t off = node_slot(pg, i);
+    uint8_t *slots = pg + PAGE_HDR;
+    memmove(slots + 2 * i, slots + 2 * (i + 1), 2u * (h->nkeys - i - 1));
+    h->nkeys--;
+    if (off == h->upper) h->upper = (uint16_t)(h->upper + cell_size);
+    else h->frag = (uint16_t)(h->frag + cell_size);
+    if (h->nkeys == 0) {
+        h->upper = (uint16_t)psize;
+        h->frag = 0;
+    }
+}
+
+void node_rebuild(uint8_t *pg, uint32_t psize, const cs_cellref *cells, unsigned n, uint8_t *scratch)
+{
+    /* Cells may point into pg: lay them out in scratch, then copy back. */
+    cs_page_hdr *h = PHW(pg);
+    uint32_t upper = psize;
+    memcpy(scratch, pg, PAGE_HDR);
+    for (unsigned i = 0; i < n; i++) {
+        upper -= cells[i].size;
+        memcpy(scratch + upper, cells[i].p, cells[i].size);
+        wr16(scratch + PAGE_HDR + 2 * i, (uint16_t)upper);
+    }
+    memcpy(pg + PAGE_HDR, scratch + PAGE_HDR, 2u * n);
+    memcpy(pg + upper, scratch + upper, psize - upper);
+    h->nkeys = (uint16_t)n;
+    h->upper = (uint16_t)upper;
+    h->frag = 0;
+}
+
+uint32_t leaf_cell_build(uint8_t *out, const uint8_t *k, uint32_t kl, const uint8_t *v, uint32_t vl, bool ovf,
+                         uint64_t ovf_pgno)
+{
+    wr16(out, (uint16_t)kl);
+    wr32(out + 2, vl | (ovf ? VLEN_OVERFLOW : 0));
+    if (kl) memcpy(out + LEAF_CELL_HDR, k, kl);
+    if (ovf) {
+        wr64(out + LEAF_CELL_HDR + kl, ovf_pgno);
+        return LEAF_CELL_HDR + kl + OVERFLOW_REF;
+    }
+    if (vl) memcpy(out + LEAF_CELL_HDR + kl, v, vl);
+    return LEAF_CELL_HDR + kl + vl;
+}
+
+uint32_t branch_cell_build(uint8_t *out, uint64_t child, uint64_t count, const uint8_t *k, uint32_t kl)
+{
+    wr64(out, child);
+    wr64(out + 8, count);
+    wr16(out + 16, (uint16_t)kl);
+    if (kl) memcpy(out + BRANCH_CELL_HDR, k, kl);
+    return BRANCH_CELL_HDR + kl;
+}

@@ -1,0 +1,255 @@
+/*
+ * pager.c — pages as a transaction sees them, and dirty pages of a writer.
+ *
+ * Readers get pages straight from the read-only map (zero-copy). A writer
+ * never modifies a mapped page: page_touch copies it into a dirty buffer at
+ * a newly allocated page number (copy-on-write), and the old page is freed
+ * into this commit's group of the free list. Dirty buffers are found by an
+ * open-addressing hash on pgno and written, sorted, at commit.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+
+static inline size_t dh(uint64_t pgno, size_t cap)
+{
+    return (size_t)((pgno * 0x9E3779B97F4A7C15ull) >> 17) & (cap - 1);
+}
+
+uint8_t *dirty_find(cs_txn *t, uint64_t pgno)
+{
+    if (!t->dirty_n) return NULL;
+    size_t mask = t->dirty_cap - 1;
+    for (size_t i = dh(pgno, t->dirty_cap);; i = (i + 1) & mask) {
+        dirty_entry *e = &t->dirty[i];
+        if (e->pgno == pgno) return e->page;
+        if (e->pgno == 0) return NULL;
+    }
+}
+
+static dirty_entry *dirty_slot(cs_txn *t, uint64_t pgno)
+{
+    size_t mask = t->dirty_cap - 1;
+    for (size_t i = dh(pgno, t->dirty_cap);; i = (i + 1) & mask)
+        if (t->dirty[i].pgno == pgno || t->dirty[i].pgno == 0) return &t->dirty[i];
+}
+
+static int dirty_insert(cs_txn *t, uint64_t pgno, uint8_t *page, uint32_t npages)
+{
+    if ((t->dirty_n + 1) * 4 > t->dirty_cap * 3) {
+        size_t cap = t->dirty_cap ? t->dirty_cap * 2 : 1024;
+        dirty_entry *old = t->dirty, *nw = calloc(cap, sizeof *nw);
+        if (!nw) return cs_fail(CS_ENOMEM, "dirty page table of %zu entries", cap);
+        size_t oldcap = t->dirty_cap;
+        t->dirty = nw;
+        t->dirty_cap = cap;
+        for (size_t i = 0; i < oldcap; i++)
+            if (old[i].pgno) *dirty_slot(t, old[i].pgno) = old[i];
+        free(old);
+    }
+    *dirty_slot(t, pgno) = (dirty_entry){pgno, page, npages};
+    t->dirty_n++;
+    return CS_OK;
+}
+
+/* Remove an entry, shifting later members of its probe run back. */
+static dirty_entry dirty_remove(cs_txn *t, uint64_t pgno)
+{
+    size_t mask = t->dirty_cap - 1, i = dh(pgno, t->dirty_cap);
+    while (t->dirty[i].pgno != pgno) {
+        if (t->dirty[i].pgno == 0) return (dirty_entry){0};
+        i = (i + 1) & mask;
+    }
+    dirty_entry gone = t->dirty[i];
+    for (size_t j = (i + 1) & mask; t->dirty[j].pgno; j = (j + 1) & mask) {
+        size_t home = dh(t->dirty[j].pgno, t->dirty_cap);
+        /* Move j into the hole at i if its home is not in (i, j]. */
+        bool between = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+        if (!between) {
+            t->dirty[i] = t->dirty[j];
+            i = j;
+        }
+    }
+    t->dirty[i] = (dirty_entry){0};
+    t->dirty_n--;
+    return gone;
+}
+
+static void buf_release(cs_txn *t, uint8_t *p, uint32_t npages)
+{
+    if (npages == 1) env_page_buf_put(t->env, p);
+    else free(p);
+}
+
+void dirty_release_all(cs_txn *t)
+{
+    for (size_t i = 0; i < t->dirty_cap; i++)
+        if (t->dirty[i].pgno) buf_release(t, t->dirty[i].page, t->dirty[i].npages);
+    free(t->dirty);
+    t->dirty = NULL;
+    t->dirty_cap = t->dirty_n = 0;
+}
+
+int page_get(cs_txn *t, uint64_t pgno, const uint8_t **out)
+{
+    uint64_t limit = t->rdonly ? t->meta.next_pgno : t->next_pgno;
+    if (CS_UNLIKELY(pgno < 2 || pgno >= limit))
+        return cs_fail(CS_ECORRUPT, "reference to page %llu outside the file (%llu pages)",
+                       (unsigned long long)pgno, (unsigned long long)limit);
+    if (!t->rdonly) {
+        uint8_t *d = dirty_find(t, pgno);
+        if (d) {
+            *out = d;
+            return CS_OK;
+        }
+    }
+    if (CS_UNLIKELY(pgno >= t->map_pages))
+        return cs_fail(CS_ECORRUPT, "page %llu is beyond the mapped file", (unsigned long long)pgno);
+    *out = t->map + (pgno << t->env->psize_shift);
+    return CS_OK;
+}
+
+int page_get_run(cs_txn *t, uint64_t pgno, uint64_t npages, const uint8_t **out)
+{
+    uint64_t limit = t->rdonly ? t->meta.next_pgno : t->next_pgno;
+    if (npages == 0 || pgno >= limit || npages > limit - pgno)
+        return cs_fail(CS_ECORRUPT, "run of %llu pages at %llu outside the file", (unsigned long long)npages,
+                       (unsigned long long)pgno);
+    int rc = page_get(t, pgno, out);
+    if (rc) return rc;
+    if (!t->rdonly && dirty_find(t, pgno)) return CS_OK;
+    if (pgno + npages > t->map_pages) return cs_fail(CS_ECORRUPT, "run at page %llu beyond the map", (unsigned long long)pgno);
+    return CS_OK;
+}
+
+/* Take npages contiguous pages from the pool (first fit), from pages this
+ * txn freed itself, or from the end of the file. */
+static uint64_t take_pages(cs_txn *t, uint32_t npages)
+{
+    if (npages == 1 && t->reuse.n) {
+        cs_extent *e = &t->reuse.v[t->reuse.n - 1];
+        uint64_t p = e->start + --e->len;
+        if (e->len == 0) t->reuse.n--;
+        return p;
+    }
+    for (size_t i = t->pool_head; i < t->pool.n; i++) {
+        cs_extent *e = &t->pool.v[i];
+        if (e->len < npages) continue;
+        uint64_t p = e->start;
+        e->start += npages;
+        e->len -= npages;
+        if (e->len == 0) {
+            if (i == t->pool_head) t->pool_head++;
+            else memmove(e, e + 1, (t->pool.n - i - 1) * sizeof *e), t->pool.n--;
+        }
+        return p;
+    }
+    uint64_t p = t->next_pgno;
+    t->next_pgno += npages;
+    return p;
+}
+
+int page_alloc(cs_txn *t, uint32_t npages, uint64_t *pgno, uint8_t **buf)
+{
+    uint8_t *b;
+    if (npages == 1) b = env_page_buf(t->env);
+    else b = malloc((size_t)npages * t->psize);
+    if (!b) return cs_fail(CS_ENOMEM, "page buffer of %u pages", npages);
+    memset(b, 0, npages == 1 ? t->psize : PAGE_HDR);
+    uint64_t p = take_pages(t, npages);
+    int rc = dirty_insert(t, p, b, npages);
+    if (rc) {
+        buf_release(t, b, npages);
+        return rc;
+    }
+    PHW(b)->pgno = p;
+    PHW(b)->npages = npages;
+    *pgno = p;
+    *buf = b;
+    return CS_OK;
+}
+
+int page_free(cs_txn *t, uint64_t pgno, uint64_t npages)
+{
+    dirty_entry e = dirty_remove(t, pgno);
+    if (e.pgno) {
+        /* Never committed: nobody can see it, reuse it in this txn. */
+        buf_release(t, e.page, e.npages);
+        return extvec_push(&t->reuse, pgno, npages);
+    }
+    return extvec_push(&t->freed, pgno, npages);
+}
+
+int page_touch(cs_txn *t, uint64_t *pgno, uint8_t **page)
+{
+    uint8_t *d = dirty_find(t, *pgno);
+    if (d) {
+        *page = d;
+        return CS_OK;
+    }
+    const uint8_t *src;
+    int rc = page_get(t, *pgno, &src);
+    if (rc) return rc;
+    uint64_t np;
+    uint8_t *buf;
+    if ((rc = page_alloc(t, 1, &np, &buf))) return rc;
+    memcpy(buf, src, t->psize);
+    PHW(buf)->pgno = np;
+    if ((rc = page_free(t, *pgno, 1))) return rc;
+    *pgno = np;
+    *page = buf;
+    return CS_OK;
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+    const dirty_entry *x = a, *y = b;
+    return (x->pgno > y->pgno) - (x->pgno < y->pgno);
+}
+
+#define STAGE_BYTES (1u << 20)
+
+int pager_write_dirty(cs_txn *t)
+{
+    cs_env *env = t->env;
+    size_t n = 0;
+    dirty_entry *list = malloc((t->dirty_n + 1) * sizeof *list);
+    if (!env->stage) env->stage = malloc(STAGE_BYTES);
+    uint8_t *stage = env->stage;
+    int rc = CS_OK;
+    if (!list || !stage) {
+        rc = cs_fail(CS_ENOMEM, "commit buffers");
+        goto out;
+    }
+    for (size_t i = 0; i < t->dirty_cap; i++)
+        if (t->dirty[i].pgno) list[n++] = t->dirty[i];
+    qsort(list, n, sizeof *list, entry_cmp);
+    for (size_t i = 0; i < n; i++) {
+        cs_page_hdr *h = PHW(list[i].page);
+        h->txnid = t->txnid;
+        h->checksum = cs_page_checksum(list[i].page, (size_t)list[i].npages * t->psize);
+    }
+    rc = env_grow_file(env, t->next_pgno * t->psize);
+    for (size_t i = 0; rc == CS_OK && i < n;) {
+        size_t bytes = (size_t)list[i].npages * t->psize;
+        uint64_t off = list[i].pgno * t->psize;
+        if (bytes >= STAGE_BYTES) { /* a large run: write it from its buffer */
+            rc = env_io_write(env, list[i].page, bytes, off);
+            i++;
+            continue;
+        }
+        size_t used = 0;
+        uint64_t next = list[i].pgno;
+        while (i < n && list[i].pgno == next && used + (size_t)list[i].npages * t->psize <= STAGE_BYTES) {
+            size_t b = (size_t)list[i].npages * t->psize;
+            memcpy(stage + used, list[i].page, b);
+            used += b;
+            next += list[i].npages;
+            i++;
+        }
+        rc = env_io_write(env, stage, used, off);
+    }
+out:
+    free(list);
+    return rc;
+}

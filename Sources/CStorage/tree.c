@@ -1,0 +1,232 @@
+/*
+ * tree.c — named trees and the key/value calls on them.
+ *
+ * The catalog tree maps a name to its tree descriptor. A transaction loads
+ * a descriptor the first time it uses a handle, works on its own copy, and
+ * writes changed copies back to the catalog at commit (tree_flush_catalog):
+ * so a tree's root moves with no catalog traffic until commit.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+
+int tree_load_desc(cs_txn *t, const uint8_t *name, uint32_t len, cs_tree_desc *d, bool *exists)
+{
+    cs_val v;
+    int rc = bt_get(t, &t->catalog, name, len, &v);
+    *exists = false;
+    if (rc == CS_NOTFOUND) return CS_OK;
+    if (rc) return rc;
+    if (v.size != sizeof *d) return cs_fail(CS_ECORRUPT, "catalog entry '%.*s' has %zu bytes", (int)len, name, v.size);
+    memcpy(d, v.data, sizeof *d);
+    uint64_t limit = t->rdonly ? t->meta.next_pgno : t->next_pgno;
+    if (d->root >= limit || d->depth > CS_MAX_DEPTH || (d->root == 0) != (d->depth == 0))
+        return cs_fail(CS_ECORRUPT, "catalog entry '%.*s' is invalid", (int)len, name);
+    *exists = true;
+    return CS_OK;
+}
+
+int txn_tree_get(cs_txn *t, cs_tree tree, bool for_write, cs_tree_desc **out)
+{
+    if (tree >= t->ntrees) {
+        const char *nm;
+        uint32_t nl;
+        if (env_tree_name(t->env, tree, &nm, &nl)) return cs_fail(CS_EINVAL, "unknown tree handle %u", tree);
+        uint32_t n = tree + 8;
+        txn_tree *tt = realloc(t->trees, n * sizeof *tt);
+        if (!tt) return cs_fail(CS_ENOMEM, "tree table");
+        memset(tt + t->ntrees, 0, (n - t->ntrees) * sizeof *tt);
+        t->trees = tt;
+        t->ntrees = n;
+    }
+    txn_tree *tt = &t->trees[tree];
+    if (!tt->known) {
+        const char *nm;
+        uint32_t nl;
+        if (env_tree_name(t->env, tree, &nm, &nl)) return cs_fail(CS_EINVAL, "unknown tree handle %u", tree);
+        bool exists;
+        int rc = tree_load_desc(t, (const uint8_t *)nm, nl, &tt->desc, &exists);
+        if (rc) return rc;
+        tt->known = 1;
+        tt->exists = tt->in_catalog = exists;
+        tt->orig = tt->desc;
+    }
+    if (!tt->exists) return CS_NOTFOUND;
+    if (for_write) tt->dirty = 1;
+    *out = &tt->desc;
+    return CS_OK;
+}
+
+int tree_flush_catalog(cs_txn *t)
+{
+    for (uint32_t i = 0; i < t->ntrees; i++) {
+        txn_tree *tt = &t->trees[i];
+        if (!tt->dirty) continue;
+        const char *nm;
+        uint32_t nl;
+        if (env_tree_name(t->env, i, &nm, &nl)) return cs_fail(CS_EINVAL, "tree handle %u vanished", i);
+        int rc = CS_OK;
+        if (tt->exists) {
+            if (!tt->in_catalog || memcmp(&tt->desc, &tt->orig, sizeof tt->desc))
+                rc = bt_put(t, &t->catalog, (const uint8_t *)nm, nl, &tt->desc, sizeof tt->desc, 0);
+        } else if (tt->in_catalog) {
+            rc = bt_del(t, &t->catalog, (const uint8_t *)nm, nl);
+        }
+        if (rc) return rc;
+        tt->dirty = 0;
+        tt->in_catalog = tt->exists;
+        tt->orig = tt->desc;
+    }
+    return CS_OK;
+}
+
+int cs_tree_open(cs_txn *txn, const char *name, unsigned flags, cs_tree *out)
+{
+    if (!name || !out || (flags & ~CS_CREATE)) return cs_fail(CS_EINVAL, "cs_tree_open: bad arguments");
+    size_t len = strlen(name);
+    if (len == 0 || len > CS_MAX_TREE_NAME)
+        return cs_fail(CS_EINVAL, "tree name of %zu bytes (allowed: 1..%u)", len, CS_MAX_TREE_NAME);
+    int rc = txn_check(txn, false);
+    if (rc) return rc;
+    cs_env *env = txn->env;
+    cs_tree id = UINT32_MAX;
+    pthread_mutex_lock(&env->mu);
+    for (uint32_t i = 0; i < env->ntrees; i++)
+        if (env->tree_name_lens[i] == len && !memcmp(env->tree_names[i], name, len)) {
+            id = i;
+            break;
+        }
+    if (id == UINT32_MAX) {
+        if (env->ntrees == env->cap_trees) {
+            uint32_t cap = env->cap_trees ? env->cap_trees * 2 : 16;
+            char **nn = realloc(env->tree_names, cap * sizeof *nn);
+            if (nn) env->tree_names = nn;
+            uint32_t *nl = realloc(env->tree_name_lens, cap * sizeof *nl);
+            if (nl) env->tree_name_lens = nl;
+            if (!nn || !nl) {
+                pthread_mutex_unlock(&env->mu);
+                return cs_fail(CS_ENOMEM, "tree names");
+            }
+            env->cap_trees = cap;
+        }
+        char *copy = strdup(name);
+        if (!copy) {
+            pthread_mutex_unlock(&env->mu);
+            return cs_fail(CS_ENOMEM, "tree name");
+        }
+        id = env->ntrees;
+        env->tree_names[id] = copy;
+        env->tree_name_lens[id] = (uint32_t)len;
+        env->ntrees++;
+    }
+    pthread_mutex_unlock(&env->mu);
+    cs_tree_desc *d;
+    rc = txn_tree_get(txn, id, false, &d);
+    if (rc == CS_NOTFOUND && (flags & CS_CREATE)) {
+        if (txn->rdonly) return cs_fail(CS_EREADONLY, "cannot create tree '%s' in a read transaction", name);
+        txn_tree *tt = &txn->trees[id];
+        memset(&tt->desc, 0, sizeof tt->desc);
+        tt->exists = 1;
+        tt->dirty = 1;
+        txn->gen++;
+        rc = CS_OK;
+    }
+    if (rc == CS_OK) *out = id;
+    return rc;
+}
+
+int cs_tree_drop(cs_txn *txn, cs_tree tree)
+{
+    int rc = txn_check(txn, true);
+    cs_tree_desc *d;
+    if (rc || (rc = txn_tree_get(txn, tree, true, &d))) return rc;
+    if ((rc = bt_clear(txn, d))) return txn_note(txn, rc);
+    txn->trees[tree].exists = 0;
+    return CS_OK;
+}
+
+int cs_tree_clear(cs_txn *txn, cs_tree tree)
+{
+    int rc = txn_check(txn, true);
+    cs_tree_desc *d;
+    if (rc || (rc = txn_tree_get(txn, tree, true, &d))) return rc;
+    return txn_note(txn, bt_clear(txn, d));
+}
+
+int cs_tree_get_stat(cs_txn *txn, cs_tree tree, cs_tree_stat *out)
+{
+    int rc = txn_check(txn, false);
+    cs_tree_desc *d;
+    if (!out) return cs_fail(CS_EINVAL, "cs_tree_get_stat: NULL out");
+    if (rc || (rc = txn_tree_get(txn, tree, false, &d))) return rc;
+    *out = (cs_tree_stat){d->entries, d->depth, d->branch_pages, d->leaf_pages, d->overflow_pages};
+    return CS_OK;
+}
+
+int cs_tree_list(cs_txn *txn, cs_tree_list_fn fn, void *ctx)
+{
+    int rc = txn_check(txn, false);
+    if (rc) return rc;
+    if (!fn) return cs_fail(CS_EINVAL, "cs_tree_list: NULL callback");
+    if (!txn->rdonly && (rc = tree_flush_catalog(txn))) return txn_note(txn, rc);
+    bt_path p;
+    rc = bt_edge(txn, &txn->catalog, false, &p);
+    while (rc == CS_OK) {
+        cs_val k;
+        if ((rc = bt_read(txn, &p, &k, NULL))) return rc;
+        int r = fn(ctx, k.data, k.size);
+        if (r) return r;
+        rc = bt_step(txn, &p, true);
+    }
+    return rc == CS_NOTFOUND ? CS_OK : rc;
+}
+
+/* ---- key/value calls ---- */
+
+static int key_ok(cs_val key)
+{
+    if (!key.data || key.size == 0 || key.size > CS_MAX_KEY)
+        return cs_fail(CS_EKEYSIZE, "key of %zu bytes (allowed: 1..%u)", key.size, CS_MAX_KEY);
+    return CS_OK;
+}
+
+int cs_get(cs_txn *txn, cs_tree tree, cs_val key, cs_val *val)
+{
+    int rc = txn_check(txn, false);
+    cs_tree_desc *d;
+    if (rc) return rc;
+    if (!val) return cs_fail(CS_EINVAL, "cs_get: NULL val");
+    if ((rc = key_ok(key)) || (rc = txn_tree_get(txn, tree, false, &d))) return rc;
+    return bt_get(txn, d, key.data, (uint32_t)key.size, val);
+}
+
+int cs_put(cs_txn *txn, cs_tree tree, cs_val key, cs_val val, unsigned flags)
+{
+    int rc = txn_check(txn, true);
+    cs_tree_desc *d;
+    if (rc) return rc;
+    if (flags & ~CS_NOOVERWRITE) return cs_fail(CS_EINVAL, "cs_put: unknown flags %#x", flags);
+    if (!val.data && val.size) return cs_fail(CS_EINVAL, "cs_put: NULL value data");
+    if ((rc = key_ok(key)) || (rc = txn_tree_get(txn, tree, true, &d))) return rc;
+    return txn_note(txn, bt_put(txn, d, key.data, (uint32_t)key.size, val.data, val.size, flags));
+}
+
+int cs_del(cs_txn *txn, cs_tree tree, cs_val key)
+{
+    int rc = txn_check(txn, true);
+    cs_tree_desc *d;
+    if (rc) return rc;
+    if ((rc = key_ok(key)) || (rc = txn_tree_get(txn, tree, true, &d))) return rc;
+    return txn_note(txn, bt_del(txn, d, key.data, (uint32_t)key.size));
+}
+
+int cs_count(cs_txn *txn, cs_tree tree, uint64_t *out)
+{
+    int rc = txn_check(txn, false);
+    cs_tree_desc *d;
+    if (rc) return rc;
+    if (!out) return cs_fail(CS_EINVAL, "cs_count: NULL out");
+    if ((rc = txn_tree_get(txn, tree, false, &d))) return rc;
+    *out = d->entries;
+    return CS_OK;
+}

@@ -1,0 +1,326 @@
+/*
+ * txn.c — transactions and the two-phase commit.
+ *
+ * Read: take a reader slot, publish the snapshot id in it, then confirm the
+ * snapshot is still the newest (a writer that scanned the slots before our
+ * store cannot have freed anything of it: see free_limit). No lock taken.
+ *
+ * Write: take the writer mutex; pages are copied on write (pager.c). Commit
+ *   1. write the changed tree descriptors into the catalog,
+ *   2. write the new free list (freelist.c),
+ *   3. write all dirty pages, flush           (phase one: data)
+ *   4. write meta page txnid % 2, flush       (phase two: the commit point)
+ *   5. publish the meta in the lock file for readers.
+ * A crash before 4 completes leaves the previous meta, whose pages nothing
+ * has overwritten; see docs/FORMAT.md for the full argument.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+int txn_check(cs_txn *t, bool need_write)
+{
+    if (!t) return cs_fail(CS_EINVAL, "NULL transaction");
+    if (t->state == TXN_RESET) return cs_fail(CS_EBADTXN, "transaction is reset: renew it first");
+    if (t->state == TXN_FAILED) return cs_fail(CS_EBADTXN, "transaction failed earlier (%s): abort it", cs_strerror(t->err));
+    if (need_write && t->rdonly) return cs_fail(CS_EREADONLY, "write in a read-only transaction");
+    return CS_OK;
+}
+
+int txn_note(cs_txn *t, int rc)
+{
+    switch (rc) {
+    case CS_OK: case CS_NOTFOUND: case CS_EXISTS: case CS_EKEYSIZE: case CS_EVALSIZE: case CS_EINVAL:
+        return rc;
+    default:
+        if (!t->rdonly) {
+            t->err = rc;
+            t->state = TXN_FAILED;
+        }
+        return rc;
+    }
+}
+
+static int take_snapshot(cs_txn *t)
+{
+    cs_env *env = t->env;
+    cs_meta m;
+    for (;;) {
+        lock_read_meta(&env->lock, &m);
+        atomic_store(&t->slot->txnid, m.txnid);
+        atomic_thread_fence(memory_order_seq_cst);
+        cs_meta again;
+        lock_read_meta(&env->lock, &again);
+        if (again.txnid == m.txnid) break;
+    }
+    int rc = env_map_for(env, m.next_pgno, &t->map, &t->map_pages);
+    if (rc) {
+        atomic_store(&t->slot->txnid, 0);
+        return rc;
+    }
+    t->meta = m;
+    t->txnid = m.txnid;
+    t->catalog = m.catalog;
+    for (uint32_t i = 0; i < t->ntrees; i++) t->trees[i].known = 0;
+    t->state = TXN_ACTIVE;
+    return CS_OK;
+}
+
+/* Groups freed by commits <= this are reusable: no reader's snapshot is
+ * older than them, and the previous commit's snapshot (the fallback meta)
+ * stays whole, which the NO_META_SYNC mode relies on. */
+static uint64_t free_limit(cs_env *env, uint64_t latest)
+{
+    uint64_t oldest = lock_oldest_reader(&env->lock, latest, NULL);
+    uint64_t limit = latest - 1;
+    if (oldest && oldest < limit) limit = oldest;
+    return limit;
+}
+
+/* The writer after a dead one: adopt a meta it wrote but did not publish. */
+static int resync_after_dead_writer(cs_env *env)
+{
+    uint8_t *buf = malloc(2 * (size_t)env->psize);
+    if (!buf) return cs_fail(CS_ENOMEM, "meta buffer");
+    ssize_t n = pread(env->fd, buf, 2 * (size_t)env->psize, 0);
+    cs_meta fm, lm;
+    int rc = n < 2 * (ssize_t)env->psize ? cs_fail(CS_EIO, "cannot read meta pages")
+                                         : meta_choose(buf, buf + env->psize, (size_t)n, &fm);
+    free(buf);
+    if (rc) return rc;
+    lock_read_meta(&env->lock, &lm);
+    if (fm.txnid > lm.txnid) lock_publish_meta(&env->lock, &fm);
+    env->fl_txnid = 0;
+    return CS_OK;
+}
+
+static int begin_write(cs_txn *t, bool try_only)
+{
+    cs_env *env = t->env;
+    bool died;
+    int rc = lock_writer_acquire(&env->lock, try_only, &died);
+    if (rc) return rc;
+    if (died && (rc = resync_after_dead_writer(env))) goto fail;
+    if (atomic_load(&env->panic)) {
+        rc = cs_fail(CS_EPANIC, "an earlier flush failed: close and reopen the database");
+        goto fail;
+    }
+    lock_read_meta(&env->lock, &t->meta);
+    t->txnid = t->meta.txnid + 1;
+    t->next_pgno = t->meta.next_pgno;
+    t->catalog = t->meta.catalog;
+    if ((rc = env_map_for(env, t->meta.next_pgno, &t->map, &t->map_pages))) goto fail;
+    t->scratch = malloc(3 * (size_t)t->psize);
+    t->refs = malloc((2 * (size_t)t->psize / 8 + 4) * sizeof *t->refs);
+    if (!t->scratch || !t->refs) {
+        rc = cs_fail(CS_ENOMEM, "write transaction buffers");
+        goto fail;
+    }
+    atomic_thread_fence(memory_order_seq_cst);
+    uint64_t limit = free_limit(env, t->meta.txnid);
+    if (env->fl_txnid != t->meta.txnid) {
+        freelist_free(&env->fl);
+        env->fl_txnid = 0;
+        if (t->meta.fl_pgno) {
+            const uint8_t *run;
+            t->rdonly = true; /* read the committed run through the map */
+            rc = page_get_run(t, t->meta.fl_pgno, t->meta.fl_npages, &run);
+            t->rdonly = false;
+            if (rc || (rc = freelist_load(run, t->meta.fl_npages, t->psize, t->meta.next_pgno, &env->fl))) goto fail;
+        }
+    }
+    t->fl = env->fl; /* the txn owns the list until commit or abort */
+    memset(&env->fl, 0, sizeof env->fl);
+    env->fl_txnid = 0;
+    if ((rc = freelist_release(&t->fl, limit))) goto fail;
+    t->pool = t->fl.free;
+    memset(&t->fl.free, 0, sizeof t->fl.free);
+    return CS_OK;
+fail:
+    lock_writer_release(&env->lock);
+    return rc;
+}
+
+int cs_txn_begin(cs_env *env, unsigned flags, cs_txn **out)
+{
+    if (!env || !out || (flags & ~(CS_TXN_RDONLY | CS_TXN_TRY))) return cs_fail(CS_EINVAL, "cs_txn_begin: bad arguments");
+    bool rdonly = flags & CS_TXN_RDONLY;
+    if (!rdonly && (env->flags & CS_ENV_RDONLY)) return cs_fail(CS_EREADONLY, "database was opened read-only");
+    cs_txn *t = calloc(1, sizeof *t);
+    if (!t) return cs_fail(CS_ENOMEM, "transaction");
+    t->env = env;
+    t->psize = env->psize;
+    t->rdonly = rdonly;
+    int rc;
+    if (rdonly) {
+        rc = lock_slot_acquire(&env->lock, &env->slot_hint, &t->slot);
+        if (rc == CS_OK && (rc = take_snapshot(t))) lock_slot_release(t->slot);
+    } else {
+        rc = begin_write(t, flags & CS_TXN_TRY);
+    }
+    if (rc) {
+        free(t->scratch);
+        free(t->refs);
+        freelist_free(&t->fl);
+        extvec_free(&t->pool);
+        free(t);
+        return rc;
+    }
+    atomic_fetch_add(&env->live_txns, 1);
+    *out = t;
+    return CS_OK;
+}
+
+static void txn_free(cs_txn *t)
+{
+    cursor_close_all(t);
+    if (t->rdonly) {
+        lock_slot_release(t->slot);
+    } else {
+        dirty_release_all(t);
+        extvec_free(&t->pool);
+        extvec_free(&t->reuse);
+        extvec_free(&t->freed);
+        freelist_free(&t->fl);
+        free(t->scratch);
+        free(t->refs);
+        lock_writer_release(&t->env->lock);
+    }
+    atomic_fetch_sub(&t->env->live_txns, 1);
+    free(t->trees);
+    free(t);
+}
+
+int cs_txn_abort(cs_txn *t)
+{
+    if (!t) return cs_fail(CS_EINVAL, "NULL transaction");
+    txn_free(t); /* a writer's env->fl stays invalid: reloaded next time */
+    return CS_OK;
+}
+
+int cs_txn_reset(cs_txn *t)
+{
+    if (!t || !t->rdonly) return cs_fail(CS_EINVAL, "cs_txn_reset: only read transactions");
+    cursor_unset_all(t);
+    atomic_store(&t->slot->txnid, 0);
+    t->state = TXN_RESET;
+    return CS_OK;
+}
+
+int cs_txn_renew(cs_txn *t)
+{
+    if (!t || !t->rdonly) return cs_fail(CS_EINVAL, "cs_txn_renew: only read transactions");
+    cursor_unset_all(t);
+    return take_snapshot(t);
+}
+
+uint64_t cs_txn_id(const cs_txn *t) { return t ? t->txnid : 0; }
+int cs_txn_is_readonly(const cs_txn *t) { return t ? t->rdonly : 0; }
+
+int txn_commit_freelist(cs_txn *t, cs_meta *m)
+{
+    cs_freelist nf = {0};
+    nf.groups = t->fl.groups;
+    nf.ngroups = t->fl.ngroups;
+    nf.cap = t->fl.cap;
+    memset(&t->fl, 0, sizeof t->fl);
+    /* This commit's group: what it freed, plus the old free-list run. */
+    int rc = CS_OK;
+    if (t->meta.fl_pgno) rc = extvec_push(&t->freed, t->meta.fl_pgno, t->meta.fl_npages);
+    if (rc == CS_OK && t->freed.n) {
+        extvec_normalize(&t->freed);
+        rc = freelist_add_group(&nf, t->txnid, &t->freed);
+    }
+    /* What is still free: the unused pool plus pages born and freed here. */
+    cs_extvec pool = {0};
+    for (size_t i = t->pool_head; rc == CS_OK && i < t->pool.n; i++)
+        rc = extvec_push(&pool, t->pool.v[i].start, t->pool.v[i].len);
+    if (rc == CS_OK) rc = extvec_append(&pool, &t->reuse);
+    if (rc) goto out;
+    extvec_normalize(&pool);
+    extvec_free(&t->pool);
+    t->pool = pool;
+    t->pool_head = 0;
+    t->reuse.n = 0;
+    m->fl_pgno = m->fl_npages = 0;
+    if (nf.ngroups || t->pool.n) {
+        /* Allocating the run takes from the front of an extent, which never
+         * adds extents: the size computed first is an upper bound. */
+        size_t bytes = PAGE_HDR + freelist_serial_size(&nf, t->pool.n + 1);
+        uint32_t np = (uint32_t)((bytes + t->psize - 1) / t->psize);
+        uint64_t pgno;
+        uint8_t *run;
+        if ((rc = page_alloc(t, np, &pgno, &run))) goto out;
+        PHW(run)->type = PT_FREELIST;
+        for (size_t i = t->pool_head; i < t->pool.n; i++)
+            if ((rc = extvec_push(&nf.free, t->pool.v[i].start, t->pool.v[i].len))) goto out;
+        memset(run + PAGE_HDR, 0, (size_t)np * t->psize - PAGE_HDR);
+        freelist_serialize(&nf, run + PAGE_HDR);
+        m->fl_pgno = pgno;
+        m->fl_npages = np;
+    }
+out:
+    if (rc == CS_OK) {
+        freelist_free(&t->env->fl);
+        t->env->fl = nf; /* becomes the cache once the commit succeeds */
+        t->env->fl_txnid = 0;
+    } else {
+        freelist_free(&nf);
+    }
+    return rc;
+}
+
+static void hook(cs_txn *t, cs_commit_stage s)
+{
+    if (t->env->commit_hook) t->env->commit_hook(t->env->commit_hook_ctx, s, t->txnid);
+}
+
+int cs_txn_commit(cs_txn *t)
+{
+    if (!t) return cs_fail(CS_EINVAL, "NULL transaction");
+    if (t->rdonly) {
+        txn_free(t);
+        return CS_OK;
+    }
+    cs_env *env = t->env;
+    if (t->state == TXN_FAILED) {
+        int err = t->err;
+        txn_free(t);
+        return cs_fail(err, "commit of a failed transaction: nothing was written");
+    }
+    cursor_close_all(t);
+    cs_meta m = t->meta;
+    int rc = tree_flush_catalog(t);
+    if (rc == CS_OK) rc = txn_commit_freelist(t, &m);
+    if (rc == CS_OK) rc = pager_write_dirty(t);
+    if (rc) goto fail;
+    hook(t, CS_STAGE_DATA_WRITTEN);
+    if (env->durability != CS_DURABLE_NO_SYNC && (rc = env_io_sync(env))) goto panic;
+    hook(t, CS_STAGE_DATA_SYNCED);
+    m.txnid = t->txnid;
+    m.next_pgno = t->next_pgno;
+    m.catalog = t->catalog;
+    m.hdr.pgno = t->txnid & 1;
+    m.hdr.txnid = t->txnid;
+    meta_seal(&m);
+    uint8_t page[CS_META_BYTES];
+    memset(page, 0, sizeof page);
+    memcpy(page, &m, sizeof m);
+    if ((rc = env_io_write(env, page, CS_META_BYTES, (t->txnid & 1) * (uint64_t)t->psize))) goto fail;
+    hook(t, CS_STAGE_META_WRITTEN);
+    if (env->durability == CS_DURABLE_FULL && (rc = env_io_sync(env))) goto panic;
+    lock_publish_meta(&env->lock, &m);
+    env->fl_txnid = m.txnid; /* env->fl now matches the published meta */
+    hook(t, CS_STAGE_DONE);
+    txn_free(t);
+    return CS_OK;
+panic:
+    /* After a failed flush the kernel may have dropped our pages: the
+     * durable state is unknown until the file is reopened. */
+    atomic_store(&env->panic, 1);
+fail:
+    env->fl_txnid = 0;
+    txn_free(t);
+    return rc;
+}

@@ -1,0 +1,63 @@
+/* vec.c — growable vectors of page extents (free space bookkeeping). */
+#include "internal.h"
+
+#include <stdlib.h>
+
+int extvec_push(cs_extvec *ev, uint64_t start, uint64_t len)
+{
+    if (ev->n == ev->cap) {
+        size_t cap = ev->cap ? ev->cap * 2 : 16;
+        cs_extent *v = realloc(ev->v, cap * sizeof *v);
+        if (!v) return cs_fail(CS_ENOMEM, "extent vector of %zu entries", cap);
+        ev->v = v;
+        ev->cap = cap;
+    }
+    ev->v[ev->n++] = (cs_extent){start, len};
+    return CS_OK;
+}
+
+int extvec_append(cs_extvec *dst, const cs_extvec *src)
+{
+    for (size_t i = 0; i < src->n; i++) {
+        int rc = extvec_push(dst, src->v[i].start, src->v[i].len);
+        if (rc) return rc;
+    }
+    return CS_OK;
+}
+
+static int ext_cmp(const void *a, const void *b)
+{
+    const cs_extent *x = a, *y = b;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+void extvec_normalize(cs_extvec *ev)
+{
+    if (ev->n < 2) return;
+    qsort(ev->v, ev->n, sizeof *ev->v, ext_cmp);
+    size_t w = 0;
+    for (size_t i = 1; i < ev->n; i++) {
+        cs_extent *last = &ev->v[w];
+        if (last->start + last->len >= ev->v[i].start) {
+            uint64_t end = ev->v[i].start + ev->v[i].len;
+            if (end > last->start + last->len) last->len = end - last->start;
+        } else {
+            ev->v[++w] = ev->v[i];
+        }
+    }
+    ev->n = w + 1;
+}
+
+uint64_t extvec_pages(const cs_extvec *ev)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < ev->n; i++) n += ev->v[i].len;
+    return n;
+}
+
+void extvec_free(cs_extvec *ev)
+{
+    free(ev->v);
+    ev->v = NULL;
+    ev->n = ev->cap = 0;
+}
