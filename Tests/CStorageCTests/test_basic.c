@@ -131,7 +131,7 @@ static void test_value_sizes(void) {
         CHECK_VAL(v, buf, sizes[i]);
     }
     struct cs_tree_stat st;
-    CHECK_OK(cs_tree_stat(t, tr, &st));
+    CHECK_OK(cs_tree_get_stat(t, tr, &st));
     CHECK_EQ(st.entries, NS);
     CHECK(st.overflow_pages >= (64u << 20) / 4096);
     REQUIRE_OK(cs_txn_commit(t));
@@ -205,7 +205,7 @@ static void test_count(void) {
     CHECK_OK(cs_count(t, tr, &n));
     CHECK_EQ(n, 10000);
     struct cs_tree_stat st;
-    CHECK_OK(cs_tree_stat(t, tr, &st));
+    CHECK_OK(cs_tree_get_stat(t, tr, &st));
     CHECK_EQ(st.entries, 10000);
     CHECK(st.depth >= 2);
     CHECK(st.leaf_pages > 1);
@@ -235,7 +235,7 @@ static void test_bad_args(void) {
     CHECK_RC(cs_env_open(p.s, &o, &env), CS_EINVAL);
     CHECK_RC(cs_env_close(NULL), CS_EINVAL);
     CHECK_RC(cs_env_sync(NULL), CS_EINVAL);
-    CHECK_RC(cs_env_info(NULL, NULL), CS_EINVAL);
+    CHECK_RC(cs_env_get_info(NULL, NULL), CS_EINVAL);
 
     env = open_db(p.s);
     struct cs_env_info info;
@@ -243,7 +243,7 @@ static void test_bad_args(void) {
     cs_tree tr;
     cs_val v;
     cs_cursor *c;
-    CHECK_RC(cs_env_info(env, NULL), CS_EINVAL);
+    CHECK_RC(cs_env_get_info(env, NULL), CS_EINVAL);
     CHECK_RC(cs_txn_begin(NULL, 0, &t), CS_EINVAL);
     CHECK_RC(cs_txn_begin(env, 0, NULL), CS_EINVAL);
     CHECK_RC(cs_txn_begin(env, 0x80, &t), CS_EINVAL);
@@ -271,7 +271,7 @@ static void test_bad_args(void) {
     CHECK_RC(cs_del(NULL, tr, VS("a")), CS_EINVAL);
     CHECK_RC(cs_count(t, tr, NULL), CS_EINVAL);
     CHECK_RC(cs_count(NULL, tr, &(uint64_t){0}), CS_EINVAL);
-    CHECK_RC(cs_tree_stat(t, tr, NULL), CS_EINVAL);
+    CHECK_RC(cs_tree_get_stat(t, tr, NULL), CS_EINVAL);
     CHECK_RC(cs_cursor_open(NULL, tr, &c), CS_EINVAL);
     CHECK_RC(cs_cursor_open(t, tr, NULL), CS_EINVAL);
     CHECK_RC(cs_cursor_close(NULL), CS_EINVAL);
@@ -286,7 +286,7 @@ static void test_bad_args(void) {
     /* closing with a live txn is refused and closes nothing */
     CHECK_RC(cs_env_close(env), CS_EINVAL);
     CHECK_OK(cs_txn_commit(t));
-    CHECK_OK(cs_env_info(env, &info));
+    CHECK_OK(cs_env_get_info(env, &info));
     CHECK_OK(cs_env_close(env));
 }
 
@@ -296,7 +296,7 @@ static void test_txn_ids(void) {
     struct cs_env_info info;
     cs_txn *t;
     cs_tree tr;
-    REQUIRE_OK(cs_env_info(env, &info));
+    REQUIRE_OK(cs_env_get_info(env, &info));
     CHECK_EQ(info.page_size, CS_DEFAULT_PAGE_SIZE);
     uint64_t base = info.last_txnid;
     for (int i = 1; i <= 5; i++) {
@@ -311,7 +311,7 @@ static void test_txn_ids(void) {
     }
     REQUIRE_OK(cs_txn_begin(env, 0, &t)); /* aborted: the id is not used up */
     CHECK_OK(cs_txn_abort(t));
-    CHECK_OK(cs_env_info(env, &info));
+    CHECK_OK(cs_env_get_info(env, &info));
     CHECK_EQ(info.last_txnid, base + 5);
     CHECK(info.file_size >= info.next_pgno * info.page_size);
     CHECK_EQ(info.readers_used, 0);
@@ -343,7 +343,7 @@ static void test_page_sizes(void) {
         CHECK_OK(cs_env_close(env));
         REQUIRE_OK(test_open(p.s, 0, &env)); /* page size comes from the file */
         struct cs_env_info info;
-        CHECK_OK(cs_env_info(env, &info));
+        CHECK_OK(cs_env_get_info(env, &info));
         CHECK_EQ(info.page_size, ps);
         cs_check_report rep;
         CHECK_OK(cs_check(env, &rep));

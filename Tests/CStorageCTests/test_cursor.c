@@ -98,7 +98,7 @@ static void fill_big(void) {
         CHECK_OK(cs_put(t, g_big, V(kb, mkkey(kb, 2 * i)), V(vb, mkval(vb, i)), 0));
     }
     struct cs_tree_stat st;
-    CHECK_OK(cs_tree_stat(t, g_big, &st));
+    CHECK_OK(cs_tree_get_stat(t, g_big, &st));
     CHECK_EQ(st.entries, BIG);
     CHECK(st.depth > 3);
     printf("big tree: depth %u, %llu branch, %llu leaf pages\n", st.depth,

@@ -10,7 +10,7 @@ enum { KEYS = 1000, VSIZE = 100 };
 static struct cs_env_info info(cs_env *env) {
     struct cs_env_info i;
     memset(&i, 0, sizeof i);
-    CHECK_OK(cs_env_info(env, &i));
+    CHECK_OK(cs_env_get_info(env, &i));
     return i;
 }
 

@@ -138,12 +138,12 @@ static void test_killed_reader(void) {
     uint64_t snap = 0;
     REQUIRE(read(g_pipe[0], &snap, sizeof snap) == sizeof snap);
     struct cs_env_info info, before;
-    CHECK_OK(cs_env_info(env, &info));
+    CHECK_OK(cs_env_get_info(env, &info));
     CHECK_EQ(info.readers_used, 1);
     CHECK_EQ(info.oldest_reader, snap);
     /* the pinned snapshot keeps freed pages pending: the file grows */
     for (int i = 0; i < 40; i++) churn(env, tr, 1000, 100, 10u + (uint64_t)i);
-    CHECK_OK(cs_env_info(env, &before));
+    CHECK_OK(cs_env_get_info(env, &before));
     CHECK(before.pending_pages > 0);
     CHECK_EQ(before.oldest_reader, snap);
     kill_reap(pid);
@@ -154,15 +154,15 @@ static void test_killed_reader(void) {
     CHECK_EQ(cleared, 1);
     CHECK_OK(cs_reader_check(env, &cleared));
     CHECK_EQ(cleared, 0);
-    CHECK_OK(cs_env_info(env, &info));
+    CHECK_OK(cs_env_get_info(env, &info));
     CHECK_EQ(info.readers_used, 0);
     CHECK_EQ(info.oldest_reader, 0);
     /* space is reused again: after a warm-up the file stops growing */
     for (int i = 0; i < 10; i++) churn(env, tr, 1000, 100, 100u + (uint64_t)i);
     struct cs_env_info warm;
-    CHECK_OK(cs_env_info(env, &warm));
+    CHECK_OK(cs_env_get_info(env, &warm));
     for (int i = 0; i < 100; i++) churn(env, tr, 1000, 100, 200u + (uint64_t)i);
-    CHECK_OK(cs_env_info(env, &info));
+    CHECK_OK(cs_env_get_info(env, &info));
     printf("killed reader: pinned next_pgno %llu, warm %llu, end %llu\n",
            (unsigned long long)before.next_pgno, (unsigned long long)warm.next_pgno,
            (unsigned long long)info.next_pgno);

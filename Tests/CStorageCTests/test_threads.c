@@ -78,7 +78,7 @@ int main(void) {
     atomic_store(&g_done, 1);
     for (int i = 0; i < READERS; i++) pthread_join(th[i], NULL);
     struct cs_env_info info;
-    CHECK_OK(cs_env_info(g_env, &info));
+    CHECK_OK(cs_env_get_info(g_env, &info));
     printf("%d gens in %.1fs, %ld reader txns (%ld spanning a commit), file %llu MiB\n", GENS,
            test_now() - t0, atomic_load(&g_txns), atomic_load(&g_spanning),
            (unsigned long long)(info.file_size >> 20));

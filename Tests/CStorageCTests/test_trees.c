@@ -64,12 +64,12 @@ static void test_lifecycle(void) {
     CHECK_RC(cs_tree_list(t, list_cb, l), 77);
     CHECK_EQ(l->n, 2);
     struct cs_tree_stat st;
-    CHECK_OK(cs_tree_stat(t, b, &st));
+    CHECK_OK(cs_tree_get_stat(t, b, &st));
     CHECK_EQ(st.entries, 2000);
     CHECK(st.depth >= 2);
     CHECK(st.leaf_pages >= 2 && st.branch_pages >= 1);
     CHECK_EQ(st.overflow_pages, 0);
-    CHECK_OK(cs_tree_stat(t, c, &st));
+    CHECK_OK(cs_tree_get_stat(t, c, &st));
     CHECK_EQ(st.entries, 10);
     CHECK_EQ(st.depth, 1);
     CHECK_EQ(st.leaf_pages, 1);
@@ -227,7 +227,7 @@ static void test_drop_reuses(int use_clear) {
         REQUIRE_OK(cs_txn_begin(env, 0, &t));
         CHECK_OK(use_clear ? cs_tree_clear(t, tr) : cs_tree_drop(t, tr));
         REQUIRE_OK(cs_txn_commit(t));
-        CHECK_OK(cs_env_info(env, &info));
+        CHECK_OK(cs_env_get_info(env, &info));
         if (round == 3) { warm_pages = info.next_pgno; warm_size = info.file_size; }
     }
     printf("%s: warm %llu pages / %llu bytes, end %llu pages / %llu bytes\n",

@@ -113,11 +113,11 @@ static void test_isolation(void) {
     for (int i = 0; i < 16; i++) check_get(rs[i], "k", "49");
     REQUIRE_OK(cs_txn_commit(w));
     struct cs_env_info info;
-    CHECK_OK(cs_env_info(g_env, &info));
+    CHECK_OK(cs_env_get_info(g_env, &info));
     CHECK_EQ(info.readers_used, 16);
     CHECK_EQ(info.oldest_reader, cs_txn_id(rs[0]));
     for (int i = 0; i < 16; i++) CHECK_OK(cs_txn_abort(rs[i]));
-    CHECK_OK(cs_env_info(g_env, &info));
+    CHECK_OK(cs_env_get_info(g_env, &info));
     CHECK_EQ(info.readers_used, 0);
 }
 
@@ -213,7 +213,7 @@ static void test_reader_limit(void) {
     for (int i = 0; i < 4; i++) REQUIRE_OK(cs_txn_begin(env, CS_TXN_RDONLY, &r[i]));
     CHECK_RC(cs_txn_begin(env, CS_TXN_RDONLY, &r[4]), CS_EREADERS);
     struct cs_env_info info;
-    CHECK_OK(cs_env_info(env, &info));
+    CHECK_OK(cs_env_get_info(env, &info));
     CHECK_EQ(info.max_readers, 4);
     CHECK_EQ(info.readers_used, 4);
     CHECK_OK(cs_txn_abort(r[2]));
