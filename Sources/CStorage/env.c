@@ -362,7 +362,7 @@ int cs_env_get_info(cs_env *env, cs_env_info *out)
     out->next_pgno = t->meta.next_pgno;
     out->max_readers = env->lock.max_readers;
     struct stat st;
-    out->file_size = fstat(env->fd, &st) == 0 ? (uint64_t)st.st_size : env->file_size;
+    out->file_size = fstat(env->fd, &st) == 0 ? (uint64_t)st.st_size : 0;
     if (t->meta.fl_pgno) {
         const uint8_t *run;
         cs_freelist fl;

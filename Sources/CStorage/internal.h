@@ -86,7 +86,7 @@ void lock_read_meta(const cs_lock *lk, cs_meta *out);
 /* Writer mutex. *owner_died = the previous owner died holding it. */
 int lock_writer_acquire(cs_lock *lk, bool try_only, bool *owner_died);
 void lock_writer_release(cs_lock *lk);
-int lock_slot_acquire(cs_lock *lk, uint32_t *hint, cs_reader_slot **out);
+int lock_slot_acquire(cs_lock *lk, _Atomic uint32_t *hint, cs_reader_slot **out);
 void lock_slot_release(cs_reader_slot *slot);
 /* Oldest snapshot held by a reader (0 = none); clears dead processes'
  * slots that pin snapshots older than `latest`. */
@@ -135,7 +135,7 @@ struct cs_env {
     size_t npool, cap_pool;
     uint8_t *stage;             /* writer's coalescing buffer (commit)      */
     _Atomic int live_txns;
-    uint32_t slot_hint;
+    _Atomic uint32_t slot_hint;  /* where to look for a free reader slot */
     _Atomic int panic;          /* a flush failed: writes refused           */
 
     cs_lock lock;

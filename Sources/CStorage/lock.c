@@ -189,11 +189,11 @@ int lock_writer_acquire(cs_lock *lk, bool try_only, bool *owner_died)
 
 void lock_writer_release(cs_lock *lk) { pthread_mutex_unlock(&lk->hdr->writer); }
 
-int lock_slot_acquire(cs_lock *lk, uint32_t *hint, cs_reader_slot **out)
+int lock_slot_acquire(cs_lock *lk, _Atomic uint32_t *hint, cs_reader_slot **out)
 {
     uint32_t pid = (uint32_t)getpid();
     for (int pass = 0; pass < 2; pass++) {
-        uint32_t n = lk->max_readers, start = *hint % n;
+        uint32_t n = lk->max_readers, start = atomic_load_explicit(hint, memory_order_relaxed) % n;
         for (uint32_t k = 0; k < n; k++) {
             uint32_t i = (start + k) % n;
             cs_reader_slot *s = &lk->slots[i];
@@ -202,7 +202,7 @@ int lock_slot_acquire(cs_lock *lk, uint32_t *hint, cs_reader_slot **out)
                 atomic_compare_exchange_strong(&s->pid, &expect, pid)) {
                 uint32_t hwm = atomic_load(&lk->hdr->slots_hwm);
                 while (hwm < i + 1 && !atomic_compare_exchange_weak(&lk->hdr->slots_hwm, &hwm, i + 1)) {}
-                *hint = i + 1;
+                atomic_store_explicit(hint, i + 1, memory_order_relaxed);
                 *out = s;
                 return CS_OK;
             }
