@@ -20,6 +20,14 @@ static uint32_t crc32c(const uint8_t *p, size_t n) {
     }
     return ~c;
 }
+/* Meta checksum: the first 512 bytes with the checksum field read as 0
+ * (the engine's reading of format.h's "bytes 4..511 ... taken as 0"). */
+static uint32_t meta_crc(const uint8_t *p) {
+    uint8_t tmp[CS_META_BYTES];
+    memcpy(tmp, p, sizeof tmp);
+    memset(tmp, 0, 4);
+    return crc32c(tmp, sizeof tmp);
+}
 static uint16_t rd16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
 static uint32_t rd32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 static uint64_t rd64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
@@ -56,7 +64,7 @@ static void walk_tree(walk_t *w, uint64_t pgno, int catalog, int level) {
     for (uint16_t i = 0; i < n; i++) {
         const uint8_t *c = p + rd16(p + PAGE_HDR + 2 * i);
         if (type == PT_BRANCH) {
-            if (!catalog && !w->branch && level > 0) w->branch = pgno;
+            if (!catalog && !w->branch) w->branch = pgno;
             walk_tree(w, rd64(c), catalog, level + 1);
         } else if (type == PT_LEAF) {
             if (!catalog && !w->leaf && level > 0) w->leaf = pgno;
@@ -93,7 +101,7 @@ static int walk_file(const char *path, walk_t *w) {
         const uint8_t *p = w->map + (size_t)i * (CS_DEFAULT_PAGE_SIZE);
         memcpy(&m[i], p, sizeof m[i]);
         ok[i] = m[i].magic == CS_MAGIC && m[i].hdr.type == PT_META &&
-                crc32c(p + 4, CS_META_BYTES - 4) == m[i].hdr.checksum;
+                meta_crc(p) == m[i].hdr.checksum;
     }
     CHECK(ok[0] && ok[1]);
     int newest = ok[1] && (!ok[0] || m[1].txnid > m[0].txnid);
@@ -309,7 +317,7 @@ static void test_foreign(void) {
         uint8_t *m = w.map + (size_t)i * CS_DEFAULT_PAGE_SIZE;
         uint32_t ver = CS_FORMAT_VERSION + 1, crc;
         memcpy(m + 40, &ver, 4);
-        crc = crc32c(m + 4, CS_META_BYTES - 4);
+        crc = meta_crc(m);
         memcpy(m, &crc, 4);
     }
     fd = open(p.s, O_WRONLY);
