@@ -209,7 +209,11 @@ static int read_meta(cs_env *env, uint64_t size, cs_meta *out, bool *fresh)
             magic |= rd64(buf + p + 32) == CS_MAGIC;
             if (meta_valid(buf + p, 0) && rd32(buf + p + 44) == p) ps = p;
         }
+        uint32_t version = 0;
         if (ps) rc = meta_choose(buf, buf + ps, (size_t)n, out);
+        else if ((size_t)n >= CS_META_BYTES && meta_other_version(buf, &version))
+            rc = cs_fail(CS_EFORMAT, "%s uses format version %u; this build reads version %u", env->path, version,
+                         CS_FORMAT_VERSION);
         else if (magic) rc = cs_fail(CS_ECORRUPT, "%s: both meta pages are damaged", env->path);
         else rc = cs_fail(CS_EFORMAT, "%s is not a CStorage database", env->path);
         if (rc == CS_OK && out->next_pgno * (uint64_t)out->page_size > size)
@@ -352,6 +356,19 @@ int cs_env_get_info(cs_env *env, cs_env_info *out)
     memset(out, 0, sizeof *out);
     cs_txn *t;
     int rc = cs_txn_begin(env, CS_TXN_RDONLY, &t);
+    if (rc == CS_EREADERS) {
+        /* No slot to pin a snapshot: report what needs none. */
+        cs_meta m;
+        lock_read_meta(&env->lock, &m);
+        out->page_size = env->psize;
+        out->last_txnid = m.txnid;
+        out->next_pgno = m.next_pgno;
+        out->max_readers = env->lock.max_readers;
+        out->oldest_reader = lock_oldest_reader(&env->lock, m.txnid, &out->readers_used);
+        struct stat st;
+        out->file_size = fstat(env->fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+        return CS_OK;
+    }
     if (rc) return rc;
     /* Our own snapshot must not count as a reader holding space. */
     uint64_t mine = atomic_exchange(&t->slot->txnid, 0);

@@ -96,6 +96,8 @@ uint32_t lock_clear_dead(cs_lock *lk);
 /* ---- meta.c ---- */
 void meta_seal(cs_meta *m);                        /* sets the checksum  */
 bool meta_valid(const uint8_t *page, uint32_t psize_hint);
+/* An intact meta page of another format version (*version set). */
+bool meta_other_version(const uint8_t *page, uint32_t *version);
 /* Pick the newest valid meta of a file's first two pages. Returns CS_OK,
  * CS_EFORMAT (not our file), or CS_ECORRUPT (ours, but no valid meta). */
 int meta_choose(const uint8_t *p0, const uint8_t *p1, size_t avail, cs_meta *out);

@@ -27,7 +27,8 @@ bool meta_valid(const uint8_t *page, uint32_t psize_hint)
     memcpy(&m, page, sizeof m);
     if (m.magic != CS_MAGIC || m.hdr.type != PT_META) return false;
     if (cs_page_checksum(page, CS_META_BYTES) != m.hdr.checksum) return false;
-    if (m.version != CS_FORMAT_VERSION || !is_pow2(m.page_size) || m.page_size < CS_MIN_PAGE_SIZE ||
+    if (m.version != CS_FORMAT_VERSION) return false;
+    if (!is_pow2(m.page_size) || m.page_size < CS_MIN_PAGE_SIZE ||
         m.page_size > CS_MAX_PAGE_SIZE)
         return false;
     if (m.next_pgno < 2 || m.catalog.root >= m.next_pgno || m.catalog.depth > CS_MAX_DEPTH ||
@@ -36,6 +37,16 @@ bool meta_valid(const uint8_t *page, uint32_t psize_hint)
     if (m.fl_pgno && (m.fl_pgno < 2 || m.fl_npages == 0 || m.fl_pgno >= m.next_pgno ||
                       m.fl_npages > m.next_pgno - m.fl_pgno))
         return false;
+    return true;
+}
+
+bool meta_other_version(const uint8_t *page, uint32_t *version)
+{
+    cs_meta m;
+    memcpy(&m, page, sizeof m);
+    if (m.magic != CS_MAGIC || m.version == CS_FORMAT_VERSION) return false;
+    if (cs_page_checksum(page, CS_META_BYTES) != m.hdr.checksum) return false;
+    *version = m.version;
     return true;
 }
 

@@ -55,6 +55,7 @@ static int dirty_insert(cs_txn *t, uint64_t pgno, uint8_t *page, uint32_t npages
 /* Remove an entry, shifting later members of its probe run back. */
 static dirty_entry dirty_remove(cs_txn *t, uint64_t pgno)
 {
+    if (!t->dirty_n) return (dirty_entry){0};
     size_t mask = t->dirty_cap - 1, i = dh(pgno, t->dirty_cap);
     while (t->dirty[i].pgno != pgno) {
         if (t->dirty[i].pgno == 0) return (dirty_entry){0};

@@ -185,6 +185,7 @@ int cs_tree_list(cs_txn *txn, cs_tree_list_fn fn, void *ctx)
 
 static int key_ok(cs_val key)
 {
+    if (!key.data && key.size) return cs_fail(CS_EINVAL, "key has a size but NULL data");
     if (!key.data || key.size == 0 || key.size > CS_MAX_KEY)
         return cs_fail(CS_EKEYSIZE, "key of %zu bytes (allowed: 1..%u)", key.size, CS_MAX_KEY);
     return CS_OK;

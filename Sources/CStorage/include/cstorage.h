@@ -142,7 +142,7 @@ typedef struct cs_env_info {
     uint64_t last_txnid;       /* newest committed transaction               */
     uint64_t next_pgno;        /* pages in use, including free ones          */
     uint64_t file_size;        /* bytes on disk (grown in chunks)            */
-    uint64_t free_pages;       /* reusable now                               */
+    uint64_t free_pages;       /* reusable now (0 if the reader table is full) */
     uint64_t pending_pages;    /* freed, waiting for old readers to finish   */
     uint32_t max_readers;
     uint32_t readers_used;     /* slots holding a snapshot now               */
