@@ -190,6 +190,9 @@ int bt_get(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, cs_v
 static int touch_path(cs_txn *t, cs_tree_desc *d, bt_path *p)
 {
     for (int level = 0; level < p->depth; level++) {
+        /* Already copied by this txn: committed pages reachable from the
+         * tree all carry older txnids, so no hash lookup is needed. */
+        if (PH(p->pg[level])->txnid == t->txnid) continue;
         uint64_t pgno = p->pgno[level];
         uint8_t *w;
         int rc = page_touch(t, &pgno, &w);

@@ -156,9 +156,13 @@ int cs_cursor_get(cs_cursor *c, cs_val *key, cs_val *val, cs_cursor_op op)
     int rc = prepare(c, &d);
     if (rc) return rc;
     cs_txn *t = c->txn;
-    bt_path save = c->path;
+    /* NEXT/PREV leave the path alone when they fail (bt_step); other moves
+     * replace it, so keep a copy to stay put on CS_NOTFOUND. */
+    bool moves = op != CS_NEXT && op != CS_PREV && op != CS_CURRENT, exact;
+    bt_path save;
     int save_state = c->state;
-    bool save_end = c->at_end, exact;
+    bool save_end = c->at_end;
+    if (moves) save = c->path;
     switch (op) {
     case CS_FIRST:
     case CS_LAST:
@@ -194,7 +198,7 @@ int cs_cursor_get(cs_cursor *c, cs_val *key, cs_val *val, cs_cursor_op op)
     }
     if (rc == CS_OK) rc = land(c, key, val);
     if (rc) {
-        c->path = save;
+        if (moves) c->path = save;
         c->state = save_state;
         c->at_end = save_end;
     }

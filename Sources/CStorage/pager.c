@@ -165,6 +165,7 @@ int page_alloc(cs_txn *t, uint32_t npages, uint64_t *pgno, uint8_t **buf)
     }
     PHW(b)->pgno = p;
     PHW(b)->npages = npages;
+    PHW(b)->txnid = t->txnid; /* marks it ours: see touch_path */
     *pgno = p;
     *buf = b;
     return CS_OK;
@@ -196,6 +197,7 @@ int page_touch(cs_txn *t, uint64_t *pgno, uint8_t **page)
     if ((rc = page_alloc(t, 1, &np, &buf))) return rc;
     memcpy(buf, src, t->psize);
     PHW(buf)->pgno = np;
+    PHW(buf)->txnid = t->txnid;
     if ((rc = page_free(t, *pgno, 1))) return rc;
     *pgno = np;
     *page = buf;
