@@ -2,6 +2,8 @@
 #   make demo    build and run the example app
 #   make test    C engine tests under ASan/UBSan, then swift test
 #   make bench   benchmarks (QUICK=1 for a smoke run)
+#   make fuzz    libFuzzer harnesses (FUZZ_SECONDS per harness)
+#   make stress  long crash-loop / power-loss / multi-process runs
 # Both set themselves up on a fresh machine (liblmdb-dev via apt-get).
 
 SHELL := /bin/bash
@@ -20,7 +22,7 @@ SAN := -fuse-ld=lld -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sa
 ASAN_FLAGS := $(CWARN) $(CINC) -O1 -g $(SAN)
 REL_FLAGS := $(CWARN) $(CINC) -O2 -g
 
-.PHONY: all deps test ctest ctest-release swifttest demo bench fuzz clean
+.PHONY: all deps test ctest swifttest demo bench fuzz stress clean
 
 all:
 	swift build
@@ -64,6 +66,7 @@ test: deps
 	@mkdir -p $(BUILD)
 	$(MAKE) ctest
 	$(MAKE) swifttest
+	@if [ -f fuzz/Makefile ]; then $(MAKE) -C fuzz test-short; fi
 	@if [ -f benchmarks/Makefile ]; then $(MAKE) -C benchmarks QUICK=1 bench; fi
 	@echo "make test: all suites passed"
 
@@ -75,6 +78,9 @@ bench: deps
 
 fuzz: deps
 	$(MAKE) -C fuzz fuzz
+
+stress: deps
+	$(MAKE) -C fuzz stress
 
 clean:
 	rm -rf $(BUILD) .build
