@@ -3,7 +3,7 @@
  *
  *   engine_bench [--quick] [-n N] [--reps R] [--engines cstorage,lmdb,sqlite]
  *                [--workloads a,b,...] [--key-size K] [--value-size V]
- *                [--sync-ops S] [--dir DIR] [--json FILE]
+ *                [--sync-ops S] [--dir DIR] [--json FILE] [--source-rev TEXT]
  *
  * Every repetition makes a fresh scratch directory per engine under DIR
  * (default: benchmarks/tmp beside the binary's working directory; it must be
@@ -52,7 +52,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: engine_bench [--quick] [-n N] [--reps R] [--engines a,b] "
                     "[--workloads a,b] [--key-size K] [--value-size V] [--sync-ops S] "
-                    "[--dir DIR] [--json FILE]\nengines:");
+                    "[--dir DIR] [--json FILE] [--source-rev TEXT]\nengines:");
     for (size_t i = 0; i < N_DRIVERS; i++)
         fprintf(stderr, " %s", all_drivers[i]->name);
     fprintf(stderr, "\nworkloads:");
@@ -123,6 +123,8 @@ static void parse_args(int argc, char **argv, bench_run *run, options *o)
             o->dir = v;
         else if (!strcmp(a, "--json"))
             o->json = v;
+        else if (!strcmp(a, "--source-rev"))
+            run->source_rev = v;
         else
             usage();
     }
@@ -230,10 +232,13 @@ int main(int argc, char **argv)
     fprintf(stderr, "engine_bench: N=%llu reps=%u engines=%zu dir=%s (%s)\n",
             (unsigned long long)run.cfg.n, run.reps, run.n_engines, scratch, fs);
     data_init(&run.cfg);
+    load_average(run.load_start, sizeof run.load_start);
     double t0 = now_sec();
     for (unsigned rep = 0; rep < run.reps; rep++)
         run_repetition(&run, runs, rep);
-    fprintf(stderr, "engine_bench: done in %.1f s\n", now_sec() - t0);
+    load_average(run.load_end, sizeof run.load_end);
+    fprintf(stderr, "engine_bench: done in %.1f s (load average before: %s, after: %s)\n",
+            now_sec() - t0, run.load_start, run.load_end);
     report_table(&run);
     int rc = o.json ? report_json(&run, o.json) : 0;
     data_free();

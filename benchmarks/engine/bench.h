@@ -71,6 +71,8 @@ const char *cpu_model(void);
 const char *kernel_release(void);
 const char *fs_type(const char *dir);
 const char *compiler_version(void);
+/* The 1/5/15-minute load averages, into buf. */
+const char *load_average(char *buf, size_t len);
 
 /* ---- workloads.c ----------------------------------------------------- */
 typedef struct bench_cfg {

@@ -166,7 +166,9 @@ int report_json(const bench_run *run, const char *path)
     }
     fprintf(f, "{\n  \"tier\": \"engine\",\n  \"date\": \"%s\",\n  \"quick\": %s,\n", run->date,
             run->quick ? "true" : "false");
-    fprintf(f, "  \"machine\": {\"cpu\": ");
+    fprintf(f, "  \"source_rev\": ");
+    json_str(f, run->source_rev ? run->source_rev : "unknown");
+    fprintf(f, ",\n  \"machine\": {\"cpu\": ");
     json_str(f, cpu_model());
     fprintf(f, ", \"kernel\": ");
     json_str(f, kernel_release());
@@ -174,6 +176,10 @@ int report_json(const bench_run *run, const char *path)
     json_str(f, fs_type(run->dir));
     fprintf(f, ", \"compiler\": ");
     json_str(f, compiler_version());
+    fprintf(f, ", \"loadavg_start\": ");
+    json_str(f, run->load_start);
+    fprintf(f, ", \"loadavg_end\": ");
+    json_str(f, run->load_end);
     fprintf(f, "},\n  \"config\": {\"n\": %llu, \"key_size\": %u, \"value_size\": %u, \"reps\": %u, "
                "\"sync_ops\": %u, \"batch\": %u, \"rww_batch\": %u, \"seed\": %llu, "
                "\"order\": \"per workload, engines interleaved, rotated each repetition\"},\n",

@@ -13,6 +13,8 @@ typedef struct bench_run {
     bool quick;
     char date[32];
     const char *dir;                       /* where the databases lived  */
+    const char *source_rev;                /* git revision of the engine */
+    char load_start[64], load_end[64];     /* /proc/loadavg around the run */
     size_t n_engines;
     const bench_driver *engines[MAX_ENGINES];
     bool selected[64];                     /* per workload: reported     */

@@ -139,3 +139,16 @@ const char *compiler_version(void)
     return "unknown";
 #endif
 }
+
+const char *load_average(char *buf, size_t len)
+{
+    snprintf(buf, len, "unknown");
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (!f)
+        return buf;
+    double a, b, c;
+    if (fscanf(f, "%lf %lf %lf", &a, &b, &c) == 3)
+        snprintf(buf, len, "%.2f %.2f %.2f", a, b, c);
+    fclose(f);
+    return buf;
+}
