@@ -3,7 +3,8 @@
  * cursor walks, counts, clears, drops, commits/aborts, old snapshots,
  * reopens) applied to CStorage and LMDB through kv.h; every result must
  * agree, full contents are compared after each commit, and cs_check must
- * stay clean. DIFF_OPS and DIFF_SEED override the defaults. */
+ * stay clean. DIFF_OPS, DIFF_SEED and DIFF_PAGE_SIZE (CStorage page size)
+ * override the defaults. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -143,9 +144,12 @@ static void open_trees(int create) {
         REQUIRE_OK(kv_txn_commit(t));
     }
 }
+static unsigned g_page_size;
+
 static void open_envs(void) {
     kv_options o = {0};
     o.flags = KV_NOSYNC;
+    o.page_size = g_page_size;
     for (int s = 0; s < 2; s++) REQUIRE_OK(kv_env_open(S[s].be, S[s].path.s, &o, &S[s].env));
     open_trees(1);
 }
@@ -251,6 +255,8 @@ int main(void) {
     long total = e ? atol(e) : 1000000;
     e = getenv("DIFF_SEED");
     uint64_t seed = e ? strtoull(e, NULL, 0) : 20261122;
+    e = getenv("DIFF_PAGE_SIZE");
+    g_page_size = e ? (unsigned)atoi(e) : 0;
     g_rng = seed;
     test_fill(g_vbuf, sizeof g_vbuf, seed);
     S[0].be = &kv_cstorage;
@@ -296,9 +302,9 @@ int main(void) {
     check_engine();
     cs_check_report rep;
     CHECK_OK(cs_check((cs_env *)S[0].env->native, &rep));
-    printf("seed %llu: %ld ops, %ld commits, %ld aborts, %ld read txns in %.1fs; "
+    printf("page size %u, seed %llu: %ld ops, %ld commits, %ld aborts, %ld read txns in %.1fs; "
            "%llu entries, %llu pages; %ld mismatches\n",
-           (unsigned long long)seed, g_ops, g_commits, g_aborts, g_reads, test_now() - t0,
+           g_page_size, (unsigned long long)seed, g_ops, g_commits, g_aborts, g_reads, test_now() - t0,
            (unsigned long long)rep.entries, (unsigned long long)rep.pages_total, g_mismatch);
     CHECK_EQ(g_mismatch, 0);
     close_envs();
