@@ -94,8 +94,22 @@ static void test_key_limits(void) {
         big[0] = (char)i; big[1] = (char)(i >> 8);
         CHECK_OK(cs_put(t, tr, V(big, CS_MAX_KEY), V(big, (size_t)i), 0));
     }
+    /* max-size keys with values around the point where the cell no longer
+     * fits inline */
+    static char val[4000], big2[CS_MAX_KEY];
+    test_fill(val, sizeof val, 8);
+    test_fill(big2, sizeof big2, 9);
+    for (int i = 0; i < 200; i++) {
+        big2[0] = (char)i;
+        CHECK_OK(cs_put(t, tr, V(big2, CS_MAX_KEY), V(val, 200 + (size_t)i * 10), 0));
+    }
     REQUIRE_OK(cs_txn_commit(t));
     REQUIRE_OK(cs_txn_begin(env, CS_TXN_RDONLY, &t));
+    for (int i = 0; i < 200; i++) {
+        big2[0] = (char)i;
+        CHECK_OK(cs_get(t, tr, V(big2, CS_MAX_KEY), &v));
+        CHECK_VAL(v, val, 200 + (size_t)i * 10);
+    }
     for (int i = 0; i < 300; i++) {
         big[0] = (char)i; big[1] = (char)(i >> 8);
         CHECK_OK(cs_get(t, tr, V(big, CS_MAX_KEY), &v));

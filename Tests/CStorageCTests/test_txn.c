@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -202,6 +204,43 @@ static void test_writer_lock(void) {
     CHECK_OK(cs_txn_abort(w));
 }
 
+/* Several threads increment one counter, each in its own write txn (half
+ * of them polling with CS_TXN_TRY): no update is lost. */
+enum { WTHREADS = 4, INCS = 300 };
+static void *incrementer(void *arg) {
+    int try_mode = (int)(intptr_t)arg;
+    for (int i = 0; i < INCS; i++) {
+        cs_txn *w;
+        int r;
+        while ((r = cs_txn_begin(g_env, try_mode ? CS_TXN_TRY : 0, &w)) == CS_EBUSY && try_mode)
+            sched_yield();
+        REQUIRE_OK(r);
+        cs_val v;
+        uint64_t n = 0;
+        if (cs_get(w, g_tr, VS("counter"), &v) == CS_OK && v.size == 8) memcpy(&n, v.data, 8);
+        n++;
+        CHECK_OK(cs_put(w, g_tr, VS("counter"), V(&n, 8), 0));
+        if (i % 10 == 9) CHECK_OK(cs_txn_abort(w)); /* aborted increments do not count */
+        else CHECK_OK(cs_txn_commit(w));
+    }
+    return NULL;
+}
+
+static void test_concurrent_writers(void) {
+    pthread_t th[WTHREADS];
+    for (int i = 0; i < WTHREADS; i++)
+        REQUIRE(pthread_create(&th[i], NULL, incrementer, (void *)(intptr_t)(i % 2)) == 0);
+    for (int i = 0; i < WTHREADS; i++) pthread_join(th[i], NULL);
+    cs_txn *r;
+    cs_val v;
+    uint64_t n = 0;
+    REQUIRE_OK(cs_txn_begin(g_env, CS_TXN_RDONLY, &r));
+    CHECK_OK(cs_get(r, g_tr, VS("counter"), &v));
+    if (v.size == 8) memcpy(&n, v.data, 8);
+    CHECK_EQ(n, WTHREADS * INCS * 9 / 10);
+    CHECK_OK(cs_txn_abort(r));
+}
+
 static void test_reader_limit(void) {
     tpath p = test_path("readers.db");
     cs_options o = {0};
@@ -315,6 +354,7 @@ int main(void) {
     test_abort();
     test_isolation();
     test_writer_lock();
+    test_concurrent_writers();
     CHECK_OK(cs_env_close(g_env));
     test_reader_limit();
     test_durability();
