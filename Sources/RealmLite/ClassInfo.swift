@@ -1,0 +1,139 @@
+import CStorage
+
+// ClassInfo: one class as stored in one file: record layout, column slots,
+// tree handles. Built once per class per open file (SchemaRegistration) and
+// shared by every Realm instance on that file.
+
+/// A property's storage facts. @unchecked Sendable: immutable once the
+/// SchemaState holding it is published (targets are set before that).
+final class Column: @unchecked Sendable {
+    let index: Int
+    let property: PropertyDescriptor
+    var name: String { property.name }
+    var type: PropertyType { property.shape.type }
+    var collection: _CollectionKind { property.shape.collection }
+    var isOptional: Bool { property.shape.isOptional }
+    var isPrimary: Bool { property.isPrimary }
+    var isIndexed: Bool { property.isIndexed }
+    /// A stored column that references objects (to-one, or collection of).
+    var isLink: Bool { type == .object }
+    /// Secondary index tree (`indexed: true`), else absentTree.
+    var indexTree: cs_tree = absentTree
+    /// Backlink tree for link columns, else absentTree.
+    var backlinkTree: cs_tree = absentTree
+    /// The linked class (links) or the origin class (linking objects).
+    weak var target: ClassInfo?
+    /// For linking objects: the origin class's link column.
+    var originColumn: Int = -1
+
+    init(index: Int, property: PropertyDescriptor) {
+        self.index = index
+        self.property = property
+    }
+}
+
+/// @unchecked Sendable: immutable once published in a SchemaState; `slots`
+/// is written only in init and freed in deinit.
+final class ClassInfo: @unchecked Sendable {
+    let descriptor: ClassDescriptor
+    let layout: RecordLayout
+    /// Per column (descriptor order): where the value lives in the record.
+    let slots: UnsafeMutablePointer<ColumnSlot>
+    let columns: [Column]
+    /// Stored columns in record order (var fields are appended in this order).
+    let storageOrder: [Int]
+    let linkColumns: [Int]
+    let objectsTree: cs_tree
+    let primaryKeyTree: cs_tree
+    var name: String { descriptor.name }
+    var type: ObjectBase.Type { descriptor.type }
+    var isEmbedded: Bool { descriptor.isEmbedded }
+    var primaryKeyColumn: Int? { descriptor.primaryKeyIndex }
+
+    /// `stored` gives the record order of the properties (same set as the
+    /// descriptor's; checked by the caller). `openTree` opens/creates a tree.
+    init(descriptor: ClassDescriptor, stored: StoredClass, openTree: (String) throws -> cs_tree) throws {
+        self.descriptor = descriptor
+        let columns = descriptor.properties.enumerated().map { Column(index: $0.offset, property: $0.element) }
+        self.columns = columns
+        var order: [Int] = []
+        for property in stored.properties {
+            if let index = descriptor.propertyIndex[property.name], columns[index].property.isStored {
+                order.append(index)
+            }
+        }
+        storageOrder = order
+        slots = .allocate(capacity: max(columns.count, 1))
+        for column in columns { slots[column.index] = ColumnSlot(offset: 0, nullBit: 0, width: -1) }
+        let nullBytes = (order.count + 7) / 8
+        var fixed = nullBytes, varCount = 0
+        for (position, index) in order.enumerated() {
+            let column = columns[index]
+            let width = column.collection == .none ? column.type.fixedWidth : 0
+            if width > 0 {
+                slots[index] = ColumnSlot(offset: Int32(fixed), nullBit: Int32(position), width: Int32(width))
+                fixed += width
+            } else {
+                slots[index] = ColumnSlot(offset: Int32(varCount), nullBit: Int32(position), width: 0)
+                varCount += 1
+            }
+        }
+        layout = RecordLayout(columnCount: order.count, nullBytes: nullBytes, fixedSize: fixed - nullBytes, varCount: varCount)
+        linkColumns = order.filter { columns[$0].isLink }
+        let name = descriptor.name
+        objectsTree = try openTree(TreeName.objects(name))
+        primaryKeyTree = descriptor.primaryKeyIndex == nil ? absentTree : try openTree(TreeName.primaryKey(name))
+        for column in columns {
+            if column.isIndexed { column.indexTree = try openTree(TreeName.index(name, column.name)) }
+            if column.isLink { column.backlinkTree = try openTree(TreeName.backlinks(name, column.name)) }
+        }
+    }
+
+    deinit { slots.deallocate() }
+
+    /// Every tree this class owns (deleteAll clears them).
+    var allTrees: [cs_tree] {
+        ([objectsTree, primaryKeyTree] + columns.flatMap { [$0.indexTree, $0.backlinkTree] }).filter { $0 != absentTree }
+    }
+}
+
+/// The classes registered in one file, immutable; replaced as a whole when
+/// classes are added. @unchecked Sendable: immutable after init.
+final class SchemaState: @unchecked Sendable {
+    static let empty = SchemaState(classes: [], stored: nil)
+
+    let classes: [ClassInfo]
+    let byName: [String: ClassInfo]
+    let byType: [ObjectIdentifier: ClassInfo]
+    /// For each class: the (origin class, link column) pairs that link to it.
+    let incoming: [ObjectIdentifier: [(ClassInfo, Int)]]
+    let stored: StoredSchema?
+
+    init(classes: [ClassInfo], stored: StoredSchema?) {
+        self.classes = classes
+        self.stored = stored
+        byName = Dictionary(classes.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        byType = Dictionary(classes.map { (ObjectIdentifier($0.type), $0) }, uniquingKeysWith: { a, _ in a })
+        var incoming: [ObjectIdentifier: [(ClassInfo, Int)]] = [:]
+        for info in classes {
+            for column in info.columns {
+                guard let targetType = column.property.shape.objectType,
+                      let target = byName[targetType.className()] else { continue }
+                column.target = target
+                if column.isLink { incoming[ObjectIdentifier(target), default: []].append((info, column.index)) }
+            }
+        }
+        // Linking objects: find the origin's link column.
+        for info in classes {
+            for column in info.columns where column.type == .linkingObjects {
+                if let origin = column.target, let originName = column.property.originProperty,
+                   let index = origin.descriptor.propertyIndex[originName] {
+                    column.originColumn = index
+                }
+            }
+        }
+        self.incoming = incoming
+    }
+
+    var publicSchema: Schema { Schema(objectSchema: classes.map(\.descriptor.publicSchema).sorted { $0.className < $1.className }) }
+}

@@ -1,0 +1,147 @@
+// Byte layout of List / MutableSet / Map fields (one var field of the owner's
+// record):
+//
+//   [u32 count][u32 end offset x count][element bytes ...]
+//
+// Element i is bytes[end(i-1) ..< end(i)] of the payload: O(1) access for
+// every element type. An element is the value's stored bytes (objects: the
+// 8-byte little-endian object key; optionals: a tag byte 0/1 then the bytes).
+// A Map entry is [u32 key length][UTF-8 key][value element], entries sorted
+// by key bytes (binary search). An empty field is an empty collection.
+//
+// Mutations rebuild the field: O(n) per change (see docs/OBJECTS.md).
+
+struct ElementArrayView {
+    let bytes: UnsafeRawBufferPointer
+
+    var count: Int { bytes.count < 4 ? 0 : Int(bytes.loadUnaligned(as: UInt32.self)) }
+
+    @inline(__always)
+    func element(_ index: Int) -> UnsafeRawBufferPointer {
+        let n = count
+        let payload = 4 + 4 * n
+        let end = Int(bytes.loadUnaligned(fromByteOffset: 4 + 4 * index, as: UInt32.self))
+        let start = index == 0 ? 0 : Int(bytes.loadUnaligned(fromByteOffset: 4 * index, as: UInt32.self))
+        return UnsafeRawBufferPointer(rebasing: bytes[(payload + start)..<(payload + end)])
+    }
+
+    var elements: [[UInt8]] { (0..<count).map { Array(element($0)) } }
+}
+
+func encodeElementArray(_ elements: [[UInt8]]) -> [UInt8] {
+    let total = elements.reduce(0) { $0 + $1.count }
+    var out: [UInt8] = []
+    out.reserveCapacity(4 + 4 * elements.count + total)
+    appendU32(UInt32(elements.count), to: &out)
+    var end = 0
+    for element in elements {
+        end += element.count
+        appendU32(UInt32(end), to: &out)
+    }
+    for element in elements { out.append(contentsOf: element) }
+    return out
+}
+
+@inline(__always)
+func appendU32(_ value: UInt32, to out: inout [UInt8]) {
+    var le = value.littleEndian
+    withUnsafeBytes(of: &le) { out.append(contentsOf: $0) }
+}
+
+/// Map entries: split into key bytes and value element bytes.
+struct MapEntry {
+    var key: [UInt8]
+    var value: [UInt8]
+
+    init(key: [UInt8], value: [UInt8]) {
+        self.key = key
+        self.value = value
+    }
+
+    init(_ raw: UnsafeRawBufferPointer) {
+        let length = Int(raw.loadUnaligned(as: UInt32.self))
+        key = Array(raw[4..<(4 + length)])
+        value = Array(raw[(4 + length)...])
+    }
+
+    var encoded: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(4 + key.count + value.count)
+        appendU32(UInt32(key.count), to: &out)
+        out += key
+        out += value
+        return out
+    }
+
+    /// Key and value of a raw entry without copying.
+    static func split(_ raw: UnsafeRawBufferPointer) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+        let length = Int(raw.loadUnaligned(as: UInt32.self))
+        return (UnsafeRawBufferPointer(rebasing: raw[4..<(4 + length)]), UnsafeRawBufferPointer(rebasing: raw[(4 + length)...]))
+    }
+}
+
+/// Binary search of a map field: the entry index for key, or the insertion point.
+func mapSearch(_ view: ElementArrayView, _ key: UnsafeRawBufferPointer) -> (index: Int, found: Bool) {
+    var low = 0, high = view.count
+    while low < high {
+        let mid = (low + high) / 2
+        let entryKey = MapEntry.split(view.element(mid)).key
+        let order = compareBytes(entryKey, key)
+        if order == 0 { return (mid, true) }
+        if order < 0 { low = mid + 1 } else { high = mid }
+    }
+    return (low, false)
+}
+
+func compareBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+    let n = min(a.count, b.count)
+    for i in 0..<n where a[i] != b[i] { return a[i] < b[i] ? -1 : 1 }
+    return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
+}
+
+// MARK: - Links inside fields
+
+/// Object keys referenced by a link column's field (with multiplicity).
+func linkTargets(_ column: Column, isNull: Bool, _ field: UnsafeRawBufferPointer) -> [UInt64] {
+    switch column.collection {
+    case .none:
+        return isNull ? [] : [UInt64(littleEndian: field.loadUnaligned(as: UInt64.self))]
+    case .list, .set:
+        let view = ElementArrayView(bytes: field)
+        return (0..<view.count).map { UInt64(littleEndian: view.element($0).loadUnaligned(as: UInt64.self)) }
+    case .map:
+        let view = ElementArrayView(bytes: field)
+        return (0..<view.count).compactMap { i in
+            let value = MapEntry.split(view.element(i)).value
+            guard value.first == 1 else { return nil }
+            return UInt64(littleEndian: value.loadUnaligned(fromByteOffset: 1, as: UInt64.self))
+        }
+    }
+}
+
+/// The field with every link to `target` removed (lists/sets) or nulled
+/// (to-one links, map values).
+func removingLinks(to target: UInt64, _ column: Column, isNull: Bool, _ field: UnsafeRawBufferPointer) -> (isNull: Bool, bytes: [UInt8]) {
+    switch column.collection {
+    case .none:
+        return (true, [])
+    case .list, .set:
+        let view = ElementArrayView(bytes: field)
+        let kept = (0..<view.count).compactMap { i -> [UInt8]? in
+            let element = view.element(i)
+            return UInt64(littleEndian: element.loadUnaligned(as: UInt64.self)) == target ? nil : Array(element)
+        }
+        return (false, encodeElementArray(kept))
+    case .map:
+        let view = ElementArrayView(bytes: field)
+        let entries = (0..<view.count).map { i -> [UInt8] in
+            var entry = MapEntry(view.element(i))
+            if entry.value.first == 1,
+               entry.value.withUnsafeBytes({ UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 1, as: UInt64.self)) }) == target {
+                entry.value = [0]
+            }
+            return entry.encoded
+        }
+        return (false, encodeElementArray(entries))
+    }
+}

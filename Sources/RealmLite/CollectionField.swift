@@ -1,0 +1,89 @@
+// The storage side shared by List, MutableSet and Map: a collection property
+// of a managed object is one var field of the owner's record (format in
+// CollectionCodec.swift). Reads are zero-copy views of the current snapshot;
+// writes rebuild the field and go through Realm.updateColumn, which keeps
+// backlinks and embedded-object ownership right.
+
+struct CollectionField {
+    let owner: ObjectBase
+    let column: Int
+
+    var realm: Realm { owner._managingRealm }
+
+    /// The field in the current snapshot: valid until the next write.
+    var view: ElementArrayView {
+        let record = owner._currentRecord()
+        let info = owner._info.unsafelyUnwrapped
+        return ElementArrayView(bytes: record.field(info.slots[column], info.layout))
+    }
+
+    var name: String {
+        guard let info = owner._info else { return "collection" }
+        return "\(info.name).\(info.columns[column].name)"
+    }
+
+    func requireWrite() {
+        realm.requireWrite("modify '\(name)'")
+    }
+
+    func write(_ elements: [[UInt8]]) {
+        encodeElementArray(elements).withUnsafeBytes { realm.updateColumn(owner, column, isNull: false, $0) }
+    }
+
+    /// Encodes new elements (adding unmanaged objects); nil after recording
+    /// the error in the Realm.
+    func encode<S: Sequence>(_ values: S) -> [[UInt8]]? where S.Element: _RealmElement {
+        let realm = self.realm
+        var encoded: [[UInt8]] = []
+        for value in values {
+            var bytes: [UInt8] = []
+            do {
+                try S.Element._rlmEncodeElement(value, &bytes, realm)
+            } catch let error as Realm.Error {
+                realm.fail(error)
+                return nil
+            } catch {
+                return nil
+            }
+            encoded.append(bytes)
+        }
+        return encoded
+    }
+
+    func checkIndex(_ index: Int, _ count: Int, inclusive: Bool = false) {
+        if index < 0 || index > count || (!inclusive && index == count) {
+            realmFatal(.invalidValue, "Index \(index) is out of bounds for '\(name)' (count \(count)).")
+        }
+    }
+
+    /// True if this field is exactly `other`'s (x.list = x.list is a no-op).
+    func isSame(as other: CollectionField?) -> Bool {
+        guard let other else { return false }
+        return other.column == column && other.owner.isSameObject(as: owner)
+    }
+}
+
+/// The stored bytes of a value for lookups (contains, index(of:), map
+/// keys): never adds objects. nil if the value cannot be in the collection
+/// (an unmanaged or foreign object).
+func lookupBytes<E: _RealmElement>(_ value: E, _ realm: Realm) -> [UInt8]? {
+    if let object = value as? ObjectBase {
+        guard object._realm === realm, !object._deleted else { return nil }
+        return withLinkBytes(object._key) { Array($0) }
+    }
+    if isNil(value) { return [0] }
+    if E._rlmShape.type == .object {
+        // Optional<Object>: tag byte, then the key.
+        guard let object = Mirror(reflecting: value).children.first?.value as? ObjectBase,
+              object._realm === realm else { return nil }
+        return [1] + withLinkBytes(object._key) { Array($0) }
+    }
+    var bytes: [UInt8] = []
+    do { try E._rlmEncodeElement(value, &bytes, realm) } catch { return nil }
+    return bytes
+}
+
+func elementsDescription(_ kind: String, _ elements: [Any]) -> String {
+    let items = elements.enumerated().map { "\t[\($0.offset)] \(describeValue($0.element))" }
+    return "\(kind) <\(items.count)> (\n" + items.joined(separator: ",\n") + "\n)"
+}

@@ -1,0 +1,75 @@
+// Realm.Error: every failure RealmLite reports, with a code to match on and
+// a message that names the class/property involved and says what to do.
+
+extension Realm {
+    public struct Error: Swift.Error, CustomStringConvertible, Equatable, Sendable {
+        /// Codes follow RealmSwift's `Realm.Error.Code` where one exists; the
+        /// rest cover what RealmSwift reports by raising an exception.
+        public enum Code: Int, Sendable {
+            case fail = 1
+            case fileAccess = 2
+            case filePermissionDenied = 3
+            case fileExists = 4
+            case fileNotFound = 5
+            case incompatibleLockFile = 8
+            case fileFormatUpgradeRequired = 9
+            case schemaMismatch = 10
+            /// A mutation outside a write transaction, or a nested write.
+            case wrongTransactionState = 100
+            /// An object with this primary key already exists (`update: .error`).
+            case primaryKeyExists = 101
+            /// The primary key of a managed object cannot change.
+            case primaryKeyChange = 102
+            /// The class is not part of this Realm's schema (`objectTypes`).
+            case objectTypeNotInSchema = 103
+            /// A value of the wrong type or shape (e.g. in `create(_:value:)`).
+            case invalidValue = 104
+            /// The object belongs to a different Realm (or was deleted).
+            case wrongRealm = 105
+            /// The object was deleted or its write transaction was cancelled.
+            case invalidatedObject = 106
+            /// The class definition cannot be stored (unsupported type...).
+            case invalidSchema = 107
+            /// The Realm was opened read-only.
+            case readOnly = 108
+            /// The storage engine failed (I/O, corruption, limits).
+            case storage = 109
+        }
+
+        public let code: Code
+        public let message: String
+
+        public init(_ code: Code, _ message: String) {
+            self.code = code
+            self.message = message
+        }
+
+        public var description: String { "Realm.Error(\(code)): \(message)" }
+        public var localizedDescription: String { message }
+    }
+}
+
+/// Stops the program with a Realm.Error's message: used where RealmSwift's
+/// API is non-throwing (property accessors, collection mutators, ...) and
+/// there is no transaction to defer the error to.
+@usableFromInline
+func realmFatal(_ error: Realm.Error, file: StaticString = #file, line: UInt = #line) -> Never {
+    preconditionFailure("RealmLite: \(error.message)", file: file, line: line)
+}
+
+@usableFromInline
+func realmFatal(_ code: Realm.Error.Code, _ message: String, file: StaticString = #file, line: UInt = #line) -> Never {
+    realmFatal(Realm.Error(code, message), file: file, line: line)
+}
+
+extension Realm.Error {
+    static func outsideWrite(_ what: String) -> Realm.Error {
+        Realm.Error(.wrongTransactionState,
+                    "Cannot \(what) outside of a write transaction: wrap it in realm.write { } or call realm.beginWrite() first.")
+    }
+
+    static func invalidated(_ className: String) -> Realm.Error {
+        Realm.Error(.invalidatedObject,
+                    "Object of type '\(className)' has been deleted or invalidated; re-fetch it (e.g. realm.object(ofType:forPrimaryKey:)) before using it.")
+    }
+}

@@ -1,0 +1,76 @@
+/// The objects linking to this one through a property:
+/// `@Persisted(originProperty: "dogs") var owners: LinkingObjects<Person>`.
+/// Computed from the backlink tree of the origin property; always current.
+public struct LinkingObjects<Element: ObjectBase>: RandomAccessCollection, CustomStringConvertible {
+    /// The origin class's property that links here.
+    public let propertyName: String
+    let owner: ObjectBase?
+    let column: Int
+
+    public init(fromType _: Element.Type, property propertyName: String) {
+        self.propertyName = propertyName
+        owner = nil
+        column = -1
+    }
+
+    init(propertyName: String, owner: ObjectBase, column: Int) {
+        self.propertyName = propertyName
+        self.owner = owner
+        self.column = column
+    }
+
+    public var realm: Realm? { owner?.realm }
+    public var isInvalidated: Bool { owner?.isInvalidated ?? false }
+
+    /// Keys of the linking objects, in key order (each once).
+    private var sources: (Realm, ClassInfo, [UInt64])? {
+        guard let owner, let realm = owner._realm, let info = owner._info else { return nil }
+        let linking = info.columns[column]
+        guard let origin = linking.target, linking.originColumn >= 0 else { return nil }
+        _ = owner._currentRecord() // stops with a clear message if the owner was deleted
+        return (realm, origin, realm.backlinkSources(origin.columns[linking.originColumn], target: owner._key))
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+    public var count: Int { sources?.2.count ?? 0 }
+
+    public subscript(position: Int) -> Element {
+        guard let (realm, origin, keys) = sources, keys.indices.contains(position),
+              let object = realm.object(origin, key: keys[position]) else {
+            realmFatal(.invalidValue, "Index \(position) is out of bounds for linking objects '\(propertyName)'.")
+        }
+        return unsafeDowncast(object, to: Element.self)
+    }
+
+    public var description: String { elementsDescription("LinkingObjects<\(Element.self)>", Array(self)) }
+}
+
+protocol LinkingObjectsProtocol {
+    var originPropertyName: String { get }
+}
+
+extension LinkingObjects: LinkingObjectsProtocol {
+    var originPropertyName: String { propertyName }
+}
+
+extension LinkingObjects: _RealmValue, _Persistable {
+    public static var _rlmShape: _PropertyShape { _PropertyShape(type: .linkingObjects, objectType: Element.self) }
+
+    public static func _rlmDefaultValue() -> LinkingObjects {
+        realmFatal(.invalidSchema, "LinkingObjects<\(Element.self)> needs its origin: declare it as @Persisted(originProperty: \"property\").")
+    }
+
+    public static func _rlmGet(_ object: ObjectBase, _ column: Int) -> LinkingObjects {
+        let info = object._info.unsafelyUnwrapped
+        return LinkingObjects(propertyName: info.columns[column].property.originProperty ?? "", owner: object, column: column)
+    }
+
+    public static func _rlmSet(_ object: ObjectBase, _ column: Int, _ value: LinkingObjects) {
+        realmFatal(.invalidValue, "LinkingObjects properties are read-only.")
+    }
+
+    public static func _rlmEncode(_ value: LinkingObjects, _ column: Int, _ writer: inout _RecordWriter) throws {}
+    public static func _rlmScalarBytes(_ value: LinkingObjects) -> (isNull: Bool, bytes: [UInt8])? { nil }
+    public static func _rlmConvert(_ value: Any, _ realm: Realm?) throws -> LinkingObjects? { nil }
+}

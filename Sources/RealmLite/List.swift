@@ -1,0 +1,159 @@
+/// An ordered collection property: `@Persisted var dogs: List<Dog>`.
+/// Unmanaged it is a Swift array; managed, it reads the owner's record.
+public final class List<Element: RealmCollectionValue>: RandomAccessCollection, MutableCollection,
+    RangeReplaceableCollection, CustomStringConvertible {
+    var unmanaged: [Element] = []
+    let field: CollectionField?
+
+    public init() { field = nil }
+
+    init(field: CollectionField) { self.field = field }
+
+    public var realm: Realm? { field?.realm }
+    public var isInvalidated: Bool { field?.owner.isInvalidated ?? false }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+    public var count: Int { field?.view.count ?? unmanaged.count }
+
+    public subscript(position: Int) -> Element {
+        get {
+            guard let field else { return unmanaged[position] }
+            let view = field.view
+            field.checkIndex(position, view.count)
+            return Element._rlmDecodeElement(view.element(position), field.realm)
+        }
+        set {
+            replaceSubrange(position..<(position + 1), with: CollectionOfOne(newValue))
+        }
+    }
+
+    /// The core mutation: every other one is expressed through it.
+    public func replaceSubrange<C: Collection>(_ subrange: Range<Int>, with newElements: C) where C.Element == Element {
+        guard let field else {
+            unmanaged.replaceSubrange(subrange, with: newElements)
+            return
+        }
+        field.requireWrite()
+        var elements = field.view.elements
+        field.checkIndex(subrange.lowerBound, elements.count, inclusive: true)
+        field.checkIndex(subrange.upperBound, elements.count, inclusive: true)
+        guard let encoded = field.encode(newElements) else { return }
+        elements.replaceSubrange(subrange, with: encoded)
+        field.write(elements)
+    }
+
+    public func append(_ object: Element) { replaceSubrange(count..<count, with: CollectionOfOne(object)) }
+
+    public func append<S: Sequence>(objectsIn objects: S) where S.Element == Element {
+        replaceSubrange(count..<count, with: Array(objects))
+    }
+
+    public func append<S: Sequence>(contentsOf newElements: S) where S.Element == Element { append(objectsIn: newElements) }
+
+    public func insert(_ object: Element, at index: Int) { replaceSubrange(index..<index, with: CollectionOfOne(object)) }
+
+    public func remove(at index: Int) {
+        if field == nil, !(0..<count).contains(index) {
+            realmFatal(.invalidValue, "Index \(index) is out of bounds (count \(count)).")
+        }
+        replaceSubrange(index..<(index + 1), with: EmptyCollection())
+    }
+
+    public func removeLast() {
+        guard count > 0 else { realmFatal(.invalidValue, "Cannot remove the last element of an empty List.") }
+        remove(at: count - 1)
+    }
+
+    public func removeFirst() {
+        guard count > 0 else { realmFatal(.invalidValue, "Cannot remove the first element of an empty List.") }
+        remove(at: 0)
+    }
+
+    public func removeAll() { replaceSubrange(0..<count, with: EmptyCollection()) }
+
+    /// Replaces the element at index.
+    public func replace(index: Int, object: Element) { self[index] = object }
+
+    /// Moves the element at `from` so that it ends up at index `to`.
+    public func move(from: Int, to: Int) {
+        guard let field else {
+            unmanaged.insert(unmanaged.remove(at: from), at: to)
+            return
+        }
+        field.requireWrite()
+        var elements = field.view.elements
+        field.checkIndex(from, elements.count)
+        field.checkIndex(to, elements.count)
+        elements.insert(elements.remove(at: from), at: to)
+        field.write(elements)
+    }
+
+    public func swapAt(_ index1: Int, _ index2: Int) {
+        guard let field else {
+            unmanaged.swapAt(index1, index2)
+            return
+        }
+        field.requireWrite()
+        var elements = field.view.elements
+        field.checkIndex(index1, elements.count)
+        field.checkIndex(index2, elements.count)
+        elements.swapAt(index1, index2)
+        field.write(elements)
+    }
+
+    /// The first index of object (compared by stored value / row), or nil.
+    public func index(of object: Element) -> Int? {
+        guard let field else { return unmanaged.firstIndex(of: object) }
+        guard let bytes = lookupBytes(object, field.realm) else { return nil }
+        let view = field.view
+        return (0..<view.count).first { view.element($0).elementsEqual(bytes) }
+    }
+
+    public var description: String { elementsDescription("List<\(Element.self)>", Array(self)) }
+}
+
+extension List: _RealmValue, _Persistable {
+    public static var _rlmShape: _PropertyShape { Element._rlmShape.with(collection: .list) }
+    public static func _rlmDefaultValue() -> List { List() }
+
+    public static func _rlmGet(_ object: ObjectBase, _ column: Int) -> List {
+        List(field: CollectionField(owner: object, column: column))
+    }
+
+    /// `object.list = other`: replaces the contents (no-op for itself).
+    public static func _rlmSet(_ object: ObjectBase, _ column: Int, _ value: List) {
+        let target = List(field: CollectionField(owner: object, column: column))
+        if target.field!.isSame(as: value.field) { return }
+        let elements = Array(value)
+        target.replaceSubrange(0..<target.count, with: elements)
+    }
+
+    public static func _rlmEncode(_ value: List, _ column: Int, _ writer: inout _RecordWriter) throws {
+        let encoded = try encodeForNewRecord(value.field == nil ? value.unmanaged : Array(value), writer.realm)
+        writer.write(column, isNull: false, encodeElementArray(encoded))
+    }
+
+    public static func _rlmScalarBytes(_ value: List) -> (isNull: Bool, bytes: [UInt8])? { nil }
+
+    public static func _rlmConvert(_ value: Any, _ realm: Realm?) throws -> List? {
+        guard let items = value as? [Any] ?? (value as? any Sequence).map({ Array($0) as [Any] }) else { return nil }
+        let list = List()
+        for item in items {
+            guard let element = try (item as? Element) ?? Element._rlmConvert(item, realm) else {
+                throw Realm.Error(.invalidValue, "Invalid element '\(item)' of type '\(type(of: item))' for List<\(Element.self)>.")
+            }
+            list.unmanaged.append(element)
+        }
+        return list
+    }
+}
+
+/// Element bytes of a collection being written into a new record.
+func encodeForNewRecord<S: Sequence>(_ values: S, _ realm: Realm) throws -> [[UInt8]] where S.Element: _RealmElement {
+    try values.map { value in
+        var bytes: [UInt8] = []
+        try S.Element._rlmEncodeElement(value, &bytes, realm)
+        return bytes
+    }
+}

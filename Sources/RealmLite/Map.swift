@@ -1,0 +1,160 @@
+/// Keys of a Map (String, as in RealmSwift).
+public protocol _MapKey: Hashable, Comparable {
+    var _rlmKeyBytes: [UInt8] { get }
+    init(_rlmKeyBytes: UnsafeRawBufferPointer)
+}
+
+extension String: _MapKey {
+    public var _rlmKeyBytes: [UInt8] { Array(utf8) }
+    public init(_rlmKeyBytes bytes: UnsafeRawBufferPointer) { self = String(decoding: bytes, as: UTF8.self) }
+}
+
+/// One key/value pair of a Map.
+public struct SingleMapEntry<Key: _MapKey, Value: RealmCollectionValue>: Hashable {
+    public var key: Key
+    public var value: Value
+}
+
+/// A string-keyed dictionary property: `@Persisted var scores: Map<String, Int>`.
+/// Entries are ordered by the UTF-8 bytes of their keys.
+public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, CustomStringConvertible {
+    var unmanaged: [Key: Value] = [:]
+    let field: CollectionField?
+
+    public init() { field = nil }
+
+    init(field: CollectionField) { self.field = field }
+
+    public var realm: Realm? { field?.realm }
+    public var isInvalidated: Bool { field?.owner.isInvalidated ?? false }
+    public var count: Int { field?.view.count ?? unmanaged.count }
+    public var isEmpty: Bool { count == 0 }
+
+    /// The value for key; assigning nil removes the key.
+    public subscript(key: Key) -> Value? {
+        get {
+            guard let field else { return unmanaged[key] }
+            let view = field.view
+            let search = key._rlmKeyBytes.withUnsafeBytes { mapSearch(view, $0) }
+            guard search.found else { return nil }
+            return Value._rlmDecodeElement(MapEntry.split(view.element(search.index)).value, field.realm)
+        }
+        set {
+            if let newValue { updateValue(newValue, forKey: key) } else { removeObject(for: key) }
+        }
+    }
+
+    public func updateValue(_ value: Value, forKey key: Key) {
+        guard let field else {
+            unmanaged[key] = value
+            return
+        }
+        field.requireWrite()
+        guard let encoded = field.encode(CollectionOfOne(value))?.first else { return }
+        let keyBytes = key._rlmKeyBytes
+        var entries = field.view.elements
+        let search = entries.withUnsafeBufferPointer { _ in
+            keyBytes.withUnsafeBytes { mapSearch(field.view, $0) }
+        }
+        let entry = MapEntry(key: keyBytes, value: encoded).encoded
+        if search.found { entries[search.index] = entry } else { entries.insert(entry, at: search.index) }
+        field.write(entries)
+    }
+
+    public func removeObject(for key: Key) {
+        guard let field else {
+            unmanaged[key] = nil
+            return
+        }
+        field.requireWrite()
+        let search = key._rlmKeyBytes.withUnsafeBytes { mapSearch(field.view, $0) }
+        guard search.found else { return }
+        var entries = field.view.elements
+        entries.remove(at: search.index)
+        field.write(entries)
+    }
+
+    public func removeAll() {
+        guard let field else {
+            unmanaged.removeAll()
+            return
+        }
+        field.requireWrite()
+        if field.view.count > 0 { field.write([]) }
+    }
+
+    public func merge<S: Sequence>(_ sequence: S, uniquingKeysWith combine: (Value, Value) throws -> Value) rethrows
+    where S.Element == (key: Key, value: Value) {
+        for (key, value) in sequence {
+            if let existing = self[key] { updateValue(try combine(existing, value), forKey: key) } else { updateValue(value, forKey: key) }
+        }
+    }
+
+    /// Entries in key order.
+    public func asKeyValueSequence() -> [(key: Key, value: Value)] {
+        guard let field else {
+            return unmanaged.sorted { $0.key._rlmKeyBytes.lexicographicallyPrecedes($1.key._rlmKeyBytes) }.map { ($0.key, $0.value) }
+        }
+        let view = field.view
+        let realm = field.realm
+        return (0..<view.count).map { i in
+            let (key, value) = MapEntry.split(view.element(i))
+            return (Key(_rlmKeyBytes: key), Value._rlmDecodeElement(value, realm))
+        }
+    }
+
+    public var keys: [Key] { asKeyValueSequence().map(\.key) }
+    public var values: [Value] { asKeyValueSequence().map(\.value) }
+
+    public func contains(key: Key) -> Bool { self[key] != nil }
+
+    public func makeIterator() -> IndexingIterator<[SingleMapEntry<Key, Value>]> {
+        asKeyValueSequence().map { SingleMapEntry(key: $0.key, value: $0.value) }.makeIterator()
+    }
+
+    public var description: String {
+        "Map<\(Key.self), \(Value.self)> <\(count)> (\n"
+            + asKeyValueSequence().map { "[\($0.key)]: \(describeValue($0.value))" }.joined(separator: ",\n") + "\n)"
+    }
+}
+
+extension Map: _RealmValue, _Persistable {
+    public static var _rlmShape: _PropertyShape { Value._rlmShape.with(collection: .map) }
+    public static func _rlmDefaultValue() -> Map { Map() }
+
+    public static func _rlmGet(_ object: ObjectBase, _ column: Int) -> Map {
+        Map(field: CollectionField(owner: object, column: column))
+    }
+
+    public static func _rlmSet(_ object: ObjectBase, _ column: Int, _ value: Map) {
+        let target = Map(field: CollectionField(owner: object, column: column))
+        if target.field!.isSame(as: value.field) { return }
+        let entries = value.asKeyValueSequence()
+        target.removeAll()
+        for (key, item) in entries { target.updateValue(item, forKey: key) }
+    }
+
+    public static func _rlmEncode(_ value: Map, _ column: Int, _ writer: inout _RecordWriter) throws {
+        var entries: [[UInt8]] = []
+        for (key, item) in value.asKeyValueSequence() {
+            var bytes: [UInt8] = []
+            try Value._rlmEncodeElement(item, &bytes, writer.realm)
+            entries.append(MapEntry(key: key._rlmKeyBytes, value: bytes).encoded)
+        }
+        writer.write(column, isNull: false, encodeElementArray(entries))
+    }
+
+    public static func _rlmScalarBytes(_ value: Map) -> (isNull: Bool, bytes: [UInt8])? { nil }
+
+    public static func _rlmConvert(_ value: Any, _ realm: Realm?) throws -> Map? {
+        guard let dictionary = value as? [Key: Any] else { return nil }
+        let map = Map()
+        for (key, item) in dictionary {
+            guard let element = try (item as? Value) ?? Value._rlmConvert(item, realm) else {
+                throw Realm.Error(.invalidValue, "Invalid value '\(item)' for key '\(key)' of Map<\(Key.self), \(Value.self)>.")
+            }
+            map.unmanaged[key] = element
+        }
+        return map
+    }
+}

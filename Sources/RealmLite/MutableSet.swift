@@ -1,0 +1,130 @@
+/// An unordered collection of distinct values: `@Persisted var tags: MutableSet<String>`.
+/// Elements keep insertion order; equality is by stored value (objects: by row).
+public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollection, CustomStringConvertible {
+    var unmanaged: [Element] = []
+    let field: CollectionField?
+
+    public init() { field = nil }
+
+    init(field: CollectionField) { self.field = field }
+
+    public var realm: Realm? { field?.realm }
+    public var isInvalidated: Bool { field?.owner.isInvalidated ?? false }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+    public var count: Int { field?.view.count ?? unmanaged.count }
+
+    public subscript(position: Int) -> Element {
+        guard let field else { return unmanaged[position] }
+        let view = field.view
+        field.checkIndex(position, view.count)
+        return Element._rlmDecodeElement(view.element(position), field.realm)
+    }
+
+    public func contains(_ object: Element) -> Bool {
+        guard let field else { return unmanaged.contains(object) }
+        guard let bytes = lookupBytes(object, field.realm) else { return false }
+        let view = field.view
+        return (0..<view.count).contains { view.element($0).elementsEqual(bytes) }
+    }
+
+    public func insert(_ object: Element) { insert(objectsIn: CollectionOfOne(object)) }
+
+    public func insert<S: Sequence>(objectsIn objects: S) where S.Element == Element {
+        guard let field else {
+            for object in objects where !unmanaged.contains(object) { unmanaged.append(object) }
+            return
+        }
+        field.requireWrite()
+        guard let encoded = field.encode(objects) else { return }
+        var elements = field.view.elements
+        var changed = false
+        for bytes in encoded where !elements.contains(bytes) {
+            elements.append(bytes)
+            changed = true
+        }
+        if changed { field.write(elements) }
+    }
+
+    public func remove(_ object: Element) {
+        guard let field else {
+            unmanaged.removeAll { $0 == object }
+            return
+        }
+        field.requireWrite()
+        guard let bytes = lookupBytes(object, field.realm) else { return }
+        let elements = field.view.elements
+        let kept = elements.filter { $0 != bytes }
+        if kept.count != elements.count { field.write(kept) }
+    }
+
+    public func removeAll() {
+        guard let field else {
+            unmanaged.removeAll()
+            return
+        }
+        field.requireWrite()
+        if field.view.count > 0 { field.write([]) }
+    }
+
+    /// Adds every element of other.
+    public func formUnion<S: Sequence>(_ other: S) where S.Element == Element { insert(objectsIn: other) }
+
+    /// Keeps only the elements also in other.
+    public func formIntersection<S: Sequence>(_ other: S) where S.Element == Element {
+        let keep = Array(other)
+        for element in Array(self) where !keep.contains(where: { sameElement($0, element) }) { remove(element) }
+    }
+
+    /// Removes the elements of other.
+    public func subtract<S: Sequence>(_ other: S) where S.Element == Element {
+        for element in other { remove(element) }
+    }
+
+    public func intersects(_ other: MutableSet<Element>) -> Bool { contains { other.contains($0) } }
+
+    public func isSubset(of other: MutableSet<Element>) -> Bool { allSatisfy { other.contains($0) } }
+
+    private func sameElement(_ a: Element, _ b: Element) -> Bool {
+        if let x = a as? ObjectBase, let y = b as? ObjectBase { return x.isSameObject(as: y) }
+        return a == b
+    }
+
+    public var description: String { elementsDescription("MutableSet<\(Element.self)>", Array(self)) }
+}
+
+extension MutableSet: _RealmValue, _Persistable {
+    public static var _rlmShape: _PropertyShape { Element._rlmShape.with(collection: .set) }
+    public static func _rlmDefaultValue() -> MutableSet { MutableSet() }
+
+    public static func _rlmGet(_ object: ObjectBase, _ column: Int) -> MutableSet {
+        MutableSet(field: CollectionField(owner: object, column: column))
+    }
+
+    public static func _rlmSet(_ object: ObjectBase, _ column: Int, _ value: MutableSet) {
+        let target = MutableSet(field: CollectionField(owner: object, column: column))
+        if target.field!.isSame(as: value.field) { return }
+        let elements = Array(value)
+        target.removeAll()
+        target.insert(objectsIn: elements)
+    }
+
+    public static func _rlmEncode(_ value: MutableSet, _ column: Int, _ writer: inout _RecordWriter) throws {
+        var unique: [[UInt8]] = []
+        for bytes in try encodeForNewRecord(value.field == nil ? value.unmanaged : Array(value), writer.realm)
+        where !unique.contains(bytes) {
+            unique.append(bytes)
+        }
+        writer.write(column, isNull: false, encodeElementArray(unique))
+    }
+
+    public static func _rlmScalarBytes(_ value: MutableSet) -> (isNull: Bool, bytes: [UInt8])? { nil }
+
+    public static func _rlmConvert(_ value: Any, _ realm: Realm?) throws -> MutableSet? {
+        guard let list = try List<Element>._rlmConvert(value, realm) else { return nil }
+        let set = MutableSet()
+        set.insert(objectsIn: list.unmanaged)
+        return set
+    }
+}

@@ -1,0 +1,149 @@
+// Object, EmbeddedObject and their shared base. An unmanaged object is a
+// plain Swift object whose @Persisted properties hold their values. Once
+// managed, it is an accessor: a Realm, a class, a row key, and a cached
+// pointer to its record in the Realm's current snapshot.
+
+/// Base class of Object and EmbeddedObject (RealmSwift's ObjectBase).
+open class ObjectBase: CustomStringConvertible, Hashable {
+    // Managed state. Set by Realm; nil/0 while unmanaged.
+    final var _realm: Realm?
+    final var _info: ClassInfo?
+    final var _key: UInt64 = 0
+    /// The record, valid while `_recordGeneration == _realm.generation`.
+    final var _record: UnsafeRawPointer?
+    final var _recordSize = 0
+    final var _recordGeneration: UInt64 = 0
+    /// Set when this accessor's row was deleted through it.
+    final var _deleted = false
+
+    public required init() {}
+
+    /// The Realm managing this object, or nil while unmanaged.
+    public var realm: Realm? { _realm }
+
+    /// True once the object was deleted, or its write transaction cancelled.
+    public var isInvalidated: Bool {
+        guard let realm = _realm, let info = _info else { return false }
+        if _deleted { return true }
+        if _recordGeneration == realm.generation, _record != nil { return false }
+        return realm.loadRecord(info, _key) == nil
+    }
+
+    /// The schema of this object's class.
+    public var objectSchema: ObjectSchema {
+        (_info?.descriptor ?? (try? SchemaDiscovery.descriptor(for: type(of: self))))?.publicSchema
+            ?? ObjectSchema(className: Self.className(), properties: [], isEmbedded: self is EmbeddedObject)
+    }
+
+    /// The class name used in the schema.
+    open class func className() -> String { String(describing: self) }
+
+    /// True if both are the same managed row (or the same unmanaged instance).
+    public func isSameObject(as object: ObjectBase?) -> Bool {
+        guard let object else { return false }
+        if self === object { return true }
+        guard let realm = _realm, let other = object._realm else { return false }
+        return realm === other && _info === object._info && _key == object._key
+    }
+
+    public static func == (lhs: ObjectBase, rhs: ObjectBase) -> Bool { lhs.isSameObject(as: rhs) }
+
+    public func hash(into hasher: inout Hasher) {
+        if _realm != nil {
+            hasher.combine(_key)
+            hasher.combine(ObjectIdentifier(_info!))
+        } else {
+            hasher.combine(ObjectIdentifier(self))
+        }
+    }
+
+    /// Reads or writes a property by name (key-value coding).
+    public subscript(key: String) -> Any? {
+        get {
+            guard let (descriptor, index) = propertyIndex(key) else {
+                realmFatal(.invalidValue, "'\(Self.className())' has no property named '\(key)'.")
+            }
+            return descriptor.properties[index].accessor.value(of: self)
+        }
+        set {
+            guard let (descriptor, index) = propertyIndex(key) else {
+                realmFatal(.invalidValue, "'\(Self.className())' has no property named '\(key)'.")
+            }
+            do {
+                try descriptor.properties[index].accessor.setValue(newValue as Any, on: self, realm: _realm)
+            } catch let error as Realm.Error {
+                realmFatal(error)
+            } catch {
+                realmFatal(.invalidValue, "\(error)")
+            }
+        }
+    }
+
+    private func propertyIndex(_ name: String) -> (ClassDescriptor, Int)? {
+        guard let descriptor = _info?.descriptor ?? (try? SchemaDiscovery.descriptor(for: type(of: self))),
+              let index = descriptor.propertyIndex[name] else { return nil }
+        return (descriptor, index)
+    }
+
+    open var description: String {
+        if _realm != nil && isInvalidated { return "[invalid object]" }
+        guard let descriptor = _info?.descriptor ?? (try? SchemaDiscovery.descriptor(for: type(of: self))) else {
+            return "\(Self.className()) {}"
+        }
+        var text = "\(descriptor.name) {\n"
+        for property in descriptor.properties {
+            text += "\t\(property.name) = \(describeValue(property.accessor.value(of: self)));\n"
+        }
+        return text + "}"
+    }
+
+    // MARK: Managed access (internal)
+
+    /// The managing Realm; stops with a clear message if there is none.
+    final var _managingRealm: Realm {
+        guard let realm = _realm else {
+            realmFatal(.invalidatedObject, "Object of type '\(Self.className())' is not managed by a Realm.")
+        }
+        return realm
+    }
+
+    /// The record in the Realm's current snapshot (cached per generation).
+    @inline(__always)
+    final func _currentRecord() -> RecordView {
+        let realm = _realm.unsafelyUnwrapped
+        if _recordGeneration == realm.generation, let record = _record {
+            return RecordView(base: record, size: _recordSize)
+        }
+        return _reloadRecord()
+    }
+
+    @inline(never)
+    final func _reloadRecord() -> RecordView {
+        guard let realm = _realm, let info = _info, !_deleted,
+              let value = realm.loadRecord(info, _key) else {
+            realmFatal(.invalidated(Self.className()))
+        }
+        _record = UnsafeRawPointer(value.data)
+        _recordSize = value.size
+        _recordGeneration = realm.generation
+        return RecordView(base: _record!, size: _recordSize)
+    }
+}
+
+func describeValue(_ value: Any) -> String {
+    if isNil(value) { return "nil" }
+    if let object = value as? ObjectBase { return "\(type(of: object).className())(\(object._key))" }
+    if let string = value as? String { return "\"\(string)\"" }
+    return "\(value)"
+}
+
+/// A top-level Realm object. Subclass it and declare @Persisted properties.
+open class Object: ObjectBase {
+    public required init() { super.init() }
+}
+
+/// An object owned by exactly one parent object: no primary key, deleted
+/// with its parent, never added to a Realm on its own.
+open class EmbeddedObject: ObjectBase {
+    public required init() { super.init() }
+}

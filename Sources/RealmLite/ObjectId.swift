@@ -1,0 +1,84 @@
+import Foundation
+import Synchronization
+
+/// A 12-byte MongoDB-style object id: 4-byte big-endian seconds since 1970,
+/// 5 random bytes fixed per process, 3-byte counter. Ordered by its bytes.
+public struct ObjectId: Hashable, Comparable, Sendable, CustomStringConvertible {
+    // bytes 0..7 and 8..11, big-endian, so integer order == byte order.
+    var high: UInt64
+    var low: UInt32
+
+    /// The all-zero ObjectId (as RealmSwift's `ObjectId()`).
+    public init() { high = 0; low = 0 }
+
+    init(high: UInt64, low: UInt32) { self.high = high; self.low = low }
+
+    /// Parses 24 hexadecimal characters.
+    public init(string: String) throws {
+        let chars = Array(string.utf8)
+        guard chars.count == 24 else {
+            throw Realm.Error(.invalidValue, "Invalid ObjectId string '\(string)': expected 24 hexadecimal characters.")
+        }
+        var bytes = [UInt8](repeating: 0, count: 12)
+        for i in 0..<12 {
+            guard let hi = hexValue(chars[2 * i]), let lo = hexValue(chars[2 * i + 1]) else {
+                throw Realm.Error(.invalidValue, "Invalid ObjectId string '\(string)': expected 24 hexadecimal characters.")
+            }
+            bytes[i] = hi << 4 | lo
+        }
+        self = bytes.withUnsafeBytes { ObjectId(bigEndianBytes: $0) }
+    }
+
+    /// A new id: the current time, this process's random bytes, a counter.
+    public static func generate() -> ObjectId {
+        let seconds = UInt64(UInt32(truncatingIfNeeded: Int(Date().timeIntervalSince1970)))
+        let count = objectIdCounter.add(1, ordering: .relaxed).newValue & 0xFF_FFFF
+        let high = seconds << 32 | UInt64(objectIdProcessRandom >> 8)
+        let low = UInt32(truncatingIfNeeded: objectIdProcessRandom & 0xFF) << 24 | count
+        return ObjectId(high: high, low: low)
+    }
+
+    /// The creation time encoded in the first four bytes.
+    public var timestamp: Date { Date(timeIntervalSince1970: TimeInterval(high >> 32)) }
+
+    public var stringValue: String {
+        var out = ""
+        out.reserveCapacity(24)
+        withBigEndianBytes { for b in $0 { out += String(b, radix: 16).leftPadded(to: 2) } }
+        return out
+    }
+
+    public var description: String { stringValue }
+
+    public static func < (a: ObjectId, b: ObjectId) -> Bool {
+        a.high != b.high ? a.high < b.high : a.low < b.low
+    }
+
+    init(bigEndianBytes b: UnsafeRawBufferPointer) {
+        high = UInt64(bigEndian: b.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
+        low = UInt32(bigEndian: b.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
+    }
+
+    func withBigEndianBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        var raw = (high.bigEndian, low.bigEndian)
+        return withUnsafeBytes(of: &raw) { body(UnsafeRawBufferPointer(rebasing: $0[0..<12])) }
+    }
+}
+
+private let objectIdCounter = Atomic<UInt32>(UInt32.random(in: 0...0xFF_FFFF))
+private let objectIdProcessRandom = UInt64.random(in: 0...0xFF_FFFF_FFFF)
+
+private func hexValue(_ c: UInt8) -> UInt8? {
+    switch c {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
+    default: return nil
+    }
+}
+
+extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

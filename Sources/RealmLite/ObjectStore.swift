@@ -1,0 +1,312 @@
+import CStorage
+
+// The write side of the object store: inserting records, changing one
+// column, deleting rows, and keeping the primary-key, index and backlink
+// trees in step with the records. Public entry points are in RealmWrite.swift.
+//
+// Errors inside a write transaction are recorded with fail() (the write then
+// cancels and throws them); each operation stops at its first error.
+
+extension Realm {
+    // MARK: - Raw records
+
+    @discardableResult
+    func putRecord(_ info: ClassInfo, _ key: UInt64, _ record: [UInt8]) -> Bool {
+        let rc = withKey(key) { k in
+            record.withUnsafeBytes { cs_put(txn, info.objectsTree, k, cs_val(data: $0.baseAddress, size: $0.count), 0) }
+        }
+        generation &+= 1
+        if rc != csOK { fail(storageError(rc, "Writing a '\(info.name)' object")); return false }
+        return true
+    }
+
+    private func put(_ tree: cs_tree, _ key: [UInt8], _ value: [UInt8], what: String) {
+        let rc = withBytesKey(key) { k in
+            value.withUnsafeBytes { cs_put(txn, tree, k, cs_val(data: $0.baseAddress, size: $0.count), 0) }
+        }
+        generation &+= 1
+        if rc != csOK { fail(storageError(rc, what)) }
+    }
+
+    private func delete(_ tree: cs_tree, _ key: [UInt8]) {
+        let rc = withBytesKey(key) { cs_del(txn, tree, $0) }
+        generation &+= 1
+        if rc != csOK && rc != csNotFound { fail(storageError(rc, "Deleting an index entry")) }
+    }
+
+    // MARK: - Insert
+
+    /// Adds an unmanaged object (and the unmanaged objects it links to).
+    /// Returns its key, or nil after recording an error.
+    @discardableResult
+    func insert(_ object: ObjectBase, update: UpdatePolicy, mask: Set<Int>? = nil, asEmbedded: Bool = false) -> UInt64? {
+        if let owner = object._realm {
+            guard owner === self else {
+                fail(Realm.Error(.wrongRealm, "Object of type '\(type(of: object).className())' is managed by another Realm; create a copy with realm.create(\(type(of: object).className()).self, value: object) instead."))
+                return nil
+            }
+            guard !object._deleted, let info = object._info, loadRecord(info, object._key) != nil else {
+                fail(.invalidated(type(of: object).className()))
+                return nil
+            }
+            return object._key
+        }
+        let info: ClassInfo
+        do { info = try classInfo(for: type(of: object)) } catch let error as Realm.Error { fail(error); return nil } catch { return nil }
+        if info.isEmbedded && !asEmbedded {
+            fail(Realm.Error(.invalidValue, "Embedded object of type '\(info.name)' cannot be added to a Realm on its own; assign it to a property of its parent object."))
+            return nil
+        }
+        if let pk = info.primaryKeyColumn, let scalar = info.columns[pk].property.accessor.unmanagedScalarBytes(object),
+           let existing = primaryKeyLookup(info, scalar) {
+            guard update != .error else {
+                let value = describeValue(info.columns[pk].property.accessor.value(of: object))
+                fail(Realm.Error(.primaryKeyExists, "Attempting to create an object of type '\(info.name)' with an existing primary key value \(value) (property '\(info.name).\(info.columns[pk].name)'); use update: .modified or .all to update the existing object."))
+                return nil
+            }
+            return updateExisting(object, info, key: existing, update: update, mask: mask)
+        }
+        let key: UInt64
+        do { key = try newObjectKey(info) } catch let error as Realm.Error { fail(error); return nil } catch { return nil }
+        // Managed from here on, so that links back to it (cycles) resolve.
+        object._realm = self
+        object._info = info
+        object._key = key
+        var writer = _RecordWriter(info: info, realm: self)
+        do {
+            for column in info.storageOrder {
+                try info.columns[column].property.accessor.encodeUnmanaged(object, column: column, into: &writer)
+            }
+        } catch let error as Realm.Error {
+            fail(error)
+            return nil
+        } catch {
+            return nil
+        }
+        let record = writer.bytes
+        guard putRecord(info, key, record) else { return nil }
+        record.withUnsafeBytes { raw in
+            let view = RecordView(base: raw.baseAddress!, size: raw.count)
+            if let pk = info.primaryKeyColumn {
+                let slot = info.slots[pk]
+                let pkKey = indexKey(info.columns[pk].type, isNull: view.isNull(slot), view.field(slot, info.layout))
+                if pkKey.count >= maxIndexedValueBytes {
+                    fail(Realm.Error(.invalidValue, "Primary key of '\(info.name).\(info.columns[pk].name)' is too long (at most \(maxIndexedValueBytes - 4) bytes)."))
+                }
+                withKey(key) { objectKey in
+                    withBytesKey(pkKey) { k in
+                        let rc = cs_put(txn, info.primaryKeyTree, k, objectKey, UInt32(CS_NOOVERWRITE))
+                        if rc != csOK { fail(storageError(rc, "Indexing the primary key of '\(info.name)'")) }
+                    }
+                }
+            }
+            for column in info.columns where column.isIndexed {
+                let slot = info.slots[column.index]
+                put(column.indexTree, indexEntry(column, view.isNull(slot), view.field(slot, info.layout), key), [], what: "Indexing '\(info.name).\(column.name)'")
+            }
+            for c in info.linkColumns {
+                let column = info.columns[c]
+                let slot = info.slots[c]
+                _ = adjustBacklinks(column, source: key, old: [], new: linkTargets(column, isNull: view.isNull(slot), view.field(slot, info.layout)))
+            }
+        }
+        for column in info.columns { column.property.accessor.bind(object, column: column.index) }
+        return key
+    }
+
+    /// add(update:) / create(update:) on an existing primary key: rewrite the
+    /// columns that differ (all of them, or those in mask).
+    private func updateExisting(_ object: ObjectBase, _ info: ClassInfo, key: UInt64, update: UpdatePolicy, mask: Set<Int>?) -> UInt64? {
+        var writer = _RecordWriter(info: info, realm: self)
+        do {
+            for column in info.storageOrder {
+                if let mask, !mask.contains(column) {
+                    writer.write(column, isNull: true, UnsafeRawBufferPointer(start: nil, count: 0))
+                } else {
+                    try info.columns[column].property.accessor.encodeUnmanaged(object, column: column, into: &writer)
+                }
+            }
+        } catch let error as Realm.Error {
+            fail(error)
+            return nil
+        } catch {
+            return nil
+        }
+        object._realm = self
+        object._info = info
+        object._key = key
+        object._recordGeneration = 0
+        writer.bytes.withUnsafeBytes { raw in
+            let view = RecordView(base: raw.baseAddress!, size: raw.count)
+            for column in info.storageOrder where column != info.primaryKeyColumn && (mask?.contains(column) ?? true) {
+                let slot = info.slots[column]
+                updateColumn(object, column, isNull: view.isNull(slot), view.field(slot, info.layout))
+            }
+        }
+        for column in info.columns { column.property.accessor.bind(object, column: column.index) }
+        return key
+    }
+
+    /// The object key to store for a link to `value` (of class `target`),
+    /// adding `value` if it is unmanaged. `owner` is the (column, object key)
+    /// currently holding the link, for which an already managed embedded
+    /// object is acceptable (re-assigning the same object).
+    func linkKey(for value: ObjectBase, target: ClassInfo?, owner: (Column, UInt64)? = nil) -> UInt64? {
+        guard let target else {
+            fail(Realm.Error(.objectTypeNotInSchema, "Object type '\(type(of: value).className())' is not in this Realm's schema."))
+            return nil
+        }
+        if value._realm === self, target.isEmbedded {
+            if let (column, ownerKey) = owner, backlinkCount(column, target: value._key, source: ownerKey) > 0 { return value._key }
+            fail(Realm.Error(.invalidValue, "Cannot link to an existing managed embedded object of type '\(target.name)': embedded objects have exactly one parent; assign a new unmanaged object instead."))
+            return nil
+        }
+        return insert(value, update: currentUpdatePolicy, asEmbedded: target.isEmbedded)
+    }
+
+    // MARK: - Update one column
+
+    /// Sets one column of a managed object, maintaining the primary key,
+    /// indexes and backlinks, and deleting embedded objects it no longer holds.
+    func updateColumn(_ object: ObjectBase, _ c: Int, isNull: Bool, _ raw: UnsafeRawBufferPointer) {
+        guard let info = object._info else { return }
+        let column = info.columns[c]
+        requireWrite("modify property '\(info.name).\(column.name)'")
+        let record = object._currentRecord()
+        let slot = info.slots[c]
+        let oldNull = record.isNull(slot)
+        let oldField = record.field(slot, info.layout)
+        if oldNull == isNull && (isNull || oldField.elementsEqual(raw)) { return }
+        if column.isPrimary {
+            fail(Realm.Error(.primaryKeyChange, "Primary key property '\(info.name).\(column.name)' cannot be changed after the object was added; delete the object and add a new one instead."))
+            return
+        }
+        let newRecord = replacingColumn(record, slot, info.layout, isNull: isNull, raw)
+        let oldIndex = column.isIndexed ? indexEntry(column, oldNull, oldField, object._key) : nil
+        let oldTargets = column.isLink ? linkTargets(column, isNull: oldNull, oldField) : []
+        // `record` / `oldField` point into the map: not used past this line.
+        if let oldIndex {
+            delete(column.indexTree, oldIndex)
+            put(column.indexTree, indexEntry(column, isNull, raw, object._key), [], what: "Indexing '\(info.name).\(column.name)'")
+        }
+        var orphans: [UInt64] = []
+        if column.isLink {
+            orphans = adjustBacklinks(column, source: object._key, old: oldTargets, new: linkTargets(column, isNull: isNull, raw))
+        }
+        putRecord(info, object._key, newRecord)
+        if let target = column.target, target.isEmbedded {
+            for orphan in orphans { deleteRow(target, orphan) }
+        }
+    }
+
+    func indexEntry(_ column: Column, _ isNull: Bool, _ field: UnsafeRawBufferPointer, _ key: UInt64) -> [UInt8] {
+        var entry = indexKey(column.type, isNull: isNull, field)
+        appendBigEndian(key, to: &entry)
+        return entry
+    }
+
+    // MARK: - Backlinks: (target key, source key) -> link count
+
+    private func backlinkKey(_ target: UInt64, _ source: UInt64) -> [UInt8] {
+        var key: [UInt8] = []
+        key.reserveCapacity(16)
+        appendBigEndian(target, to: &key)
+        appendBigEndian(source, to: &key)
+        return key
+    }
+
+    func backlinkCount(_ column: Column, target: UInt64, source: UInt64) -> UInt32 {
+        var value = cs_val()
+        let rc = withBytesKey(backlinkKey(target, source)) { cs_get(txn, column.backlinkTree, $0, &value) }
+        guard rc == csOK, value.size == 4 else { return 0 }
+        return UnsafeRawPointer(value.data!).loadUnaligned(as: UInt32.self)
+    }
+
+    /// Applies the change old -> new of one source's targets; returns the
+    /// targets this source no longer links to.
+    func adjustBacklinks(_ column: Column, source: UInt64, old: [UInt64], new: [UInt64]) -> [UInt64] {
+        var delta: [UInt64: Int] = [:]
+        for target in old { delta[target, default: 0] -= 1 }
+        for target in new { delta[target, default: 0] += 1 }
+        var dropped: [UInt64] = []
+        for (target, change) in delta where change != 0 {
+            let count = Int(backlinkCount(column, target: target, source: source)) + change
+            let key = backlinkKey(target, source)
+            if count <= 0 {
+                delete(column.backlinkTree, key)
+                dropped.append(target)
+            } else {
+                var le = UInt32(count).littleEndian
+                put(column.backlinkTree, key, withUnsafeBytes(of: &le) { Array($0) }, what: "Recording a link of '\(column.name)'")
+            }
+        }
+        return dropped
+    }
+
+    /// The sources linking to `target` through `column`, in key order.
+    func backlinkSources(_ column: Column, target: UInt64) -> [UInt64] {
+        guard let cursor = cursor(column.backlinkTree) else { return [] }
+        var sources: [UInt64] = []
+        var prefix: [UInt8] = []
+        appendBigEndian(target, to: &prefix)
+        var key = cs_val()
+        var rc = prefix.withUnsafeBytes { p -> Int32 in
+            key = cs_val(data: p.baseAddress, size: 8)
+            return cs_cursor_get(cursor, &key, nil, CS_SEEK)
+        }
+        while rc == csOK, key.size == 16, keyValue(key) == target {
+            sources.append(keyValue(key, at: 8))
+            rc = cs_cursor_get(cursor, &key, nil, CS_NEXT)
+        }
+        return sources
+    }
+
+    // MARK: - Delete
+
+    /// Deletes a row: nullifies links to it, drops its own links (deleting the
+    /// embedded objects it owns), its primary key and index entries.
+    func deleteRow(_ info: ClassInfo, _ key: UInt64) {
+        guard let value = loadRecord(info, key) else { return }
+        let record = Array(bytes(of: value))
+        var cascade: [(ClassInfo, UInt64)] = []
+        record.withUnsafeBytes { raw in
+            let view = RecordView(base: raw.baseAddress!, size: raw.count)
+            for (source, c) in schemaState.incoming[ObjectIdentifier(info)] ?? [] {
+                let column = source.columns[c]
+                for sourceKey in backlinkSources(column, target: key) {
+                    if source === info && sourceKey == key { continue }
+                    guard let sourceValue = loadRecord(source, sourceKey) else { continue }
+                    let sourceRecord = RecordView(base: UnsafeRawPointer(sourceValue.data!), size: sourceValue.size)
+                    let slot = source.slots[c]
+                    let field = sourceRecord.field(slot, source.layout)
+                    let replaced = removingLinks(to: key, column, isNull: sourceRecord.isNull(slot), field)
+                    let newRecord = replaced.bytes.withUnsafeBytes {
+                        replacingColumn(sourceRecord, slot, source.layout, isNull: replaced.isNull, $0)
+                    }
+                    delete(column.backlinkTree, backlinkKey(key, sourceKey))
+                    putRecord(source, sourceKey, newRecord)
+                }
+            }
+            for c in info.linkColumns {
+                let column = info.columns[c]
+                let slot = info.slots[c]
+                for target in Set(linkTargets(column, isNull: view.isNull(slot), view.field(slot, info.layout))) {
+                    delete(column.backlinkTree, backlinkKey(target, key))
+                    if let targetInfo = column.target, targetInfo.isEmbedded { cascade.append((targetInfo, target)) }
+                }
+            }
+            if let pk = info.primaryKeyColumn {
+                let slot = info.slots[pk]
+                delete(info.primaryKeyTree, indexKey(info.columns[pk].type, isNull: view.isNull(slot), view.field(slot, info.layout)))
+            }
+            for column in info.columns where column.isIndexed {
+                let slot = info.slots[column.index]
+                delete(column.indexTree, indexEntry(column, view.isNull(slot), view.field(slot, info.layout), key))
+            }
+        }
+        let rc = withKey(key) { cs_del(txn, info.objectsTree, $0) }
+        generation &+= 1
+        if rc != csOK && rc != csNotFound { fail(storageError(rc, "Deleting a '\(info.name)' object")) }
+        for (targetInfo, target) in cascade { deleteRow(targetInfo, target) }
+    }
+}

@@ -1,0 +1,108 @@
+// The protocols that connect Swift types to storage. They are public because
+// @Persisted, List, Map... are generic over them; their requirements are
+// underscored: not API, implemented inside RealmLite for the supported types.
+
+/// Something with a storage shape that create(value:) can convert to.
+public protocol _RealmValue {
+    static var _rlmShape: _PropertyShape { get }
+    /// Converts a loosely typed value (create(value:)); nil if it is the
+    /// wrong type. Throws for nested failures, which carry their own message.
+    static func _rlmConvert(_ value: Any, _ realm: Realm?) throws -> Self?
+}
+
+/// A type `@Persisted var x: T` accepts.
+public protocol _Persistable: _RealmValue {
+    static func _rlmDefaultValue() -> Self
+    /// Managed read of column `column` of `object`.
+    static func _rlmGet(_ object: ObjectBase, _ column: Int) -> Self
+    /// Managed write (inside a write transaction).
+    static func _rlmSet(_ object: ObjectBase, _ column: Int, _ value: Self)
+    /// Writes an unmanaged value into a new record.
+    static func _rlmEncode(_ value: Self, _ column: Int, _ writer: inout _RecordWriter) throws
+    /// The column bytes of a scalar value (primary keys, lookups); nil for
+    /// links and collections.
+    static func _rlmScalarBytes(_ value: Self) -> (isNull: Bool, bytes: [UInt8])?
+}
+
+/// A type that can be an element of List / MutableSet / Map (values).
+public protocol _RealmElement: _RealmValue {
+    static func _rlmDecodeElement(_ bytes: UnsafeRawBufferPointer, _ realm: Realm?) -> Self
+    /// Appends the element's bytes; objects are added to `realm` if needed.
+    static func _rlmEncodeElement(_ value: Self, _ out: inout [UInt8], _ realm: Realm) throws
+}
+
+/// Values of Realm collections (RealmSwift's name).
+public protocol RealmCollectionValue: Hashable, _RealmElement {}
+
+/// A type that can be wrapped in Optional in @Persisted and collections.
+public protocol _RealmOptionalWrapped: _RealmElement {
+    static func _rlmGetOptional(_ object: ObjectBase, _ column: Int) -> Self?
+    static func _rlmSetOptional(_ object: ObjectBase, _ column: Int, _ value: Self?)
+    static func _rlmEncodeOptional(_ value: Self?, _ column: Int, _ writer: inout _RecordWriter) throws
+    static func _rlmScalarBytesOptional(_ value: Self?) -> (isNull: Bool, bytes: [UInt8])?
+}
+
+/// Types usable as `@Persisted(indexed: true)`.
+public protocol _Indexable {}
+/// Types usable as `@Persisted(primaryKey: true)`.
+public protocol _PrimaryKey: _Indexable {}
+
+// MARK: - Optional
+
+extension Optional: _RealmValue where Wrapped: _RealmOptionalWrapped {
+    public static var _rlmShape: _PropertyShape {
+        var shape = Wrapped._rlmShape
+        shape.isOptional = true
+        return shape
+    }
+
+    public static func _rlmConvert(_ value: Any, _ realm: Realm?) throws -> Self? {
+        if isNil(value) { return .some(nil) }
+        if let wrapped = try Wrapped._rlmConvert(value, realm) { return .some(wrapped) }
+        return nil
+    }
+}
+
+extension Optional: _Persistable where Wrapped: _RealmOptionalWrapped {
+    public static func _rlmDefaultValue() -> Self { nil }
+    public static func _rlmGet(_ object: ObjectBase, _ column: Int) -> Self {
+        Wrapped._rlmGetOptional(object, column)
+    }
+    public static func _rlmSet(_ object: ObjectBase, _ column: Int, _ value: Self) {
+        Wrapped._rlmSetOptional(object, column, value)
+    }
+    public static func _rlmEncode(_ value: Self, _ column: Int, _ writer: inout _RecordWriter) throws {
+        try Wrapped._rlmEncodeOptional(value, column, &writer)
+    }
+    public static func _rlmScalarBytes(_ value: Self) -> (isNull: Bool, bytes: [UInt8])? {
+        Wrapped._rlmScalarBytesOptional(value)
+    }
+}
+
+/// Optional elements carry a tag byte: 0 = nil, 1 = the wrapped bytes follow.
+extension Optional: _RealmElement where Wrapped: _RealmOptionalWrapped {
+    public static func _rlmDecodeElement(_ bytes: UnsafeRawBufferPointer, _ realm: Realm?) -> Self {
+        guard bytes.first == 1 else { return nil }
+        return Wrapped._rlmDecodeElement(UnsafeRawBufferPointer(rebasing: bytes[1...]), realm)
+    }
+    public static func _rlmEncodeElement(_ value: Self, _ out: inout [UInt8], _ realm: Realm) throws {
+        if let value {
+            out.append(1)
+            try Wrapped._rlmEncodeElement(value, &out, realm)
+        } else {
+            out.append(0)
+        }
+    }
+}
+
+extension Optional: RealmCollectionValue where Wrapped: _RealmOptionalWrapped & Hashable {}
+extension Optional: _Indexable where Wrapped: _Indexable {}
+extension Optional: _PrimaryKey where Wrapped: _PrimaryKey {}
+
+/// True for nil wrapped in Any (any Optional type) and NSNull-like markers.
+func isNil(_ value: Any) -> Bool {
+    if case Optional<Any>.none = value { return true }
+    let mirror = Mirror(reflecting: value)
+    if mirror.displayStyle == .optional { return mirror.children.isEmpty }
+    return String(describing: type(of: value)) == "NSNull"
+}

@@ -1,0 +1,87 @@
+// @Persisted: the property wrapper declaring stored properties.
+//
+// Unmanaged objects keep the value in `value`. When an object becomes
+// managed, Realm writes the property's column number into `column` (through
+// the field offset found at schema discovery, see SchemaDiscovery.swift);
+// from then on every get/set goes to the database through the
+// `_enclosingInstance` subscript, which is @inlinable so the key-path access
+// folds into a direct field load in the caller.
+
+@propertyWrapper
+public struct Persisted<Value: _Persistable> {
+    /// Column in the object's ClassInfo, or -1 while unmanaged.
+    @usableFromInline var column: Int32 = -1
+    @usableFromInline var flags: UInt8 = 0
+    @usableFromInline var value: Value
+
+    static var primaryKeyFlag: UInt8 { 1 }
+    static var indexedFlag: UInt8 { 2 }
+
+    /// A property with the type's default value (0, "", nil, a new ObjectId...).
+    public init() { value = Value._rlmDefaultValue() }
+
+    public init(wrappedValue: Value) { value = wrappedValue }
+
+    @available(*, unavailable, message: "@Persisted can only be used as a property on a Realm object")
+    public var wrappedValue: Value {
+        get { fatalError("unavailable") }
+        // swiftlint:disable:next unused_setter_value
+        set { fatalError("unavailable") }
+    }
+
+    @inlinable
+    public static subscript<EnclosingSelf: ObjectBase>(
+        _enclosingInstance object: EnclosingSelf,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
+    ) -> Value {
+        get {
+            let column = object[keyPath: storageKeyPath].column
+            if column < 0 { return object[keyPath: storageKeyPath].value }
+            return Value._rlmGet(object, Int(column))
+        }
+        set {
+            let column = object[keyPath: storageKeyPath].column
+            if column < 0 {
+                object[keyPath: storageKeyPath].value = newValue
+            } else {
+                Value._rlmSet(object, Int(column), newValue)
+            }
+        }
+    }
+}
+
+extension Persisted where Value: _Indexable {
+    /// `@Persisted(indexed: true) var name = ""`
+    public init(wrappedValue: Value, indexed: Bool) {
+        value = wrappedValue
+        if indexed { flags |= Self.indexedFlag }
+    }
+
+    public init(indexed: Bool) {
+        self.init(wrappedValue: Value._rlmDefaultValue(), indexed: indexed)
+    }
+}
+
+extension Persisted where Value: _PrimaryKey {
+    /// `@Persisted(primaryKey: true) var _id: ObjectId`
+    public init(wrappedValue: Value, primaryKey: Bool) {
+        value = wrappedValue
+        if primaryKey { flags |= Self.primaryKeyFlag }
+    }
+
+    public init(primaryKey: Bool) {
+        self.init(wrappedValue: Value._rlmDefaultValue(), primaryKey: primaryKey)
+    }
+}
+
+extension Persisted {
+    /// `@Persisted(originProperty: "dogs") var owners: LinkingObjects<Person>`
+    public init<Origin: ObjectBase>(originProperty: String) where Value == LinkingObjects<Origin> {
+        value = LinkingObjects(fromType: Origin.self, property: originProperty)
+    }
+}
+
+extension Persisted: CustomStringConvertible {
+    public var description: String { column < 0 ? "Persisted(\(value))" : "Persisted(column \(column))" }
+}

@@ -1,2 +1,0 @@
-// RealmLite: the Swift object layer. See README.md.
-import CStorage

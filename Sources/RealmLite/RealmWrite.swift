@@ -1,0 +1,123 @@
+import CStorage
+
+// Realm's public mutation API (RealmSwift names and signatures). These are
+// non-throwing, as in RealmSwift: outside a write transaction they stop the
+// program; inside one, a failure (duplicate primary key, wrong value...) is
+// recorded, the operation is skipped, and write {} / commitWrite() cancel the
+// transaction and throw it as a Realm.Error.
+
+extension Realm {
+    /// What add/create do when an object with the same primary key exists.
+    public enum UpdatePolicy: Int, Sendable {
+        /// Fail with primaryKeyExists.
+        case error = 1
+        /// Overwrite every property of the existing object.
+        case all = 2
+        /// Overwrite only the properties whose values differ.
+        case modified = 3
+    }
+
+    /// Adds an unmanaged object (and every unmanaged object it links to);
+    /// the object becomes managed by this Realm.
+    public func add(_ object: Object, update: UpdatePolicy = .error) {
+        requireWrite("add an object of type '\(type(of: object).className())'")
+        currentUpdatePolicy = update
+        insert(object, update: update)
+    }
+
+    public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) where S.Iterator.Element: Object {
+        requireWrite("add objects")
+        currentUpdatePolicy = update
+        for object in objects { insert(object, update: update) }
+    }
+
+    /// Creates an object from a dictionary (property name -> value), an array
+    /// (values in property order) or another object of the same class.
+    /// With update .modified/.all and an existing primary key, only the
+    /// properties present in the dictionary are changed.
+    @discardableResult
+    public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) -> T {
+        requireWrite("create an object of type '\(type.className())'")
+        let object = T()
+        let descriptor: ClassDescriptor
+        do { descriptor = try classInfo(for: type).descriptor } catch let error as Realm.Error { fail(error); return object } catch { return object }
+        do {
+            let provided = try assignProperties(of: object, descriptor, from: value, realm: self)
+            currentUpdatePolicy = update
+            insert(object, update: update, mask: update == .error ? nil : provided)
+        } catch let error as Realm.Error {
+            fail(error)
+        } catch {
+            fail(Realm.Error(.invalidValue, "\(error)"))
+        }
+        return object
+    }
+
+}
+
+/// Sets the properties of an unmanaged object from a create() value (also
+/// nested values for links); returns the properties given.
+func assignProperties(of object: ObjectBase, _ descriptor: ClassDescriptor, from value: Any, realm: Realm?) throws -> Set<Int> {
+    var provided = Set<Int>()
+    if let dictionary = value as? [String: Any] {
+        for (name, item) in dictionary {
+            guard let index = descriptor.propertyIndex[name] else {
+                throw Realm.Error(.invalidValue, "Invalid property name '\(name)' for class '\(descriptor.name)'.")
+            }
+            guard descriptor.properties[index].isStored else { continue }
+            try descriptor.properties[index].accessor.setValue(item, on: object, realm: realm)
+            provided.insert(index)
+        }
+    } else if let array = value as? [Any] {
+        let stored = descriptor.properties.indices.filter { descriptor.properties[$0].isStored }
+        guard array.count == stored.count else {
+            throw Realm.Error(.invalidValue, "Invalid array for class '\(descriptor.name)': expected \(stored.count) values (\(stored.map { descriptor.properties[$0].name }.joined(separator: ", "))), got \(array.count).")
+        }
+        for (index, item) in zip(stored, array) {
+            try descriptor.properties[index].accessor.setValue(item, on: object, realm: realm)
+            provided.insert(index)
+        }
+    } else if let source = value as? ObjectBase, type(of: source).className() == descriptor.name {
+        for (index, property) in descriptor.properties.enumerated() where property.isStored {
+            let sourceDescriptor = try source._info?.descriptor ?? SchemaDiscovery.descriptor(for: type(of: source))
+            try property.accessor.setValue(sourceDescriptor.properties[index].accessor.value(of: source), on: object, realm: realm)
+            provided.insert(index)
+        }
+    } else {
+        throw Realm.Error(.invalidValue, "Invalid value '\(value)' of type '\(type(of: value))' to create a '\(descriptor.name)': pass a [String: Any] dictionary, an array of property values, or a \(descriptor.name).")
+    }
+    return provided
+}
+
+extension Realm {
+    /// Deletes a managed object: links to it become nil, Lists/Sets drop it,
+    /// Map values become nil; embedded objects it owns are deleted too.
+    public func delete(_ object: ObjectBase) {
+        requireWrite("delete an object of type '\(type(of: object).className())'")
+        guard object._realm === self, let info = object._info else {
+            fail(Realm.Error(object._realm == nil ? .invalidValue : .wrongRealm,
+                             "Can only delete an object of type '\(type(of: object).className())' from the Realm that manages it."))
+            return
+        }
+        deleteRow(info, object._key)
+        object._deleted = true
+    }
+
+    public func delete<S: Sequence>(_ objects: S) where S.Iterator.Element: ObjectBase {
+        requireWrite("delete objects")
+        // Collect first: objects may be a live Results that shrinks as we go.
+        for object in Array(objects) { delete(object) }
+    }
+
+    /// Deletes every object of every class.
+    public func deleteAll() {
+        requireWrite("delete all objects")
+        for info in schemaState.classes {
+            for tree in info.allTrees {
+                let rc = cs_tree_clear(txn, tree)
+                if rc != csOK && rc != csNotFound { fail(storageError(rc, "Deleting all '\(info.name)' objects")) }
+            }
+        }
+        generation &+= 1
+    }
+}

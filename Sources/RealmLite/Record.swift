@@ -1,0 +1,141 @@
+// The record format: one B+ tree value per object, O(1) access to any field.
+//
+//   [null bitmap: ceil(n/8) bytes]        bit i set = stored column i is nil
+//   [fixed slots]                          scalars and link keys, little-endian
+//   [var end offsets: u32 x nvar]          end of var field j, relative to var data
+//   [var data]                             strings, data, decimals, collections
+//
+// Column order, slot offsets and var indexes come from the class's stored
+// schema (ClassInfo), so a field read is: one bit test plus one unaligned
+// load, or two u32 loads for a variable-size field. See docs/OBJECTS.md.
+
+struct RecordLayout: Sendable {
+    let columnCount: Int
+    let nullBytes: Int
+    let fixedSize: Int
+    let varCount: Int
+    var varTableStart: Int { nullBytes + fixedSize }
+    var varDataStart: Int { nullBytes + fixedSize + 4 * varCount }
+}
+
+/// Where one column lives in a record. Trivial, so hot reads copy no refs.
+@usableFromInline
+struct ColumnSlot: Sendable {
+    /// Byte offset of the fixed slot, or the var-field index.
+    var offset: Int32
+    /// Bit in the null bitmap (the column's storage position).
+    var nullBit: Int32
+    /// Width of the fixed slot; 0 for var fields; -1 for unstored columns.
+    var width: Int32
+}
+
+/// A record read zero-copy from the map (or from a Swift buffer).
+struct RecordView {
+    let base: UnsafeRawPointer
+    let size: Int
+
+    @inline(__always)
+    func isNull(_ slot: ColumnSlot) -> Bool {
+        base.load(fromByteOffset: Int(slot.nullBit) >> 3, as: UInt8.self) & (1 << UInt8(slot.nullBit & 7)) != 0
+    }
+
+    @inline(__always)
+    func fixed(_ slot: ColumnSlot) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: base + Int(slot.offset), count: Int(slot.width))
+    }
+
+    @inline(__always)
+    func variable(_ index: Int, _ layout: RecordLayout) -> UnsafeRawBufferPointer {
+        let table = layout.varTableStart
+        let end = Int(base.loadUnaligned(fromByteOffset: table + 4 * index, as: UInt32.self))
+        let start = index == 0 ? 0 : Int(base.loadUnaligned(fromByteOffset: table + 4 * (index - 1), as: UInt32.self))
+        return UnsafeRawBufferPointer(start: base + layout.varDataStart + start, count: end - start)
+    }
+
+    /// The bytes of a column: the fixed slot, or the var field.
+    @inline(__always)
+    func field(_ slot: ColumnSlot, _ layout: RecordLayout) -> UnsafeRawBufferPointer {
+        slot.width > 0 ? fixed(slot) : variable(Int(slot.offset), layout)
+    }
+}
+
+/// Builds a new record column by column, in storage order (var fields must be
+/// appended in var-index order).
+public struct _RecordWriter {
+    var bytes: [UInt8]
+    let layout: RecordLayout
+    let info: ClassInfo
+    let realm: Realm
+    private var nextVar = 0
+
+    init(info: ClassInfo, realm: Realm) {
+        self.info = info
+        self.realm = realm
+        layout = info.layout
+        bytes = [UInt8](repeating: 0, count: layout.varDataStart)
+        bytes.reserveCapacity(layout.varDataStart + 64)
+    }
+
+    /// Writes a column's value: nil, fixed-slot bytes or var-field bytes.
+    mutating func write(_ column: Int, isNull: Bool, _ raw: UnsafeRawBufferPointer) {
+        let slot = info.slots[column]
+        if isNull { bytes[Int(slot.nullBit) >> 3] |= 1 << UInt8(slot.nullBit & 7) }
+        if slot.width > 0 {
+            if !isNull, raw.count > 0 {
+                bytes.withUnsafeMutableBytes { dest in
+                    (dest.baseAddress! + Int(slot.offset)).copyMemory(from: raw.baseAddress!, byteCount: min(raw.count, Int(slot.width)))
+                }
+            }
+        } else if slot.width == 0 {
+            precondition(Int(slot.offset) == nextVar, "RealmLite: var fields written out of order")
+            if !isNull { bytes.append(contentsOf: raw) }
+            let end = UInt32(bytes.count - layout.varDataStart)
+            withUnsafeBytes(of: end.littleEndian) { endBytes in
+                bytes.withUnsafeMutableBytes { dest in
+                    (dest.baseAddress! + layout.varTableStart + 4 * nextVar).copyMemory(from: endBytes.baseAddress!, byteCount: 4)
+                }
+            }
+            nextVar += 1
+        }
+    }
+
+    mutating func write(_ column: Int, isNull: Bool, _ array: [UInt8]) {
+        array.withUnsafeBytes { write(column, isNull: isNull, $0) }
+    }
+}
+
+/// Copies `record` with one column replaced.
+func replacingColumn(_ record: RecordView, _ slot: ColumnSlot, _ layout: RecordLayout,
+                     isNull: Bool, _ raw: UnsafeRawBufferPointer) -> [UInt8] {
+    let old = UnsafeRawBufferPointer(start: record.base, count: record.size)
+    var out: [UInt8]
+    if slot.width > 0 {
+        out = Array(old)
+        if !isNull, raw.count > 0 {
+            out.withUnsafeMutableBytes { dest in
+                (dest.baseAddress! + Int(slot.offset)).copyMemory(from: raw.baseAddress!, byteCount: min(raw.count, Int(slot.width)))
+            }
+        }
+    } else {
+        let index = Int(slot.offset)
+        let oldField = record.variable(index, layout)
+        let delta = (isNull ? 0 : raw.count) - oldField.count
+        let fieldStart = oldField.baseAddress! - record.base
+        out = []
+        out.reserveCapacity(record.size + delta)
+        out.append(contentsOf: old[0..<fieldStart])
+        if !isNull { out.append(contentsOf: raw) }
+        out.append(contentsOf: old[(fieldStart + oldField.count)...])
+        // Shift the end offsets of this and later var fields.
+        out.withUnsafeMutableBytes { dest in
+            for j in index..<layout.varCount {
+                let at = layout.varTableStart + 4 * j
+                let end = Int(dest.loadUnaligned(fromByteOffset: at, as: UInt32.self)) + delta
+                dest.storeBytes(of: UInt32(end), toByteOffset: at, as: UInt32.self)
+            }
+        }
+    }
+    let byte = Int(slot.nullBit) >> 3, mask: UInt8 = 1 << UInt8(slot.nullBit & 7)
+    if isNull { out[byte] |= mask } else { out[byte] &= ~mask }
+    return out
+}

@@ -1,0 +1,123 @@
+import CStorage
+
+// Results: a live view of objects, evaluated on access against the Realm's
+// current snapshot. Today the only source is "every object of a class",
+// which maps straight onto the engine: count is the tree's O(1) count,
+// subscript is O(log n) rank access, iteration walks a cursor. Queries and
+// sorting (issue 6) add sources to `ResultsSource`; the public API stays.
+
+/// What a Results evaluates.
+enum ResultsSource {
+    /// Every object of the class, in object-key (insertion) order.
+    case all(ClassInfo)
+}
+
+public final class Results<Element: RealmCollectionValue>: RandomAccessCollection, CustomStringConvertible {
+    let realmInstance: Realm
+    let source: ResultsSource
+
+    init(realm: Realm, info: ClassInfo) {
+        precondition(Element.self is AnyObject.Type, "RealmLite: Results of objects only")
+        realmInstance = realm
+        source = .all(info)
+    }
+
+    public var realm: Realm? { realmInstance }
+    public var isInvalidated: Bool { false }
+
+    private var info: ClassInfo {
+        switch source { case .all(let info): info }
+    }
+
+    public var count: Int { realmInstance.count(of: info) }
+    public var isEmpty: Bool { count == 0 }
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+
+    public subscript(position: Int) -> Element {
+        let info = self.info
+        var key = cs_val(), value = cs_val()
+        guard position >= 0, let cursor = realmInstance.cursor(info.objectsTree),
+              cs_cursor_seek_index(cursor, UInt64(position), &key, &value) == csOK else {
+            realmFatal(.invalidValue, "Index \(position) is out of bounds for Results<\(info.name)> (count \(count)).")
+        }
+        return element(key, value)
+    }
+
+    public var first: Element? { edge(CS_FIRST) }
+    public var last: Element? { edge(CS_LAST) }
+
+    private func edge(_ op: cs_cursor_op) -> Element? {
+        var key = cs_val(), value = cs_val()
+        guard let cursor = realmInstance.cursor(info.objectsTree), cs_cursor_get(cursor, &key, &value, op) == csOK else {
+            return nil
+        }
+        return element(key, value)
+    }
+
+    /// The position of a managed object, or nil.
+    public func index(of object: Element) -> Int? {
+        guard let object = object as? ObjectBase, object._realm === realmInstance, object._info === info else { return nil }
+        var position: UInt64 = 0
+        let found = withKey(object._key) { keyVal -> Bool in
+            var key = keyVal
+            guard let cursor = realmInstance.cursor(info.objectsTree),
+                  cs_cursor_get(cursor, &key, nil, CS_SEEK_EXACT) == csOK else { return false }
+            return cs_cursor_index(cursor, &position) == csOK
+        }
+        return found ? Int(position) : nil
+    }
+
+    @inline(__always)
+    func element(_ key: cs_val, _ value: cs_val) -> Element {
+        unsafeBitCast(realmInstance.materialize(info, key: keyValue(key), record: value), to: Element.self)
+    }
+
+    public func makeIterator() -> ResultsIterator<Element> { ResultsIterator(results: self) }
+
+    public var description: String { elementsDescription("Results<\(info.name)>", Array(self)) }
+}
+
+/// Walks the class's tree with the Realm's cursor. While nothing else moves
+/// that cursor and nothing is written, each step is one CS_NEXT; otherwise it
+/// re-seeks after the last key seen, so writes during iteration are safe.
+public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
+    let results: Results<Element>
+    private var cursor: OpaquePointer?
+    private var lastKey: UInt64 = 0
+    private var started = false
+    private var generation: UInt64 = 0
+    private var claims: UInt64 = 0
+
+    init(results: Results<Element>) { self.results = results }
+
+    public mutating func next() -> Element? {
+        let realm = results.realmInstance
+        var key = cs_val(), value = cs_val()
+        var rc: Int32
+        if started, let cursor, realm.generation == generation, realm.cursorClaims == claims {
+            rc = cs_cursor_get(cursor, &key, &value, CS_NEXT)
+        } else {
+            guard case .all(let info) = results.source, let fresh = realm.cursor(info.objectsTree) else { return nil }
+            cursor = fresh
+            if !started {
+                rc = cs_cursor_get(fresh, &key, &value, CS_FIRST)
+            } else {
+                if lastKey == .max { return nil }
+                rc = withKey(lastKey + 1) { start in
+                    key = start
+                    return cs_cursor_get(fresh, &key, &value, CS_SEEK)
+                }
+            }
+            generation = realm.generation
+            claims = realm.cursorClaims
+        }
+        started = true
+        guard rc == csOK else {
+            if rc != csNotFound { mustSucceed(rc, "Iterating Results") }
+            return nil
+        }
+        lastKey = keyValue(key)
+        return results.element(key, value)
+    }
+}

@@ -1,0 +1,243 @@
+@_spi(Reflection) import Swift
+import Synchronization
+
+// Schema discovery: what a model class stores, found once per class per
+// process without code generation or the Objective-C runtime.
+//
+// `SchemaDiscovery.descriptor(for:)` is the single seam the rest of RealmLite
+// uses. Today it reflects: the runtime's field list (`_forEachField`, the
+// same metadata Mirror reads) gives each stored field's name, type and byte
+// offset; @Persisted fields become properties; a prototype instance gives
+// their options (primaryKey/indexed/originProperty). A macro could later
+// supply the same ClassDescriptor directly.
+
+/// Everything RealmLite knows about a model class's Swift side.
+/// @unchecked Sendable: immutable after construction.
+final class ClassDescriptor: @unchecked Sendable {
+    let type: ObjectBase.Type
+    let name: String
+    let isEmbedded: Bool
+    let properties: [PropertyDescriptor]
+    let propertyIndex: [String: Int]
+    let primaryKeyIndex: Int?
+    let publicSchema: ObjectSchema
+
+    init(type: ObjectBase.Type, name: String, isEmbedded: Bool, properties: [PropertyDescriptor]) {
+        self.type = type
+        self.name = name
+        self.isEmbedded = isEmbedded
+        self.properties = properties
+        propertyIndex = Dictionary(properties.enumerated().map { ($0.element.name, $0.offset) }, uniquingKeysWith: { a, _ in a })
+        primaryKeyIndex = properties.firstIndex { $0.isPrimary }
+        publicSchema = ObjectSchema(className: name, properties: properties.map(\.publicProperty), isEmbedded: isEmbedded)
+    }
+
+    /// Classes this one links to (links, collections of objects, origins).
+    var referencedTypes: [ObjectBase.Type] { properties.compactMap(\.shape.objectType) }
+}
+
+/// One @Persisted property.
+/// @unchecked Sendable: immutable; the accessor is stateless.
+struct PropertyDescriptor: @unchecked Sendable {
+    let name: String
+    let shape: _PropertyShape
+    let isPrimary: Bool
+    let isIndexed: Bool
+    /// For LinkingObjects: the linking property of the origin class.
+    let originProperty: String?
+    let accessor: any PropertyAccessor
+
+    var isStored: Bool { shape.type != .linkingObjects }
+    var isLink: Bool { shape.type == .object }
+
+    var publicProperty: Property {
+        Property(name: name, type: shape.type, isOptional: shape.isOptional, isPrimary: isPrimary,
+                 isIndexed: isIndexed || isPrimary, isArray: shape.collection == .list, isSet: shape.collection == .set,
+                 isMap: shape.collection == .map, objectClassName: shape.objectType?.className(),
+                 linkOriginPropertyName: originProperty)
+    }
+}
+
+enum SchemaDiscovery {
+    private static let cache = Mutex<[ObjectIdentifier: ClassDescriptor]>([:])
+
+    /// The descriptor of `type`, discovered on first use.
+    static func descriptor(for type: ObjectBase.Type) throws -> ClassDescriptor {
+        let id = ObjectIdentifier(type)
+        if let known = cache.withLock({ $0[id] }) { return known }
+        let discovered = try reflect(type)
+        return cache.withLock { table in
+            if let raced = table[id] { return raced }
+            table[id] = discovered
+            return discovered
+        }
+    }
+
+    /// `types` and every class reachable from them through links.
+    static func closure(of types: [ObjectBase.Type]) throws -> [ClassDescriptor] {
+        var seen = Set<ObjectIdentifier>()
+        var result: [ClassDescriptor] = []
+        var pending = types
+        while let next = pending.popLast() {
+            guard seen.insert(ObjectIdentifier(next)).inserted else { continue }
+            let descriptor = try descriptor(for: next)
+            result.append(descriptor)
+            pending.append(contentsOf: descriptor.referencedTypes)
+        }
+        return result
+    }
+
+    private static func reflect(_ type: ObjectBase.Type) throws -> ClassDescriptor {
+        let name = type.className()
+        let isEmbedded = type is EmbeddedObject.Type
+        guard isEmbedded || type is Object.Type else {
+            throw Realm.Error(.invalidSchema, "'\(name)' must subclass Object or EmbeddedObject.")
+        }
+        let prototype = type.init()
+        var properties: [PropertyDescriptor] = []
+        // Options: `.classType` (spelled by value: the static var is not
+        // concurrency-safe to name under Swift 6).
+        _ = _forEachField(of: type, options: _EachFieldOptions(rawValue: 1 << 0)) { fieldName, offset, fieldType, _ in
+            guard let persisted = fieldType as? any PersistedIntrospection.Type else { return true }
+            var propertyName = String(cString: fieldName)
+            if propertyName.hasPrefix("_") { propertyName.removeFirst() }
+            let accessor = persisted.makeAccessor(offset: offset, className: name, propertyName: propertyName)
+            let options = accessor.options(of: prototype)
+            properties.append(PropertyDescriptor(
+                name: propertyName, shape: accessor.shape,
+                isPrimary: options.flags & 1 != 0, isIndexed: options.flags & 2 != 0,
+                originProperty: options.originProperty, accessor: accessor))
+            return true
+        }
+        try validate(name: name, isEmbedded: isEmbedded, properties)
+        return ClassDescriptor(type: type, name: name, isEmbedded: isEmbedded, properties: properties)
+    }
+
+    private static func validate(name: String, isEmbedded: Bool, _ properties: [PropertyDescriptor]) throws {
+        let primaryKeys = properties.filter(\.isPrimary)
+        if primaryKeys.count > 1 {
+            throw Realm.Error(.invalidSchema, "'\(name)' declares more than one primary key (\(primaryKeys.map(\.name).joined(separator: ", "))); keep one.")
+        }
+        if isEmbedded, let pk = primaryKeys.first {
+            throw Realm.Error(.invalidSchema, "Embedded object '\(name)' cannot have a primary key ('\(pk.name)').")
+        }
+        for property in properties {
+            let shape = property.shape
+            if property.isPrimary && (!shape.type.canBePrimaryKey || shape.collection != .none) {
+                throw Realm.Error(.invalidSchema, "Property '\(name).\(property.name)' of type \(shape.type) cannot be a primary key; use Int, String, ObjectId or UUID.")
+            }
+            if property.isIndexed && (!shape.type.canBeIndexed || shape.collection != .none) {
+                throw Realm.Error(.invalidSchema, "Property '\(name).\(property.name)' of type \(shape.type) cannot be indexed; index Bool, Int, String, Date, ObjectId or UUID properties.")
+            }
+            if shape.type == .object && shape.collection == .map && !shape.isOptional {
+                throw Realm.Error(.invalidSchema, "Map property '\(name).\(property.name)' must have optional object values (Map<String, \(shape.objectType.map { "\($0)" } ?? "T")?>).")
+            }
+            if shape.type == .object && (shape.collection == .list || shape.collection == .set) && shape.isOptional {
+                throw Realm.Error(.invalidSchema, "List/MutableSet property '\(name).\(property.name)' cannot hold optional objects.")
+            }
+            if shape.type == .object, shape.collection == .set, shape.objectType is EmbeddedObject.Type {
+                throw Realm.Error(.invalidSchema, "MutableSet property '\(name).\(property.name)' cannot hold embedded objects.")
+            }
+        }
+    }
+}
+
+/// Implemented by Persisted so that discovery can build a typed accessor
+/// from a field's type alone.
+protocol PersistedIntrospection {
+    static func makeAccessor(offset: Int, className: String, propertyName: String) -> any PropertyAccessor
+}
+
+extension Persisted: PersistedIntrospection {
+    static func makeAccessor(offset: Int, className: String, propertyName: String) -> any PropertyAccessor {
+        PersistedAccessor<Value>(offset: offset, className: className, propertyName: propertyName)
+    }
+}
+
+/// Untyped access to one @Persisted field of an object, for the code paths
+/// that walk all properties (add, create(value:), description, KVC).
+protocol PropertyAccessor: Sendable {
+    var shape: _PropertyShape { get }
+    func options(of object: ObjectBase) -> (flags: UInt8, originProperty: String?)
+    /// Makes the property managed: from now on reads/writes go to column.
+    func bind(_ object: ObjectBase, column: Int)
+    /// Writes the unmanaged value into a new record.
+    func encodeUnmanaged(_ object: ObjectBase, column: Int, into writer: inout _RecordWriter) throws
+    /// The unmanaged value's column bytes, if it is a scalar.
+    func unmanagedScalarBytes(_ object: ObjectBase) -> (isNull: Bool, bytes: [UInt8])?
+    /// The scalar column bytes of a loosely typed value (primary-key lookups).
+    func scalarBytes(converting value: Any) throws -> (isNull: Bool, bytes: [UInt8])?
+    /// The current value (managed or not), boxed.
+    func value(of object: ObjectBase) -> Any
+    /// Sets the value from a loosely typed one (create(value:), KVC).
+    func setValue(_ value: Any, on object: ObjectBase, realm: Realm?) throws
+}
+
+/// The accessor of a Persisted<V> field at a fixed byte offset in instances.
+/// @unchecked Sendable: immutable.
+final class PersistedAccessor<V: _Persistable>: PropertyAccessor, @unchecked Sendable {
+    let offset: Int
+    let className: String
+    let propertyName: String
+
+    init(offset: Int, className: String, propertyName: String) {
+        self.offset = offset
+        self.className = className
+        self.propertyName = propertyName
+    }
+
+    /// The field inside the instance. Writing through it is how managed
+    /// state is installed (RealmSwift does the same with ivar offsets).
+    @inline(__always)
+    private func storage(_ object: ObjectBase) -> UnsafeMutablePointer<Persisted<V>> {
+        (UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()) + offset)
+            .assumingMemoryBound(to: Persisted<V>.self)
+    }
+
+    var shape: _PropertyShape { V._rlmShape }
+
+    func options(of object: ObjectBase) -> (flags: UInt8, originProperty: String?) {
+        let field = storage(object).pointee
+        return (field.flags, (field.value as? any LinkingObjectsProtocol)?.originPropertyName)
+    }
+
+    func bind(_ object: ObjectBase, column: Int) {
+        storage(object).pointee.column = Int32(column)
+    }
+
+    func encodeUnmanaged(_ object: ObjectBase, column: Int, into writer: inout _RecordWriter) throws {
+        try V._rlmEncode(storage(object).pointee.value, column, &writer)
+    }
+
+    func unmanagedScalarBytes(_ object: ObjectBase) -> (isNull: Bool, bytes: [UInt8])? {
+        V._rlmScalarBytes(storage(object).pointee.value)
+    }
+
+    func scalarBytes(converting value: Any) throws -> (isNull: Bool, bytes: [UInt8])? {
+        V._rlmScalarBytes(try convert(value, realm: nil))
+    }
+
+    func value(of object: ObjectBase) -> Any {
+        let field = storage(object).pointee
+        return field.column < 0 ? field.value : V._rlmGet(object, Int(field.column))
+    }
+
+    func setValue(_ value: Any, on object: ObjectBase, realm: Realm?) throws {
+        let converted = try convert(value, realm: realm)
+        let column = storage(object).pointee.column
+        if column < 0 {
+            storage(object).pointee.value = converted
+        } else {
+            V._rlmSet(object, Int(column), converted)
+        }
+    }
+
+    private func convert(_ value: Any, realm: Realm?) throws -> V {
+        if let direct = value as? V { return direct }
+        guard let converted = try V._rlmConvert(value, realm) else {
+            throw Realm.Error(.invalidValue,
+                              "Invalid value '\(value)' of type '\(type(of: value))' for property '\(className).\(propertyName)' of type '\(V.self)'.")
+        }
+        return converted
+    }
+}

@@ -1,0 +1,151 @@
+import CStorage
+import Foundation
+import Synchronization
+
+// Thin Swift glue over the CStorage C API: error mapping, byte keys, and the
+// process-wide table of open environments (one cs_env per file per process,
+// shared by every Realm instance on that file).
+
+let csOK: Int32 = 0
+let csNotFound = Int32(CS_NOTFOUND.rawValue)
+let csExists = Int32(CS_EXISTS.rawValue)
+
+/// Turns an engine return code into a Realm.Error (nil for CS_OK).
+func storageError(_ rc: Int32, _ what: String) -> Realm.Error {
+    let name = String(cString: cs_strerror(rc))
+    let detail = String(cString: cs_last_error_detail())
+    let code: Realm.Error.Code
+    switch UInt32(rc) {
+    case CS_EREADONLY.rawValue: code = .readOnly
+    case CS_EIO.rawValue: code = .fileAccess
+    case CS_ELOCK.rawValue: code = .incompatibleLockFile
+    case CS_EFORMAT.rawValue: code = .fileFormatUpgradeRequired
+    case CS_EKEYSIZE.rawValue, CS_EVALSIZE.rawValue: code = .invalidValue
+    default: code = .storage
+    }
+    let suffix = detail.isEmpty ? "" : " (\(detail))"
+    return Realm.Error(code, "\(what) failed: \(name)\(suffix)")
+}
+
+@inline(__always)
+func check(_ rc: Int32, _ what: @autoclosure () -> String) throws {
+    if rc != csOK { throw storageError(rc, what()) }
+}
+
+/// For engine calls that cannot fail unless RealmLite itself is wrong or the
+/// file is damaged, inside APIs that cannot throw.
+@inline(__always)
+func mustSucceed(_ rc: Int32, _ what: @autoclosure () -> String) {
+    if rc != csOK { realmFatal(storageError(rc, what())) }
+}
+
+/// Object keys and other integers inside tree keys are big-endian so that
+/// memcmp order is numeric order.
+@inline(__always)
+func withKey<R>(_ key: UInt64, _ body: (cs_val) -> R) -> R {
+    var be = key.bigEndian
+    return withUnsafeBytes(of: &be) { body(cs_val(data: $0.baseAddress, size: 8)) }
+}
+
+@inline(__always)
+func withBytesKey<R>(_ bytes: [UInt8], _ body: (cs_val) -> R) -> R {
+    bytes.withUnsafeBytes { body(cs_val(data: $0.baseAddress, size: $0.count)) }
+}
+
+@inline(__always)
+func keyValue(_ val: cs_val, at offset: Int = 0) -> UInt64 {
+    UInt64(bigEndian: UnsafeRawPointer(val.data!).loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+}
+
+func bytes(of val: cs_val) -> UnsafeRawBufferPointer {
+    UnsafeRawBufferPointer(start: val.data, count: val.size)
+}
+
+/// One open database file (or in-memory database), shared by all Realm
+/// instances on it in this process.
+/// @unchecked Sendable: cs_env is documented thread-safe; the only mutable
+/// state, the schema, is guarded by `schema`.
+final class SharedEnv: @unchecked Sendable {
+    let handle: OpaquePointer
+    let cacheKey: String
+    let isReadOnly: Bool
+    let path: String
+    /// Classes registered in this file so far (see SchemaRegistration.swift).
+    let schema = Mutex<SchemaState>(SchemaState.empty)
+
+    private init(handle: OpaquePointer, cacheKey: String, path: String, isReadOnly: Bool) {
+        self.handle = handle
+        self.cacheKey = cacheKey
+        self.path = path
+        self.isReadOnly = isReadOnly
+    }
+
+    deinit {
+        cs_env_close(handle)
+        let key = cacheKey
+        openEnvs.withLock { table in
+            if table[key]?.env == nil { table[key] = nil }
+        }
+    }
+
+    /// The shared env for a configuration, opening it if no Realm has it open.
+    static func open(_ config: Realm.Configuration) throws -> SharedEnv {
+        let inMemory = config.inMemoryIdentifier != nil
+        let path: String
+        if let id = config.inMemoryIdentifier {
+            path = "realmlite-memory-" + id
+        } else {
+            guard let url = config.fileURL else {
+                throw Realm.Error(.fileAccess, "Realm.Configuration has neither a fileURL nor an inMemoryIdentifier.")
+            }
+            path = url.path
+        }
+        let key = (inMemory ? "mem:" : "file:") + path + (config.readOnly ? ":ro" : "")
+        return try openEnvs.withLock { table -> SharedEnv in
+            if let env = table[key]?.env { return env }
+            if !inMemory && config.readOnly && !FileManager.default.fileExists(atPath: path) {
+                throw Realm.Error(.fileNotFound, "Cannot open '\(path)' read-only: the file does not exist.")
+            }
+            var options = cs_options()
+            options.flags = (inMemory ? UInt32(CS_ENV_IN_MEMORY) : 0) | (config.readOnly ? UInt32(CS_ENV_RDONLY) : 0)
+            options.durability = CS_DURABLE_FULL
+            var handle: OpaquePointer?
+            let rc = cs_env_open(path, &options, &handle)
+            guard rc == csOK, let handle else {
+                var error = storageError(rc, "Opening the Realm at '\(path)'")
+                if UInt32(rc) == CS_EIO.rawValue, errno == EACCES {
+                    error = Realm.Error(.filePermissionDenied, error.message)
+                }
+                throw error
+            }
+            let env = SharedEnv(handle: handle, cacheKey: key, path: path, isReadOnly: config.readOnly)
+            table[key] = WeakEnv(env: env)
+            return env
+        }
+    }
+}
+
+struct WeakEnv {
+    weak var env: SharedEnv?
+}
+
+private let openEnvs = Mutex<[String: WeakEnv]>([:])
+
+/// Tree names inside a Realm file. Short prefixes keep keys small.
+enum TreeName {
+    static let meta = "realm:meta"
+    static func objects(_ cls: String) -> String { "obj:" + cls }
+    static func primaryKey(_ cls: String) -> String { "pk:" + cls }
+    static func index(_ cls: String, _ prop: String) -> String { "idx:" + cls + "." + prop }
+    static func backlinks(_ cls: String, _ prop: String) -> String { "bl:" + cls + "." + prop }
+}
+
+/// Keys in the meta tree.
+enum MetaKey {
+    static let schema = "schema"
+    static func nextObjectKey(_ cls: String) -> String { "nextkey:" + cls }
+}
+
+/// Tree handle meaning "this tree does not exist in the file" (read-only
+/// Realm opened on a file that lacks a class): reads see it empty.
+let absentTree: cs_tree = .max

@@ -1,0 +1,109 @@
+import Foundation
+
+// The schema as stored in the file (meta tree, key "schema", JSON), written
+// when the file is created and whenever classes are added. Property order
+// here is the record's column order, so code may reorder properties freely.
+// Migration (a later issue) rewrites this and the records together; the
+// format needs no change for it.
+
+struct StoredSchema: Codable, Equatable {
+    var version: UInt64
+    var classes: [StoredClass]
+
+    func `class`(named name: String) -> StoredClass? { classes.first { $0.name == name } }
+
+    static func decode(_ bytes: UnsafeRawBufferPointer) throws -> StoredSchema {
+        do {
+            return try JSONDecoder().decode(StoredSchema.self, from: Data(bytes))
+        } catch {
+            throw Realm.Error(.fileFormatUpgradeRequired, "The schema stored in the Realm file cannot be read (\(error)).")
+        }
+    }
+
+    func encoded() -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return Array((try? encoder.encode(self)) ?? Data())
+    }
+}
+
+struct StoredClass: Codable, Equatable {
+    var name: String
+    var embedded: Bool
+    var properties: [StoredProperty]
+
+    init(_ descriptor: ClassDescriptor) {
+        name = descriptor.name
+        embedded = descriptor.isEmbedded
+        properties = descriptor.properties.map(StoredProperty.init)
+    }
+}
+
+struct StoredProperty: Codable, Equatable {
+    var name: String
+    var type: PropertyType
+    var optional: Bool
+    var collection: _CollectionKind
+    var objectClass: String?
+    var primaryKey: Bool
+    var indexed: Bool
+    var originProperty: String?
+
+    init(_ property: PropertyDescriptor) {
+        name = property.name
+        type = property.shape.type
+        optional = property.shape.isOptional
+        collection = property.shape.collection
+        objectClass = property.shape.objectType?.className()
+        primaryKey = property.isPrimary
+        indexed = property.isIndexed
+        originProperty = property.originProperty
+    }
+
+    var typeDescription: String {
+        var text = objectClass.map { type == .linkingObjects ? "linking objects<\($0)>" : "<\($0)>" } ?? "\(type)"
+        if optional { text += "?" }
+        switch collection {
+        case .none: break
+        case .list: text = "array" + text
+        case .set: text = "set" + text
+        case .map: text = "dictionary" + text
+        }
+        return text
+    }
+}
+
+/// Human-readable differences between the stored class and the code's.
+func schemaDifferences(stored: StoredClass, code: StoredClass) -> [String] {
+    var differences: [String] = []
+    let cls = code.name
+    if stored.embedded != code.embedded {
+        differences.append("Class '\(cls)' has been changed from \(stored.embedded ? "embedded" : "top-level") to \(code.embedded ? "embedded" : "top-level").")
+    }
+    let storedByName = Dictionary(stored.properties.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+    let codeByName = Dictionary(code.properties.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+    for property in stored.properties where codeByName[property.name] == nil {
+        differences.append("Property '\(cls).\(property.name)' has been removed.")
+    }
+    for property in code.properties {
+        guard let old = storedByName[property.name] else {
+            differences.append("Property '\(cls).\(property.name)' has been added.")
+            continue
+        }
+        if old.typeDescription != property.typeDescription {
+            differences.append("Property '\(cls).\(property.name)' has been changed from '\(old.typeDescription)' to '\(property.typeDescription)'.")
+        }
+        if old.primaryKey != property.primaryKey {
+            differences.append(property.primaryKey
+                ? "Primary key property '\(cls).\(property.name)' has been added."
+                : "Primary key property '\(cls).\(property.name)' has been removed.")
+        }
+        if old.indexed != property.indexed {
+            differences.append("Property '\(cls).\(property.name)' has been made \(property.indexed ? "indexed" : "unindexed").")
+        }
+        if old.originProperty != property.originProperty {
+            differences.append("Linking objects property '\(cls).\(property.name)' now follows '\(property.originProperty ?? "")' instead of '\(old.originProperty ?? "")'.")
+        }
+    }
+    return differences
+}
