@@ -147,30 +147,31 @@ int bt_read(cs_txn *t, const bt_path *p, cs_val *key, cs_val *val)
 {
     const uint8_t *pg = p->pg[p->depth - 1];
     unsigned idx = p->idx[p->depth - 1];
-    int rc;
+    uint32_t psize = t->psize, off = node_slot(pg, idx);
+    if (CS_UNLIKELY(off < PAGE_HDR || off + LEAF_CELL_HDR > psize)) return node_key(pg, psize, idx, &(cs_key){0});
+    uint32_t kl = rd16(pg + off), vl = rd32(pg + off + 2);
+    const uint8_t *k = pg + off + LEAF_CELL_HDR, *v = k + kl;
+    bool ovf = vl & VLEN_OVERFLOW;
+    vl &= ~VLEN_OVERFLOW;
+    if (CS_UNLIKELY(off + LEAF_CELL_HDR + kl + (ovf ? OVERFLOW_REF : vl) > psize))
+        return cs_fail(CS_ECORRUPT, "page %llu: cell %u out of bounds", (unsigned long long)PH(pg)->pgno, idx);
     if (key) {
-        cs_key k;
-        if ((rc = node_key(pg, t->psize, idx, &k))) return rc;
-        key->data = k.p;
-        key->size = k.len;
+        key->data = k;
+        key->size = kl;
     }
-    if (val) {
-        const uint8_t *v;
-        uint32_t vl;
-        bool ovf;
-        uint64_t op;
-        if ((rc = leaf_value(pg, t->psize, idx, &v, &vl, &ovf, &op))) return rc;
-        if (ovf) {
-            const uint8_t *run;
-            uint32_t np = ovf_pages(t->psize, vl);
-            if ((rc = page_get_run(t, op, np, &run))) return rc;
-            if (PH(run)->type != PT_OVERFLOW || PH(run)->npages != np || PH(run)->pgno != op)
-                return cs_fail(CS_ECORRUPT, "overflow run at page %llu: bad header", (unsigned long long)op);
-            v = run + PAGE_HDR;
-        }
-        val->data = v;
-        val->size = vl;
+    if (!val) return CS_OK;
+    if (ovf) {
+        const uint8_t *run;
+        uint64_t op = rd64(v);
+        uint32_t np = ovf_pages(psize, vl);
+        int rc = page_get_run(t, op, np, &run);
+        if (rc) return rc;
+        if (PH(run)->type != PT_OVERFLOW || PH(run)->npages != np || PH(run)->pgno != op)
+            return cs_fail(CS_ECORRUPT, "overflow run at page %llu: bad header", (unsigned long long)op);
+        v = run + PAGE_HDR;
     }
+    val->data = v;
+    val->size = vl;
     return CS_OK;
 }
 
@@ -429,6 +430,10 @@ int bt_put(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl, const void
         uint32_t old;
         if ((rc = node_cell_size(leaf, t->psize, idx, &old))) return rc;
         if ((rc = free_cell_overflow(t, d, leaf, idx))) return rc;
+        if (old == csize) { /* same size: overwrite the cell in place */
+            memcpy(leaf + node_slot(leaf, idx), cell, csize);
+            return CS_OK;
+        }
         node_remove(leaf, t->psize, idx, old);
     } else {
         d->entries++;

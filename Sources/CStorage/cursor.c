@@ -150,8 +150,25 @@ static int land(cs_cursor *c, cs_val *key, cs_val *val)
     return CS_OK;
 }
 
+/* NEXT/PREV inside the current leaf of an unchanged snapshot: the common
+ * case of a scan, kept free of the general path's bookkeeping. */
+static inline bool step_in_leaf(cs_cursor *c, cs_cursor_op op, cs_val *key, cs_val *val)
+{
+    cs_txn *t = c->txn;
+    if (c->state != CUR_ON || !t || t->state != TXN_ACTIVE || (!t->rdonly && c->gen != t->gen)) return false;
+    bt_path *p = &c->path;
+    int leaf = p->depth - 1;
+    unsigned idx = p->idx[leaf];
+    if (op == CS_NEXT ? idx + 1u >= node_n(p->pg[leaf]) : idx == 0) return false;
+    p->idx[leaf] = (uint16_t)(op == CS_NEXT ? idx + 1 : idx - 1);
+    if (land(c, key, val) == CS_OK) return true;
+    p->idx[leaf] = (uint16_t)idx;
+    return false;
+}
+
 int cs_cursor_get(cs_cursor *c, cs_val *key, cs_val *val, cs_cursor_op op)
 {
+    if (c && (op == CS_NEXT || op == CS_PREV) && step_in_leaf(c, op, key, val)) return CS_OK;
     cs_tree_desc *d;
     int rc = prepare(c, &d);
     if (rc) return rc;
