@@ -125,6 +125,14 @@ final class SharedEnv: @unchecked Sendable {
     }
 }
 
+extension SharedEnv {
+    /// True while some Realm in this process has the file open (tests use it
+    /// to prove that a reopen really re-reads the file).
+    static func isOpen(path: String) -> Bool {
+        openEnvs.withLock { table in table.values.contains { $0.env?.path == path } }
+    }
+}
+
 struct WeakEnv {
     weak var env: SharedEnv?
 }

@@ -1,0 +1,88 @@
+import Foundation
+import XCTest
+@testable import RealmLite
+
+/// A fresh directory per test, removed afterwards.
+class RealmTestCase: XCTestCase {
+    var directory: URL!
+
+    override func setUp() {
+        super.setUp()
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("realmlite-tests-\(getpid())-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: directory)
+        super.tearDown()
+    }
+
+    var fileURL: URL { directory.appendingPathComponent("test.realm") }
+
+    func configuration(_ types: [ObjectBase.Type]? = allTestTypes, file: String = "test.realm") -> Realm.Configuration {
+        Realm.Configuration(fileURL: directory.appendingPathComponent(file), objectTypes: types)
+    }
+
+    func openRealm(_ types: [ObjectBase.Type]? = allTestTypes) throws -> Realm {
+        try Realm(configuration: configuration(types))
+    }
+
+    /// Runs body against a Realm opened for it alone: when it returns, no
+    /// Realm or object of that file is left, so the next open re-reads the file.
+    func withRealm<R>(_ types: [ObjectBase.Type]? = allTestTypes, file: StaticString = #filePath, line: UInt = #line,
+                      _ body: (Realm) throws -> R) throws -> R {
+        let result = try body(try openRealm(types))
+        XCTAssertFalse(SharedEnv.isOpen(path: fileURL.path), "the file should be closed after withRealm", file: file, line: line)
+        return result
+    }
+
+    func XCTAssertThrowsRealmError(_ code: Realm.Error.Code, mentioning words: [String] = [],
+                                   file: StaticString = #filePath, line: UInt = #line, _ body: () throws -> Void) {
+        do {
+            try body()
+            XCTFail("expected Realm.Error(\(code))", file: file, line: line)
+        } catch let error as Realm.Error {
+            XCTAssertEqual(error.code, code, error.message, file: file, line: line)
+            for word in words {
+                XCTAssertTrue(error.message.contains(word), "'\(error.message)' should mention '\(word)'", file: file, line: line)
+            }
+        } catch {
+            XCTFail("unexpected error \(error)", file: file, line: line)
+        }
+    }
+}
+
+let allTestTypes: [ObjectBase.Type] = [
+    Dog.self, Person.self, AllTypes.self, Bag.self, Owner.self, Pet.self, Address.self, Geo.self,
+    StringKeyed.self, UUIDKeyed.self, OptionalIntKeyed.self, Node.self,
+]
+
+/// Runs a scenario that must stop the program, in a child process (this
+/// test binary, filtered to StopScenarioTests.testRunScenario), and checks
+/// the exit and the message on stderr.
+func assertStops(_ scenario: String, printing expected: String, file: StaticString = #filePath, line: UInt = #line) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+    process.arguments = ["RealmLiteTests.StopScenarioTests/testRunScenario"]
+    var environment = ProcessInfo.processInfo.environment
+    environment[stopScenarioVariable] = scenario
+    process.environment = environment
+    let errorPipe = Pipe()
+    process.standardError = errorPipe
+    process.standardOutput = Pipe()
+    do {
+        try process.run()
+    } catch {
+        XCTFail("cannot start child process: \(error)", file: file, line: line)
+        return
+    }
+    let output = String(decoding: errorPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    XCTAssertFalse(process.terminationReason == .exit && process.terminationStatus == 0,
+                   "scenario '\(scenario)' should have stopped the program", file: file, line: line)
+    XCTAssertTrue(output.contains(expected), "scenario '\(scenario)' stderr should contain '\(expected)', got:\n\(output.suffix(2000))",
+                  file: file, line: line)
+}
+
+let stopScenarioVariable = "REALMLITE_STOP_SCENARIO"
