@@ -190,8 +190,9 @@ static void run_repetition(bench_run *run, const bool *runs, unsigned rep)
             *r = (bench_result){0};
             if (workloads[w].run(&run->cfg, &eng[i], r) != BENCH_OK)
                 die(&eng[i], workloads[w].name);
-            fprintf(stderr, "  rep %u/%u  %-17s %-9s %14.0f %s  (%.3f s)\n", rep + 1, run->reps,
-                    workloads[w].name, eng[i].drv->name, r->value, workloads[w].unit, r->secs);
+            fprintf(stderr, "  rep %u/%u  %-17s %-9s %14.0f %s  (%.3f s)%s%s\n", rep + 1, run->reps,
+                    workloads[w].name, eng[i].drv->name, r->value, workloads[w].unit, r->secs,
+                    r->note[0] ? "  " : "", r->note);
         }
     }
     for (size_t i = 0; i < run->n_engines; i++) {

@@ -47,6 +47,8 @@ typedef struct bench_driver {
     int (*scan)(bench_sess *s, bool reverse, uint64_t *count, uint64_t *sum);
     /* Pages the engine has in use (high-water mark), in bytes. */
     int (*used_bytes)(bench_db *db, uint64_t *out);
+    /* Optional: tree shape ("depth 3, 120 branch + 9000 leaf pages"). */
+    int (*shape)(bench_db *db, char *buf, size_t len);
 } bench_driver;
 
 extern const bench_driver driver_lmdb;
@@ -100,6 +102,7 @@ typedef struct bench_result {
     double value;        /* what the report shows: ops/s, or bytes           */
     uint64_t extra;      /* workload-specific (e.g. writer txns, disk bytes) */
     uint64_t extra2;
+    char note[96];       /* e.g. the tree's shape after a size workload      */
 } bench_result;
 
 typedef struct workload {

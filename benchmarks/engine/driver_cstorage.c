@@ -174,6 +174,20 @@ static int c_used_bytes(bench_db *db, uint64_t *out)
     return BENCH_OK;
 }
 
+static int c_shape(bench_db *db, char *buf, size_t len)
+{
+    cs_txn *txn;
+    cs_tree_stat st;
+    CHECK(cs_txn_begin(db->env, CS_TXN_RDONLY, &txn));
+    int rc = cs_tree_get_stat(txn, db->tree, &st);
+    cs_txn_abort(txn);
+    CHECK(rc);
+    snprintf(buf, len, "depth %u, %llu branch + %llu leaf + %llu overflow pages", st.depth,
+             (unsigned long long)st.branch_pages, (unsigned long long)st.leaf_pages,
+             (unsigned long long)st.overflow_pages);
+    return BENCH_OK;
+}
+
 const bench_driver driver_cstorage = {
     .name = "cstorage",
     .describe = c_describe,
@@ -188,4 +202,5 @@ const bench_driver driver_cstorage = {
     .del = c_del,
     .scan = c_scan,
     .used_bytes = c_used_bytes,
+    .shape = c_shape,
 };

@@ -176,6 +176,19 @@ static int l_used_bytes(bench_db *db, uint64_t *out)
     return BENCH_OK;
 }
 
+static int l_shape(bench_db *db, char *buf, size_t len)
+{
+    MDB_txn *txn;
+    MDB_stat st;
+    CHECK(mdb_txn_begin(db->env, NULL, MDB_RDONLY, &txn));
+    int rc = mdb_stat(txn, db->dbi, &st);
+    mdb_txn_abort(txn);
+    CHECK(rc);
+    snprintf(buf, len, "depth %u, %zu branch + %zu leaf + %zu overflow pages", st.ms_depth,
+             st.ms_branch_pages, st.ms_leaf_pages, st.ms_overflow_pages);
+    return BENCH_OK;
+}
+
 const bench_driver driver_lmdb = {
     .name = "lmdb",
     .describe = l_describe,
@@ -190,4 +203,5 @@ const bench_driver driver_lmdb = {
     .del = l_del,
     .scan = l_scan,
     .used_bytes = l_used_bytes,
+    .shape = l_shape,
 };

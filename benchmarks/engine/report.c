@@ -125,6 +125,14 @@ static void json_engine_result(FILE *f, const bench_run *run, size_t w, size_t e
         }
         fprintf(f, "]");
     }
+    if (run->res[w][e][0].note[0]) {
+        fprintf(f, ", \"notes\": [");
+        for (unsigned r = 0; r < run->reps; r++) {
+            fprintf(f, "%s", r ? ", " : "");
+            json_str(f, run->res[w][e][r].note);
+        }
+        fprintf(f, "]");
+    }
     fprintf(f, "}");
 }
 

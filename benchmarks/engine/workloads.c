@@ -274,6 +274,8 @@ static int measure_size(const bench_cfg *cfg, bench_engine *e, bench_result *r)
 {
     uint64_t used = 0, size, alloc;
     TRY(e->drv->used_bytes(e->db, &used));
+    if (e->drv->shape)
+        TRY(e->drv->shape(e->db, r->note, sizeof r->note));
     db_handle h = {.db = e->db, .sess = e->sess};
     snprintf(h.dir, sizeof h.dir, "%s/main", e->dir);
     e->db = NULL;
@@ -413,11 +415,12 @@ static int w_deleterandom(const bench_cfg *cfg, bench_engine *e, bench_result *r
     return scan_count(e->drv, e->sess, false, cfg->n - count);
 }
 
-/* Delete half of the keys (one txn), put all of them back (one txn), then
- * measure the files: shows whether freed pages are reused. */
+/* Right after size_fillrandom: delete half of the keys (one txn), put all
+ * of them back (one txn), then measure the files: shows whether freed
+ * pages are reused. */
 static int w_size_refill(const bench_cfg *cfg, bench_engine *e, bench_result *r)
 {
-    TRY(del_range(e->drv, e->sess, cfg->n / 2, true));
+    TRY(del_range(e->drv, e->sess, cfg->n / 2, false));
     TRY(put_range(e->drv, e->sess, D.perm_fill, 0, cfg->n, 0, 3 * cfg->n));
     return measure_size(cfg, e, r);
 }
@@ -428,6 +431,7 @@ const workload workloads[] = {
     {"fillsync", "ops/s", false, "txns of one random put, full durability (fresh db)", NULL, NULL, false, w_fillsync},
     {"fillrandom", "ops/s", false, "N puts, random order, one txn (the main db)", NULL, NULL, true, w_fillrandom},
     {"size_fillrandom", "bytes", true, "file bytes after fillrandom (closed)", "disk_bytes", "used_bytes", true, measure_size},
+    {"size_refill", "bytes", true, "file bytes after then deleting N/2 (one txn) and putting all N back (one txn)", "disk_bytes", "used_bytes", true, w_size_refill},
     {"overwrite", "ops/s", false, "N random updates of existing keys, one txn", NULL, NULL, true, w_overwrite},
     {"readrandom", "ops/s", false, "N random gets, one read txn", NULL, NULL, true, w_readrandom},
     {"readseq", "ops/s", false, "forward cursor scan of all N", NULL, NULL, true, w_readseq},
@@ -435,6 +439,5 @@ const workload workloads[] = {
     {"readmissing", "ops/s", false, "N gets of absent keys, one read txn", NULL, NULL, true, w_readmissing},
     {"readwhilewriting", "ops/s", false, "reader rate (snapshot per 1000 gets) while a writer commits small txns", "writer_txns", NULL, true, w_readwhilewriting},
     {"deleterandom", "ops/s", false, "N/10 random deletes, one txn", NULL, NULL, true, w_deleterandom},
-    {"size_refill", "bytes", true, "file bytes after deleting N/2 and putting all N back", "disk_bytes", "used_bytes", true, w_size_refill},
 };
 const size_t n_workloads = sizeof workloads / sizeof workloads[0];

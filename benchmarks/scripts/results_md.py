@@ -107,14 +107,15 @@ def section(run):
         out.append("File sizes in detail (median run; file = st_size after close, disk ="
                    " allocated blocks, used = the engine's own page high-water mark):")
         out.append("")
-        out.append("| measurement | engine | file | disk | used |")
-        out.append("|---|---|---|---|---|")
+        out.append("| measurement | engine | file | disk | used | tree |")
+        out.append("|---|---|---|---|---|---|")
         for w in sizes:
             for e in engines:
                 r = w["results"][e]
                 i = sorted(range(len(r["runs"])), key=lambda k: r["runs"][k])[len(r["runs"]) // 2]
                 out.append(f"| {w['name']} | {e} | {human(r['runs'][i], 'bytes')} |"
-                           f" {human(r['disk_bytes'][i], 'bytes')} | {human(r['used_bytes'][i], 'bytes')} |")
+                           f" {human(r['disk_bytes'][i], 'bytes')} | {human(r['used_bytes'][i], 'bytes')} |"
+                           f" {r.get('notes', [''] * len(r['runs']))[i]} |")
     rww = [w for w in run["workloads"] if w["name"] == "readwhilewriting"]
     if rww:
         out.append("")
