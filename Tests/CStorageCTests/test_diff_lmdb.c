@@ -23,7 +23,7 @@ typedef struct side {
 
 static side S[2];
 static uint64_t g_rng;
-static long g_ops, g_commits, g_aborts, g_reads, g_mismatch;
+static long g_ops, g_commits, g_aborts, g_reads, g_mismatch, g_pc_steps, g_pc_dels, g_pc_puts;
 static char g_vbuf[VBUF];
 
 /* ---- keys and values ---- */
@@ -175,8 +175,11 @@ static void check_engine(void) {
     }
 }
 
+static void pc_close_all(void);
+
 static void end_txn(int commit) {
     int ra, rb;
+    pc_close_all();
     if (commit) {
         ra = kv_txn_commit(S[0].txn);
         rb = kv_txn_commit(S[1].txn);
@@ -187,6 +190,92 @@ static void end_txn(int commit) {
     CHECK_OK(ra);
     CHECK_OK(rb);
     S[0].txn = S[1].txn = NULL;
+}
+
+/* ---- a long-lived CStorage cursor per tree in write txns ----
+ * It must stay valid across the txn's other modifications. The oracle is a
+ * fresh LMDB cursor: from key K, NEXT is the first key > K and PREV the
+ * last key < K, whether K is still there or was just deleted through the
+ * cursor (cs_cursor_del leaves it between its neighbours). */
+static cs_cursor *g_pc[NTREES];
+
+static void pc_close_all(void) {
+    for (int tr = 0; tr < NTREES; tr++)
+        if (g_pc[tr]) { cs_cursor_close(g_pc[tr]); g_pc[tr] = NULL; }
+}
+
+/* LMDB's neighbour of K: dir KV_NEXT = first key > K, KV_PREV = last < K. */
+static int lm_neighbour(int tr, kv_val k, kv_op dir, kv_val *ok, kv_val *ov) {
+    kv_cursor *c;
+    if (kv_cursor_open(S[1].txn, S[1].tree[tr], &c)) return -1;
+    kv_val fk = k;
+    int r = kv_cursor_get(c, &fk, ov, KV_SEEK);
+    if (dir == KV_NEXT) {
+        if (r == CS_OK && same_val(fk, k)) r = kv_cursor_get(c, &fk, ov, KV_NEXT);
+    } else {
+        r = r == CS_NOTFOUND ? kv_cursor_get(c, &fk, ov, KV_LAST) : kv_cursor_get(c, &fk, ov, KV_PREV);
+    }
+    *ok = fk;
+    kv_cursor_close(c);
+    return r;
+}
+
+static void pc_step(int tr, kv_op dir, kv_val k, const char *what) {
+    cs_val ck = {0}, cv = {0};
+    kv_val lk = {0}, lv = {0};
+    int ra = cs_cursor_get(g_pc[tr], &ck, &cv, (cs_cursor_op)dir);
+    int rb = lm_neighbour(tr, k, dir, &lk, &lv);
+    AGREE(ra == rb && (ra || (same_val(ck, lk) && same_val(cv, lv))),
+          "op %ld long-lived cursor tree %d %s %s: rc %d/%d", g_ops, tr, what,
+          dir == KV_NEXT ? "NEXT" : "PREV", ra, rb);
+}
+
+static void pc_op(int tr) {
+    cs_txn *ct = (cs_txn *)S[0].txn->native;
+    if (!g_pc[tr] && cs_cursor_open(ct, S[0].tree[tr], &g_pc[tr]) != CS_OK) { CHECK(0); return; }
+    cs_cursor *c = g_pc[tr];
+    char kb[400], kb2[400];
+    cs_val ck = {0}, cv = {0};
+    kv_val lv = {0};
+    int r = cs_cursor_get(c, &ck, &cv, CS_CURRENT);
+    /* (re)position when unpositioned or its entry was deleted elsewhere */
+    if (r != CS_OK || ck.size > sizeof kb || kv_get(S[1].txn, S[1].tree[tr], ck, &lv) != CS_OK) {
+        kv_val sk = mkkey(kb, (uint32_t)rng_below(&g_rng, KEYSPACE)), lk = sk;
+        ck = sk;
+        int ra = cs_cursor_get(c, &ck, &cv, CS_SEEK);
+        kv_cursor *lc;
+        if (kv_cursor_open(S[1].txn, S[1].tree[tr], &lc)) return;
+        int rb = kv_cursor_get(lc, &lk, &lv, KV_SEEK);
+        AGREE(ra == rb && (ra || (same_val(ck, lk) && same_val(cv, lv))),
+              "op %ld long-lived cursor tree %d SEEK: rc %d/%d", g_ops, tr, ra, rb);
+        kv_cursor_close(lc);
+        return;
+    }
+    /* it sees the current value of its own entry */
+    AGREE(same_val(cv, lv), "op %ld long-lived cursor tree %d: stale value", g_ops, tr);
+    memcpy(kb, ck.data, ck.size);
+    kv_val k = V(kb, ck.size);
+    kv_op dir = rng_below(&g_rng, 2) ? KV_NEXT : KV_PREV;
+    uint64_t what = rng_below(&g_rng, 10);
+    if (what < 6) {
+        pc_step(tr, dir, k, "step");
+        g_pc_steps++;
+    } else if (what < 8) { /* delete through the cursor, then step off the hole */
+        int ra = cs_cursor_del(c), rb = kv_del(S[1].txn, S[1].tree[tr], k);
+        AGREE(ra == 0 && rb == 0, "op %ld cursor_del tree %d: rc %d/%d", g_ops, tr, ra, rb);
+        pc_step(tr, dir, k, "after cursor_del");
+        g_pc_dels++;
+    } else { /* put through the cursor: it moves to that key */
+        kv_val k2 = mkkey(kb2, (uint32_t)rng_below(&g_rng, KEYSPACE));
+        size_t n = vsize(), off = (size_t)rng_below(&g_rng, VBUF - n + 1);
+        int ra = cs_cursor_put(c, k2, V(g_vbuf + off, n), 0);
+        int rb = kv_put(S[1].txn, S[1].tree[tr], k2, V(g_vbuf + off, n), 0);
+        AGREE(ra == rb, "op %ld cursor_put tree %d: rc %d/%d", g_ops, tr, ra, rb);
+        ra = cs_cursor_get(c, &ck, &cv, CS_CURRENT);
+        AGREE(ra == 0 && same_val(ck, k2) && same_val(cv, V(g_vbuf + off, n)),
+              "op %ld cursor_put tree %d: cursor not on the new entry (rc %d)", g_ops, tr, ra);
+        g_pc_puts++;
+    }
 }
 
 static void write_op(void) {
@@ -224,9 +313,13 @@ static void write_op(void) {
         cmp_walk(ta, tb, tr);
     } else if (r < 920) {
         cmp_count(ta, tb, tr);
-    } else if (r < 960 && S[0].old) { /* an old snapshot still agrees */
-        cmp_get(S[0].old, S[1].old, tr, id);
-        if (r % 4 == 0) cmp_walk(S[0].old, S[1].old, tr);
+    } else if (r < 950) {
+        if (S[0].old) { /* an old snapshot still agrees */
+            cmp_get(S[0].old, S[1].old, tr, id);
+            if (r % 4 == 0) cmp_walk(S[0].old, S[1].old, tr);
+        }
+    } else if (r < 999) {
+        pc_op(tr);
     } else if (r == 999 && rng_below(&g_rng, 300) == 0) {
         int ra = kv_tree_clear(ta, S[0].tree[tr]), rb = kv_tree_clear(tb, S[1].tree[tr]);
         AGREE(ra == 0 && rb == 0, "op %ld clear tree %d: rc %d/%d", g_ops, tr, ra, rb);
@@ -235,6 +328,7 @@ static void write_op(void) {
 
 /* Drop a tree and recreate it, then commit (LMDB closes dropped handles). */
 static void drop_recreate(void) {
+    pc_close_all();
     int tr = (int)rng_below(&g_rng, NTREES);
     char name[16];
     snprintf(name, sizeof name, "tree%d", tr);
@@ -303,9 +397,10 @@ int main(void) {
     cs_check_report rep;
     CHECK_OK(cs_check((cs_env *)S[0].env->native, &rep));
     printf("page size %u, seed %llu: %ld ops, %ld commits, %ld aborts, %ld read txns in %.1fs; "
-           "%llu entries, %llu pages; %ld mismatches\n",
+           "%llu entries, %llu pages; long-lived cursors: %ld steps, %ld dels, %ld puts; "
+           "%ld mismatches\n",
            g_page_size, (unsigned long long)seed, g_ops, g_commits, g_aborts, g_reads, test_now() - t0,
-           (unsigned long long)rep.entries, (unsigned long long)rep.pages_total, g_mismatch);
+           (unsigned long long)rep.entries, (unsigned long long)rep.pages_total, g_pc_steps, g_pc_dels, g_pc_puts, g_mismatch);
     CHECK_EQ(g_mismatch, 0);
     close_envs();
     return test_report();
