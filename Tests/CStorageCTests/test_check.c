@@ -292,6 +292,24 @@ static void test_one_meta(void) {
     expect_version(p.s, "5");
 }
 
+/* The lock file is rebuilt by the first process to open the database, so
+ * garbage in it (with no process attached) is harmless. */
+static void test_lock_garbage(void) {
+    tpath p = test_path("lockjunk.db");
+    copy_file(g_healthy, p.s);
+    char lock[600];
+    snprintf(lock, sizeof lock, "%s.lock", p.s);
+    for (int round = 0; round < 2; round++) {
+        int fd = open(lock, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        static uint8_t junk[70000];
+        test_fill(junk, sizeof junk, 77u + (uint64_t)round);
+        size_t n = round ? 100 : sizeof junk; /* short and long garbage */
+        REQUIRE(fd >= 0 && write(fd, junk, n) == (ssize_t)n);
+        close(fd);
+        expect_version(p.s, "5");
+    }
+}
+
 static void test_foreign(void) {
     tpath p = test_path("random.db");
     int fd = open(p.s, O_WRONLY | O_CREAT, 0644);
@@ -360,6 +378,7 @@ int main(void) {
     expect_damage("truncated half", d_truncate);
     expect_damage("truncated tiny", d_truncate_tiny);
     test_one_meta();
+    test_lock_garbage();
     test_foreign();
     return test_report();
 }

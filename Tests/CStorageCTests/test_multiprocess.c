@@ -67,9 +67,9 @@ static void writer_proc(void *arg) {
 }
 
 static void reader_proc(void *arg) {
-    (void)arg;
     cs_env *env;
-    REQUIRE_OK(test_open(g_path.s, 0, &env));
+    /* one reader opens the env read-only: it must follow new commits too */
+    REQUIRE_OK(test_open(g_path.s, arg ? CS_ENV_RDONLY : 0, &env));
     cs_tree tr;
     cs_txn *t;
     int64_t last = -2;
@@ -95,12 +95,15 @@ static void reader_proc(void *arg) {
 
 static void test_writer_readers(void) {
     g_path = test_path("mp.db");
+    cs_env *env;
+    REQUIRE_OK(test_open(g_path.s, 0, &env)); /* exists before the read-only reader opens it */
+    open_tree(env);
+    CHECK_OK(cs_env_close(env));
     pid_t w = spawn(writer_proc, NULL);
     pid_t r[3];
-    for (int i = 0; i < 3; i++) r[i] = spawn(reader_proc, NULL);
+    for (int i = 0; i < 3; i++) r[i] = spawn(reader_proc, i == 0 ? (void *)1 : NULL);
     reap_ok(w);
     for (int i = 0; i < 3; i++) reap_ok(r[i]);
-    cs_env *env;
     REQUIRE_OK(test_open(g_path.s, 0, &env));
     cs_tree tr = open_tree(env);
     cs_txn *t;

@@ -241,6 +241,55 @@ static void test_concurrent_writers(void) {
     CHECK_OK(cs_txn_abort(r));
 }
 
+/* Two env handles on one file in one process behave like two processes. */
+static void test_two_handles(void) {
+    tpath p = test_path("two.db");
+    cs_env *a, *b;
+    cs_txn *t, *ra;
+    cs_tree tr;
+    cs_val v;
+    REQUIRE_OK(test_open(p.s, 0, &a));
+    REQUIRE_OK(test_open(p.s, 0, &b));
+    REQUIRE_OK(cs_txn_begin(a, 0, &t));
+    REQUIRE_OK(cs_tree_open(t, "x", CS_CREATE, &tr));
+    CHECK_OK(cs_put(t, tr, VS("k"), VS("a1"), 0));
+    REQUIRE_OK(cs_txn_commit(t));
+    REQUIRE_OK(cs_txn_begin(a, CS_TXN_RDONLY, &ra)); /* a's old snapshot */
+    REQUIRE_OK(cs_txn_begin(b, 0, &t));
+    REQUIRE_OK(cs_tree_open(t, "x", 0, &tr));
+    CHECK_OK(cs_get(t, tr, VS("k"), &v));
+    CHECK_VAL(v, "a1", 2);
+    for (int i = 0; i < 3000; i++) { /* enough to reuse pages if a's reader were ignored */
+        char k[16];
+        snprintf(k, sizeof k, "%d", i);
+        CHECK_OK(cs_put(t, tr, VS(k), VS(k), 0));
+    }
+    CHECK_OK(cs_put(t, tr, VS("k"), VS("b2"), 0));
+    REQUIRE_OK(cs_txn_commit(t));
+    for (int c = 0; c < 20; c++) {
+        REQUIRE_OK(cs_txn_begin(b, 0, &t));
+        CHECK_OK(cs_put(t, tr, VS("k"), V("b2", 2), 0));
+        CHECK_OK(cs_put(t, tr, VS("1000"), V(&c, sizeof c), 0));
+        REQUIRE_OK(cs_txn_commit(t));
+    }
+    cs_tree tra;
+    REQUIRE_OK(cs_tree_open(ra, "x", 0, &tra));
+    CHECK_OK(cs_get(ra, tra, VS("k"), &v));
+    CHECK_VAL(v, "a1", 2);
+    uint64_t n = 0;
+    CHECK_OK(cs_count(ra, tra, &n));
+    CHECK_EQ(n, 1);
+    CHECK_OK(cs_txn_abort(ra));
+    REQUIRE_OK(cs_txn_begin(a, CS_TXN_RDONLY, &ra));
+    CHECK_OK(cs_get(ra, tra, VS("k"), &v));
+    CHECK_VAL(v, "b2", 2);
+    CHECK_OK(cs_txn_abort(ra));
+    cs_check_report rep;
+    CHECK_OK(cs_check(a, &rep));
+    CHECK_OK(cs_env_close(b));
+    CHECK_OK(cs_env_close(a));
+}
+
 static void test_reader_limit(void) {
     tpath p = test_path("readers.db");
     cs_options o = {0};
@@ -357,6 +406,7 @@ int main(void) {
     test_concurrent_writers();
     CHECK_OK(cs_env_close(g_env));
     test_reader_limit();
+    test_two_handles();
     test_durability();
     return test_report();
 }
