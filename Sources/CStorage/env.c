@@ -186,7 +186,7 @@ static bool all_zero(const uint8_t *p, size_t n)
 }
 
 /* Read the newest valid meta of an existing file. */
-static int read_meta(cs_env *env, uint64_t size, cs_meta *out, bool *fresh)
+static int read_meta(cs_env *env, uint64_t size, cs_meta *out, uint32_t *slot, bool *fresh)
 {
     size_t want = 2 * CS_MAX_PAGE_SIZE;
     uint8_t *buf = calloc(1, want);
@@ -210,7 +210,7 @@ static int read_meta(cs_env *env, uint64_t size, cs_meta *out, bool *fresh)
             if (meta_valid(buf + p, 0) && rd32(buf + p + 44) == p) ps = p;
         }
         uint32_t version = 0;
-        if (ps) rc = meta_choose(buf, buf + ps, (size_t)n, out);
+        if (ps) rc = meta_choose(buf, buf + ps, (size_t)n, out, slot);
         else if ((size_t)n >= CS_META_BYTES && meta_other_version(buf, &version))
             rc = cs_fail(CS_EFORMAT, "%s uses format version %u; this build reads version %u", env->path, version,
                          CS_FORMAT_VERSION);
@@ -225,7 +225,7 @@ static int read_meta(cs_env *env, uint64_t size, cs_meta *out, bool *fresh)
     return rc;
 }
 
-static int open_data(cs_env *env, const cs_options *o, cs_meta *meta)
+static int open_data(cs_env *env, const cs_options *o, cs_meta *meta, uint32_t *slot)
 {
     bool in_memory = env->flags & CS_ENV_IN_MEMORY, rdonly = env->flags & CS_ENV_RDONLY;
     if (in_memory) env->fd = memfd_create("cstorage", MFD_CLOEXEC);
@@ -237,7 +237,7 @@ static int open_data(cs_env *env, const cs_options *o, cs_meta *meta)
     env->file_size = (uint64_t)st.st_size;
     bool fresh = st.st_size == 0;
     if (!fresh) {
-        int rc = read_meta(env, (uint64_t)st.st_size, meta, &fresh);
+        int rc = read_meta(env, (uint64_t)st.st_size, meta, slot, &fresh);
         if (rc) return rc;
         if (!fresh) {
             env->psize = meta->page_size;
@@ -247,6 +247,7 @@ static int open_data(cs_env *env, const cs_options *o, cs_meta *meta)
     if (rdonly) return cs_fail(CS_EFORMAT, "%s is empty: nothing to open read-only", env->path);
     uint32_t ps = o->page_size ? o->page_size : CS_DEFAULT_PAGE_SIZE;
     env->psize = ps;
+    *slot = 1; /* create_file: page 1 holds commit 1 */
     return create_file(env, meta);
 }
 
@@ -280,14 +281,15 @@ int cs_env_open(const char *path, const cs_options *opts, cs_env **out)
     pthread_mutex_init(&env->mu, NULL);
     bool first = false, locked = false;
     cs_meta meta;
+    uint32_t meta_slot = 0;
     int rc = env->path ? CS_OK : cs_fail(CS_ENOMEM, "path");
     if (rc == CS_OK) rc = lock_open(&env->lock, path, o.file_mode ? o.file_mode : 0644, o.max_readers,
                                     o.flags & CS_ENV_IN_MEMORY, &first);
     locked = rc == CS_OK;
-    if (rc == CS_OK) rc = open_data(env, &o, &meta);
+    if (rc == CS_OK) rc = open_data(env, &o, &meta, &meta_slot);
     if (rc == CS_OK) {
         env->psize_shift = (uint32_t)__builtin_ctz(env->psize);
-        if (first) rc = lock_init_header(&env->lock, &meta);
+        if (first) rc = lock_init_header(&env->lock, &meta, meta_slot);
         else lock_clear_dead(&env->lock);
     }
     if (locked) {
@@ -306,6 +308,7 @@ int cs_env_open(const char *path, const cs_options *opts, cs_env **out)
         cs_env_close(env);
         return rc;
     }
+    env->ready = true;
     *out = env;
     return CS_OK;
 }
@@ -315,6 +318,11 @@ int cs_env_close(cs_env *env)
     if (!env) return cs_fail(CS_EINVAL, "cs_env_close: NULL env");
     if (atomic_load(&env->live_txns))
         return cs_fail(CS_EINVAL, "cs_env_close: %d transactions are still open", atomic_load(&env->live_txns));
+    /* Deferred commits of any process become durable before we go. */
+    if (env->ready && !(env->flags & (CS_ENV_RDONLY | CS_ENV_IN_MEMORY))) {
+        bool flushed;
+        env_flush_deferred(env, &flushed);
+    }
     for (cs_mapping *m = atomic_load(&env->map), *n; m; m = n) {
         n = m->next;
         munmap(m->base, m->size);
@@ -339,7 +347,19 @@ int cs_env_sync(cs_env *env)
 {
     if (!env) return cs_fail(CS_EINVAL, "cs_env_sync: NULL env");
     if (env->flags & CS_ENV_RDONLY) return CS_OK;
-    return env_io_sync(env);
+    bool flushed;
+    int rc = env_flush_deferred(env, &flushed);
+    if (rc == CS_OK && !flushed) rc = env_io_sync(env);
+    return rc;
+}
+
+int cs_env_last_txnid(cs_env *env, uint64_t *out)
+{
+    if (!env || !out) return cs_fail(CS_EINVAL, "cs_env_last_txnid: NULL argument");
+    cs_meta m;
+    lock_read_meta(&env->lock, &m);
+    *out = m.txnid;
+    return CS_OK;
 }
 
 int cs_reader_check(cs_env *env, uint32_t *cleared)

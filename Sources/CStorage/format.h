@@ -30,8 +30,11 @@
  *    32   8  magic       "CSTORE\0\1"
  *    40   4  version     format version (1)
  *    44   4  page_size
- *    48   8  txnid       commit that wrote this meta; pages 0/1 alternate:
- *                        txn N writes meta page N % 2
+ *    48   8  txnid       commit that wrote this meta; a commit writes the
+ *                        page that does NOT hold the newest durable meta,
+ *                        so a torn write always leaves that one to fall
+ *                        back to (open takes the valid meta with the
+ *                        higher txnid)
  *    56   8  next_pgno   first never-used page
  *    64   8  fl_pgno     first page of the free-list run (0 = empty list)
  *    72   8  fl_npages
@@ -157,7 +160,7 @@ _Static_assert(sizeof(cs_meta) == 128, "meta is 128 bytes");
 
 /* ---- Lock file ---- */
 #define CS_LOCK_MAGIC 0x4b434f4c53435352ull /* "RSCSLOCK" */
-#define CS_LOCK_VERSION 1u
+#define CS_LOCK_VERSION 2u
 #define CS_LOCK_PID_BASE (1ull << 32)
 
 typedef struct cs_reader_slot {
@@ -176,6 +179,10 @@ typedef struct cs_lock_hdr {
     _Atomic uint32_t slots_hwm;/* slots [0, hwm) may be in use              */
     _Atomic uint64_t meta_seq; /* sequence lock over `meta` (odd = writing) */
     cs_meta meta;              /* newest committed meta                     */
+    uint64_t durable_txnid;    /* newest meta written to the file; deferred
+                                  commits are newer (writer mutex guards)   */
+    uint32_t durable_slot;     /* meta page (0/1) holding durable_txnid     */
+    uint32_t pad_d;
     uint8_t pad0[64];
     pthread_mutex_t writer;    /* robust, process-shared, error-checking    */
     uint8_t pad1[64];

@@ -78,7 +78,7 @@ typedef struct cs_lock {
  * (lock_init_header) before lock_open_done. */
 int lock_open(cs_lock *lk, const char *path, uint32_t mode, uint32_t max_readers,
               bool in_memory, bool *first);
-int lock_init_header(cs_lock *lk, const cs_meta *meta);
+int lock_init_header(cs_lock *lk, const cs_meta *meta, uint32_t meta_slot);
 int lock_open_done(cs_lock *lk, bool first);
 void lock_close(cs_lock *lk);
 void lock_publish_meta(cs_lock *lk, const cs_meta *meta);
@@ -100,7 +100,7 @@ bool meta_valid(const uint8_t *page, uint32_t psize_hint);
 bool meta_other_version(const uint8_t *page, uint32_t *version);
 /* Pick the newest valid meta of a file's first two pages. Returns CS_OK,
  * CS_EFORMAT (not our file), or CS_ECORRUPT (ours, but no valid meta). */
-int meta_choose(const uint8_t *p0, const uint8_t *p1, size_t avail, cs_meta *out);
+int meta_choose(const uint8_t *p0, const uint8_t *p1, size_t avail, cs_meta *out, uint32_t *slot);
 
 /* ---- env (env.c) ---- */
 /* A read-only mapping of the data file. Mappings are immutable once
@@ -139,6 +139,7 @@ struct cs_env {
     _Atomic int live_txns;
     _Atomic uint32_t slot_hint;  /* where to look for a free reader slot */
     _Atomic int panic;          /* a flush failed: writes refused           */
+    bool ready;                 /* open completed (close may flush)         */
 
     cs_lock lock;
 };
@@ -315,5 +316,7 @@ void cursor_unset_all(cs_txn *t);
 
 /* ---- txn.c / freelist glue ---- */
 int txn_commit_freelist(cs_txn *t, cs_meta *m);
+/* Make deferred commits durable (flush, meta, flush). *flushed = there were some. */
+int env_flush_deferred(cs_env *env, bool *flushed);
 
 #endif /* CSTORAGE_INTERNAL_H */

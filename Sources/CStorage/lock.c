@@ -109,7 +109,7 @@ int lock_open(cs_lock *lk, const char *path, uint32_t mode, uint32_t max_readers
     return CS_OK;
 }
 
-int lock_init_header(cs_lock *lk, const cs_meta *meta)
+int lock_init_header(cs_lock *lk, const cs_meta *meta, uint32_t meta_slot)
 {
     cs_lock_hdr *h = lk->hdr;
     memset(h, 0, lk->size);
@@ -118,6 +118,8 @@ int lock_init_header(cs_lock *lk, const cs_meta *meta)
     h->max_readers = lk->max_readers;
     h->mutex_size = sizeof(pthread_mutex_t);
     h->meta = *meta;
+    h->durable_txnid = meta->txnid;
+    h->durable_slot = meta_slot;
     pthread_mutexattr_t a;
     if (pthread_mutexattr_init(&a)) return cs_fail(CS_ELOCK, "mutex attributes");
     int rc = pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);

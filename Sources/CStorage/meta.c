@@ -1,10 +1,10 @@
 /*
  * meta.c — the two meta pages.
  *
- * Commit N writes meta page N % 2, so the previous commit's meta is never
- * overwritten by the commit that follows it: if the new meta is torn or
- * never reaches the disk, its checksum fails and open falls back to the
- * other page, whose pages the free list has kept intact (txn.c).
+ * A commit writes the meta page that does not hold the newest durable meta,
+ * so that one is never overwritten by the commit that follows it: if the new
+ * meta is torn or never reaches the disk, its checksum fails and open falls
+ * back to the other page, whose pages the free list has kept intact (txn.c).
  */
 #include "internal.h"
 
@@ -50,7 +50,7 @@ bool meta_other_version(const uint8_t *page, uint32_t *version)
     return true;
 }
 
-int meta_choose(const uint8_t *p0, const uint8_t *p1, size_t avail, cs_meta *out)
+int meta_choose(const uint8_t *p0, const uint8_t *p1, size_t avail, cs_meta *out, uint32_t *slot)
 {
     cs_meta m0, m1;
     bool ok0 = avail >= CS_META_BYTES && meta_valid(p0, 0);
@@ -68,7 +68,8 @@ int meta_choose(const uint8_t *p0, const uint8_t *p1, size_t avail, cs_meta *out
         if (magic0 || magic1) return cs_fail(CS_ECORRUPT, "both meta pages are damaged");
         return cs_fail(CS_EFORMAT, "file is not a CStorage database (no valid meta page)");
     }
-    if (ok0 && (!ok1 || m0.txnid > m1.txnid)) *out = m0;
-    else *out = m1;
+    bool take0 = ok0 && (!ok1 || m0.txnid > m1.txnid);
+    *out = take0 ? m0 : m1;
+    if (slot) *slot = take0 ? 0 : 1;
     return CS_OK;
 }

@@ -9,8 +9,14 @@
  *   1. write the changed tree descriptors into the catalog,
  *   2. write the new free list (freelist.c),
  *   3. write all dirty pages, flush           (phase one: data)
- *   4. write meta page txnid % 2, flush       (phase two: the commit point)
+ *   4. write the meta page not holding the newest durable meta, flush
+ *                                             (phase two: the commit point)
  *   5. publish the meta in the lock file for readers.
+ * A deferred commit (cs_txn_commit_deferred) does 1-3 and 5 only: readers
+ * see it at once, and the next flush (cs_env_sync or a normal commit, by
+ * any process) makes it and every deferred commit before it durable. Until
+ * then nothing newer than the durable meta's snapshot may be overwritten,
+ * which free_limit ensures.
  * A crash before 4 completes leaves the previous meta, whose pages nothing
  * has overwritten; see docs/FORMAT.md for the full argument.
  */
@@ -73,7 +79,7 @@ static int take_snapshot(cs_txn *t)
 static uint64_t free_limit(cs_env *env, uint64_t latest)
 {
     uint64_t oldest = lock_oldest_reader(&env->lock, latest, NULL);
-    uint64_t limit = latest - 1;
+    uint64_t limit = env->lock.hdr->durable_txnid - 1;
     if (oldest && oldest < limit) limit = oldest;
     return limit;
 }
@@ -85,12 +91,17 @@ static int resync_after_dead_writer(cs_env *env)
     if (!buf) return cs_fail(CS_ENOMEM, "meta buffer");
     ssize_t n = pread(env->fd, buf, 2 * (size_t)env->psize, 0);
     cs_meta fm, lm;
+    uint32_t slot;
     int rc = n < 2 * (ssize_t)env->psize ? cs_fail(CS_EIO, "cannot read meta pages")
-                                         : meta_choose(buf, buf + env->psize, (size_t)n, &fm);
+                                         : meta_choose(buf, buf + env->psize, (size_t)n, &fm, &slot);
     free(buf);
     if (rc) return rc;
     lock_read_meta(&env->lock, &lm);
     if (fm.txnid > lm.txnid) lock_publish_meta(&env->lock, &fm);
+    if (fm.txnid > env->lock.hdr->durable_txnid) {
+        env->lock.hdr->durable_txnid = fm.txnid;
+        env->lock.hdr->durable_slot = slot;
+    }
     env->fl_txnid = 0;
     return CS_OK;
 }
@@ -271,18 +282,39 @@ out:
     return rc;
 }
 
-static void hook(cs_txn *t, cs_commit_stage s)
+static void hook(cs_env *env, cs_commit_stage s, uint64_t txnid)
 {
-    if (t->env->commit_hook) t->env->commit_hook(t->env->commit_hook_ctx, s, t->txnid);
+    if (env->commit_hook) env->commit_hook(env->commit_hook_ctx, s, txnid);
 }
 
-int cs_txn_commit(cs_txn *t)
+/* Phase two: write meta m into the page not holding the durable meta, then
+ * (if asked) flush. Caller holds the writer mutex and flushed the data. */
+static int write_meta(cs_env *env, cs_meta *m, bool flush)
 {
-    if (!t) return cs_fail(CS_EINVAL, "NULL transaction");
-    if (t->rdonly) {
-        txn_free(t);
-        return CS_OK;
+    cs_lock_hdr *h = env->lock.hdr;
+    uint32_t slot = h->durable_slot ^ 1;
+    m->hdr.type = PT_META;
+    m->hdr.pgno = slot;
+    m->hdr.txnid = m->txnid;
+    m->hdr.npages = 1;
+    meta_seal(m);
+    uint8_t page[CS_META_BYTES];
+    memset(page, 0, sizeof page);
+    memcpy(page, m, sizeof *m);
+    int rc = env_io_write(env, page, CS_META_BYTES, (uint64_t)slot * env->psize);
+    if (rc) return rc;
+    hook(env, CS_STAGE_META_WRITTEN, m->txnid);
+    if (flush && (rc = env_io_sync(env))) {
+        atomic_store(&env->panic, 1);
+        return rc;
     }
+    h->durable_txnid = m->txnid;
+    h->durable_slot = slot;
+    return CS_OK;
+}
+
+static int commit_write(cs_txn *t, bool deferred)
+{
     cs_env *env = t->env;
     if (t->state == TXN_FAILED) {
         int err = t->err;
@@ -295,32 +327,66 @@ int cs_txn_commit(cs_txn *t)
     if (rc == CS_OK) rc = txn_commit_freelist(t, &m);
     if (rc == CS_OK) rc = pager_write_dirty(t);
     if (rc) goto fail;
-    hook(t, CS_STAGE_DATA_WRITTEN);
-    if (env->durability != CS_DURABLE_NO_SYNC && (rc = env_io_sync(env))) goto panic;
-    hook(t, CS_STAGE_DATA_SYNCED);
+    hook(env, CS_STAGE_DATA_WRITTEN, t->txnid);
     m.txnid = t->txnid;
     m.next_pgno = t->next_pgno;
     m.catalog = t->catalog;
-    m.hdr.pgno = t->txnid & 1;
-    m.hdr.txnid = t->txnid;
-    meta_seal(&m);
-    uint8_t page[CS_META_BYTES];
-    memset(page, 0, sizeof page);
-    memcpy(page, &m, sizeof m);
-    if ((rc = env_io_write(env, page, CS_META_BYTES, (t->txnid & 1) * (uint64_t)t->psize))) goto fail;
-    hook(t, CS_STAGE_META_WRITTEN);
-    if (env->durability == CS_DURABLE_FULL && (rc = env_io_sync(env))) goto panic;
+    if (!deferred) {
+        if (env->durability != CS_DURABLE_NO_SYNC && (rc = env_io_sync(env))) {
+            /* After a failed flush the kernel may have dropped our pages:
+             * the durable state is unknown until the file is reopened. */
+            atomic_store(&env->panic, 1);
+            goto fail;
+        }
+        hook(env, CS_STAGE_DATA_SYNCED, t->txnid);
+        if ((rc = write_meta(env, &m, env->durability == CS_DURABLE_FULL))) goto fail;
+    } else {
+        m.hdr.type = PT_META;
+        m.hdr.txnid = m.txnid;
+    }
     lock_publish_meta(&env->lock, &m);
     env->fl_txnid = m.txnid; /* env->fl now matches the published meta */
-    hook(t, CS_STAGE_DONE);
+    hook(env, CS_STAGE_DONE, t->txnid);
     txn_free(t);
     return CS_OK;
-panic:
-    /* After a failed flush the kernel may have dropped our pages: the
-     * durable state is unknown until the file is reopened. */
-    atomic_store(&env->panic, 1);
 fail:
     env->fl_txnid = 0;
     txn_free(t);
+    return rc;
+}
+
+int cs_txn_commit(cs_txn *t)
+{
+    if (!t) return cs_fail(CS_EINVAL, "NULL transaction");
+    if (t->rdonly) {
+        txn_free(t);
+        return CS_OK;
+    }
+    return commit_write(t, false);
+}
+
+int cs_txn_commit_deferred(cs_txn *t)
+{
+    if (!t) return cs_fail(CS_EINVAL, "NULL transaction");
+    if (t->rdonly) return cs_txn_commit(t);
+    return commit_write(t, true);
+}
+
+int env_flush_deferred(cs_env *env, bool *flushed)
+{
+    bool died;
+    *flushed = false;
+    int rc = lock_writer_acquire(&env->lock, false, &died);
+    if (rc) return rc;
+    if (died) rc = resync_after_dead_writer(env);
+    cs_meta m;
+    lock_read_meta(&env->lock, &m);
+    if (rc == CS_OK && m.txnid > env->lock.hdr->durable_txnid) {
+        rc = env_io_sync(env);
+        if (rc) atomic_store(&env->panic, 1);
+        else rc = write_meta(env, &m, true);
+        *flushed = rc == CS_OK;
+    }
+    lock_writer_release(&env->lock);
     return rc;
 }

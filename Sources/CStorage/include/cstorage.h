@@ -134,8 +134,12 @@ int cs_env_open(const char *path, const cs_options *opts, cs_env **out);
 /* Close the env. All its transactions and cursors must be finished first
  * (else CS_EINVAL and nothing is closed). */
 int cs_env_close(cs_env *env);
-/* Flush everything written so far (useful in the NO_SYNC modes). */
+/* Flush everything written so far and make deferred commits durable (see
+ * cs_txn_commit_deferred). Waits for a running write transaction. */
 int cs_env_sync(cs_env *env);
+/* Id of the newest commit (no syscall): poll it to learn that another
+ * thread or process committed. */
+int cs_env_last_txnid(cs_env *env, uint64_t *out);
 
 typedef struct cs_env_info {
     uint32_t page_size;
@@ -163,6 +167,12 @@ int cs_txn_begin(cs_env *env, unsigned flags, cs_txn **out);
 /* Commit and free the txn (also on failure: the txn is always consumed).
  * Commit of a read transaction just ends it. */
 int cs_txn_commit(cs_txn *txn);
+/* Commit without flushing: the commit is visible to every reader at once
+ * and becomes durable with the next cs_env_sync or normal commit, by any
+ * process (cs_env_close flushes too). A crash before then loses it and the
+ * deferred commits after it, never more, and never damages the file. Use it
+ * to group several commits into one flush. Consumes the txn like commit. */
+int cs_txn_commit_deferred(cs_txn *txn);
 /* Discard all changes and free the txn. Cursors of the txn must be closed
  * first (they are closed for you if not). */
 int cs_txn_abort(cs_txn *txn);
