@@ -45,7 +45,8 @@ extension Realm {
                 fail(Realm.Error(.wrongRealm, "Object of type '\(type(of: object).className())' is managed by another Realm; create a copy with realm.create(\(type(of: object).className()).self, value: object) instead."))
                 return nil
             }
-            guard !object._deleted, let info = object._info, loadRecord(info, object._key) != nil else {
+            guard !object._deleted, let info = object._info,
+                  inserting.contains(ObjectIdentifier(object)) || loadRecord(info, object._key) != nil else {
                 fail(.invalidated(type(of: object).className()))
                 return nil
             }
@@ -72,6 +73,8 @@ extension Realm {
         object._realm = self
         object._info = info
         object._key = key
+        inserting.insert(ObjectIdentifier(object))
+        defer { inserting.remove(ObjectIdentifier(object)) }
         var writer = _RecordWriter(info: info, realm: self)
         do {
             for column in info.storageOrder {

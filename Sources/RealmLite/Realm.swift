@@ -27,6 +27,8 @@ public final class Realm {
     var metaTree: cs_tree = absentTree
     /// The policy of the add/create in progress (applies to linked objects).
     var currentUpdatePolicy: UpdatePolicy = .error
+    /// Objects whose insert is in progress (so cycles can link back to them).
+    var inserting = Set<ObjectIdentifier>()
     let creationThread = pthread_self()
 
     /// The current transaction: the write transaction while writing.
