@@ -248,6 +248,22 @@ int cs_cursor_index(cs_cursor *cur, uint64_t *out);
 /* Rebind a cursor to another read txn on the same env (after renew). */
 int cs_cursor_renew(cs_txn *txn, cs_cursor *cur);
 
+/* ---- Changes between snapshots ------------------------------------------ */
+typedef enum cs_diff_kind {
+    CS_DIFF_INSERT = 1,  /* key only in `to`                                  */
+    CS_DIFF_DELETE,      /* key only in `from`                                */
+    CS_DIFF_UPDATE,      /* key in both, value bytes differ                   */
+} cs_diff_kind;
+/* Values point into the map, valid like cs_get results; the missing side of
+ * an insert/delete is {NULL, 0}. A non-zero return stops the diff and is
+ * returned by cs_tree_diff. */
+typedef int (*cs_diff_fn)(void *ctx, cs_diff_kind kind, cs_val key, cs_val old_val, cs_val new_val);
+/* Report, in key order, how tree differs from snapshot `from` to snapshot
+ * `to` (two txns of one env; either may be older, or a write txn). Subtrees
+ * both snapshots share are skipped unread, so the cost follows the size of
+ * the change. A tree missing in one snapshot counts as empty there. */
+int cs_tree_diff(cs_txn *from, cs_txn *to, cs_tree tree, cs_diff_fn fn, void *ctx);
+
 /* ---- Integrity checker --------------------------------------------------- */
 typedef struct cs_check_report {
     uint64_t pages_total;       /* next_pgno of the checked snapshot          */

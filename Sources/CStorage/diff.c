@@ -1,0 +1,117 @@
+/*
+ * diff.c — what changed in a tree between two snapshots.
+ *
+ * Copy-on-write gives this for free: a page number seen in both snapshots
+ * names the same, unchanged page, so a whole shared subtree is skipped
+ * without reading it. Only the paths a writer touched are compared entry by
+ * entry, and the cost follows the size of the change, not of the tree. The
+ * object layer turns these key-level changes into Realm changesets.
+ */
+#include "internal.h"
+
+typedef struct side {
+    cs_txn *t;
+    bt_path p;
+    bool end;
+} side;
+
+static int side_start(side *s, cs_tree tree)
+{
+    cs_tree_desc *d;
+    int rc = txn_tree_get(s->t, tree, false, &d);
+    if (rc == CS_NOTFOUND) { /* a tree missing on one side is empty there */
+        s->end = true;
+        return CS_OK;
+    }
+    if (rc) return rc;
+    rc = bt_edge(s->t, d, false, &s->p);
+    s->end = rc == CS_NOTFOUND;
+    return rc == CS_NOTFOUND ? CS_OK : rc;
+}
+
+static int side_next(side *s)
+{
+    int rc = bt_step(s->t, &s->p, true);
+    s->end = rc == CS_NOTFOUND;
+    return rc == CS_NOTFOUND ? CS_OK : rc;
+}
+
+/* Highest level whose subtree starts at the cursor's entry. */
+static int subtree_start(const side *s)
+{
+    int l = s->p.depth - 1;
+    while (l > 0 && s->p.idx[l] == 0) l--;
+    return s->p.idx[l] == 0 ? l : l + 1;
+}
+
+/* Move past the subtree rooted at level l (the cursor is at its start). */
+static int skip_subtree(side *s, int l)
+{
+    bt_path *p = &s->p;
+    for (int level = l; level < p->depth; level++) {
+        if (level > l) {
+            p->pgno[level] = branch_child(p->pg[level - 1], p->idx[level - 1]);
+            int rc = page_get(s->t, p->pgno[level], &p->pg[level]);
+            if (rc) return rc;
+            if ((rc = node_check(p->pg[level], s->t->psize, p->pgno[level]))) return rc;
+            if (node_n(p->pg[level]) == 0) return cs_fail(CS_ECORRUPT, "empty page %llu", (unsigned long long)p->pgno[level]);
+        }
+        p->idx[level] = (uint16_t)(node_n(p->pg[level]) - 1);
+    }
+    return side_next(s);
+}
+
+/* Both cursors at the start of one same page: skip it on both sides. */
+static int skip_shared(side *a, side *b, bool *skipped)
+{
+    *skipped = false;
+    if (a->end || b->end) return CS_OK;
+    int sa = subtree_start(a), sb = subtree_start(b);
+    for (int la = sa; la < a->p.depth; la++)
+        for (int lb = sb; lb < b->p.depth; lb++)
+            if (a->p.pgno[la] == b->p.pgno[lb]) {
+                int rc = skip_subtree(a, la);
+                if (rc == CS_OK) rc = skip_subtree(b, lb);
+                *skipped = true;
+                return rc;
+            }
+    return CS_OK;
+}
+
+static bool same_value(const cs_val *x, const cs_val *y)
+{
+    return x->size == y->size && (x->data == y->data || !memcmp(x->data, y->data, x->size));
+}
+
+int cs_tree_diff(cs_txn *from, cs_txn *to, cs_tree tree, cs_diff_fn fn, void *ctx)
+{
+    int rc = txn_check(from, false);
+    if (rc || (rc = txn_check(to, false))) return rc;
+    if (!fn || from->env != to->env) return cs_fail(CS_EINVAL, "cs_tree_diff: needs a callback and two txns of one env");
+    side a = {.t = from}, b = {.t = to};
+    if ((rc = side_start(&a, tree)) || (rc = side_start(&b, tree))) return rc;
+    cs_val none = {NULL, 0};
+    while (!a.end || !b.end) {
+        bool skipped;
+        if ((rc = skip_shared(&a, &b, &skipped))) return rc;
+        if (skipped) continue;
+        cs_val ka, va, kb, vb;
+        if (!a.end && (rc = bt_read(a.t, &a.p, &ka, &va))) return rc;
+        if (!b.end && (rc = bt_read(b.t, &b.p, &kb, &vb))) return rc;
+        int c = a.end ? 1 : b.end ? -1 : key_cmp(ka.data, (uint32_t)ka.size, kb.data, (uint32_t)kb.size);
+        int r = 0;
+        if (c < 0) {
+            r = fn(ctx, CS_DIFF_DELETE, ka, va, none);
+            rc = side_next(&a);
+        } else if (c > 0) {
+            r = fn(ctx, CS_DIFF_INSERT, kb, none, vb);
+            rc = side_next(&b);
+        } else {
+            if (!same_value(&va, &vb)) r = fn(ctx, CS_DIFF_UPDATE, kb, va, vb);
+            if ((rc = side_next(&a)) == CS_OK) rc = side_next(&b);
+        }
+        if (r) return r;
+        if (rc) return rc;
+    }
+    return CS_OK;
+}
