@@ -164,6 +164,24 @@ static void select_workloads(bench_run *run, const char *list, bool *runs)
             runs[w] |= need_main;
 }
 
+/* Profiling: with BENCH_PERF_CTL=<fifo> (perf record -D -1
+ * --control=fifo:<fifo>), only the reported workloads are recorded. */
+static void perf_ctl(const char *cmd)
+{
+    static FILE *ctl;
+    static bool tried;
+    if (!tried) {
+        tried = true;
+        const char *path = getenv("BENCH_PERF_CTL");
+        if (path && !(ctl = fopen(path, "w")))
+            perror(path);
+    }
+    if (ctl) {
+        fprintf(ctl, "%s\n", cmd);
+        fflush(ctl);
+    }
+}
+
 static void die(const bench_engine *e, const char *wl)
 {
     fprintf(stderr, "engine_bench: FAILED: %s on %s: %s\n", wl, e->drv->name, bench_error());
@@ -188,11 +206,16 @@ static void run_repetition(bench_run *run, const bool *runs, unsigned rep)
             size_t i = (j + rep) % run->n_engines;
             bench_result *r = &run->res[w][i][rep];
             *r = (bench_result){0};
-            if (workloads[w].run(&run->cfg, &eng[i], r) != BENCH_OK)
+            if (run->selected[w])
+                perf_ctl("enable");
+            int rc = workloads[w].run(&run->cfg, &eng[i], r);
+            if (run->selected[w])
+                perf_ctl("disable");
+            if (rc != BENCH_OK)
                 die(&eng[i], workloads[w].name);
-            fprintf(stderr, "  rep %u/%u  %-17s %-9s %14.0f %s  (%.3f s)%s%s\n", rep + 1, run->reps,
-                    workloads[w].name, eng[i].drv->name, r->value, workloads[w].unit, r->secs,
-                    r->note[0] ? "  " : "", r->note);
+            fprintf(stderr, "  rep %u/%u  %-17s %-9s %14.0f %s  (%.3f s, cpu %.3f s)%s%s\n", rep + 1,
+                    run->reps, workloads[w].name, eng[i].drv->name, r->value, workloads[w].unit, r->secs,
+                    r->cpu_secs, r->note[0] ? "  " : "", r->note);
         }
     }
     for (size_t i = 0; i < run->n_engines; i++) {

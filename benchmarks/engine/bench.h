@@ -62,6 +62,11 @@ extern const bench_driver driver_cstorage;
 int bench_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *bench_error(void);
 double now_sec(void);
+/* Wall clock and the process's CPU time (all threads), in seconds. */
+typedef struct bench_clock {
+    double wall, cpu;
+} bench_clock;
+bench_clock clock_now(void);
 void *xmalloc(size_t n);
 /* Remove a directory tree (files one level deep are enough here). */
 void rm_tree(const char *dir);
@@ -98,7 +103,8 @@ typedef struct bench_engine {
 /* Result of one workload run on one engine. */
 typedef struct bench_result {
     double ops;          /* operations performed                             */
-    double secs;
+    double secs;         /* wall time: what the rates are computed from      */
+    double cpu_secs;     /* CPU time of the process over the same interval  */
     double value;        /* what the report shows: ops/s, or bytes           */
     uint64_t extra;      /* workload-specific (e.g. writer txns, disk bytes) */
     uint64_t extra2;

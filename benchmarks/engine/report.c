@@ -111,6 +111,9 @@ static void json_engine_result(FILE *f, const bench_run *run, size_t w, size_t e
     fprintf(f, "], \"secs\": [");
     for (unsigned r = 0; r < run->reps; r++)
         fprintf(f, "%s%.6g", r ? ", " : "", run->res[w][e][r].secs);
+    fprintf(f, "], \"cpu_secs\": [");
+    for (unsigned r = 0; r < run->reps; r++)
+        fprintf(f, "%s%.6g", r ? ", " : "", run->res[w][e][r].cpu_secs);
     fprintf(f, "]");
     const char *names[2] = {workloads[w].extra_name, workloads[w].extra2_name};
     for (int x = 0; x < 2; x++) {

@@ -31,6 +31,13 @@ double now_sec(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+bench_clock clock_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (bench_clock){now_sec(), (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9};
+}
+
 void *xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);

@@ -210,10 +210,12 @@ static int scan_count(const bench_driver *d, bench_sess *s, bool reverse, uint64
     return BENCH_OK;
 }
 
-static void set_rate(bench_result *r, double ops, double t0)
+static void set_rate(bench_result *r, double ops, bench_clock t0)
 {
+    bench_clock t1 = clock_now();
     r->ops = ops;
-    r->secs = now_sec() - t0;
+    r->secs = t1.wall - t0.wall;
+    r->cpu_secs = t1.cpu - t0.cpu;
     r->value = r->secs > 0 ? ops / r->secs : 0;
 }
 
@@ -227,7 +229,7 @@ static int fill_fresh(bench_engine *e, bench_result *r, const char *name, bench_
         db_close(e, &h, true);
         return BENCH_ERR;
     }
-    double t0 = now_sec();
+    bench_clock t0 = clock_now();
     int rc = put_range(e->drv, h.sess, order, 0, count, batch, 0);
     set_rate(r, (double)count, t0);
     if (rc == BENCH_OK)
@@ -263,7 +265,7 @@ static int w_fillrandom(const bench_cfg *cfg, bench_engine *e, bench_result *r)
     }
     e->db = h.db;
     e->sess = h.sess;
-    double t0 = now_sec();
+    bench_clock t0 = clock_now();
     TRY(put_range(e->drv, e->sess, D.perm_fill, 0, cfg->n, 0, 0));
     set_rate(r, (double)cfg->n, t0);
     return BENCH_OK;
@@ -293,7 +295,7 @@ static int measure_size(const bench_cfg *cfg, bench_engine *e, bench_result *r)
 
 static int w_overwrite(const bench_cfg *cfg, bench_engine *e, bench_result *r)
 {
-    double t0 = now_sec();
+    bench_clock t0 = clock_now();
     TRY(put_range(e->drv, e->sess, D.rnd_write, 0, cfg->n, 0, cfg->n));
     set_rate(r, (double)cfg->n, t0);
     return BENCH_OK;
@@ -301,7 +303,7 @@ static int w_overwrite(const bench_cfg *cfg, bench_engine *e, bench_result *r)
 
 static int w_readrandom(const bench_cfg *cfg, bench_engine *e, bench_result *r)
 {
-    double t0 = now_sec();
+    bench_clock t0 = clock_now();
     TRY(get_picks(e->drv, e->sess, D.present, D.rnd_read, cfg->n, 0, true));
     set_rate(r, (double)cfg->n, t0);
     return BENCH_OK;
@@ -309,7 +311,7 @@ static int w_readrandom(const bench_cfg *cfg, bench_engine *e, bench_result *r)
 
 static int w_readseq(const bench_cfg *cfg, bench_engine *e, bench_result *r)
 {
-    double t0 = now_sec();
+    bench_clock t0 = clock_now();
     TRY(scan_count(e->drv, e->sess, false, cfg->n));
     set_rate(r, (double)cfg->n, t0);
     return BENCH_OK;
@@ -317,7 +319,7 @@ static int w_readseq(const bench_cfg *cfg, bench_engine *e, bench_result *r)
 
 static int w_readreverse(const bench_cfg *cfg, bench_engine *e, bench_result *r)
 {
-    double t0 = now_sec();
+    bench_clock t0 = clock_now();
     TRY(scan_count(e->drv, e->sess, true, cfg->n));
     set_rate(r, (double)cfg->n, t0);
     return BENCH_OK;
@@ -325,7 +327,7 @@ static int w_readreverse(const bench_cfg *cfg, bench_engine *e, bench_result *r)
 
 static int w_readmissing(const bench_cfg *cfg, bench_engine *e, bench_result *r)
 {
-    double t0 = now_sec();
+    bench_clock t0 = clock_now();
     TRY(get_picks(e->drv, e->sess, D.missing, D.rnd_read, cfg->n, 0, false));
     set_rate(r, (double)cfg->n, t0);
     return BENCH_OK;
@@ -380,7 +382,7 @@ static int w_readwhilewriting(const bench_cfg *cfg, bench_engine *e, bench_resul
         return bench_fail("pthread_create failed");
     while (!atomic_load(&w.started))
         ;
-    double t0 = now_sec();
+    bench_clock t0 = clock_now();
     int rc = w.rc == BENCH_OK
         ? get_picks(e->drv, e->sess, D.present, D.rnd_rww, cfg->n, RWW_READ_BATCH, true)
         : BENCH_OK;
@@ -409,7 +411,7 @@ static int del_range(const bench_driver *d, bench_sess *s, uint64_t count, bool 
 static int w_deleterandom(const bench_cfg *cfg, bench_engine *e, bench_result *r)
 {
     uint64_t count = cfg->n / 10;
-    double t0 = now_sec();
+    bench_clock t0 = clock_now();
     TRY(del_range(e->drv, e->sess, count, false));
     set_rate(r, (double)count, t0);
     return scan_count(e->drv, e->sess, false, cfg->n - count);
