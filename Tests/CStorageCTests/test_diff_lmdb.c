@@ -100,7 +100,9 @@ static void cmp_count(kv_txn *ta, kv_txn *tb, int tr) {
           (unsigned long long)na, (unsigned long long)nb);
 }
 
-/* Full contents of every tree, in a fresh read txn on each side. */
+/* Full contents of every tree, in a fresh read txn on each side; on
+ * CStorage also the rank of every entry. */
+static cs_cursor *g_rank_cur[NTREES];
 static void cmp_all(void) {
     kv_txn *ta, *tb;
     REQUIRE_OK(kv_txn_begin(S[0].env, KV_READ, &ta));
@@ -108,6 +110,7 @@ static void cmp_all(void) {
     for (int tr = 0; tr < NTREES; tr++) {
         kv_cursor *ca, *cb;
         REQUIRE_OK(kv_cursor_open(ta, S[0].tree[tr], &ca));
+        REQUIRE_OK(cs_cursor_open((cs_txn *)ta->native, S[0].tree[tr], &g_rank_cur[tr]));
         REQUIRE_OK(kv_cursor_open(tb, S[1].tree[tr], &cb));
         kv_val ka, kb, va, vb;
         long n = 0;
@@ -118,6 +121,20 @@ static void cmp_all(void) {
                 break;
             }
             if (ra) break;
+            /* rank counts agree with positions, both ways */
+            uint64_t idx = n % 5 ? (uint64_t)n : ~0ull; /* every 5th: it costs a root walk */
+            cs_cursor *cc = (cs_cursor *)ca->native;
+            if ((n % 5 == 0 && cs_cursor_index(cc, &idx) != CS_OK) || idx != (uint64_t)n) {
+                AGREE(0, "commit %ld tree %d entry %ld: cs_cursor_index %llu", g_commits, tr, n,
+                      (unsigned long long)idx);
+                break;
+            }
+            if (n % 97 == 0) {
+                cs_val ik = {0};
+                int ri = cs_cursor_seek_index(g_rank_cur[tr], (uint64_t)n, &ik, NULL);
+                AGREE(ri == 0 && same_val(ik, ka), "commit %ld tree %d: seek_index(%ld) rc %d",
+                      g_commits, tr, n, ri);
+            }
             n++;
             ra = kv_cursor_get(ca, &ka, &va, KV_NEXT);
             rb = kv_cursor_get(cb, &kb, &vb, KV_NEXT);
@@ -126,6 +143,7 @@ static void cmp_all(void) {
         cmp_count(ta, tb, tr);
         kv_cursor_close(ca);
         kv_cursor_close(cb);
+        cs_cursor_close(g_rank_cur[tr]);
     }
     CHECK_OK(kv_txn_abort(ta));
     CHECK_OK(kv_txn_abort(tb));
