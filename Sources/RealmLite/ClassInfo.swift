@@ -9,14 +9,15 @@ import CStorage
 final class Column: @unchecked Sendable {
     let index: Int
     let property: PropertyDescriptor
-    var name: String { property.name }
-    var type: PropertyType { property.shape.type }
-    var collection: _CollectionKind { property.shape.collection }
-    var isOptional: Bool { property.shape.isOptional }
-    var isPrimary: Bool { property.isPrimary }
-    var isIndexed: Bool { property.isIndexed }
+    // Copied out of `property` so that hot loops read plain fields.
+    let name: String
+    let type: PropertyType
+    let collection: _CollectionKind
+    let isOptional: Bool
+    let isPrimary: Bool
+    let isIndexed: Bool
     /// A stored column that references objects (to-one, or collection of).
-    var isLink: Bool { type == .object }
+    let isLink: Bool
     /// Secondary index tree (`indexed: true`), else absentTree.
     var indexTree: cs_tree = absentTree
     /// Backlink tree for link columns, else absentTree.
@@ -29,6 +30,13 @@ final class Column: @unchecked Sendable {
     init(index: Int, property: PropertyDescriptor) {
         self.index = index
         self.property = property
+        name = property.name
+        type = property.shape.type
+        collection = property.shape.collection
+        isOptional = property.shape.isOptional
+        isPrimary = property.isPrimary
+        isIndexed = property.isIndexed
+        isLink = property.shape.type == .object
     }
 }
 
@@ -40,9 +48,16 @@ final class ClassInfo: @unchecked Sendable {
     /// Per column (descriptor order): where the value lives in the record.
     let slots: UnsafeMutablePointer<ColumnSlot>
     let columns: [Column]
+    /// Per column: the accessor of the Swift property (kept apart from
+    /// Column so per-object loops copy one reference, not a descriptor).
+    let accessors: [any PropertyAccessor]
+    /// Per column: offset of its Persisted.column field inside instances;
+    /// materializing an object stores the column numbers through these.
+    let columnFieldOffsets: UnsafeMutableBufferPointer<Int>
     /// Stored columns in record order (var fields are appended in this order).
     let storageOrder: [Int]
     let linkColumns: [Int]
+    let indexedColumns: [Int]
     let objectsTree: cs_tree
     let primaryKeyTree: cs_tree
     var name: String { descriptor.name }
@@ -56,6 +71,9 @@ final class ClassInfo: @unchecked Sendable {
         self.descriptor = descriptor
         let columns = descriptor.properties.enumerated().map { Column(index: $0.offset, property: $0.element) }
         self.columns = columns
+        accessors = descriptor.properties.map(\.accessor)
+        columnFieldOffsets = .allocate(capacity: columns.count)
+        for (index, accessor) in accessors.enumerated() { columnFieldOffsets[index] = accessor.columnFieldOffset }
         var order: [Int] = []
         for property in stored.properties {
             if let index = descriptor.propertyIndex[property.name], columns[index].property.isStored {
@@ -80,6 +98,7 @@ final class ClassInfo: @unchecked Sendable {
         }
         layout = RecordLayout(columnCount: order.count, nullBytes: nullBytes, fixedSize: fixed - nullBytes, varCount: varCount)
         linkColumns = order.filter { columns[$0].isLink }
+        indexedColumns = order.filter { columns[$0].isIndexed }
         let name = descriptor.name
         objectsTree = try openTree(TreeName.objects(name))
         primaryKeyTree = descriptor.primaryKeyIndex == nil ? absentTree : try openTree(TreeName.primaryKey(name))
@@ -89,7 +108,20 @@ final class ClassInfo: @unchecked Sendable {
         }
     }
 
-    deinit { slots.deallocate() }
+    deinit {
+        slots.deallocate()
+        columnFieldOffsets.deallocate()
+    }
+
+    /// Turns a new instance into an accessor of this class: every
+    /// @Persisted field gets its column number.
+    @inline(__always)
+    func bindColumns(_ object: ObjectBase) {
+        let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque())
+        for column in 0..<columnFieldOffsets.count {
+            (base + columnFieldOffsets[column]).storeBytes(of: Int32(column), as: Int32.self)
+        }
+    }
 
     /// Every tree this class owns (deleteAll clears them).
     var allTrees: [cs_tree] {

@@ -58,14 +58,22 @@ extension Realm {
             fail(Realm.Error(.invalidValue, "Embedded object of type '\(info.name)' cannot be added to a Realm on its own; assign it to a property of its parent object."))
             return nil
         }
-        if let pk = info.primaryKeyColumn, let scalar = info.columns[pk].property.accessor.unmanagedScalarBytes(object),
-           let existing = primaryKeyLookup(info, scalar) {
-            guard update != .error else {
-                let value = describeValue(info.columns[pk].property.accessor.value(of: object))
-                fail(Realm.Error(.primaryKeyExists, "Attempting to create an object of type '\(info.name)' with an existing primary key value \(value) (property '\(info.name).\(info.columns[pk].name)'); use update: .modified or .all to update the existing object."))
+        var primaryKeyEntry: [UInt8]?
+        if let pk = info.primaryKeyColumn, let scalar = info.accessors[pk].unmanagedScalarBytes(object) {
+            let entry = scalar.bytes.withUnsafeBytes { indexKey(info.columns[pk].type, isNull: scalar.isNull, $0) }
+            if let existing = primaryKeyLookup(info, entry: entry) {
+                guard update != .error else {
+                    let value = describeValue(info.accessors[pk].value(of: object))
+                    fail(Realm.Error(.primaryKeyExists, "Attempting to create an object of type '\(info.name)' with an existing primary key value \(value) (property '\(info.name).\(info.columns[pk].name)'); use update: .modified or .all to update the existing object."))
+                    return nil
+                }
+                return updateExisting(object, info, key: existing, update: update, mask: mask)
+            }
+            if entry.count >= maxIndexedValueBytes {
+                fail(Realm.Error(.invalidValue, "Primary key of '\(info.name).\(info.columns[pk].name)' is too long (at most \(maxIndexedValueBytes - 4) bytes)."))
                 return nil
             }
-            return updateExisting(object, info, key: existing, update: update, mask: mask)
+            primaryKeyEntry = entry
         }
         let key: UInt64
         do { key = try newObjectKey(info) } catch let error as Realm.Error { fail(error); return nil } catch { return nil }
@@ -73,12 +81,13 @@ extension Realm {
         object._realm = self
         object._info = info
         object._key = key
-        inserting.insert(ObjectIdentifier(object))
-        defer { inserting.remove(ObjectIdentifier(object)) }
+        let mayCycle = !info.linkColumns.isEmpty
+        if mayCycle { inserting.insert(ObjectIdentifier(object)) }
+        defer { if mayCycle { inserting.remove(ObjectIdentifier(object)) } }
         var writer = _RecordWriter(info: info, realm: self)
         do {
             for column in info.storageOrder {
-                try info.columns[column].property.accessor.encodeUnmanaged(object, column: column, into: &writer)
+                try info.accessors[column].encodeUnmanaged(object, column: column, into: &writer)
             }
         } catch let error as Realm.Error {
             fail(error)
@@ -90,21 +99,17 @@ extension Realm {
         guard putRecord(info, key, record) else { return nil }
         record.withUnsafeBytes { raw in
             let view = RecordView(base: raw.baseAddress!, size: raw.count)
-            if let pk = info.primaryKeyColumn {
-                let slot = info.slots[pk]
-                let pkKey = indexKey(info.columns[pk].type, isNull: view.isNull(slot), view.field(slot, info.layout))
-                if pkKey.count >= maxIndexedValueBytes {
-                    fail(Realm.Error(.invalidValue, "Primary key of '\(info.name).\(info.columns[pk].name)' is too long (at most \(maxIndexedValueBytes - 4) bytes)."))
-                }
+            if let primaryKeyEntry {
                 withKey(key) { objectKey in
-                    withBytesKey(pkKey) { k in
+                    withBytesKey(primaryKeyEntry) { k in
                         let rc = cs_put(txn, info.primaryKeyTree, k, objectKey, UInt32(CS_NOOVERWRITE))
                         if rc != csOK { fail(storageError(rc, "Indexing the primary key of '\(info.name)'")) }
                     }
                 }
             }
-            for column in info.columns where column.isIndexed {
-                let slot = info.slots[column.index]
+            for c in info.indexedColumns {
+                let column = info.columns[c]
+                let slot = info.slots[c]
                 put(column.indexTree, indexEntry(column, view.isNull(slot), view.field(slot, info.layout), key), [], what: "Indexing '\(info.name).\(column.name)'")
             }
             for c in info.linkColumns {
@@ -113,7 +118,7 @@ extension Realm {
                 _ = adjustBacklinks(column, source: key, old: [], new: linkTargets(column, isNull: view.isNull(slot), view.field(slot, info.layout)))
             }
         }
-        for column in info.columns { column.property.accessor.bind(object, column: column.index) }
+        info.bindColumns(object)
         return key
     }
 
@@ -126,7 +131,7 @@ extension Realm {
                 if let mask, !mask.contains(column) {
                     writer.write(column, isNull: true, UnsafeRawBufferPointer(start: nil, count: 0))
                 } else {
-                    try info.columns[column].property.accessor.encodeUnmanaged(object, column: column, into: &writer)
+                    try info.accessors[column].encodeUnmanaged(object, column: column, into: &writer)
                 }
             }
         } catch let error as Realm.Error {
@@ -146,7 +151,7 @@ extension Realm {
                 updateColumn(object, column, isNull: view.isNull(slot), view.field(slot, info.layout))
             }
         }
-        for column in info.columns { column.property.accessor.bind(object, column: column.index) }
+        info.bindColumns(object)
         return key
     }
 

@@ -35,12 +35,14 @@ public struct Persisted<Value: _Persistable> {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
     ) -> Value {
-        get {
+        // Always inlined so that the storage key path, a literal at every
+        // use, folds into a direct field access (no key-path runtime calls).
+        @inline(__always) get {
             let column = object[keyPath: storageKeyPath].column
             if column < 0 { return object[keyPath: storageKeyPath].value }
             return Value._rlmGet(object, Int(column))
         }
-        set {
+        @inline(__always) set {
             let column = object[keyPath: storageKeyPath].column
             if column < 0 {
                 object[keyPath: storageKeyPath].value = newValue

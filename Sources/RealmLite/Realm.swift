@@ -237,7 +237,7 @@ public final class Realm {
             object._recordSize = record.size
             object._recordGeneration = generation
         }
-        for column in info.columns { column.property.accessor.bind(object, column: column.index) }
+        info.bindColumns(object)
         return object
     }
 
@@ -283,7 +283,7 @@ public final class Realm {
         }
         let scalar: (isNull: Bool, bytes: [UInt8])?
         do {
-            scalar = try info.columns[column].property.accessor.scalarBytes(converting: key)
+            scalar = try info.accessors[column].scalarBytes(converting: key)
         } catch let error as Realm.Error {
             realmFatal(error)
         } catch {
@@ -294,10 +294,15 @@ public final class Realm {
     }
 
     func primaryKeyLookup(_ info: ClassInfo, _ scalar: (isNull: Bool, bytes: [UInt8])) -> UInt64? {
-        guard let column = info.primaryKeyColumn, info.primaryKeyTree != absentTree else { return nil }
-        let key = scalar.bytes.withUnsafeBytes { indexKey(info.columns[column].type, isNull: scalar.isNull, $0) }
+        guard let column = info.primaryKeyColumn else { return nil }
+        return primaryKeyLookup(info, entry: scalar.bytes.withUnsafeBytes { indexKey(info.columns[column].type, isNull: scalar.isNull, $0) })
+    }
+
+    /// The object key stored under an encoded primary key (KeyEncoding.swift).
+    func primaryKeyLookup(_ info: ClassInfo, entry: [UInt8]) -> UInt64? {
+        guard info.primaryKeyTree != absentTree else { return nil }
         var value = cs_val()
-        let rc = withBytesKey(key) { cs_get(txn, info.primaryKeyTree, $0, &value) }
+        let rc = withBytesKey(entry) { cs_get(txn, info.primaryKeyTree, $0, &value) }
         if rc == csNotFound { return nil }
         mustSucceed(rc, "Looking up a primary key of '\(info.name)'")
         return keyValue(value)

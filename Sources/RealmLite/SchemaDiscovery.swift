@@ -158,9 +158,9 @@ extension Persisted: PersistedIntrospection {
 /// that walk all properties (add, create(value:), description, KVC).
 protocol PropertyAccessor: Sendable {
     var shape: _PropertyShape { get }
+    /// Offset of Persisted.column inside instances.
+    var columnFieldOffset: Int { get }
     func options(of object: ObjectBase) -> (flags: UInt8, originProperty: String?)
-    /// Makes the property managed: from now on reads/writes go to column.
-    func bind(_ object: ObjectBase, column: Int)
     /// Writes the unmanaged value into a new record.
     func encodeUnmanaged(_ object: ObjectBase, column: Int, into writer: inout _RecordWriter) throws
     /// The unmanaged value's column bytes, if it is a scalar.
@@ -174,43 +174,55 @@ protocol PropertyAccessor: Sendable {
 }
 
 /// The accessor of a Persisted<V> field at a fixed byte offset in instances.
+/// It touches the field's parts through precomputed offsets, so the
+/// per-object paths (add, materialize) need no generic metadata lookups.
 /// @unchecked Sendable: immutable.
 final class PersistedAccessor<V: _Persistable>: PropertyAccessor, @unchecked Sendable {
-    let offset: Int
     let className: String
     let propertyName: String
+    /// Offsets inside the object of Persisted<V>.column and .value.
+    private let columnOffset: Int
+    private let valueOffset: Int
+    var columnFieldOffset: Int { columnOffset }
 
     init(offset: Int, className: String, propertyName: String) {
-        self.offset = offset
         self.className = className
         self.propertyName = propertyName
+        columnOffset = offset + MemoryLayout<Persisted<V>>.offset(of: \Persisted<V>.column)!
+        valueOffset = offset + MemoryLayout<Persisted<V>>.offset(of: \Persisted<V>.value)!
     }
 
-    /// The field inside the instance. Writing through it is how managed
+    @inline(__always)
+    private func base(_ object: ObjectBase) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque())
+    }
+
+    /// The unmanaged value. Writing through these pointers is how managed
     /// state is installed (RealmSwift does the same with ivar offsets).
     @inline(__always)
-    private func storage(_ object: ObjectBase) -> UnsafeMutablePointer<Persisted<V>> {
-        (UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()) + offset)
-            .assumingMemoryBound(to: Persisted<V>.self)
+    private func valuePointer(_ object: ObjectBase) -> UnsafeMutablePointer<V> {
+        (base(object) + valueOffset).assumingMemoryBound(to: V.self)
+    }
+
+    @inline(__always)
+    private func column(of object: ObjectBase) -> Int32 {
+        (base(object) + columnOffset).load(as: Int32.self)
     }
 
     var shape: _PropertyShape { V._rlmShape }
 
     func options(of object: ObjectBase) -> (flags: UInt8, originProperty: String?) {
-        let field = storage(object).pointee
+        let field = (base(object) + columnOffset - MemoryLayout<Persisted<V>>.offset(of: \Persisted<V>.column)!)
+            .assumingMemoryBound(to: Persisted<V>.self).pointee
         return (field.flags, (field.value as? any LinkingObjectsProtocol)?.originPropertyName)
     }
 
-    func bind(_ object: ObjectBase, column: Int) {
-        storage(object).pointee.column = Int32(column)
-    }
-
     func encodeUnmanaged(_ object: ObjectBase, column: Int, into writer: inout _RecordWriter) throws {
-        try V._rlmEncode(storage(object).pointee.value, column, &writer)
+        try V._rlmEncode(valuePointer(object).pointee, column, &writer)
     }
 
     func unmanagedScalarBytes(_ object: ObjectBase) -> (isNull: Bool, bytes: [UInt8])? {
-        V._rlmScalarBytes(storage(object).pointee.value)
+        V._rlmScalarBytes(valuePointer(object).pointee)
     }
 
     func scalarBytes(converting value: Any) throws -> (isNull: Bool, bytes: [UInt8])? {
@@ -218,15 +230,15 @@ final class PersistedAccessor<V: _Persistable>: PropertyAccessor, @unchecked Sen
     }
 
     func value(of object: ObjectBase) -> Any {
-        let field = storage(object).pointee
-        return field.column < 0 ? field.value : V._rlmGet(object, Int(field.column))
+        let column = column(of: object)
+        return column < 0 ? valuePointer(object).pointee : V._rlmGet(object, Int(column))
     }
 
     func setValue(_ value: Any, on object: ObjectBase, realm: Realm?) throws {
         let converted = try convert(value, realm: realm)
-        let column = storage(object).pointee.column
+        let column = column(of: object)
         if column < 0 {
-            storage(object).pointee.value = converted
+            valuePointer(object).pointee = converted
         } else {
             V._rlmSet(object, Int(column), converted)
         }
