@@ -404,6 +404,54 @@ static void test_renew(void) {
     CHECK_OK(cs_txn_abort(r1));
 }
 
+/* Cursors whose tree is cleared or dropped under them, and cursors left
+ * open at the end of a txn (closed for us: ASan's leak check would see). */
+static void test_cursor_edge(void) {
+    cs_txn *t;
+    cs_tree tr;
+    cs_cursor *c, *left;
+    cs_val k, v;
+    char kb[KEYLEN];
+    REQUIRE_OK(cs_txn_begin(g_env, 0, &t));
+    REQUIRE_OK(cs_tree_open(t, "edge", CS_CREATE, &tr));
+    for (uint32_t i = 0; i < 3000; i++) CHECK_OK(cs_put(t, tr, V(kb, mkkey(kb, i)), VS("v"), 0));
+    REQUIRE_OK(cs_cursor_open(t, tr, &c));
+    CHECK_OK(cs_cursor_get(c, &k, &v, CS_LAST));
+    CHECK_OK(cs_tree_clear(t, tr));
+    int r = cs_cursor_get(c, &k, &v, CS_CURRENT);
+    CHECK(r == CS_NOTFOUND || r == CS_EINVAL);
+    CHECK_RC(cs_cursor_get(c, &k, &v, CS_NEXT), CS_NOTFOUND);
+    CHECK_RC(cs_cursor_get(c, &k, &v, CS_FIRST), CS_NOTFOUND);
+    CHECK_OK(cs_put(t, tr, VS("again"), VS("1"), 0));
+    CHECK_OK(cs_cursor_get(c, &k, &v, CS_FIRST));
+    CHECK_VAL(k, "again", 5);
+    CHECK_OK(cs_tree_drop(t, tr));
+    r = cs_cursor_get(c, &k, &v, CS_FIRST);
+    CHECK(r == CS_NOTFOUND || r == CS_EINVAL);
+    r = cs_cursor_put(c, VS("x"), VS("y"), 0);
+    CHECK(r == CS_NOTFOUND || r == CS_EINVAL);
+    CHECK_OK(cs_cursor_close(c));
+    REQUIRE_OK(cs_tree_open(t, "edge", CS_CREATE, &tr));
+    CHECK_OK(cs_put(t, tr, VS("k"), VS("v"), 0));
+    REQUIRE_OK(cs_cursor_open(t, tr, &left));
+    CHECK_OK(cs_cursor_get(left, &k, &v, CS_FIRST));
+    REQUIRE_OK(cs_txn_commit(t)); /* closes `left` */
+    REQUIRE_OK(cs_txn_begin(g_env, CS_TXN_RDONLY, &t));
+    REQUIRE_OK(cs_cursor_open(t, tr, &left));
+    CHECK_OK(cs_cursor_get(left, &k, &v, CS_FIRST));
+    CHECK_VAL(k, "k", 1);
+    CHECK_OK(cs_txn_abort(t)); /* closes `left` */
+    REQUIRE_OK(cs_txn_begin(g_env, 0, &t));
+    REQUIRE_OK(cs_cursor_open(t, tr, &left));
+    CHECK_OK(cs_txn_abort(t));
+    /* a value too large is refused before its bytes are read */
+    REQUIRE_OK(cs_txn_begin(g_env, 0, &t));
+    char small[8] = {0};
+    CHECK_RC(cs_put(t, tr, VS("huge"), V(small, (size_t)CS_MAX_VALUE + 1), 0), CS_EVALSIZE);
+    CHECK_RC(cs_get(t, tr, VS("huge"), &v), CS_NOTFOUND);
+    CHECK_OK(cs_txn_commit(t));
+}
+
 int main(void) {
     REQUIRE_OK(test_open(test_path("cursor.db").s, 0, &g_env));
     test_empty_and_one();
@@ -413,6 +461,7 @@ int main(void) {
     test_cursor_del();
     test_cursor_put_and_stability();
     test_renew();
+    test_cursor_edge();
     cs_check_report rep;
     CHECK_OK(cs_check(g_env, &rep));
     CHECK_EQ(rep.errors, 0);
