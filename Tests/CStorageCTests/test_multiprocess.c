@@ -177,6 +177,98 @@ static void test_killed_reader(void) {
     CHECK_OK(cs_env_close(env));
 }
 
+/* Only the dead reader's slot is reclaimed: live readers (another process,
+ * and this one) keep theirs. */
+static void test_reclaim_only_dead(void) {
+    g_path = test_path("reclaim.db");
+    cs_env *env;
+    REQUIRE_OK(test_open(g_path.s, 0, &env));
+    cs_tree tr = open_tree(env);
+    churn(env, tr, 100, 10, 0);
+    REQUIRE(pipe(g_pipe) == 0);
+    uint64_t snap_a = 0, snap_b = 0;
+    pid_t a = spawn(pinning_reader, NULL);
+    REQUIRE(read(g_pipe[0], &snap_a, sizeof snap_a) == sizeof snap_a);
+    churn(env, tr, 100, 10, 1);
+    pid_t b = spawn(pinning_reader, NULL);
+    REQUIRE(read(g_pipe[0], &snap_b, sizeof snap_b) == sizeof snap_b);
+    churn(env, tr, 100, 10, 2);
+    cs_txn *mine;
+    REQUIRE_OK(cs_txn_begin(env, CS_TXN_RDONLY, &mine));
+    struct cs_env_info info;
+    CHECK_OK(cs_env_get_info(env, &info));
+    CHECK_EQ(info.readers_used, 3);
+    CHECK_EQ(info.oldest_reader, snap_a);
+    uint32_t cleared = 99;
+    CHECK_OK(cs_reader_check(env, &cleared));
+    CHECK_EQ(cleared, 0); /* everyone is alive */
+    kill_reap(a);
+    CHECK_OK(cs_reader_check(env, &cleared));
+    CHECK_EQ(cleared, 1);
+    CHECK_OK(cs_env_get_info(env, &info));
+    CHECK_EQ(info.readers_used, 2);
+    CHECK_EQ(info.oldest_reader, snap_b);
+    kill_reap(b);
+    churn(env, tr, 100, 10, 3); /* the writer may reclaim by itself too */
+    CHECK_OK(cs_reader_check(env, &cleared));
+    CHECK_OK(cs_env_get_info(env, &info));
+    CHECK_EQ(info.readers_used, 1);
+    CHECK_EQ(info.oldest_reader, cs_txn_id(mine));
+    CHECK_OK(cs_txn_abort(mine));
+    close(g_pipe[0]);
+    close(g_pipe[1]);
+    CHECK_OK(cs_env_close(env));
+}
+
+/* Processes that keep opening and closing the env (so the lock file is
+ * rebuilt again and again by whoever comes first) lose no update. */
+enum { OPENERS = 5, OPEN_LOOPS = 40 };
+static void opener_proc(void *arg) {
+    (void)arg;
+    for (int i = 0; i < OPEN_LOOPS; i++) {
+        cs_env *env;
+        cs_txn *t;
+        cs_tree tr;
+        REQUIRE_OK(test_open(g_path.s, 0, &env));
+        REQUIRE_OK(cs_txn_begin(env, 0, &t));
+        REQUIRE_OK(cs_tree_open(t, "ctr", CS_CREATE, &tr));
+        cs_val v;
+        uint64_t n = 0;
+        if (cs_get(t, tr, VS("n"), &v) == CS_OK && v.size == 8) memcpy(&n, v.data, 8);
+        n++;
+        CHECK_OK(cs_put(t, tr, VS("n"), V(&n, 8), 0));
+        REQUIRE_OK(cs_txn_commit(t));
+        if (i % 3 == 0) { /* and a reader that overlaps others' opens */
+            REQUIRE_OK(cs_txn_begin(env, CS_TXN_RDONLY, &t));
+            CHECK_OK(cs_get(t, tr, VS("n"), &v));
+            CHECK_OK(cs_txn_abort(t));
+        }
+        CHECK_OK(cs_env_close(env));
+    }
+}
+
+static void test_open_close_storm(void) {
+    g_path = test_path("storm.db");
+    pid_t p[OPENERS];
+    for (int i = 0; i < OPENERS; i++) p[i] = spawn(opener_proc, NULL);
+    for (int i = 0; i < OPENERS; i++) reap_ok(p[i]);
+    cs_env *env;
+    cs_txn *t;
+    cs_tree tr;
+    cs_val v;
+    uint64_t n = 0;
+    REQUIRE_OK(test_open(g_path.s, 0, &env));
+    REQUIRE_OK(cs_txn_begin(env, CS_TXN_RDONLY, &t));
+    REQUIRE_OK(cs_tree_open(t, "ctr", 0, &tr));
+    CHECK_OK(cs_get(t, tr, VS("n"), &v));
+    if (v.size == 8) memcpy(&n, v.data, 8);
+    CHECK_EQ(n, OPENERS * OPEN_LOOPS);
+    CHECK_OK(cs_txn_abort(t));
+    cs_check_report rep;
+    CHECK_OK(cs_check(env, &rep));
+    CHECK_OK(cs_env_close(env));
+}
+
 /* ---- a killed writer ---- */
 enum { BASE_GEN = 10 };
 static int g_kill_stage; /* 0: die while the txn is open; else in commit */
@@ -269,6 +361,8 @@ int main(void) {
     alarm(400);
     test_writer_readers();
     test_killed_reader();
+    test_reclaim_only_dead();
+    test_open_close_storm();
     for (int keep = 0; keep <= 1; keep++)
         for (int stage = 0; stage <= CS_STAGE_META_WRITTEN; stage++) test_killed_writer(stage, keep);
     return test_report();
