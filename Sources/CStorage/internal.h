@@ -261,11 +261,17 @@ static inline void branch_set_count(uint8_t *pg, unsigned i, uint64_t c) { wr64(
 /* Leaf value: inline pointer, or the overflow pgno (*ovf true). */
 int leaf_value(const uint8_t *pg, uint32_t psize, unsigned i, const uint8_t **v,
                uint32_t *vlen, bool *ovf, uint64_t *ovf_pgno);
+/* memcmp order, shorter first on a tie. Inline 8-byte big-endian words:
+ * keys are short and a libc call per probe costs more than the compare. */
 static inline int key_cmp(const uint8_t *a, uint32_t al, const uint8_t *b, uint32_t bl)
 {
-    uint32_t n = al < bl ? al : bl;
-    int c = n ? memcmp(a, b, n) : 0;
-    if (c) return c;
+    uint32_t n = al < bl ? al : bl, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x = __builtin_bswap64(rd64(a + i)), y = __builtin_bswap64(rd64(b + i));
+        if (x != y) return x < y ? -1 : 1;
+    }
+    for (; i < n; i++)
+        if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
     return (al > bl) - (al < bl);
 }
 /* Lower bound in a leaf (first key >= k); *exact if equal. */
