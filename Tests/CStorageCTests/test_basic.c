@@ -2,6 +2,7 @@
  * argument checking, in-memory and read-only envs, error strings. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "format.h"
@@ -441,6 +442,22 @@ static void test_read_only(void) {
     CHECK_OK(cs_env_close(env));
 }
 
+static void test_paths_and_mode(void) {
+    cs_env *env;
+    int r = test_open("/nonexistent-dir-for-cstorage/x.db", 0, &env);
+    CHECK(r != CS_OK);
+    CHECK(r == CS_EIO || r == CS_ELOCK);
+    r = test_open(test_dir(), 0, &env); /* a directory */
+    CHECK(r != CS_OK);
+    tpath p = test_path("mode.db");
+    cs_options o = {0};
+    o.file_mode = 0600;
+    REQUIRE_OK(cs_env_open(p.s, &o, &env));
+    CHECK_OK(cs_env_close(env));
+    struct stat st;
+    CHECK(stat(p.s, &st) == 0 && (st.st_mode & 0777) == 0600);
+}
+
 static void test_strerror(void) {
     const char *seen[CS_ETOODEEP + 1];
     for (int e = -5; e < 40; e++) {
@@ -464,6 +481,7 @@ int main(void) {
     test_page_sizes();
     test_in_memory();
     test_read_only();
+    test_paths_and_mode();
     test_strerror();
     return test_report();
 }
