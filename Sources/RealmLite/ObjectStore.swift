@@ -36,6 +36,12 @@ extension Realm {
 
     // MARK: - Insert
 
+    private func takeRecordScratch() -> [UInt8] {
+        var buffer: [UInt8] = []
+        swap(&buffer, &recordScratch)
+        return buffer
+    }
+
     /// Adds an unmanaged object (and the unmanaged objects it links to).
     /// Returns its key, or nil after recording an error.
     @discardableResult
@@ -84,7 +90,7 @@ extension Realm {
         let mayCycle = !info.linkColumns.isEmpty
         if mayCycle { inserting.insert(ObjectIdentifier(object)) }
         defer { if mayCycle { inserting.remove(ObjectIdentifier(object)) } }
-        var writer = _RecordWriter(info: info, realm: self)
+        var writer = _RecordWriter(info: info, realm: self, buffer: takeRecordScratch())
         do {
             for column in info.storageOrder {
                 try info.accessors[column].encodeUnmanaged(object, column: column, into: &writer)
@@ -96,6 +102,7 @@ extension Realm {
             return nil
         }
         let record = writer.bytes
+        defer { recordScratch = record }
         guard putRecord(info, key, record) else { return nil }
         record.withUnsafeBytes { raw in
             let view = RecordView(base: raw.baseAddress!, size: raw.count)

@@ -21,7 +21,10 @@ public final class Realm {
     var cursors: [cs_tree: OpaquePointer] = [:]
     var cursorClaims: UInt64 = 0
     /// Next object key per class, loaded lazily in each write transaction.
-    var nextKeys: [ObjectIdentifier: (info: ClassInfo, next: UInt64)] = [:]
+    var nextKeys: [ObjectKeyCounter] = []
+    /// A record buffer reused by inserts (taken while in use, so nested
+    /// inserts of linked objects get their own).
+    var recordScratch: [UInt8] = []
     /// Classes registered by the current write (forgotten if it is cancelled).
     var registeredInWrite: [String] = []
     var metaTree: cs_tree = absentTree
@@ -112,7 +115,7 @@ public final class Realm {
         cs_txn_reset(readTxn)
         generation &+= 1
         pendingError = nil
-        nextKeys = [:]
+        nextKeys = []
         registeredInWrite = []
     }
 
@@ -306,6 +309,17 @@ public final class Realm {
         if rc == csNotFound { return nil }
         mustSucceed(rc, "Looking up a primary key of '\(info.name)'")
         return keyValue(value)
+    }
+}
+
+/// The next object key of one class during a write transaction.
+final class ObjectKeyCounter {
+    let info: ClassInfo
+    var next: UInt64
+
+    init(info: ClassInfo, next: UInt64) {
+        self.info = info
+        self.next = next
     }
 }
 

@@ -64,16 +64,21 @@ struct RecordView {
 public struct _RecordWriter {
     var bytes: [UInt8]
     let layout: RecordLayout
-    let info: ClassInfo
-    let realm: Realm
+    // unowned(unsafe): a writer lives only inside one insert call, which
+    // holds both strongly; skipping the refcounting matters at 1M inserts/s.
+    unowned(unsafe) let info: ClassInfo
+    unowned(unsafe) let realm: Realm
     private var nextVar = 0
 
-    init(info: ClassInfo, realm: Realm) {
+    /// Starts a record in `buffer` (emptied; its capacity is reused).
+    init(info: ClassInfo, realm: Realm, buffer: [UInt8] = []) {
         self.info = info
         self.realm = realm
         layout = info.layout
-        bytes = [UInt8](repeating: 0, count: layout.varDataStart)
+        bytes = buffer
+        bytes.removeAll(keepingCapacity: true)
         bytes.reserveCapacity(layout.varDataStart + 64)
+        bytes.append(contentsOf: repeatElement(0, count: layout.varDataStart))
     }
 
     /// Writes a column's value: nil, fixed-slot bytes or var-field bytes.

@@ -156,7 +156,7 @@ extension Persisted: PersistedIntrospection {
 
 /// Untyped access to one @Persisted field of an object, for the code paths
 /// that walk all properties (add, create(value:), description, KVC).
-protocol PropertyAccessor: Sendable {
+protocol PropertyAccessor: AnyObject, Sendable {
     var shape: _PropertyShape { get }
     /// Offset of Persisted.column inside instances.
     var columnFieldOffset: Int { get }

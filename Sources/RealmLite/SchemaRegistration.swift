@@ -161,10 +161,9 @@ extension Realm {
     /// A new object key: never reused, even after deletes (kept in the meta
     /// tree, saved at commit).
     func newObjectKey(_ info: ClassInfo) throws -> UInt64 {
-        let id = ObjectIdentifier(info)
-        if let entry = nextKeys[id] {
-            nextKeys[id] = (info, entry.next + 1)
-            return entry.next
+        for counter in nextKeys where counter.info === info {
+            counter.next += 1
+            return counter.next - 1
         }
         var next: UInt64 = 1
         if let stored = try readMeta(MetaKey.nextObjectKey(info.name)), stored.size == 8 {
@@ -176,18 +175,18 @@ extension Realm {
                 next = max(next, keyValue(key) + 1)
             }
         }
-        nextKeys[id] = (info, next + 1)
+        nextKeys.append(ObjectKeyCounter(info: info, next: next + 1))
         return next
     }
 
     func saveNextKeys() throws {
         guard let txn = writeTxn, !nextKeys.isEmpty else { return }
         let meta = try metaTreeHandle()
-        for (info, next) in nextKeys.values {
-            let rc = withBytesKey(Array(MetaKey.nextObjectKey(info.name).utf8)) { key in
-                withKey(next) { cs_put(txn, meta, key, $0, 0) }
+        for counter in nextKeys {
+            let rc = withBytesKey(Array(MetaKey.nextObjectKey(counter.info.name).utf8)) { key in
+                withKey(counter.next) { cs_put(txn, meta, key, $0, 0) }
             }
-            try check(rc, "Saving the next object key of '\(info.name)'")
+            try check(rc, "Saving the next object key of '\(counter.info.name)'")
         }
     }
 }
