@@ -46,7 +46,21 @@ extension Realm {
 
         public var description: String { "Realm.Error(\(code)): \(message)" }
         public var localizedDescription: String { message }
+
+        public static var fail: Code { .fail }
+        public static var fileAccess: Code { .fileAccess }
+        public static var filePermissionDenied: Code { .filePermissionDenied }
+        public static var fileExists: Code { .fileExists }
+        public static var fileNotFound: Code { .fileNotFound }
+        public static var incompatibleLockFile: Code { .incompatibleLockFile }
+        public static var fileFormatUpgradeRequired: Code { .fileFormatUpgradeRequired }
+        public static var schemaMismatch: Code { .schemaMismatch }
     }
+}
+
+/// `catch Realm.Error.fileNotFound { }`, as with RealmSwift.
+public func ~= (code: Realm.Error.Code, error: any Swift.Error) -> Bool {
+    (error as? Realm.Error)?.code == code
 }
 
 /// Stops the program with a Realm.Error's message: used where RealmSwift's

@@ -140,10 +140,35 @@ func describeValue(_ value: Any) -> String {
 /// A top-level Realm object. Subclass it and declare @Persisted properties.
 open class Object: ObjectBase {
     public required init() { super.init() }
+
+    /// An unmanaged object from a dictionary (property name -> value), an
+    /// array (values in property order) or another object of the class.
+    /// Stops with a message naming the property on a wrong value.
+    public convenience init(value: Any) {
+        self.init()
+        assignInitialValues(value)
+    }
 }
 
 /// An object owned by exactly one parent object: no primary key, deleted
 /// with its parent, never added to a Realm on its own.
 open class EmbeddedObject: ObjectBase {
     public required init() { super.init() }
+
+    public convenience init(value: Any) {
+        self.init()
+        assignInitialValues(value)
+    }
+}
+
+extension ObjectBase {
+    func assignInitialValues(_ value: Any) {
+        do {
+            _ = try assignProperties(of: self, SchemaDiscovery.descriptor(for: type(of: self)), from: value, realm: nil)
+        } catch let error as Realm.Error {
+            realmFatal(error)
+        } catch {
+            realmFatal(.invalidValue, "\(error)")
+        }
+    }
 }

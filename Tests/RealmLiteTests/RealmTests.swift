@@ -309,3 +309,29 @@ final class RealmTests: RealmTestCase {
         XCTAssertEqual(saved.fileURL?.lastPathComponent, "default.realm")
     }
 }
+
+final class ObjectInitTests: RealmTestCase {
+    func testObjectInitWithValue() throws {
+        let dog = Dog(value: ["name": "Rex", "age": 3])
+        XCTAssertEqual(dog.name, "Rex")
+        XCTAssertEqual(dog.age, 3)
+        let owner = Owner(value: [1, "Olga", ["name": "Best"], [["name": "a"]], [], [:], NSNull(), []] as [Any])
+        XCTAssertEqual(owner.best?.name, "Best")
+        XCTAssertEqual(owner.pets.count, 1)
+        let realm = try openRealm()
+        try realm.write { realm.add(owner) }
+        XCTAssertEqual(realm.objects(Pet.self).count, 2)
+    }
+
+    func testCatchingByCode() throws {
+        var config = configuration()
+        config.readOnly = true
+        config.fileURL = directory.appendingPathComponent("missing.realm")
+        do {
+            _ = try Realm(configuration: config)
+            XCTFail("expected an error")
+        } catch Realm.Error.fileNotFound {
+            // matched by code, as in RealmSwift
+        }
+    }
+}
