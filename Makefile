@@ -56,10 +56,11 @@ ctest: deps $(addprefix $(BUILD)/asan/,$(CTEST_NAMES))
 	     TMPDIR=$${TMPDIR:-/tmp} $(BUILD)/asan/$$t; then pass=$$((pass+1)); \
 	  else fail=$$((fail+1)); failed="$$failed $$t"; fi; \
 	done; \
-	echo "ctest: $$pass passed, $$fail failed"; \
+	echo "ctest: $$pass passed, $$fail failed" | tee $(BUILD)/ctest.summary; \
 	[ $$fail = 0 ] || { echo "failed:$$failed"; exit 1; }
 
 swifttest: deps
+	@mkdir -p $(BUILD)
 	swift test 2>&1 | tee $(BUILD)/swifttest.log; exit $${PIPESTATUS[0]}
 
 test: deps
@@ -68,7 +69,10 @@ test: deps
 	$(MAKE) swifttest
 	@if [ -f fuzz/Makefile ]; then $(MAKE) -C fuzz test-short; fi
 	@if [ -f benchmarks/Makefile ]; then $(MAKE) -C benchmarks QUICK=1 bench; fi
-	@echo "make test: all suites passed"
+	@# One closing line for CI: C test programs plus XCTest cases.
+	@c=$$(sed -n 's/^ctest: \([0-9]*\) passed.*/\1/p' $(BUILD)/ctest.summary); \
+	 x=$$(grep -E 'Executed [0-9]+ tests' $(BUILD)/swifttest.log | tail -1 | sed -E 's/.*Executed ([0-9]+) tests.*/\1/'); \
+	 echo "make test: all suites passed"; echo "tests: $$(( $${c:-0} + $${x:-0} )) passed, 0 failed"
 
 demo: deps
 	swift run -c release RealmLiteDemo
