@@ -121,3 +121,32 @@ class Node: Object {
     @Persisted var label = ""
     @Persisted var next: Node?
 }
+
+/// A List/MutableSet/Map of every element type.
+class EveryCollection: Object {
+    @Persisted var bools: List<Bool>
+    @Persisted var int8s: List<Int8>
+    @Persisted var int16s: List<Int16>
+    @Persisted var int32s: List<Int32>
+    @Persisted var int64s: List<Int64>
+    @Persisted var floats: List<Float>
+    @Persisted var doubles: List<Double>
+    @Persisted var strings: List<String>
+    @Persisted var datas: List<Data>
+    @Persisted var dates: List<Date>
+    @Persisted var uuids: List<UUID>
+    @Persisted var objectIds: List<ObjectId>
+    @Persisted var decimals: List<Decimal128>
+    @Persisted var moods: List<Mood>
+    @Persisted var optInts: List<Int?>
+    @Persisted var optUUIDs: List<UUID?>
+    @Persisted var optDatas: List<Data?>
+    @Persisted var intSet: MutableSet<Int>
+    @Persisted var optStringSet: MutableSet<String?>
+    @Persisted var dateSet: MutableSet<Date>
+    @Persisted var decimalMap: Map<String, Decimal128>
+    @Persisted var optDateMap: Map<String, Date?>
+    @Persisted var boolMap: Map<String, Bool>
+    @Persisted var embeddedList: List<Geo>
+    @Persisted var embeddedMap: Map<String, Geo?>
+}
