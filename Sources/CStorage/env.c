@@ -216,7 +216,11 @@ static int read_meta(cs_env *env, uint64_t size, cs_meta *out, uint32_t *slot, b
                          CS_FORMAT_VERSION);
         else if (magic) rc = cs_fail(CS_ECORRUPT, "%s: both meta pages are damaged", env->path);
         else rc = cs_fail(CS_EFORMAT, "%s is not a CStorage database", env->path);
-        if (rc == CS_OK && out->next_pgno * (uint64_t)out->page_size > size)
+        /* A power loss during creation can leave a valid meta of the empty
+         * database in a short file: nothing to lose, create it again. */
+        if (rc == CS_OK && out->next_pgno == 2 && 2ull * out->page_size > size && !(env->flags & CS_ENV_RDONLY))
+            *fresh = true;
+        else if (rc == CS_OK && out->next_pgno * (uint64_t)out->page_size > size)
             rc = cs_fail(CS_ECORRUPT, "%s is truncated: the last commit needs %llu bytes, the file has %llu",
                          env->path, (unsigned long long)(out->next_pgno * (uint64_t)out->page_size),
                          (unsigned long long)size);
