@@ -420,18 +420,24 @@ static void test_random_damage(void) {
 }
 
 /* Header fields that lie, with a valid checksum: writes must not trust
- * them either (they size memcpys in the write path). */
+ * them either (frag/upper size memcpys in the write path; a txnid equal to
+ * the writer's makes a committed page look like its own private copy). */
 static void test_lying_headers(void) {
     walk_t w;
     REQUIRE(walk_file(g_healthy, &w) == 0);
-    for (int which = 0; which < 2; which++) {
-        tpath p = test_path(which ? "lie-upper.db" : "lie-frag.db");
+    static const char *const names[] = {"frag", "upper", "txnid"};
+    for (int which = 0; which < 3; which++) {
+        char fname[32];
+        snprintf(fname, sizeof fname, "lie-%s.db", names[which]);
+        tpath p = test_path(fname);
         copy_file(g_healthy, p.s);
         uint8_t buf[CS_DEFAULT_PAGE_SIZE];
         memcpy(buf, page(&w, w.leaf), sizeof buf);
         uint16_t nkeys = rd16(buf + 6), v16;
+        uint64_t next_txn = w.meta.txnid + 1;
         if (which == 0) { v16 = 4000; memcpy(buf + 26, &v16, 2); }       /* frag: phantom holes */
-        else { v16 = (uint16_t)(PAGE_HDR + 2 * nkeys); memcpy(buf + 24, &v16, 2); } /* upper */
+        else if (which == 1) { v16 = (uint16_t)(PAGE_HDR + 2 * nkeys); memcpy(buf + 24, &v16, 2); } /* upper */
+        else memcpy(buf + 16, &next_txn, 8); /* txnid of the next writer: looks already copied */
         memset(buf, 0, 4);
         uint32_t c = crc32c(buf, sizeof buf);
         memcpy(buf, &c, 4);
@@ -457,7 +463,7 @@ static void test_lying_headers(void) {
             key[kl] = (char)('x' + i);
             r = cs_put(t, tr, V(key, (size_t)kl + 1), V(val, sizeof val), 0);
         }
-        printf("lying %s: put gave %s\n", which ? "upper" : "frag", cs_strerror(r));
+        printf("lying %s: put gave %s\n", names[which], cs_strerror(r));
         CHECK(r == CS_OK || r == CS_ECORRUPT); /* reaching here without a crash is the test */
         cs_txn_abort(t);
         CHECK_OK(cs_env_close(env));

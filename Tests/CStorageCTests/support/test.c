@@ -11,6 +11,10 @@
 
 _Atomic long test_passed, test_failed;
 
+/* Line-buffered stdout: progress lines survive a crash (the point of some
+ * tests is to find one). */
+__attribute__((constructor)) static void line_buffered(void) { setvbuf(stdout, NULL, _IOLBF, 0); }
+
 static char g_dir[400];
 static pid_t g_dir_owner;
 enum { MAX_PRINTED = 40 };
