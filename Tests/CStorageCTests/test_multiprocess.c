@@ -59,7 +59,9 @@ static void writer_proc(void *arg) {
     for (uint64_t gen = 1; gen <= GENS; gen++) {
         cs_txn *t;
         REQUIRE_OK(cs_txn_begin(env, 0, &t));
-        CHECK_OK(inv_write(t, tr, gen, gen % 3 ? 100 : 30000, 0));
+        /* every generation adds a 256 KiB blob: readers in other processes
+         * must follow the file as it grows (remap) */
+        CHECK_OK(inv_write(t, tr, gen, 256u << 10, 1));
         REQUIRE_OK(cs_txn_commit(t));
         if (gen % 16 == 0) usleep(1000);
     }
@@ -338,6 +340,10 @@ static void test_killed_writer(int stage, int keep_open) {
     if (stage == 0) {
         uint64_t one;
         REQUIRE(read(g_pipe[0], &one, sizeof one) == sizeof one);
+        if (keep_open) { /* the child holds the writer: TRY must not wait */
+            cs_txn *w = NULL;
+            CHECK_RC(cs_txn_begin(env, CS_TXN_TRY, &w), CS_EBUSY);
+        }
         kill(pid, SIGKILL);
     }
     int st = 0;
