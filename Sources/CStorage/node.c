@@ -13,7 +13,8 @@ int node_check(const uint8_t *pg, uint32_t psize, uint64_t pgno)
 {
     const cs_page_hdr *h = PH(pg);
     if (CS_UNLIKELY((h->type != PT_BRANCH && h->type != PT_LEAF) || h->pgno != pgno ||
-                    (uint32_t)PAGE_HDR + 2u * h->nkeys > h->upper || h->upper > psize))
+                    (uint32_t)PAGE_HDR + 2u * h->nkeys > h->upper || h->upper > psize ||
+                    h->frag > psize - h->upper))
         return cs_fail(CS_ECORRUPT, "page %llu: bad branch/leaf header (type %u, %u keys)",
                        (unsigned long long)pgno, h->type, h->nkeys);
     return CS_OK;
@@ -138,10 +139,20 @@ uint32_t node_free_space(const uint8_t *pg)
 
 uint32_t node_used(const uint8_t *pg, uint32_t psize) { return psize - PAGE_HDR - node_free_space(pg); }
 
-/* Squeeze out holes: rewrite cells contiguously at the page end. */
-static void node_compact(uint8_t *pg, uint32_t psize, uint8_t *scratch)
+/* Squeeze out holes: rewrite cells contiguously at the page end. False if
+ * the cells do not add up (a damaged page whose header lies about its free
+ * space): nothing is moved then, and the caller's split path reports it. */
+static bool node_compact(uint8_t *pg, uint32_t psize, uint32_t extra)
 {
     cs_page_hdr *h = PHW(pg);
+    uint32_t total = 0;
+    for (unsigned i = 0; i < h->nkeys; i++) {
+        uint32_t sz;
+        if (node_cell_size(pg, psize, i, &sz)) return false;
+        total += sz;
+    }
+    if (PAGE_HDR + 2u * (h->nkeys + 1u) + total + extra > psize) return false;
+    uint8_t scratch[CS_MAX_PAGE_SIZE];
     memcpy(scratch, pg, psize);
     uint32_t upper = psize;
     for (unsigned i = 0; i < h->nkeys; i++) {
@@ -153,16 +164,14 @@ static void node_compact(uint8_t *pg, uint32_t psize, uint8_t *scratch)
     }
     h->upper = (uint16_t)upper;
     h->frag = 0;
+    return true;
 }
 
 bool node_insert(uint8_t *pg, uint32_t psize, unsigned i, const uint8_t *cell, uint32_t size)
 {
     cs_page_hdr *h = PHW(pg);
     if (node_free_space(pg) < size + 2) return false;
-    if ((uint32_t)h->upper - PAGE_HDR - 2u * h->nkeys < size + 2) {
-        uint8_t scratch[CS_MAX_PAGE_SIZE];
-        node_compact(pg, psize, scratch);
-    }
+    if ((uint32_t)h->upper - PAGE_HDR - 2u * h->nkeys < size + 2 && !node_compact(pg, psize, size)) return false;
     h->upper = (uint16_t)(h->upper - size);
     memcpy(pg + h->upper, cell, size);
     uint8_t *slots = pg + PAGE_HDR;
