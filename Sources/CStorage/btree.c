@@ -192,8 +192,13 @@ static int touch_path(cs_txn *t, cs_tree_desc *d, bt_path *p)
 {
     for (int level = 0; level < p->depth; level++) {
         /* Already copied by this txn: committed pages reachable from the
-         * tree all carry older txnids, so no hash lookup is needed. */
-        if (PH(p->pg[level])->txnid == t->txnid) continue;
+         * tree all carry older txnids, so no hash lookup is needed. A
+         * damaged file can have a mapped page claim our txnid: the map is
+         * read-only, so only a page outside it counts as ours. */
+        const uint8_t *pg = p->pg[level];
+        if (PH(pg)->txnid == t->txnid &&
+            (pg < t->map || pg >= t->map + (t->map_pages << t->env->psize_shift)))
+            continue;
         uint64_t pgno = p->pgno[level];
         uint8_t *w;
         int rc = page_touch(t, &pgno, &w);
