@@ -58,6 +58,29 @@ static void *reader(void *arg) {
     return NULL;
 }
 
+/* Meanwhile the checker, env info and reader check run concurrently with
+ * the writer: each cs_check sees one snapshot and finds it clean. */
+static _Atomic long g_checks;
+static void *observer(void *arg) {
+    (void)arg;
+    while (!atomic_load(&g_done)) {
+        struct cs_env_info info;
+        CHECK_OK(cs_env_get_info(g_env, &info));
+        CHECK(info.readers_used <= READERS + 1);
+        uint32_t cleared = 9;
+        CHECK_OK(cs_reader_check(g_env, &cleared));
+        CHECK_EQ(cleared, 0);
+        cs_check_report rep;
+        memset(&rep, 0, sizeof rep);
+        int r = cs_check(g_env, &rep);
+        CHECK_OK(r);
+        if (r) fprintf(stderr, "concurrent cs_check: %s\n", rep.first_error);
+        atomic_fetch_add(&g_checks, 1);
+        usleep(20000);
+    }
+    return NULL;
+}
+
 int main(void) {
     tpath p = test_path("threads.db");
     cs_txn *t;
@@ -67,6 +90,8 @@ int main(void) {
     REQUIRE_OK(cs_txn_commit(t));
     pthread_t th[READERS];
     for (int i = 0; i < READERS; i++) REQUIRE(pthread_create(&th[i], NULL, reader, NULL) == 0);
+    pthread_t obs;
+    REQUIRE(pthread_create(&obs, NULL, observer, NULL) == 0);
     double t0 = test_now();
     for (uint64_t gen = 1; gen <= GENS; gen++) {
         REQUIRE_OK(cs_txn_begin(g_env, 0, &t));
@@ -77,10 +102,12 @@ int main(void) {
     }
     atomic_store(&g_done, 1);
     for (int i = 0; i < READERS; i++) pthread_join(th[i], NULL);
+    pthread_join(obs, NULL);
     struct cs_env_info info;
     CHECK_OK(cs_env_get_info(g_env, &info));
-    printf("%d gens in %.1fs, %ld reader txns (%ld spanning a commit), file %llu MiB\n", GENS,
-           test_now() - t0, atomic_load(&g_txns), atomic_load(&g_spanning),
+    printf("%d gens in %.1fs, %ld reader txns (%ld spanning a commit), %ld concurrent checks, "
+           "file %llu MiB\n", GENS, test_now() - t0, atomic_load(&g_txns), atomic_load(&g_spanning),
+           atomic_load(&g_checks),
            (unsigned long long)(info.file_size >> 20));
     CHECK(info.file_size >= (uint64_t)GENS * BLOB);
     CHECK(atomic_load(&g_spanning) > 0);
