@@ -97,8 +97,14 @@ static void test_isolation(void) {
     CHECK_VAL(ck, "k", 1);
     CHECK_RC(cs_cursor_get(c, &ck, NULL, CS_NEXT), CS_NOTFOUND);
     CHECK_OK(cs_cursor_close(c));
-    /* reset/renew moves to the newest snapshot */
+    /* reset/renew moves to the newest snapshot; a reset txn cannot read */
     CHECK_OK(cs_txn_reset(r1));
+    cs_val rv;
+    int rr = cs_get(r1, g_tr, VS("k"), &rv);
+    CHECK(rr == CS_EBADTXN || rr == CS_EINVAL);
+    struct cs_env_info ri;
+    CHECK_OK(cs_env_get_info(g_env, &ri));
+    CHECK_EQ(ri.readers_used, 1); /* r2 only: the reset txn holds no snapshot */
     CHECK_OK(cs_txn_renew(r1));
     CHECK(cs_txn_id(r1) > id1);
     check_get(r1, "k", "49");
