@@ -23,17 +23,20 @@ let maxIndexedValueBytes = Int(CS_MAX_KEY) - 8
 
 func indexKey(_ type: PropertyType, isNull: Bool, _ bytes: UnsafeRawBufferPointer) -> [UInt8] {
     if isNull { return [0] }
-    var out: [UInt8] = [1]
-    out.reserveCapacity(bytes.count + 3)
     switch type {
     case .int:
-        let value = UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self)) ^ (1 << 63)
-        appendBigEndian(value, to: &out)
-    case .bool:
-        out.append(bytes[0])
+        return tagged64(UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self)) ^ (1 << 63))
     case .date, .double:
         let bits = UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self))
-        appendBigEndian(bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63), to: &out)
+        return tagged64(bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63))
+    default:
+        break
+    }
+    var out: [UInt8] = [1]
+    out.reserveCapacity(bytes.count + 11)
+    switch type {
+    case .bool:
+        out.append(bytes[0])
     case .string, .data:
         for byte in bytes {
             out.append(byte)
@@ -46,6 +49,16 @@ func indexKey(_ type: PropertyType, isNull: Bool, _ bytes: UnsafeRawBufferPointe
     }
     if out.count > maxIndexedValueBytes { out.removeLast(out.count - maxIndexedValueBytes) }
     return out
+}
+
+/// 0x01 then 8 bytes big-endian, in one allocation.
+@inline(__always)
+private func tagged64(_ value: UInt64) -> [UInt8] {
+    [UInt8](unsafeUninitializedCapacity: 17) { buffer, count in
+        buffer[0] = 1
+        UnsafeMutableRawPointer(buffer.baseAddress! + 1).storeBytes(of: value.bigEndian, as: UInt64.self)
+        count = 9
+    }
 }
 
 func appendBigEndian(_ value: UInt64, to out: inout [UInt8]) {

@@ -71,6 +71,6 @@ extension LinkingObjects: _RealmValue, _Persistable {
     }
 
     public static func _rlmEncode(_ value: LinkingObjects, _ column: Int, _ writer: inout _RecordWriter) throws {}
-    public static func _rlmScalarBytes(_ value: LinkingObjects) -> (isNull: Bool, bytes: [UInt8])? { nil }
+    public static func _rlmIndexKey(_ value: LinkingObjects) -> [UInt8]? { nil }
     public static func _rlmConvert(_ value: Any, _ realm: Realm?) throws -> LinkingObjects? { nil }
 }

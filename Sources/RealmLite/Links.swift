@@ -52,7 +52,7 @@ extension ObjectBase: _RealmOptionalWrapped, RealmCollectionValue {
         withLinkBytes(key) { writer.write(column, isNull: false, $0) }
     }
 
-    public static func _rlmScalarBytesOptional(_ value: ObjectBase?) -> (isNull: Bool, bytes: [UInt8])? { nil }
+    public static func _rlmIndexKeyOptional(_ value: ObjectBase?) -> [UInt8]? { nil }
 
     public static func _rlmDecodeElement(_ bytes: UnsafeRawBufferPointer, _ realm: Realm?) -> Self {
         guard let realm else { realmFatal(.invalidValue, "A stored link was read without its Realm.") }

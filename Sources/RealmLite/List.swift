@@ -134,7 +134,7 @@ extension List: _RealmValue, _Persistable {
         writer.write(column, isNull: false, encodeElementArray(encoded))
     }
 
-    public static func _rlmScalarBytes(_ value: List) -> (isNull: Bool, bytes: [UInt8])? { nil }
+    public static func _rlmIndexKey(_ value: List) -> [UInt8]? { nil }
 
     public static func _rlmConvert(_ value: Any, _ realm: Realm?) throws -> List? {
         guard let items = value as? [Any] ?? (value as? any Sequence).map({ Array($0) as [Any] }) else { return nil }

@@ -144,7 +144,7 @@ extension Map: _RealmValue, _Persistable {
         writer.write(column, isNull: false, encodeElementArray(entries))
     }
 
-    public static func _rlmScalarBytes(_ value: Map) -> (isNull: Bool, bytes: [UInt8])? { nil }
+    public static func _rlmIndexKey(_ value: Map) -> [UInt8]? { nil }
 
     public static func _rlmConvert(_ value: Any, _ realm: Realm?) throws -> Map? {
         guard let dictionary = value as? [Key: Any] else { return nil }

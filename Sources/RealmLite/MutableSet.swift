@@ -119,7 +119,7 @@ extension MutableSet: _RealmValue, _Persistable {
         writer.write(column, isNull: false, encodeElementArray(unique))
     }
 
-    public static func _rlmScalarBytes(_ value: MutableSet) -> (isNull: Bool, bytes: [UInt8])? { nil }
+    public static func _rlmIndexKey(_ value: MutableSet) -> [UInt8]? { nil }
 
     public static func _rlmConvert(_ value: Any, _ realm: Realm?) throws -> MutableSet? {
         guard let list = try List<Element>._rlmConvert(value, realm) else { return nil }

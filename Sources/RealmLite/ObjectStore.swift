@@ -65,8 +65,7 @@ extension Realm {
             return nil
         }
         var primaryKeyEntry: [UInt8]?
-        if let pk = info.primaryKeyColumn, let scalar = info.accessors[pk].unmanagedScalarBytes(object) {
-            let entry = scalar.bytes.withUnsafeBytes { indexKey(info.columns[pk].type, isNull: scalar.isNull, $0) }
+        if let pk = info.primaryKeyColumn, let entry = info.accessors[pk].unmanagedIndexKey(object) {
             if let existing = primaryKeyLookup(info, entry: entry) {
                 guard update != .error else {
                     let value = describeValue(info.accessors[pk].value(of: object))

@@ -19,9 +19,9 @@ public protocol _Persistable: _RealmValue {
     static func _rlmSet(_ object: ObjectBase, _ column: Int, _ value: Self)
     /// Writes an unmanaged value into a new record.
     static func _rlmEncode(_ value: Self, _ column: Int, _ writer: inout _RecordWriter) throws
-    /// The column bytes of a scalar value (primary keys, lookups); nil for
-    /// links and collections.
-    static func _rlmScalarBytes(_ value: Self) -> (isNull: Bool, bytes: [UInt8])?
+    /// The order-preserving key of a scalar value (KeyEncoding.swift), for
+    /// primary keys and lookups; nil for links and collections.
+    static func _rlmIndexKey(_ value: Self) -> [UInt8]?
 }
 
 /// A type that can be an element of List / MutableSet / Map (values).
@@ -39,7 +39,7 @@ public protocol _RealmOptionalWrapped: _RealmElement {
     static func _rlmGetOptional(_ object: ObjectBase, _ column: Int) -> Self?
     static func _rlmSetOptional(_ object: ObjectBase, _ column: Int, _ value: Self?)
     static func _rlmEncodeOptional(_ value: Self?, _ column: Int, _ writer: inout _RecordWriter) throws
-    static func _rlmScalarBytesOptional(_ value: Self?) -> (isNull: Bool, bytes: [UInt8])?
+    static func _rlmIndexKeyOptional(_ value: Self?) -> [UInt8]?
 }
 
 /// Types usable as `@Persisted(indexed: true)`.
@@ -74,8 +74,8 @@ extension Optional: _Persistable where Wrapped: _RealmOptionalWrapped {
     public static func _rlmEncode(_ value: Self, _ column: Int, _ writer: inout _RecordWriter) throws {
         try Wrapped._rlmEncodeOptional(value, column, &writer)
     }
-    public static func _rlmScalarBytes(_ value: Self) -> (isNull: Bool, bytes: [UInt8])? {
-        Wrapped._rlmScalarBytesOptional(value)
+    public static func _rlmIndexKey(_ value: Self) -> [UInt8]? {
+        Wrapped._rlmIndexKeyOptional(value)
     }
 }
 

@@ -14,13 +14,16 @@ public struct Persisted<Value: _Persistable> {
     @usableFromInline var flags: UInt8 = 0
     @usableFromInline var value: Value
 
-    static var primaryKeyFlag: UInt8 { 1 }
-    static var indexedFlag: UInt8 { 2 }
+    @usableFromInline static var primaryKeyFlag: UInt8 { 1 }
+    @usableFromInline static var indexedFlag: UInt8 { 2 }
+
+    // The initializers are @inlinable: they run for every object created,
+    // including each accessor materialized while reading.
 
     /// A property with the type's default value (0, "", nil, a new ObjectId...).
-    public init() { value = Value._rlmDefaultValue() }
+    @inlinable public init() { value = Value._rlmDefaultValue() }
 
-    public init(wrappedValue: Value) { value = wrappedValue }
+    @inlinable public init(wrappedValue: Value) { value = wrappedValue }
 
     @available(*, unavailable, message: "@Persisted can only be used as a property on a Realm object")
     public var wrappedValue: Value {
@@ -55,24 +58,24 @@ public struct Persisted<Value: _Persistable> {
 
 extension Persisted where Value: _Indexable {
     /// `@Persisted(indexed: true) var name = ""`
-    public init(wrappedValue: Value, indexed: Bool) {
+    @inlinable public init(wrappedValue: Value, indexed: Bool) {
         value = wrappedValue
         if indexed { flags |= Self.indexedFlag }
     }
 
-    public init(indexed: Bool) {
+    @inlinable public init(indexed: Bool) {
         self.init(wrappedValue: Value._rlmDefaultValue(), indexed: indexed)
     }
 }
 
 extension Persisted where Value: _PrimaryKey {
     /// `@Persisted(primaryKey: true) var _id: ObjectId`
-    public init(wrappedValue: Value, primaryKey: Bool) {
+    @inlinable public init(wrappedValue: Value, primaryKey: Bool) {
         value = wrappedValue
         if primaryKey { flags |= Self.primaryKeyFlag }
     }
 
-    public init(primaryKey: Bool) {
+    @inlinable public init(primaryKey: Bool) {
         self.init(wrappedValue: Value._rlmDefaultValue(), primaryKey: primaryKey)
     }
 }

@@ -56,13 +56,13 @@ extension _RealmPrimitive {
         }
     }
 
-    public static func _rlmScalarBytes(_ value: Self) -> (isNull: Bool, bytes: [UInt8])? {
-        (false, value._rlmWithBytes { Array($0) })
+    public static func _rlmIndexKey(_ value: Self) -> [UInt8]? {
+        value._rlmWithBytes { indexKey(_rlmType, isNull: false, $0) }
     }
 
-    public static func _rlmScalarBytesOptional(_ value: Self?) -> (isNull: Bool, bytes: [UInt8])? {
-        guard let value else { return (true, []) }
-        return _rlmScalarBytes(value)
+    public static func _rlmIndexKeyOptional(_ value: Self?) -> [UInt8]? {
+        guard let value else { return [0] }
+        return _rlmIndexKey(value)
     }
 
     public static func _rlmDecodeElement(_ bytes: UnsafeRawBufferPointer, _ realm: Realm?) -> Self {

@@ -284,21 +284,16 @@ public final class Realm {
         guard let column = info.primaryKeyColumn else {
             realmFatal(.invalidValue, "'\(info.name)' does not have a primary key; declare one with @Persisted(primaryKey: true).")
         }
-        let scalar: (isNull: Bool, bytes: [UInt8])?
+        let entry: [UInt8]?
         do {
-            scalar = try info.accessors[column].scalarBytes(converting: key)
+            entry = try info.accessors[column].indexKey(for: key)
         } catch let error as Realm.Error {
             realmFatal(error)
         } catch {
             realmFatal(.invalidValue, "\(error)")
         }
-        guard let scalar, let objectKey = primaryKeyLookup(info, scalar) else { return nil }
+        guard let entry, let objectKey = primaryKeyLookup(info, entry: entry) else { return nil }
         return self.object(info, key: objectKey).map { unsafeDowncast($0, to: Element.self) }
-    }
-
-    func primaryKeyLookup(_ info: ClassInfo, _ scalar: (isNull: Bool, bytes: [UInt8])) -> UInt64? {
-        guard let column = info.primaryKeyColumn else { return nil }
-        return primaryKeyLookup(info, entry: scalar.bytes.withUnsafeBytes { indexKey(info.columns[column].type, isNull: scalar.isNull, $0) })
     }
 
     /// The object key stored under an encoded primary key (KeyEncoding.swift).

@@ -76,9 +76,14 @@ public struct _RecordWriter {
         self.realm = realm
         layout = info.layout
         bytes = buffer
-        bytes.removeAll(keepingCapacity: true)
-        bytes.reserveCapacity(layout.varDataStart + 64)
-        bytes.append(contentsOf: repeatElement(0, count: layout.varDataStart))
+        let start = layout.varDataStart
+        if bytes.count < start {
+            bytes.reserveCapacity(start + 64)
+            bytes.append(contentsOf: repeatElement(0, count: start - bytes.count))
+        } else if bytes.count > start {
+            bytes.removeLast(bytes.count - start)
+        }
+        bytes.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
     }
 
     /// Writes a column's value: nil, fixed-slot bytes or var-field bytes.

@@ -163,10 +163,11 @@ protocol PropertyAccessor: AnyObject, Sendable {
     func options(of object: ObjectBase) -> (flags: UInt8, originProperty: String?)
     /// Writes the unmanaged value into a new record.
     func encodeUnmanaged(_ object: ObjectBase, column: Int, into writer: inout _RecordWriter) throws
-    /// The unmanaged value's column bytes, if it is a scalar.
-    func unmanagedScalarBytes(_ object: ObjectBase) -> (isNull: Bool, bytes: [UInt8])?
-    /// The scalar column bytes of a loosely typed value (primary-key lookups).
-    func scalarBytes(converting value: Any) throws -> (isNull: Bool, bytes: [UInt8])?
+    /// The index key of the unmanaged value, if it is a scalar.
+    func unmanagedIndexKey(_ object: ObjectBase) -> [UInt8]?
+    /// The index key of a value for this property (primary-key lookups):
+    /// direct when K is the property's type, else converted as in create().
+    func indexKey<K>(for value: K) throws -> [UInt8]?
     /// The current value (managed or not), boxed.
     func value(of object: ObjectBase) -> Any
     /// Sets the value from a loosely typed one (create(value:), KVC).
@@ -221,12 +222,15 @@ final class PersistedAccessor<V: _Persistable>: PropertyAccessor, @unchecked Sen
         try V._rlmEncode(valuePointer(object).pointee, column, &writer)
     }
 
-    func unmanagedScalarBytes(_ object: ObjectBase) -> (isNull: Bool, bytes: [UInt8])? {
-        V._rlmScalarBytes(valuePointer(object).pointee)
+    func unmanagedIndexKey(_ object: ObjectBase) -> [UInt8]? {
+        V._rlmIndexKey(valuePointer(object).pointee)
     }
 
-    func scalarBytes(converting value: Any) throws -> (isNull: Bool, bytes: [UInt8])? {
-        V._rlmScalarBytes(try convert(value, realm: nil))
+    func indexKey<K>(for value: K) throws -> [UInt8]? {
+        if K.self == V.self {
+            return withUnsafePointer(to: value) { $0.withMemoryRebound(to: V.self, capacity: 1) { V._rlmIndexKey($0.pointee) } }
+        }
+        return V._rlmIndexKey(try convert(value, realm: nil))
     }
 
     func value(of object: ObjectBase) -> Any {
