@@ -95,6 +95,30 @@ static void reader_proc(void *arg) {
     CHECK_OK(cs_env_close(env));
 }
 
+/* Holds one snapshot for about a second of commits by the writer process:
+ * its pages must not be reused under it. */
+static void long_reader_proc(void *arg) {
+    (void)arg;
+    cs_env *env;
+    cs_txn *t;
+    cs_tree tr;
+    REQUIRE_OK(test_open(g_path.s, 0, &env));
+    int64_t g = -2;
+    for (int tries = 0; g < 5 && tries < 2000; tries++) { /* a snapshot with some history */
+        REQUIRE_OK(cs_txn_begin(env, CS_TXN_RDONLY, &t));
+        REQUIRE_OK(cs_tree_open(t, "inv", 0, &tr));
+        g = inv_verify(t, tr);
+        if (g < 5) { CHECK_OK(cs_txn_abort(t)); usleep(1000); }
+    }
+    REQUIRE(g >= 5);
+    for (int i = 0; i < 20; i++) {
+        usleep(50000);
+        CHECK_EQ(inv_verify(t, tr), g);
+    }
+    CHECK_OK(cs_txn_abort(t));
+    CHECK_OK(cs_env_close(env));
+}
+
 static void test_writer_readers(void) {
     g_path = test_path("mp.db");
     cs_env *env;
@@ -104,7 +128,9 @@ static void test_writer_readers(void) {
     pid_t w = spawn(writer_proc, NULL);
     pid_t r[3];
     for (int i = 0; i < 3; i++) r[i] = spawn(reader_proc, i == 0 ? (void *)1 : NULL);
+    pid_t lr = spawn(long_reader_proc, NULL);
     reap_ok(w);
+    reap_ok(lr);
     for (int i = 0; i < 3; i++) reap_ok(r[i]);
     REQUIRE_OK(test_open(g_path.s, 0, &env));
     cs_tree tr = open_tree(env);
