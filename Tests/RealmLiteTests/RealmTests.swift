@@ -335,3 +335,31 @@ final class ObjectInitTests: RealmTestCase {
         }
     }
 }
+
+final class CrossThreadTests: RealmTestCase {
+    /// Each thread opens its own Realm on the file; commits become visible
+    /// to the others after refresh (full threading rules: issue 7).
+    func testRealmsOnOtherThreadsShareTheFile() throws {
+        let config = configuration()
+        let main = try Realm(configuration: config)
+        XCTAssertEqual(main.objects(Dog.self).count, 0)
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            do {
+                let realm = try Realm(configuration: config)
+                try realm.write {
+                    for i in 0..<100 { realm.create(Dog.self, value: ["name": "bg\(i)", "age": i]) }
+                }
+            } catch {
+                XCTFail("background write failed: \(error)")
+            }
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        XCTAssertEqual(main.objects(Dog.self).count, 0, "still on its snapshot")
+        main.refresh()
+        XCTAssertEqual(main.objects(Dog.self).count, 100)
+        XCTAssertEqual(main.objects(Dog.self).last?.name, "bg99")
+    }
+}
