@@ -28,6 +28,36 @@ struct ElementArrayView {
     var elements: [[UInt8]] { (0..<count).map { Array(element($0)) } }
 }
 
+/// `view` with elements `range` replaced by `newElements`: offsets are
+/// shifted arithmetically and the untouched payload copied in two blocks,
+/// so an append or removal costs one copy of the field, not one allocation
+/// per element.
+func spliceElementArray(_ view: ElementArrayView, _ range: Range<Int>, _ newElements: [[UInt8]]) -> [UInt8] {
+    let n = view.count
+    let m = n - range.count + newElements.count
+    let payload = view.bytes.isEmpty ? UnsafeRawBufferPointer(start: nil, count: 0)
+        : UnsafeRawBufferPointer(rebasing: view.bytes[(4 + 4 * n)...])
+    func end(_ i: Int) -> Int { Int(view.bytes.loadUnaligned(fromByteOffset: 4 + 4 * i, as: UInt32.self)) }
+    let cutStart = range.lowerBound == 0 ? 0 : end(range.lowerBound - 1)
+    let cutEnd = range.upperBound == 0 ? 0 : end(range.upperBound - 1)
+    let inserted = newElements.reduce(0) { $0 + $1.count }
+    let delta = inserted - (cutEnd - cutStart)
+    var out: [UInt8] = []
+    out.reserveCapacity(4 + 4 * m + payload.count + delta)
+    appendU32(UInt32(m), to: &out)
+    for i in 0..<range.lowerBound { appendU32(UInt32(end(i)), to: &out) }
+    var running = cutStart
+    for element in newElements {
+        running += element.count
+        appendU32(UInt32(running), to: &out)
+    }
+    for i in range.upperBound..<n { appendU32(UInt32(end(i) + delta), to: &out) }
+    out.append(contentsOf: payload[0..<cutStart])
+    for element in newElements { out.append(contentsOf: element) }
+    out.append(contentsOf: payload[cutEnd...])
+    return out
+}
+
 func encodeElementArray(_ elements: [[UInt8]]) -> [UInt8] {
     let total = elements.reduce(0) { $0 + $1.count }
     var out: [UInt8] = []
@@ -100,6 +130,19 @@ func compareBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> I
 }
 
 // MARK: - Links inside fields
+
+/// The object key an element of a link collection refers to (nil for a nil
+/// map value).
+func linkTarget(ofElement element: UnsafeRawBufferPointer, _ collection: _CollectionKind) -> UInt64? {
+    switch collection {
+    case .none, .list, .set:
+        return UInt64(littleEndian: element.loadUnaligned(as: UInt64.self))
+    case .map:
+        let value = MapEntry.split(element).value
+        guard value.first == 1 else { return nil }
+        return UInt64(littleEndian: value.loadUnaligned(fromByteOffset: 1, as: UInt64.self))
+    }
+}
 
 /// Object keys referenced by a link column's field (with multiplicity).
 func linkTargets(_ column: Column, isNull: Bool, _ field: UnsafeRawBufferPointer) -> [UInt64] {

@@ -30,6 +30,28 @@ struct CollectionField {
         encodeElementArray(elements).withUnsafeBytes { realm.updateColumn(owner, column, isNull: false, $0) }
     }
 
+    /// Replaces elements `range` with `newElements` (already encoded). For
+    /// link collections the backlink change is computed from just these
+    /// elements, so a mutation never rescans the whole collection.
+    func splice(_ range: Range<Int>, with newElements: [[UInt8]]) {
+        let view = self.view
+        let info = owner._info.unsafelyUnwrapped
+        let kind = info.columns[column].collection
+        var delta: (removed: [UInt64], added: [UInt64])?
+        if info.columns[column].isLink {
+            delta = (range.compactMap { linkTarget(ofElement: view.element($0), kind) },
+                     newElements.compactMap { bytes in bytes.withUnsafeBytes { linkTarget(ofElement: $0, kind) } })
+        }
+        let bytes = spliceElementArray(view, range, newElements)
+        bytes.withUnsafeBytes { realm.updateColumn(owner, column, isNull: false, $0, linkDelta: delta) }
+    }
+
+    /// The index of an element with exactly these bytes, if any.
+    func firstIndex(of bytes: [UInt8]) -> Int? {
+        let view = self.view
+        return (0..<view.count).first { view.element($0).elementsEqual(bytes) }
+    }
+
     /// Encodes new elements (adding unmanaged objects); nil after recording
     /// the error in the Realm.
     func encode<S: Sequence>(_ values: S) -> [[UInt8]]? where S.Element: _RealmElement {

@@ -35,12 +35,11 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
             return
         }
         field.requireWrite()
-        var elements = field.view.elements
-        field.checkIndex(subrange.lowerBound, elements.count, inclusive: true)
-        field.checkIndex(subrange.upperBound, elements.count, inclusive: true)
+        let count = field.view.count
+        field.checkIndex(subrange.lowerBound, count, inclusive: true)
+        field.checkIndex(subrange.upperBound, count, inclusive: true)
         guard let encoded = field.encode(newElements) else { return }
-        elements.replaceSubrange(subrange, with: encoded)
-        field.write(elements)
+        field.splice(subrange, with: encoded)
     }
 
     public func append(_ object: Element) { replaceSubrange(count..<count, with: CollectionOfOne(object)) }
@@ -106,8 +105,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     public func index(of object: Element) -> Int? {
         guard let field else { return unmanaged.firstIndex(of: object) }
         guard let bytes = lookupBytes(object, field.realm) else { return nil }
-        let view = field.view
-        return (0..<view.count).first { view.element($0).elementsEqual(bytes) }
+        return field.firstIndex(of: bytes)
     }
 
     public var description: String { elementsDescription("List<\(Element.self)>", Array(self)) }

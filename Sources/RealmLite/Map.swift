@@ -52,13 +52,9 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
         field.requireWrite()
         guard let encoded = field.encode(CollectionOfOne(value))?.first else { return }
         let keyBytes = key._rlmKeyBytes
-        var entries = field.view.elements
-        let search = entries.withUnsafeBufferPointer { _ in
-            keyBytes.withUnsafeBytes { mapSearch(field.view, $0) }
-        }
+        let search = keyBytes.withUnsafeBytes { mapSearch(field.view, $0) }
         let entry = MapEntry(key: keyBytes, value: encoded).encoded
-        if search.found { entries[search.index] = entry } else { entries.insert(entry, at: search.index) }
-        field.write(entries)
+        field.splice(search.index..<(search.index + (search.found ? 1 : 0)), with: [entry])
     }
 
     public func removeObject(for key: Key) {
@@ -69,9 +65,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
         field.requireWrite()
         let search = key._rlmKeyBytes.withUnsafeBytes { mapSearch(field.view, $0) }
         guard search.found else { return }
-        var entries = field.view.elements
-        entries.remove(at: search.index)
-        field.write(entries)
+        field.splice(search.index..<(search.index + 1), with: [])
     }
 
     public func removeAll() {
@@ -80,7 +74,8 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
             return
         }
         field.requireWrite()
-        if field.view.count > 0 { field.write([]) }
+        let count = field.view.count
+        if count > 0 { field.splice(0..<count, with: []) }
     }
 
     public func merge<S: Sequence>(_ sequence: S, uniquingKeysWith combine: (Value, Value) throws -> Value) rethrows

@@ -25,8 +25,7 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
     public func contains(_ object: Element) -> Bool {
         guard let field else { return unmanaged.contains(object) }
         guard let bytes = lookupBytes(object, field.realm) else { return false }
-        let view = field.view
-        return (0..<view.count).contains { view.element($0).elementsEqual(bytes) }
+        return field.firstIndex(of: bytes) != nil
     }
 
     public func insert(_ object: Element) { insert(objectsIn: CollectionOfOne(object)) }
@@ -38,13 +37,12 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
         }
         field.requireWrite()
         guard let encoded = field.encode(objects) else { return }
-        var elements = field.view.elements
-        var changed = false
-        for bytes in encoded where !elements.contains(bytes) {
-            elements.append(bytes)
-            changed = true
+        var added: [[UInt8]] = []
+        for bytes in encoded where field.firstIndex(of: bytes) == nil && !added.contains(bytes) {
+            added.append(bytes)
         }
-        if changed { field.write(elements) }
+        let count = field.view.count
+        if !added.isEmpty { field.splice(count..<count, with: added) }
     }
 
     public func remove(_ object: Element) {
@@ -53,10 +51,8 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
             return
         }
         field.requireWrite()
-        guard let bytes = lookupBytes(object, field.realm) else { return }
-        let elements = field.view.elements
-        let kept = elements.filter { $0 != bytes }
-        if kept.count != elements.count { field.write(kept) }
+        guard let bytes = lookupBytes(object, field.realm), let index = field.firstIndex(of: bytes) else { return }
+        field.splice(index..<(index + 1), with: [])
     }
 
     public func removeAll() {
@@ -65,7 +61,8 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
             return
         }
         field.requireWrite()
-        if field.view.count > 0 { field.write([]) }
+        let count = field.view.count
+        if count > 0 { field.splice(0..<count, with: []) }
     }
 
     /// Adds every element of other.

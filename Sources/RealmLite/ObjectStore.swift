@@ -182,7 +182,10 @@ extension Realm {
 
     /// Sets one column of a managed object, maintaining the primary key,
     /// indexes and backlinks, and deleting embedded objects it no longer holds.
-    func updateColumn(_ object: ObjectBase, _ c: Int, isNull: Bool, _ raw: UnsafeRawBufferPointer) {
+    /// `linkDelta`, when the caller knows it (collection splices), is the
+    /// links removed and added, sparing a scan of both old and new fields.
+    func updateColumn(_ object: ObjectBase, _ c: Int, isNull: Bool, _ raw: UnsafeRawBufferPointer,
+                      linkDelta: (removed: [UInt64], added: [UInt64])? = nil) {
         guard let info = object._info else { return }
         let column = info.columns[c]
         requireWrite("modify property '\(info.name).\(column.name)'")
@@ -197,7 +200,7 @@ extension Realm {
         }
         let newRecord = replacingColumn(record, slot, info.layout, isNull: isNull, raw)
         let oldIndex = column.isIndexed ? indexEntry(column, oldNull, oldField, object._key) : nil
-        let oldTargets = column.isLink ? linkTargets(column, isNull: oldNull, oldField) : []
+        let oldTargets = column.isLink && linkDelta == nil ? linkTargets(column, isNull: oldNull, oldField) : []
         // `record` / `oldField` point into the map: not used past this line.
         if let oldIndex {
             delete(column.indexTree, oldIndex)
@@ -205,7 +208,9 @@ extension Realm {
         }
         var orphans: [UInt64] = []
         if column.isLink {
-            orphans = adjustBacklinks(column, source: object._key, old: oldTargets, new: linkTargets(column, isNull: isNull, raw))
+            orphans = adjustBacklinks(column, source: object._key,
+                                      old: linkDelta?.removed ?? oldTargets,
+                                      new: linkDelta?.added ?? linkTargets(column, isNull: isNull, raw))
         }
         putRecord(info, object._key, newRecord)
         if let target = column.target, target.isEmbedded {
