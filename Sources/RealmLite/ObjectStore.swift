@@ -64,9 +64,21 @@ extension Realm {
             fail(Realm.Error(.invalidValue, "Embedded object of type '\(info.name)' cannot be added to a Realm on its own; assign it to a property of its parent object."))
             return nil
         }
-        var primaryKeyEntry: [UInt8]?
+        let key: UInt64
+        do { key = try newObjectKey(info) } catch let error as Realm.Error { fail(error); return nil } catch { return nil }
         if let pk = info.primaryKeyColumn, let entry = info.accessors[pk].unmanagedIndexKey(object) {
-            if let existing = primaryKeyLookup(info, entry: entry) {
+            if entry.count >= maxIndexedValueBytes {
+                fail(Realm.Error(.invalidValue, "Primary key of '\(info.name).\(info.columns[pk].name)' is too long (at most \(maxIndexedValueBytes - 4) bytes)."))
+                return nil
+            }
+            // Claim the primary key first: one tree descent both checks for a
+            // duplicate and indexes the new object (a duplicate wastes the
+            // key number, which is harmless: keys are never reused anyway).
+            let rc = withKey(key) { objectKey in
+                withBytesKey(entry) { cs_put(txn, info.primaryKeyTree, $0, objectKey, UInt32(CS_NOOVERWRITE)) }
+            }
+            generation &+= 1
+            if rc == csExists, let existing = primaryKeyLookup(info, entry: entry) {
                 guard update != .error else {
                     let value = describeValue(info.accessors[pk].value(of: object))
                     fail(Realm.Error(.primaryKeyExists, "Attempting to create an object of type '\(info.name)' with an existing primary key value \(value) (property '\(info.name).\(info.columns[pk].name)'); use update: .modified or .all to update the existing object."))
@@ -74,14 +86,11 @@ extension Realm {
                 }
                 return updateExisting(object, info, key: existing, update: update, mask: mask)
             }
-            if entry.count >= maxIndexedValueBytes {
-                fail(Realm.Error(.invalidValue, "Primary key of '\(info.name).\(info.columns[pk].name)' is too long (at most \(maxIndexedValueBytes - 4) bytes)."))
+            if rc != csOK {
+                fail(storageError(rc, "Indexing the primary key of '\(info.name)'"))
                 return nil
             }
-            primaryKeyEntry = entry
         }
-        let key: UInt64
-        do { key = try newObjectKey(info) } catch let error as Realm.Error { fail(error); return nil } catch { return nil }
         // Managed from here on, so that links back to it (cycles) resolve.
         object._realm = self
         object._info = info
@@ -105,14 +114,6 @@ extension Realm {
         guard putRecord(info, key, record) else { return nil }
         record.withUnsafeBytes { raw in
             let view = RecordView(base: raw.baseAddress!, size: raw.count)
-            if let primaryKeyEntry {
-                withKey(key) { objectKey in
-                    withBytesKey(primaryKeyEntry) { k in
-                        let rc = cs_put(txn, info.primaryKeyTree, k, objectKey, UInt32(CS_NOOVERWRITE))
-                        if rc != csOK { fail(storageError(rc, "Indexing the primary key of '\(info.name)'")) }
-                    }
-                }
-            }
             for c in info.indexedColumns {
                 let column = info.columns[c]
                 let slot = info.slots[c]
