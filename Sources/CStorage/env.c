@@ -220,7 +220,7 @@ static int read_meta(cs_env *env, uint64_t size, cs_meta *out, uint32_t *slot, b
          * database in a short file: nothing to lose, create it again. */
         if (rc == CS_OK && out->next_pgno == 2 && 2ull * out->page_size > size && !(env->flags & CS_ENV_RDONLY))
             *fresh = true;
-        else if (rc == CS_OK && out->next_pgno * (uint64_t)out->page_size > size)
+        else if (rc == CS_OK && out->next_pgno > size / out->page_size) /* no overflow on a damaged next_pgno */
             rc = cs_fail(CS_ECORRUPT, "%s is truncated: the last commit needs %llu bytes, the file has %llu",
                          env->path, (unsigned long long)(out->next_pgno * (uint64_t)out->page_size),
                          (unsigned long long)size);
