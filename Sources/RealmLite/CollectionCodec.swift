@@ -11,6 +11,21 @@
 //
 // Mutations rebuild the field: O(n) per change (see docs/OBJECTS.md).
 
+extension Array where Element == UInt8 {
+    /// A copy of raw bytes in one memcpy (Array(raw) and append(contentsOf:)
+    /// of a raw buffer go byte by byte).
+    init(copying raw: UnsafeRawBufferPointer) {
+        self.init()
+        appendRaw(raw)
+    }
+
+    @inline(__always)
+    mutating func appendRaw(_ raw: UnsafeRawBufferPointer) {
+        guard let base = raw.baseAddress, raw.count > 0 else { return }
+        append(contentsOf: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: raw.count))
+    }
+}
+
 struct ElementArrayView {
     let bytes: UnsafeRawBufferPointer
 
@@ -25,7 +40,7 @@ struct ElementArrayView {
         return UnsafeRawBufferPointer(rebasing: bytes[(payload + start)..<(payload + end)])
     }
 
-    var elements: [[UInt8]] { (0..<count).map { Array(element($0)) } }
+    var elements: [[UInt8]] { (0..<count).map { [UInt8](copying: element($0)) } }
 }
 
 /// `view` with elements `range` replaced by `newElements`: offsets are
@@ -35,41 +50,43 @@ struct ElementArrayView {
 func spliceElementArray(_ view: ElementArrayView, _ range: Range<Int>, _ newElements: [[UInt8]]) -> [UInt8] {
     let n = view.count
     let m = n - range.count + newElements.count
-    let payload = view.bytes.isEmpty ? UnsafeRawBufferPointer(start: nil, count: 0)
-        : UnsafeRawBufferPointer(rebasing: view.bytes[(4 + 4 * n)...])
+    let payloadStart = 4 + 4 * n
     func end(_ i: Int) -> Int { Int(view.bytes.loadUnaligned(fromByteOffset: 4 + 4 * i, as: UInt32.self)) }
+    let payloadCount = n == 0 ? 0 : end(n - 1)
     let cutStart = range.lowerBound == 0 ? 0 : end(range.lowerBound - 1)
     let cutEnd = range.upperBound == 0 ? 0 : end(range.upperBound - 1)
     let inserted = newElements.reduce(0) { $0 + $1.count }
     let delta = inserted - (cutEnd - cutStart)
-    var out: [UInt8] = []
-    out.reserveCapacity(4 + 4 * m + payload.count + delta)
-    appendU32(UInt32(m), to: &out)
-    for i in 0..<range.lowerBound { appendU32(UInt32(end(i)), to: &out) }
-    var running = cutStart
-    for element in newElements {
-        running += element.count
-        appendU32(UInt32(running), to: &out)
+    let total = 4 + 4 * m + payloadCount + delta
+    return [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
+        let out = UnsafeMutableRawPointer(buffer.baseAddress!)
+        out.storeBytes(of: UInt32(m).littleEndian, as: UInt32.self)
+        var at = 4
+        func offset(_ value: Int) {
+            (out + at).storeBytes(of: UInt32(value).littleEndian, as: UInt32.self)
+            at += 4
+        }
+        for i in 0..<range.lowerBound { offset(end(i)) }
+        var running = cutStart
+        for element in newElements {
+            running += element.count
+            offset(running)
+        }
+        for i in range.upperBound..<n { offset(end(i) + delta) }
+        func copy(_ from: UnsafeRawPointer?, _ count: Int) {
+            if count > 0, let from { (out + at).copyMemory(from: from, byteCount: count) }
+            at += count
+        }
+        let payload = view.bytes.baseAddress.map { $0 + payloadStart }
+        copy(payload, cutStart)
+        for element in newElements { element.withUnsafeBytes { copy($0.baseAddress, $0.count) } }
+        copy(payload.map { $0 + cutEnd }, payloadCount - cutEnd)
+        initialized = at
     }
-    for i in range.upperBound..<n { appendU32(UInt32(end(i) + delta), to: &out) }
-    out.append(contentsOf: payload[0..<cutStart])
-    for element in newElements { out.append(contentsOf: element) }
-    out.append(contentsOf: payload[cutEnd...])
-    return out
 }
 
 func encodeElementArray(_ elements: [[UInt8]]) -> [UInt8] {
-    let total = elements.reduce(0) { $0 + $1.count }
-    var out: [UInt8] = []
-    out.reserveCapacity(4 + 4 * elements.count + total)
-    appendU32(UInt32(elements.count), to: &out)
-    var end = 0
-    for element in elements {
-        end += element.count
-        appendU32(UInt32(end), to: &out)
-    }
-    for element in elements { out.append(contentsOf: element) }
-    return out
+    spliceElementArray(ElementArrayView(bytes: UnsafeRawBufferPointer(start: nil, count: 0)), 0..<0, elements)
 }
 
 @inline(__always)
@@ -90,8 +107,8 @@ struct MapEntry {
 
     init(_ raw: UnsafeRawBufferPointer) {
         let length = Int(raw.loadUnaligned(as: UInt32.self))
-        key = Array(raw[4..<(4 + length)])
-        value = Array(raw[(4 + length)...])
+        key = [UInt8](copying: UnsafeRawBufferPointer(rebasing: raw[4..<(4 + length)]))
+        value = [UInt8](copying: UnsafeRawBufferPointer(rebasing: raw[(4 + length)...]))
     }
 
     var encoded: [UInt8] {
@@ -172,7 +189,7 @@ func removingLinks(to target: UInt64, _ column: Column, isNull: Bool, _ field: U
         let view = ElementArrayView(bytes: field)
         let kept = (0..<view.count).compactMap { i -> [UInt8]? in
             let element = view.element(i)
-            return UInt64(littleEndian: element.loadUnaligned(as: UInt64.self)) == target ? nil : Array(element)
+            return UInt64(littleEndian: element.loadUnaligned(as: UInt64.self)) == target ? nil : [UInt8](copying: element)
         }
         return (false, encodeElementArray(kept))
     case .map:

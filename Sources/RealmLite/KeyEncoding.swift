@@ -45,7 +45,7 @@ func indexKey(_ type: PropertyType, isNull: Bool, _ bytes: UnsafeRawBufferPointe
         out.append(0)
         out.append(1)
     default:
-        out.append(contentsOf: bytes)
+        out.appendRaw(bytes)
     }
     if out.count > maxIndexedValueBytes { out.removeLast(out.count - maxIndexedValueBytes) }
     return out

@@ -68,6 +68,6 @@ extension ObjectBase: _RealmOptionalWrapped, RealmCollectionValue {
         guard let key = realm.linkKey(for: value, target: target) else {
             throw realm.pendingError ?? Realm.Error(.invalidValue, "Cannot store object of type '\(target.name)'.")
         }
-        withLinkBytes(key) { out.append(contentsOf: $0) }
+        withLinkBytes(key) { out.appendRaw($0) }
     }
 }

@@ -287,7 +287,7 @@ extension Realm {
     /// embedded objects it owns), its primary key and index entries.
     func deleteRow(_ info: ClassInfo, _ key: UInt64) {
         guard let value = loadRecord(info, key) else { return }
-        let record = Array(bytes(of: value))
+        let record = [UInt8](copying: bytes(of: value))
         var cascade: [(ClassInfo, UInt64)] = []
         record.withUnsafeBytes { raw in
             let view = RecordView(base: raw.baseAddress!, size: raw.count)

@@ -70,7 +70,7 @@ extension _RealmPrimitive {
     }
 
     public static func _rlmEncodeElement(_ value: Self, _ out: inout [UInt8], _ realm: Realm) throws {
-        value._rlmWithBytes { out.append(contentsOf: $0) }
+        value._rlmWithBytes { out.appendRaw($0) }
     }
 }
 

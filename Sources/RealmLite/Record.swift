@@ -98,7 +98,7 @@ public struct _RecordWriter {
             }
         } else if slot.width == 0 {
             precondition(Int(slot.offset) == nextVar, "RealmLite: var fields written out of order")
-            if !isNull { bytes.append(contentsOf: raw) }
+            if !isNull { bytes.appendRaw(raw) }
             let end = UInt32(bytes.count - layout.varDataStart)
             withUnsafeBytes(of: end.littleEndian) { endBytes in
                 bytes.withUnsafeMutableBytes { dest in
@@ -120,7 +120,7 @@ func replacingColumn(_ record: RecordView, _ slot: ColumnSlot, _ layout: RecordL
     let old = UnsafeRawBufferPointer(start: record.base, count: record.size)
     var out: [UInt8]
     if slot.width > 0 {
-        out = Array(old)
+        out = [UInt8](copying: old)
         if !isNull, raw.count > 0 {
             out.withUnsafeMutableBytes { dest in
                 (dest.baseAddress! + Int(slot.offset)).copyMemory(from: raw.baseAddress!, byteCount: min(raw.count, Int(slot.width)))
@@ -133,9 +133,9 @@ func replacingColumn(_ record: RecordView, _ slot: ColumnSlot, _ layout: RecordL
         let fieldStart = oldField.baseAddress! - record.base
         out = []
         out.reserveCapacity(record.size + delta)
-        out.append(contentsOf: old[0..<fieldStart])
-        if !isNull { out.append(contentsOf: raw) }
-        out.append(contentsOf: old[(fieldStart + oldField.count)...])
+        out.appendRaw(UnsafeRawBufferPointer(rebasing: old[0..<fieldStart]))
+        if !isNull { out.appendRaw(raw) }
+        out.appendRaw(UnsafeRawBufferPointer(rebasing: old[(fieldStart + oldField.count)...]))
         // Shift the end offsets of this and later var fields.
         out.withUnsafeMutableBytes { dest in
             for j in index..<layout.varCount {
