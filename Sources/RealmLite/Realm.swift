@@ -141,6 +141,7 @@ public final class Realm {
         renewReadTransaction()
         registeredInWrite = []
         if rc != csOK {
+            retireUncommittedKeys()
             forgetClassesRegisteredInWrite()
             throw storageError(rc, "Committing the write transaction")
         }
@@ -156,8 +157,17 @@ public final class Realm {
         writeTxn = nil
         cs_txn_abort(handle)
         pendingError = nil
+        retireUncommittedKeys()
         forgetClassesRegisteredInWrite()
         renewReadTransaction()
+    }
+
+    /// Keys handed out by a write that did not commit are never used again.
+    private func retireUncommittedKeys() {
+        let counters = nextKeys.map { ($0.info.name, $0.next) }
+        env.cancelledKeyFloor.withLock { floor in
+            for (name, next) in counters { floor[name] = max(floor[name] ?? 0, next) }
+        }
     }
 
     /// Moves to the newest committed version. Returns true if it changed.

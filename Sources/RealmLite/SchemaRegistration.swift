@@ -165,7 +165,7 @@ extension Realm {
             counter.next += 1
             return counter.next - 1
         }
-        var next: UInt64 = 1
+        var next: UInt64 = env.cancelledKeyFloor.withLock { $0[info.name] } ?? 1
         if let stored = try readMeta(MetaKey.nextObjectKey(info.name)), stored.size == 8 {
             next = max(next, keyValue(stored))
         }

@@ -72,6 +72,10 @@ final class SharedEnv: @unchecked Sendable {
     let path: String
     /// Classes registered in this file so far (see SchemaRegistration.swift).
     let schema = Mutex<SchemaState>(SchemaState.empty)
+    /// Per class: object keys below this were handed out by a write that was
+    /// cancelled. Never reusing them keeps the invalidated accessors of that
+    /// write from ever seeing another object.
+    let cancelledKeyFloor = Mutex<[String: UInt64]>([:])
 
     private init(handle: OpaquePointer, cacheKey: String, path: String, isReadOnly: Bool) {
         self.handle = handle

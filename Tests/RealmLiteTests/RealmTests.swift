@@ -29,9 +29,13 @@ final class RealmTests: RealmTestCase {
         XCTAssertTrue(dog.isInvalidated, "objects added in a cancelled write are invalidated")
         XCTAssertEqual(realm.objects(Dog.self).count, 0)
         realm.beginWrite()
-        realm.add(Dog())
+        let next = Dog()
+        next.name = "next"
+        realm.add(next)
         try realm.commitWrite()
         XCTAssertEqual(realm.objects(Dog.self).count, 1)
+        XCTAssertTrue(dog.isInvalidated, "a cancelled object's key is never handed out again")
+        XCTAssertFalse(dog.isSameObject(as: next))
         XCTAssertThrowsRealmError(.wrongTransactionState) { try realm.commitWrite() }
     }
 
