@@ -1,0 +1,268 @@
+/*
+ * fuzz_file.c — a damaged database file must give error codes, never a
+ * crash, a hang or a sanitizer report.
+ *
+ * A valid file is built once in-process (several trees, a three-level tree,
+ * overflow values, a free list with pending groups). Each input is a list
+ * of mutations aimed at a page class — meta pages, branch and leaf pages,
+ * the free-list run, overflow runs, any page — setting bytes or 16/32/64-bit
+ * fields to chosen or "interesting" values (page numbers, counts, 0, ~0) or
+ * copying one page over another; the first byte says whether checksums are
+ * recomputed afterwards, so that damage gets past the CRC into the parsers.
+ * The image is then opened read-only and read-write, listed, scanned both
+ * ways, sought, ranked, diffed, written to, committed and checked.
+ */
+#include <fcntl.h>
+#include <stdbool.h>
+
+#include "fuzz_common.h"
+#include "internal.h"
+
+#define PSIZE 4096u
+static uint8_t *base_img;
+static size_t base_size, npages;
+static uint16_t *ptype; /* page type per page (0 = inside a run) */
+static char path[300];
+
+static void build_base(void)
+{
+    snprintf(path, sizeof path, "%s/base.db", fz_dir("file"));
+    fz_rm(path, ".lock");
+    cs_env *env;
+    cs_options o = {.durability = CS_DURABLE_NO_SYNC};
+    if (cs_env_open(path, &o, &env)) abort();
+    static uint8_t v[12000];
+    char k[200];
+    for (int round = 0; round < 4; round++) {
+        cs_txn *t;
+        cs_tree a, b, c;
+        if (cs_txn_begin(env, 0, &t) || cs_tree_open(t, "deep", CS_CREATE, &a) || cs_tree_open(t, "big", CS_CREATE, &b) ||
+            cs_tree_open(t, "small", CS_CREATE, &c))
+            abort();
+        for (int i = 0; i < 150; i++) { /* 600 long keys: about 18 per page, three levels */
+            int kl = snprintf(k, sizeof k, "key-%06d-%d-%0150d", i * 7 % 150, round, i);
+            memset(v, 'a' + i % 26, 40);
+            if (cs_put(t, a, (cs_val){k, (size_t)kl}, (cs_val){v, 40}, 0)) abort();
+        }
+        for (int i = 0; i < 6; i++) {
+            int kl = snprintf(k, sizeof k, "blob%d", i);
+            memset(v, i + round, sizeof v);
+            if (cs_put(t, b, (cs_val){k, (size_t)kl}, (cs_val){v, 5000 + 1000 * (size_t)i}, 0)) abort();
+        }
+        for (int i = 0; i < 20; i++) {
+            int kl = snprintf(k, sizeof k, "s%d", i);
+            if (cs_put(t, c, (cs_val){k, (size_t)kl}, (cs_val){k, (size_t)kl}, 0)) abort();
+        }
+        if (round == 3)
+            for (int i = 0; i < 150; i += 3) { /* free pages, with a group pending */
+                int kl = snprintf(k, sizeof k, "key-%06d-%d-%0150d", i * 7 % 150, 1, i);
+                cs_del(t, a, (cs_val){k, (size_t)kl});
+            }
+        if (cs_txn_commit(t)) abort();
+    }
+    cs_env_info info;
+    if (cs_env_get_info(env, &info)) abort();
+    cs_env_close(env);
+    npages = info.next_pgno;
+    base_size = npages * PSIZE;
+    base_img = malloc(base_size);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0 || pread(fd, base_img, base_size, 0) != (ssize_t)base_size) abort();
+    close(fd);
+    ptype = calloc(npages, sizeof *ptype);
+    for (size_t p = 2; p < npages;) {
+        const cs_page_hdr *h = (const cs_page_hdr *)(const void *)(base_img + p * PSIZE);
+        ptype[p] = h->pgno == p ? h->type : 0;
+        p += (h->pgno == p && (h->type == PT_OVERFLOW || h->type == PT_FREELIST) && h->npages) ? h->npages : 1;
+    }
+    ptype[0] = ptype[1] = PT_META;
+}
+
+/* The index-th page of a type, or any page. */
+static size_t pick_page(uint16_t type, uint8_t index)
+{
+    size_t count = 0;
+    for (size_t p = 0; p < npages; p++) count += ptype[p] == type;
+    if (!count) return index % npages;
+    size_t want = index % count;
+    for (size_t p = 0; p < npages; p++)
+        if (ptype[p] == type && want-- == 0) return p;
+    return 0;
+}
+
+static uint64_t interesting(fz_in *in)
+{
+    uint8_t c = fz_u8(in);
+    switch (c % 8) {
+    case 0: return 0;
+    case 1: return ~0ull;
+    case 2: return c >> 3;                 /* small counts, meta pgnos    */
+    case 3: return npages + (c >> 3) - 16; /* near the end of the file    */
+    case 4: return (uint64_t)fz_u8(in) % npages;
+    case 5: return 0x7fffffffull + (c >> 3);
+    case 6: return 0x80000000ull | fz_u16(in);
+    default: return fz_u64(in);
+    }
+}
+
+static void reseal(uint8_t *img, size_t p)
+{
+    cs_page_hdr *h = (cs_page_hdr *)(void *)(img + p * PSIZE);
+    if (p < 2) {
+        h->checksum = cs_page_checksum(img + p * PSIZE, CS_META_BYTES);
+        return;
+    }
+    size_t len = PSIZE;
+    if ((h->type == PT_OVERFLOW || h->type == PT_FREELIST) && h->npages && h->npages <= npages - p)
+        len = (size_t)h->npages * PSIZE;
+    h->checksum = cs_page_checksum(img + p * PSIZE, len);
+}
+
+static void mutate(uint8_t *img, fz_in *in, bool fix)
+{
+    static const uint16_t cls[8] = {PT_META, PT_META, PT_BRANCH, PT_LEAF, PT_FREELIST, PT_OVERFLOW, 0xffff, PT_LEAF};
+    int n = 0;
+    while (fz_more(in) && n++ < 16) {
+        uint8_t sel = fz_u8(in), kind = fz_u8(in);
+        uint16_t off = fz_u16(in);
+        size_t p = sel % 8 == 0 ? 0 : sel % 8 == 1 ? 1 : pick_page(cls[sel % 8], sel >> 3);
+        if (p >= npages) continue;
+        uint8_t *pg = img + p * PSIZE;
+        size_t o = p < 2 ? off % 128u : (kind & 0x80) ? off % 64u : off % PSIZE;
+        switch (kind % 8) {
+        case 0: pg[o] = fz_u8(in); break;
+        case 1: pg[o] ^= (uint8_t)(1u << (fz_u8(in) % 8)); break;
+        case 2: { uint16_t v = (uint16_t)interesting(in); if (o + 2 <= PSIZE) memcpy(pg + o, &v, 2); break; }
+        case 3: { uint32_t v = (uint32_t)interesting(in); if (o + 4 <= PSIZE) memcpy(pg + o, &v, 4); break; }
+        case 4: case 5: { uint64_t v = interesting(in); if (o + 8 <= PSIZE) memcpy(pg + o, &v, 8); break; }
+        case 6: { /* copy another page over this one (keeps its pgno field if asked) */
+            size_t q = fz_u8(in) % npages;
+            if (q != p && q >= 2 && p >= 2) {
+                uint64_t keep;
+                memcpy(&keep, pg + 8, 8);
+                memcpy(pg, img + q * PSIZE, PSIZE);
+                if (kind & 0x40) memcpy(pg + 8, &keep, 8);
+            }
+            break;
+        }
+        default: /* zero a range */
+            memset(pg + o, 0, (size_t)(fz_u8(in) % 64) < PSIZE - o ? (size_t)(fz_u8(in) % 64) : PSIZE - o);
+        }
+        if (fix) reseal(img, p);
+    }
+}
+
+/* Reads of every kind; results are ignored, only crashes matter. */
+static void read_all(cs_env *env)
+{
+    cs_txn *t;
+    if (cs_txn_begin(env, CS_TXN_RDONLY, &t)) return;
+    static const char *names[] = {"deep", "big", "small", "nope"};
+    for (int i = 0; i < 4; i++) {
+        cs_tree tr;
+        if (cs_tree_open(t, names[i], 0, &tr)) continue;
+        uint64_t n;
+        cs_tree_stat st;
+        cs_count(t, tr, &n);
+        cs_tree_get_stat(t, tr, &st);
+        cs_val k, v;
+        cs_get(t, tr, (cs_val){"key-000007-1-0", 14}, &v);
+        cs_get(t, tr, (cs_val){"blob3", 5}, &v);
+        cs_cursor *c;
+        if (cs_cursor_open(t, tr, &c)) continue;
+        int steps = 0;
+        for (int rc = cs_cursor_get(c, &k, &v, CS_FIRST); rc == CS_OK && steps < 8000; rc = cs_cursor_get(c, &k, &v, CS_NEXT))
+            steps++;
+        steps = 0;
+        for (int rc = cs_cursor_get(c, &k, &v, CS_LAST); rc == CS_OK && steps < 300; rc = cs_cursor_get(c, &k, &v, CS_PREV))
+            steps++;
+        k = (cs_val){"key-0005", 8};
+        cs_cursor_get(c, &k, &v, CS_SEEK);
+        uint64_t idx;
+        cs_cursor_index(c, &idx);
+        cs_cursor_seek_index(c, n / 2, &k, &v);
+        cs_cursor_seek_index(c, n ? n - 1 : 0, &k, &v);
+        cs_cursor_close(c);
+    }
+    cs_txn_abort(t);
+}
+
+static int count_cb(void *ctx, const char *name, size_t len)
+{
+    (void)name, (void)len;
+    return ++*(int *)ctx > 100;
+}
+static int diff_cb(void *ctx, cs_diff_kind kind, cs_val key, cs_val o, cs_val n)
+{
+    (void)kind, (void)key, (void)o, (void)n;
+    return ++*(int *)ctx > 20000;
+}
+
+static void write_some(cs_env *env)
+{
+    cs_txn *r = NULL, *t;
+    cs_txn_begin(env, CS_TXN_RDONLY, &r);
+    if (cs_txn_begin(env, 0, &t) == CS_OK) {
+        int n = 0;
+        cs_tree_list(t, count_cb, &n);
+        cs_tree a, b, c;
+        static uint8_t v[7000];
+        if (cs_tree_open(t, "deep", CS_CREATE, &a) == CS_OK) {
+            char k[200];
+            for (int i = 0; i < 60; i++) {
+                int kl = snprintf(k, sizeof k, "key-%06d-%d-%0150d", i * 5, i % 4, i);
+                if (i % 3) cs_put(t, a, (cs_val){k, (size_t)kl}, (cs_val){v, (size_t)(i % 90)}, 0);
+                else cs_del(t, a, (cs_val){k, (size_t)kl});
+            }
+            if (r) {
+                int d = 0;
+                cs_tree_diff(r, t, a, diff_cb, &d);
+            }
+        }
+        if (cs_tree_open(t, "big", CS_CREATE, &b) == CS_OK) {
+            cs_put(t, b, (cs_val){"blob1", 5}, (cs_val){v, 6500}, 0);
+            cs_del(t, b, (cs_val){"blob2", 5});
+        }
+        if (cs_tree_open(t, "small", 0, &c) == CS_OK) cs_tree_clear(t, c);
+        if (cs_tree_open(t, "new", CS_CREATE, &c) == CS_OK) cs_put(t, c, (cs_val){"x", 1}, (cs_val){"y", 1}, 0);
+        cs_txn_commit(t);
+    }
+    if (r) cs_txn_abort(r);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (!base_img) build_base();
+    if (size < 1) return 0;
+    fz_in in = {data + 1, size - 1};
+    uint8_t *img = malloc(base_size);
+    memcpy(img, base_img, base_size);
+    mutate(img, &in, (data[0] & 3) != 0);
+    char p[300];
+    snprintf(p, sizeof p, "%s/img.db", fz_dir("file"));
+    fz_rm(p, ".lock");
+    int fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || pwrite(fd, img, base_size, 0) != (ssize_t)base_size) abort();
+    close(fd);
+    free(img);
+    cs_env *env;
+    cs_options o = {.durability = CS_DURABLE_NO_SYNC, .flags = CS_ENV_RDONLY};
+    if (cs_env_open(p, &o, &env) == CS_OK) {
+        read_all(env);
+        cs_check_report r;
+        cs_check(env, &r);
+        cs_env_close(env);
+    }
+    o.flags = 0;
+    if (cs_env_open(p, &o, &env) == CS_OK) {
+        cs_env_info info;
+        cs_env_get_info(env, &info);
+        write_some(env);
+        read_all(env);
+        cs_check_report r;
+        cs_check(env, &r);
+        write_some(env);
+        cs_env_close(env);
+    }
+    return 0;
+}
