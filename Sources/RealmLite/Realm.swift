@@ -110,7 +110,12 @@ public final class Realm {
         }
         closeReadCursors()
         var handle: OpaquePointer?
-        try check(cs_txn_begin(env.handle, 0, &handle), "Beginning a write transaction")
+        let rc = cs_txn_begin(env.handle, 0, &handle)
+        if UInt32(rc) == CS_EBUSY.rawValue {
+            throw Realm.Error(.wrongTransactionState,
+                              "This thread already has a write transaction open on '\(env.path)' through another Realm instance; commit or cancel it first.")
+        }
+        try check(rc, "Beginning a write transaction")
         writeTxn = handle
         cs_txn_reset(readTxn)
         generation &+= 1

@@ -367,3 +367,17 @@ final class CrossThreadTests: RealmTestCase {
         XCTAssertEqual(main.objects(Dog.self).last?.name, "bg99")
     }
 }
+
+final class SecondInstanceTests: RealmTestCase {
+    func testWriteWhileAnotherInstanceOnThisThreadWritesThrows() throws {
+        let a = try openRealm()
+        let b = try openRealm()
+        try a.write {
+            XCTAssertThrowsRealmError(.wrongTransactionState, mentioning: ["another Realm instance"]) {
+                try b.write {}
+            }
+        }
+        try b.write { b.add(Dog()) }
+        XCTAssertEqual(b.objects(Dog.self).count, 1)
+    }
+}
