@@ -42,7 +42,11 @@ public struct Persisted<Value: _Persistable> {
         // use, folds into a direct field access (no key-path runtime calls).
         @inline(__always) get {
             let column = object[keyPath: storageKeyPath].column
-            if column < 0 { return object[keyPath: storageKeyPath].value }
+            if column < 0 {
+                // -1: unmanaged; below: a key-path recording prototype (queries).
+                if column != -1 { _rlmRecordKeyPathAccess(object, column) }
+                return object[keyPath: storageKeyPath].value
+            }
             return Value._rlmGet(object, Int(column))
         }
         @inline(__always) set {

@@ -10,6 +10,8 @@ import CStorage
 enum ResultsSource {
     /// Every object of the class, in object-key (insertion) order.
     case all(ClassInfo)
+    /// A filtered / sorted / distinct view (Query/QueryPlan.swift).
+    case query(QueryPlan)
 }
 
 public final class Results<Element: RealmCollectionValue>: RandomAccessCollection, CustomStringConvertible {
@@ -22,20 +24,38 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
         source = .all(info)
     }
 
+    init(realm: Realm, source: ResultsSource) {
+        realmInstance = realm
+        self.source = source
+    }
+
     public var realm: Realm? { realmInstance }
     public var isInvalidated: Bool { false }
 
     private var info: ClassInfo {
-        switch source { case .all(let info): info }
+        switch source {
+        case .all(let info): info
+        case .query(let plan): plan.info
+        }
     }
 
-    public var count: Int { realmInstance.count(of: info) }
+    public var count: Int {
+        if case .query(let plan) = source { return plan.keys(realmInstance).count }
+        return realmInstance.count(of: info)
+    }
     public var isEmpty: Bool { count == 0 }
     public var startIndex: Int { 0 }
     public var endIndex: Int { count }
 
     public subscript(position: Int) -> Element {
         let info = self.info
+        if case .query(let plan) = source {
+            let keys = plan.keys(realmInstance)
+            guard keys.indices.contains(position), let object = realmInstance.object(info, key: keys[position]) else {
+                realmFatal(.invalidValue, "Index \(position) is out of bounds for Results<\(info.name)> (count \(keys.count)).")
+            }
+            return unsafeBitCast(object, to: Element.self)
+        }
         var key = cs_val(), value = cs_val()
         guard position >= 0, let cursor = realmInstance.cursor(info.objectsTree),
               cs_cursor_seek_index(cursor, UInt64(position), &key, &value) == csOK else {
@@ -48,6 +68,11 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     public var last: Element? { edge(CS_LAST) }
 
     private func edge(_ op: cs_cursor_op) -> Element? {
+        if case .query(let plan) = source {
+            let keys = plan.keys(realmInstance)
+            guard let key = op == CS_FIRST ? keys.first : keys.last, let object = realmInstance.object(info, key: key) else { return nil }
+            return unsafeBitCast(object, to: Element.self)
+        }
         var key = cs_val(), value = cs_val()
         guard let cursor = realmInstance.cursor(info.objectsTree), cs_cursor_get(cursor, &key, &value, op) == csOK else {
             return nil
@@ -58,6 +83,7 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     /// The position of a managed object, or nil.
     public func index(of object: Element) -> Int? {
         guard let object = object as? ObjectBase, object._realm === realmInstance, object._info === info else { return nil }
+        if case .query(let plan) = source { return plan.keys(realmInstance).firstIndex(of: object._key) }
         var position: UInt64 = 0
         let found = withKey(object._key) { keyVal -> Bool in
             var key = keyVal
@@ -88,11 +114,24 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
     private var started = false
     private var generation: UInt64 = 0
     private var claims: UInt64 = 0
+    /// Query results: the keys when iteration started (objects deleted since are skipped).
+    private var queryKeys: [UInt64]?
+    private var queryPosition = 0
 
     init(results: Results<Element>) { self.results = results }
 
     public mutating func next() -> Element? {
         let realm = results.realmInstance
+        if case .query(let plan) = results.source {
+            if queryKeys == nil { queryKeys = plan.keys(realm) }
+            while let keys = queryKeys, queryPosition < keys.count {
+                queryPosition += 1
+                if let object = realm.object(plan.info, key: keys[queryPosition - 1]) {
+                    return unsafeBitCast(object, to: Element.self)
+                }
+            }
+            return nil
+        }
         var key = cs_val(), value = cs_val()
         var rc: Int32
         if started, let cursor, realm.generation == generation, realm.cursorClaims == claims {

@@ -1,0 +1,148 @@
+import Foundation
+
+// The query tree shared by predicate strings (QueryParser) and the
+// type-safe `where {}` builder (WhereBuilder). QueryCompiler type-checks it
+// against a class and turns it into a filter over record bytes.
+// Positions are character offsets into the format string (-1: builder).
+
+indirect enum QueryPredicate {
+    case constant(Bool)
+    case and(QueryPredicate, QueryPredicate)
+    case or(QueryPredicate, QueryPredicate)
+    case not(QueryPredicate)
+    case comparison(QueryComparison)
+}
+
+/// ANY / ALL / NONE before a comparison on a to-many path.
+enum QueryQuantifier {
+    case implicit, any, all, none
+}
+
+enum QueryOperator: String {
+    case equal = "==", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
+    case beginsWith = "BEGINSWITH", endsWith = "ENDSWITH", contains = "CONTAINS", like = "LIKE"
+    case `in` = "IN", between = "BETWEEN"
+
+    /// The operator with its operands swapped (3 < age  ->  age > 3).
+    var flipped: QueryOperator? {
+        switch self {
+        case .equal, .notEqual: self
+        case .less: .greater
+        case .lessOrEqual: .greaterOrEqual
+        case .greater: .less
+        case .greaterOrEqual: .lessOrEqual
+        default: nil
+        }
+    }
+
+    var isStringOperator: Bool { self == .beginsWith || self == .endsWith || self == .contains || self == .like }
+    var isOrdering: Bool { self == .less || self == .lessOrEqual || self == .greater || self == .greaterOrEqual }
+}
+
+struct QueryComparison {
+    var quantifier: QueryQuantifier = .implicit
+    var left: QueryExpression
+    var op: QueryOperator
+    var right: QueryExpression
+    var caseInsensitive = false
+    var diacriticInsensitive = false
+    var position: Int = -1
+}
+
+enum QueryExpression {
+    /// Property names, possibly with collection operators ("dogs", "@count").
+    case keyPath([String], position: Int)
+    case value(QueryValue, position: Int)
+    /// `{a, b, c}` or an array argument (IN, BETWEEN).
+    case list([QueryValue], position: Int)
+
+    var position: Int {
+        switch self {
+        case .keyPath(_, let p), .value(_, let p), .list(_, let p): p
+        }
+    }
+}
+
+/// A constant of a query.
+enum QueryValue: CustomStringConvertible {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case double(Double)
+    case string(String)
+    case data(Data)
+    case date(Date)
+    case objectId(ObjectId)
+    case uuid(UUID)
+    case decimal(Decimal128)
+    case object(ObjectBase)
+
+    var description: String {
+        switch self {
+        case .null: "nil"
+        case .bool(let v): "\(v)"
+        case .int(let v): "\(v)"
+        case .double(let v): "\(v)"
+        case .string(let v): "'\(v)'"
+        case .data(let v): "<data of \(v.count) bytes>"
+        case .date(let v): "\(v)"
+        case .objectId(let v): "oid(\(v))"
+        case .uuid(let v): "uuid(\(v.uuidString))"
+        case .decimal(let v): "\(v)"
+        case .object(let v): "\(type(of: v).className()) object"
+        }
+    }
+
+    /// "a string", "an int"... for error messages.
+    var kindName: String {
+        switch self {
+        case .null: "nil"
+        case .bool: "a bool"
+        case .int: "an int"
+        case .double: "a double"
+        case .string: "a string"
+        case .data: "data"
+        case .date: "a date"
+        case .objectId: "an object id"
+        case .uuid: "a uuid"
+        case .decimal: "a decimal128"
+        case .object: "an object"
+        }
+    }
+
+    /// Converts an argument (%@, builder operand). Arrays are handled by the
+    /// caller; nil for unsupported types.
+    static func from(_ any: Any) -> QueryValue? {
+        if isNil(any) { return .null }
+        let value = unwrapOptional(any)
+        switch value {
+        case let v as Bool: return .bool(v)
+        case let v as String: return .string(v)
+        case let v as Substring: return .string(String(v))
+        case let v as Double: return .double(v)
+        case let v as Float: return .double(Double(v))
+        case let v as Date: return .date(v)
+        case let v as Data: return .data(v)
+        case let v as ObjectId: return .objectId(v)
+        case let v as UUID: return .uuid(v)
+        case let v as Decimal128: return .decimal(v)
+        case let v as Decimal: return .decimal(Decimal128(v))
+        case let v as ObjectBase: return .object(v)
+        default: break
+        }
+        if let int = anyInteger(value), !(value is Double) { return .int(int) }
+        if let raw = value as? any RawRepresentable { return from(raw.rawValue) }
+        return nil
+    }
+}
+
+/// The payload of a non-nil Optional wrapped in Any (any depth).
+func unwrapOptional(_ any: Any) -> Any {
+    let mirror = Mirror(reflecting: any)
+    if mirror.displayStyle == .optional, let child = mirror.children.first { return unwrapOptional(child.value) }
+    return any
+}
+
+extension Realm.Error {
+    static func query(_ message: String) -> Realm.Error { Realm.Error(.invalidValue, message) }
+}

@@ -1,0 +1,447 @@
+import CStorage
+import Foundation
+
+// QueryCompiler: type-checks a QueryPredicate against a class and turns it
+// into a row filter over record bytes (QueryPath.swift walks the key paths).
+// It also finds equality / IN conditions on indexed properties and primary
+// keys that can produce candidate rows from the index trees.
+
+typealias RowFilter = (Realm, RecordView, UInt64) -> Bool
+
+/// Candidate rows from an index: the rows whose value of `column` is one of
+/// `keys` (encoded with KeyEncoding.indexKey). The full filter re-checks them.
+struct IndexProbe {
+    let column: Column
+    let tree: cs_tree
+    let isPrimaryKey: Bool
+    let keys: [[UInt8]]
+}
+
+struct CompiledQuery {
+    let filter: RowFilter
+    /// Set when the whole predicate implies `column IN keys` on an index.
+    let probe: IndexProbe?
+}
+
+struct QueryCompiler {
+    let info: ClassInfo
+    let format: String
+    /// False to ignore indexes (tests compare both ways).
+    var useIndexes = true
+
+    private var resolver: PathResolver { PathResolver(root: info, format: format) }
+
+    func compile(_ predicate: QueryPredicate) throws -> CompiledQuery {
+        CompiledQuery(filter: try filter(predicate), probe: useIndexes ? probe(predicate) : nil)
+    }
+
+    private func filter(_ predicate: QueryPredicate) throws -> RowFilter {
+        switch predicate {
+        case .constant(let value):
+            return { _, _, _ in value }
+        case .and(let a, let b):
+            let fa = try filter(a), fb = try filter(b)
+            return { realm, record, key in fa(realm, record, key) && fb(realm, record, key) }
+        case .or(let a, let b):
+            let fa = try filter(a), fb = try filter(b)
+            return { realm, record, key in fa(realm, record, key) || fb(realm, record, key) }
+        case .not(let a):
+            let fa = try filter(a)
+            return { realm, record, key in !fa(realm, record, key) }
+        case .comparison(let comparison):
+            return try compileComparison(comparison)
+        }
+    }
+
+    // MARK: - Comparisons
+
+    /// Puts the key path on the left: `3 < age` -> `age > 3`, `'x' IN tags` -> `ANY tags == 'x'`.
+    private func normalized(_ c: QueryComparison) throws -> QueryComparison {
+        var c = c
+        if case .keyPath = c.left {
+            if case .keyPath(let right, _) = c.right, case .keyPath(let left, _) = c.left {
+                throw resolver.fail("Comparing two properties ('\(left.joined(separator: "."))' and '\(right.joined(separator: "."))') is not supported; compare a property with a value", c.position)
+            }
+            return c
+        }
+        guard case .keyPath = c.right else {
+            throw resolver.fail("A comparison needs a property name on one side", c.position)
+        }
+        if c.op == .in {
+            guard case .value = c.left else { throw resolver.fail("IN needs a value on its left", c.position) }
+            swap(&c.left, &c.right)
+            c.op = .equal
+            if c.quantifier == .implicit { c.quantifier = .any }
+            return c
+        }
+        guard let flipped = c.op.flipped else {
+            throw resolver.fail("'\(c.op.rawValue)' needs the property on its left", c.position)
+        }
+        swap(&c.left, &c.right)
+        c.op = flipped
+        return c
+    }
+
+    private func compileComparison(_ original: QueryComparison) throws -> RowFilter {
+        let c = try normalized(original)
+        guard case .keyPath(let components, let pathPosition) = c.left else { fatalError("normalized") }
+        let path = try resolver.resolve(components, position: pathPosition)
+        if c.quantifier != .implicit && !path.isMulti {
+            throw resolver.fail("ANY/ALL/NONE need a to-many key path, but '\(path.text)' has one value per object", c.position)
+        }
+        let test = try valueTest(c, path)
+        let source = path.source
+        if !path.isMulti {
+            return { realm, record, key in
+                var result = false
+                _ = source(realm, record, key) { result = test($0); return false }
+                return result
+            }
+        }
+        switch c.quantifier {
+        case .all:
+            return { realm, record, key in source(realm, record, key) { test($0) } }
+        case .none:
+            return { realm, record, key in source(realm, record, key) { !test($0) } }
+        case .any, .implicit:
+            return { realm, record, key in !source(realm, record, key) { !test($0) } }
+        }
+    }
+
+    /// The test applied to each value of the path.
+    private func valueTest(_ c: QueryComparison, _ path: ResolvedPath) throws -> (QueryOperand) -> Bool {
+        switch c.op {
+        case .in:
+            let items = try listOperand(c)
+            let tests = try items.map { try operandTest(.equal, $0, c, path) }
+            return { operand in tests.contains { $0(operand) } }
+        case .between:
+            let items = try listOperand(c)
+            guard items.count == 2 else {
+                throw resolver.fail("BETWEEN needs exactly two values {low, high}, got \(items.count)", c.right.position)
+            }
+            let low = try operandTest(.greaterOrEqual, items[0], c, path)
+            let high = try operandTest(.lessOrEqual, items[1], c, path)
+            return { low($0) && high($0) }
+        default:
+            switch c.right {
+            case .value(let value, _):
+                return try operandTest(c.op, value, c, path)
+            case .list(_, let position):
+                throw resolver.fail("'\(c.op.rawValue)' compares with one value, not a list (use IN for a list)", position)
+            case .keyPath:
+                throw resolver.fail("Comparing two properties is not supported", c.position)
+            }
+        }
+    }
+
+    private func listOperand(_ c: QueryComparison) throws -> [QueryValue] {
+        switch c.right {
+        case .list(let items, _): return items
+        case .value(let value, _): return [value]
+        case .keyPath(_, let position): throw resolver.fail("'\(c.op.rawValue)' needs a list of values {a, b, ...}", position)
+        }
+    }
+
+    private func mismatch(_ value: QueryValue, _ c: QueryComparison, _ path: ResolvedPath) -> Realm.Error {
+        resolver.fail("Cannot compare '\(path.text)' (\(typeName(path))) with \(value) (\(value.kindName))", c.right.position)
+    }
+
+    private func typeName(_ path: ResolvedPath) -> String {
+        if path.type == .object, let target = path.targetClass { return "link to \(target.name)" }
+        return "\(path.type)"
+    }
+
+    /// A test of one operand against one constant.
+    private func operandTest(_ op: QueryOperator, _ value: QueryValue, _ c: QueryComparison,
+                             _ path: ResolvedPath) throws -> (QueryOperand) -> Bool {
+        if (c.caseInsensitive || c.diacriticInsensitive) && path.type != .string {
+            throw resolver.fail("Options [c] and [d] apply to strings only, but '\(path.text)' is \(typeName(path))", c.position)
+        }
+        if case .null = value {
+            switch op {
+            case .equal: return { if case .null = $0 { true } else { false } }
+            case .notEqual: return { if case .null = $0 { false } else { true } }
+            default: throw resolver.fail("nil can only be compared with == or !=, not '\(op.rawValue)'", c.right.position)
+            }
+        }
+        if op.isStringOperator && path.type != .string && path.type != .data {
+            throw resolver.fail("'\(op.rawValue)' applies to string and data properties, but '\(path.text)' is \(typeName(path))", c.position)
+        }
+        let test = try nonNullTest(op, value, c, path)
+        let nilResult = op == .notEqual
+        return { operand in
+            if case .null = operand { return nilResult }
+            return test(operand)
+        }
+    }
+
+    private func ordered(_ op: QueryOperator, _ order: Int) -> Bool {
+        switch op {
+        case .equal: order == 0
+        case .notEqual: order != 0
+        case .less: order < 0
+        case .lessOrEqual: order <= 0
+        case .greater: order > 0
+        case .greaterOrEqual: order >= 0
+        default: false
+        }
+    }
+
+    private func nonNullTest(_ op: QueryOperator, _ value: QueryValue, _ c: QueryComparison,
+                             _ path: ResolvedPath) throws -> (QueryOperand) -> Bool {
+        let type = path.type
+        switch type {
+        case .int, .float, .double, .date:
+            let constant: Double
+            var exactInt: Int64?
+            switch (type, value) {
+            case (.date, .date(let d)): constant = d.timeIntervalSinceReferenceDate
+            case (.int, .int(let v)), (.float, .int(let v)), (.double, .int(let v)):
+                constant = Double(v)
+                if type == .int { exactInt = v }
+            case (.int, .double(let v)), (.float, .double(let v)), (.double, .double(let v)): constant = v
+            default: throw mismatch(value, c, path)
+            }
+            if let exactInt {
+                return { operand in
+                    guard let v = operandInt(operand) else {
+                        guard let d = operandDouble(operand, type) else { return false }
+                        return self.compareDoubles(op, d, constant)
+                    }
+                    return self.ordered(op, v < exactInt ? -1 : (v == exactInt ? 0 : 1))
+                }
+            }
+            return { operand in
+                guard let v = operandDouble(operand, type) else { return false }
+                return self.compareDoubles(op, v, constant)
+            }
+        case .decimal128:
+            let constant: Decimal128
+            switch value {
+            case .decimal(let v): constant = v
+            case .int(let v): constant = Decimal128(Int(v))
+            case .double(let v): constant = Decimal128(v)
+            default: throw mismatch(value, c, path)
+            }
+            return { operand in
+                guard let v = operandDecimal(operand) else { return false }
+                if v.isNaN || constant.isNaN {
+                    return op == .equal ? (v.isNaN && constant.isNaN) : op == .notEqual ? !(v.isNaN && constant.isNaN) : false
+                }
+                return self.ordered(op, v < constant ? -1 : (v == constant ? 0 : 1))
+            }
+        case .bool:
+            let constant: Bool
+            switch value {
+            case .bool(let b): constant = b
+            case .int(let v) where v == 0 || v == 1: constant = v == 1
+            default: throw mismatch(value, c, path)
+            }
+            guard op == .equal || op == .notEqual else {
+                throw resolver.fail("'\(op.rawValue)' is not supported on bool property '\(path.text)'", c.position)
+            }
+            return { operand in
+                guard case .raw(let bytes) = operand else { return false }
+                return (bytes[0] != 0) == constant ? op == .equal : op == .notEqual
+            }
+        case .string, .data:
+            var bytes: [UInt8]
+            switch (type, value) {
+            case (.string, .string(let s)): bytes = Array(s.utf8)
+            case (.data, .data(let d)): bytes = Array(d)
+            case (.data, .string(let s)): bytes = Array(s.utf8)
+            default: throw mismatch(value, c, path)
+            }
+            let folding = c.caseInsensitive || c.diacriticInsensitive
+            let ci = c.caseInsensitive, di = c.diacriticInsensitive
+            if folding, case .string(let s) = value { bytes = Array(foldString(s, caseInsensitive: ci, diacriticInsensitive: di).utf8) }
+            let match = bytesTest(op, bytes)
+            if !folding {
+                return { operand in
+                    guard case .raw(let field) = operand else { return false }
+                    return match(field)
+                }
+            }
+            return { operand in
+                guard case .raw(let field) = operand else { return false }
+                var folded = foldString(String(decoding: field, as: UTF8.self), caseInsensitive: ci, diacriticInsensitive: di)
+                return folded.withUTF8 { match(UnsafeRawBufferPointer($0)) }
+            }
+        case .objectId, .UUID:
+            let bytes: [UInt8]
+            switch (type, value) {
+            case (.objectId, .objectId(let v)): bytes = v._rlmWithBytes { Array($0) }
+            case (.objectId, .string(let s)):
+                guard let v = try? ObjectId(string: s) else { throw mismatch(value, c, path) }
+                bytes = v._rlmWithBytes { Array($0) }
+            case (.UUID, .uuid(let v)): bytes = v._rlmWithBytes { Array($0) }
+            case (.UUID, .string(let s)):
+                guard let v = UUID(uuidString: s) else { throw mismatch(value, c, path) }
+                bytes = v._rlmWithBytes { Array($0) }
+            default: throw mismatch(value, c, path)
+            }
+            return { operand in
+                guard case .raw(let field) = operand else { return false }
+                return self.ordered(op, bytes.withUnsafeBytes { compareBytes(field, $0) })
+            }
+        case .object:
+            guard case .object(let object) = value else { throw mismatch(value, c, path) }
+            guard op == .equal || op == .notEqual else {
+                throw resolver.fail("'\(op.rawValue)' is not supported on links ('\(path.text)'); use == or !=", c.position)
+            }
+            guard let target = path.targetClass, object._info === target, object._realm != nil, !object._deleted else {
+                // An object of another class, or unmanaged: never equal.
+                return { _ in op == .notEqual }
+            }
+            let key = object._key
+            return { operand in
+                let linked: UInt64
+                switch operand {
+                case .raw(let bytes): linked = UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self))
+                case .int(let k): linked = UInt64(bitPattern: k)
+                default: return false
+                }
+                return (linked == key) == (op == .equal)
+            }
+        default:
+            throw resolver.fail("Properties of type \(type) cannot be queried ('\(path.text)')", c.position)
+        }
+    }
+
+    private func compareDoubles(_ op: QueryOperator, _ v: Double, _ constant: Double) -> Bool {
+        if v.isNaN || constant.isNaN {
+            // NaN equals NaN for == / != (so NaN values can be found); never ordered.
+            switch op {
+            case .equal: return v.isNaN && constant.isNaN
+            case .notEqual: return !(v.isNaN && constant.isNaN)
+            default: return false
+            }
+        }
+        return ordered(op, v < constant ? -1 : (v == constant ? 0 : 1))
+    }
+
+    private func bytesTest(_ op: QueryOperator, _ constant: [UInt8]) -> (UnsafeRawBufferPointer) -> Bool {
+        switch op {
+        case .equal: return { $0.elementsEqual(constant) }
+        case .notEqual: return { !$0.elementsEqual(constant) }
+        case .beginsWith: return { $0.count >= constant.count && $0.prefix(constant.count).elementsEqual(constant) }
+        case .endsWith: return { $0.count >= constant.count && $0.suffix(constant.count).elementsEqual(constant) }
+        case .contains: return { containsBytes($0, constant) }
+        case .like:
+            let pattern = Array(String(decoding: constant, as: UTF8.self).unicodeScalars)
+            return { likeMatch(Array(String(decoding: $0, as: UTF8.self).unicodeScalars), pattern) }
+        default: return { field in constant.withUnsafeBytes { self.ordered(op, compareBytes(field, $0)) } }
+        }
+    }
+
+    // MARK: - Index probes
+
+    /// `prop == v` / `prop IN {...}` on an indexed property or the primary
+    /// key, at the top level or inside a top-level AND.
+    private func probe(_ predicate: QueryPredicate) -> IndexProbe? {
+        switch predicate {
+        case .and(let a, let b):
+            let pa = probe(a), pb = probe(b)
+            guard let pa, let pb else { return pa ?? pb }
+            // Prefer the primary key, then the shorter key list.
+            if pa.isPrimaryKey != pb.isPrimaryKey { return pa.isPrimaryKey ? pa : pb }
+            return pa.keys.count <= pb.keys.count ? pa : pb
+        case .comparison(let original):
+            guard let c = try? normalized(original), c.quantifier == .implicit,
+                  !c.caseInsensitive, !c.diacriticInsensitive,
+                  c.op == .equal || c.op == .in,
+                  case .keyPath(let components, _) = c.left, components.count == 1,
+                  let index = info.descriptor.propertyIndex[components[0]] else { return nil }
+            let column = info.columns[index]
+            guard column.collection == .none, column.isPrimary || column.isIndexed else { return nil }
+            let values: [QueryValue]
+            switch c.right {
+            case .value(let v, _): values = [v]
+            case .list(let items, _) where c.op == .in: values = items
+            default: return nil
+            }
+            var keys: [[UInt8]] = []
+            for value in values {
+                guard let key = indexKeyOf(value, column) else { return nil }
+                keys.append(key)
+            }
+            if column.isPrimary {
+                return IndexProbe(column: column, tree: info.primaryKeyTree, isPrimaryKey: true, keys: keys)
+            }
+            return IndexProbe(column: column, tree: column.indexTree, isPrimaryKey: false, keys: keys)
+        default:
+            return nil
+        }
+    }
+
+    /// The index encoding of a constant for `column`, if it converts exactly.
+    private func indexKeyOf(_ value: QueryValue, _ column: Column) -> [UInt8]? {
+        func key<T: _RealmPrimitive>(_ v: T) -> [UInt8] { v._rlmWithBytes { indexKey(column.type, isNull: false, $0) } }
+        switch (column.type, value) {
+        case (_, .null): return column.isOptional ? [0] : nil
+        case (.int, .int(let v)): return key(v)
+        case (.int, .double(let d)): return Int64(exactly: d).map { key($0) }
+        case (.bool, .bool(let b)): return key(b)
+        case (.date, .date(let d)): return key(d)
+        case (.string, .string(let s)): return key(s)
+        case (.objectId, .objectId(let v)): return key(v)
+        case (.UUID, .uuid(let v)): return key(v)
+        default: return nil
+        }
+    }
+}
+
+// MARK: - Strings
+
+/// Case folding for [c] (full upper-then-lower mapping, so ß matches SS)
+/// and diacritic removal for [d] (canonical decomposition without marks).
+func foldString(_ s: String, caseInsensitive: Bool, diacriticInsensitive: Bool) -> String {
+    var t = s
+    if diacriticInsensitive {
+        var scalars = String.UnicodeScalarView()
+        for scalar in t.decomposedStringWithCanonicalMapping.unicodeScalars
+        where scalar.properties.generalCategory != .nonspacingMark {
+            scalars.append(scalar)
+        }
+        t = String(scalars)
+    }
+    if caseInsensitive { t = t.uppercased().lowercased() }
+    return t.precomposedStringWithCanonicalMapping
+}
+
+func containsBytes(_ haystack: UnsafeRawBufferPointer, _ needle: [UInt8]) -> Bool {
+    if needle.isEmpty { return true }
+    if haystack.count < needle.count { return false }
+    let first = needle[0]
+    var i = 0
+    let last = haystack.count - needle.count
+    while i <= last {
+        if haystack[i] == first {
+            var j = 1
+            while j < needle.count && haystack[i + j] == needle[j] { j += 1 }
+            if j == needle.count { return true }
+        }
+        i += 1
+    }
+    return false
+}
+
+/// LIKE: `*` matches any run of characters, `?` exactly one.
+func likeMatch(_ text: [Unicode.Scalar], _ pattern: [Unicode.Scalar]) -> Bool {
+    var t = 0, p = 0
+    var star = -1, mark = 0
+    while t < text.count {
+        if p < pattern.count && (pattern[p] == "?" || pattern[p] == text[t]) {
+            t += 1; p += 1
+        } else if p < pattern.count && pattern[p] == "*" {
+            star = p; mark = t; p += 1
+        } else if star >= 0 {
+            p = star + 1; mark += 1; t = mark
+        } else {
+            return false
+        }
+    }
+    while p < pattern.count && pattern[p] == "*" { p += 1 }
+    return p == pattern.count
+}

@@ -1,0 +1,416 @@
+import Foundation
+
+// Predicate strings: Realm's query language subset (docs/QUERIES.md).
+// A hand-written lexer and recursive-descent parser; every error names the
+// character position of the offending token.
+//
+//   predicate  := or
+//   or         := and (("OR" | "||") and)*
+//   and        := not (("AND" | "&&") not)*
+//   not        := ("NOT" | "!") not | "(" predicate ")" | TRUEPREDICATE | FALSEPREDICATE | comparison
+//   comparison := [ANY | SOME | ALL | NONE] operand op ["[" c|d|cd "]"] operand
+//   operand    := keypath | literal | %@ | %K | %d | %f | $n | "{" literal, ... "}"
+
+struct QueryToken {
+    enum Kind: Equatable {
+        case identifier(String)     // names and keywords
+        case collectionOperator(String) // @count, @sum...
+        case string(String)
+        case number(String)
+        case symbol(String)         // == != < ( ) { } , . [ ] && || !
+        case argument(Character)    // %@ %K %d %f
+        case positional(Int)        // $0, $1
+        case typed(String, String)  // oid(...), uuid(...)
+        case end
+    }
+    let kind: Kind
+    let position: Int
+}
+
+struct QueryLexer {
+    let chars: [Character]
+    let source: String
+
+    init(_ source: String) {
+        self.source = source
+        chars = Array(source)
+    }
+
+    func error(_ message: String, at position: Int) -> Realm.Error {
+        let shown = position >= chars.count ? "the end" : "position \(position)"
+        return .query("Invalid predicate '\(source)': \(message) at \(shown).")
+    }
+
+    func tokenize() throws -> [QueryToken] {
+        var tokens: [QueryToken] = []
+        var i = 0
+        func isIdentStart(_ c: Character) -> Bool { c.isLetter || c == "_" }
+        func isIdent(_ c: Character) -> Bool { c.isLetter || c.isNumber || c == "_" }
+        while i < chars.count {
+            let c = chars[i]
+            let start = i
+            if c.isWhitespace { i += 1; continue }
+            if isIdentStart(c) {
+                while i < chars.count, isIdent(chars[i]) { i += 1 }
+                let word = String(chars[start..<i])
+                if ["oid", "uuid"].contains(word.lowercased()), i < chars.count, chars[i] == "(" {
+                    guard let close = chars[i...].firstIndex(of: ")") else {
+                        throw error("expected ')' to close \(word)(", at: i)
+                    }
+                    let text = String(chars[(i + 1)..<close]).trimmingCharacters(in: .whitespaces)
+                    tokens.append(QueryToken(kind: .typed(word.lowercased(), text), position: start))
+                    i = close + 1
+                    continue
+                }
+                tokens.append(QueryToken(kind: .identifier(word), position: start))
+                continue
+            }
+            if c == "@" {
+                i += 1
+                while i < chars.count, isIdent(chars[i]) { i += 1 }
+                if i == start + 1 { throw error("'@' must be followed by a collection operator (@count, @sum...)", at: start) }
+                tokens.append(QueryToken(kind: .collectionOperator(String(chars[(start + 1)..<i]).lowercased()), position: start))
+                continue
+            }
+            if c.isNumber || (c == "-" || c == "+" || c == ".") && i + 1 < chars.count && chars[i + 1].isNumber {
+                i += 1
+                if c == "0", i < chars.count, chars[i] == "x" || chars[i] == "X" {
+                    i += 1
+                    while i < chars.count, chars[i].isHexDigit { i += 1 }
+                } else {
+                    while i < chars.count, chars[i].isNumber || chars[i] == "." { i += 1 }
+                    if i < chars.count, chars[i] == "e" || chars[i] == "E" {
+                        i += 1
+                        if i < chars.count, chars[i] == "-" || chars[i] == "+" { i += 1 }
+                        while i < chars.count, chars[i].isNumber { i += 1 }
+                    }
+                }
+                if i < chars.count, isIdentStart(chars[i]) { throw error("malformed number", at: start) }
+                tokens.append(QueryToken(kind: .number(String(chars[start..<i])), position: start))
+                continue
+            }
+            if c == "'" || c == "\"" {
+                i += 1
+                var text = ""
+                var closed = false
+                while i < chars.count {
+                    let d = chars[i]
+                    if d == c { closed = true; i += 1; break }
+                    if d == "\\", i + 1 < chars.count {
+                        let e = chars[i + 1]
+                        switch e {
+                        case "n": text.append("\n")
+                        case "t": text.append("\t")
+                        case "r": text.append("\r")
+                        case "0": text.append("\0")
+                        default: text.append(e)
+                        }
+                        i += 2
+                        continue
+                    }
+                    text.append(d)
+                    i += 1
+                }
+                if !closed { throw error("unterminated string starting", at: start) }
+                tokens.append(QueryToken(kind: .string(text), position: start))
+                continue
+            }
+            if c == "%" {
+                guard i + 1 < chars.count else { throw error("'%' must be followed by @, K, d, i or f", at: start) }
+                var j = i + 1
+                while j < chars.count, chars[j] == "l" || chars[j] == "q" { j += 1 } // %ld, %lld
+                guard j < chars.count, "@Kdifu".contains(chars[j]) else {
+                    throw error("unknown argument '%\(j < chars.count ? String(chars[j]) : "")'; use %@, %K, %d or %f", at: start)
+                }
+                tokens.append(QueryToken(kind: .argument(chars[j]), position: start))
+                i = j + 1
+                continue
+            }
+            if c == "$" {
+                i += 1
+                while i < chars.count, chars[i].isNumber { i += 1 }
+                guard let n = Int(String(chars[(start + 1)..<i])) else { throw error("'$' must be followed by an argument number", at: start) }
+                tokens.append(QueryToken(kind: .positional(n), position: start))
+                continue
+            }
+            let two = i + 1 < chars.count ? String(chars[i...(i + 1)]) : ""
+            if ["==", "!=", "<>", "<=", ">=", "=<", "=>", "&&", "||"].contains(two) {
+                tokens.append(QueryToken(kind: .symbol(two), position: start))
+                i += 2
+                continue
+            }
+            if "=<>(){},.[]!".contains(c) {
+                tokens.append(QueryToken(kind: .symbol(String(c)), position: start))
+                i += 1
+                continue
+            }
+            throw error("unexpected character '\(c)'", at: start)
+        }
+        tokens.append(QueryToken(kind: .end, position: chars.count))
+        return tokens
+    }
+}
+
+struct QueryParser {
+    private let lexer: QueryLexer
+    private let tokens: [QueryToken]
+    private var index = 0
+    private let arguments: [Any]
+    private var nextArgument = 0
+
+    /// Parses `format` with its arguments; every argument must be used.
+    static func parse(_ format: String, _ arguments: [Any]) throws -> QueryPredicate {
+        var parser = try QueryParser(format, arguments)
+        let predicate = try parser.parseOr()
+        guard case .end = parser.current.kind else {
+            throw parser.lexer.error("unexpected \(parser.describe(parser.current))", at: parser.current.position)
+        }
+        if parser.nextArgument < arguments.count {
+            throw Realm.Error.query("Invalid predicate '\(format)': \(arguments.count) arguments given but the format uses \(parser.nextArgument).")
+        }
+        return predicate
+    }
+
+    private init(_ format: String, _ arguments: [Any]) throws {
+        lexer = QueryLexer(format)
+        tokens = try lexer.tokenize()
+        self.arguments = arguments
+    }
+
+    private var current: QueryToken { tokens[index] }
+
+    private func describe(_ token: QueryToken) -> String {
+        switch token.kind {
+        case .identifier(let s): "'\(s)'"
+        case .collectionOperator(let s): "'@\(s)'"
+        case .string(let s): "string '\(s)'"
+        case .number(let s): "number \(s)"
+        case .symbol(let s): "'\(s)'"
+        case .argument(let c): "'%\(c)'"
+        case .positional(let n): "'$\(n)'"
+        case .typed(let kind, let text): "'\(kind)(\(text))'"
+        case .end: "end of the predicate"
+        }
+    }
+
+    private func keyword(_ token: QueryToken) -> String? {
+        if case .identifier(let s) = token.kind { return s.uppercased() }
+        return nil
+    }
+
+    private func isSymbol(_ s: String) -> Bool {
+        if case .symbol(let t) = current.kind { return t == s }
+        return false
+    }
+
+    private mutating func expectSymbol(_ s: String, _ context: String) throws {
+        guard isSymbol(s) else { throw lexer.error("expected '\(s)' \(context), found \(describe(current))", at: current.position) }
+        index += 1
+    }
+
+    private mutating func parseOr() throws -> QueryPredicate {
+        var left = try parseAnd()
+        while keyword(current) == "OR" || isSymbol("||") {
+            index += 1
+            left = .or(left, try parseAnd())
+        }
+        return left
+    }
+
+    private mutating func parseAnd() throws -> QueryPredicate {
+        var left = try parseNot()
+        while keyword(current) == "AND" || isSymbol("&&") {
+            index += 1
+            left = .and(left, try parseNot())
+        }
+        return left
+    }
+
+    private mutating func parseNot() throws -> QueryPredicate {
+        if keyword(current) == "NOT" || isSymbol("!") {
+            index += 1
+            return .not(try parseNot())
+        }
+        if isSymbol("(") {
+            let open = current.position
+            index += 1
+            let inner = try parseOr()
+            guard isSymbol(")") else {
+                throw lexer.error("expected ')' to close the '(' at position \(open), found \(describe(current))", at: current.position)
+            }
+            index += 1
+            return inner
+        }
+        switch keyword(current) {
+        case "TRUEPREDICATE": index += 1; return .constant(true)
+        case "FALSEPREDICATE": index += 1; return .constant(false)
+        default: return try parseComparison()
+        }
+    }
+
+    private mutating func parseComparison() throws -> QueryPredicate {
+        let start = current.position
+        var quantifier = QueryQuantifier.implicit
+        switch keyword(current) {
+        case "ANY", "SOME": quantifier = .any; index += 1
+        case "ALL": quantifier = .all; index += 1
+        case "NONE": quantifier = .none; index += 1
+        default: break
+        }
+        if case .end = current.kind { throw lexer.error("expected a comparison", at: current.position) }
+        let left = try parseOperand()
+        let opToken = current
+        let op: QueryOperator
+        switch opToken.kind {
+        case .symbol("=="), .symbol("="): op = .equal
+        case .symbol("!="), .symbol("<>"): op = .notEqual
+        case .symbol("<"): op = .less
+        case .symbol("<="), .symbol("=<"): op = .lessOrEqual
+        case .symbol(">"): op = .greater
+        case .symbol(">="), .symbol("=>"): op = .greaterOrEqual
+        case .identifier(let word):
+            guard let named = QueryOperator(rawValue: word.uppercased()), named.isStringOperator || named == .in || named == .between else {
+                throw lexer.error("expected an operator (==, !=, <, >, BEGINSWITH, IN...) after the operand, found \(describe(opToken))", at: opToken.position)
+            }
+            op = named
+        default:
+            throw lexer.error("expected an operator (==, !=, <, >, BEGINSWITH, IN...) after the operand, found \(describe(opToken))", at: opToken.position)
+        }
+        index += 1
+        var comparison = QueryComparison(quantifier: quantifier, left: left, op: op, right: left, position: start)
+        if isSymbol("[") {
+            let open = current.position
+            index += 1
+            guard case .identifier(let flags) = current.kind,
+                  flags.lowercased().allSatisfy({ $0 == "c" || $0 == "d" }) else {
+                throw lexer.error("expected option c, d or cd inside '[...]'", at: current.position)
+            }
+            comparison.caseInsensitive = flags.lowercased().contains("c")
+            comparison.diacriticInsensitive = flags.lowercased().contains("d")
+            index += 1
+            guard isSymbol("]") else { throw lexer.error("expected ']' to close the options opened at position \(open)", at: current.position) }
+            index += 1
+        }
+        if case .end = current.kind { throw lexer.error("expected a value after '\(op.rawValue)'", at: current.position) }
+        comparison.right = try parseOperand()
+        return .comparison(comparison)
+    }
+
+    private mutating func takeArgument(_ token: QueryToken) throws -> Any {
+        guard nextArgument < arguments.count else {
+            throw lexer.error("argument \(nextArgument + 1) is missing (\(arguments.count) given)", at: token.position)
+        }
+        defer { nextArgument += 1 }
+        return arguments[nextArgument]
+    }
+
+    private mutating func parseOperand() throws -> QueryExpression {
+        let token = current
+        switch token.kind {
+        case .identifier(let name):
+            switch name.uppercased() {
+            case "TRUE", "YES": index += 1; return .value(.bool(true), position: token.position)
+            case "FALSE", "NO": index += 1; return .value(.bool(false), position: token.position)
+            case "NIL", "NULL": index += 1; return .value(.null, position: token.position)
+            default: break
+            }
+            return try parseKeyPath(first: [name])
+        case .argument(let kind):
+            index += 1
+            let arg = try takeArgument(token)
+            if kind == "K" {
+                guard let path = arg as? String else {
+                    throw lexer.error("%K needs a key path string, got \(type(of: arg))", at: token.position)
+                }
+                return try parseKeyPath(first: path.split(separator: ".").map(String.init), position: token.position, consumed: true)
+            }
+            return try argumentValue(arg, token)
+        case .positional(let n):
+            index += 1
+            guard n < arguments.count else {
+                throw lexer.error("argument $\(n) is missing (\(arguments.count) given)", at: token.position)
+            }
+            nextArgument = max(nextArgument, n + 1)
+            return try argumentValue(arguments[n], token)
+        case .string(let s):
+            index += 1
+            return .value(.string(s), position: token.position)
+        case .typed(let kind, let text):
+            index += 1
+            return try typedLiteral(kind, text, token)
+        case .number(let text):
+            index += 1
+            return .value(try number(text, token), position: token.position)
+        case .symbol("{"):
+            index += 1
+            var items: [QueryValue] = []
+            if !isSymbol("}") {
+                while true {
+                    let itemToken = current
+                    guard case .value(let value, _) = try parseOperand() else {
+                        throw lexer.error("a '{...}' list holds values, not key paths or lists", at: itemToken.position)
+                    }
+                    items.append(value)
+                    if isSymbol(",") { index += 1; continue }
+                    break
+                }
+            }
+            try expectSymbol("}", "to close the list opened at position \(token.position)")
+            return .list(items, position: token.position)
+        default:
+            throw lexer.error("expected a property name or a value, found \(describe(token))", at: token.position)
+        }
+    }
+
+    private func number(_ text: String, _ token: QueryToken) throws -> QueryValue {
+        if text.hasPrefix("0x") || text.hasPrefix("0X") {
+            guard let v = Int64(text.dropFirst(2), radix: 16) else { throw lexer.error("malformed number '\(text)'", at: token.position) }
+            return .int(v)
+        }
+        if let v = Int64(text) { return .int(v) }
+        if let v = Double(text) { return .double(v) }
+        throw lexer.error("malformed number '\(text)'", at: token.position)
+    }
+
+    private func argumentValue(_ arg: Any, _ token: QueryToken) throws -> QueryExpression {
+        if !isNil(arg), let sequence = unwrapOptional(arg) as? any Sequence, !(unwrapOptional(arg) is String), !(unwrapOptional(arg) is Data) {
+            var items: [QueryValue] = []
+            for element in AnySequence(sequence.map { $0 as Any }) {
+                guard let value = QueryValue.from(element) else {
+                    throw lexer.error("unsupported argument element of type \(type(of: element))", at: token.position)
+                }
+                items.append(value)
+            }
+            return .list(items, position: token.position)
+        }
+        guard let value = QueryValue.from(arg) else {
+            throw lexer.error("unsupported argument of type \(type(of: unwrapOptional(arg)))", at: token.position)
+        }
+        return .value(value, position: token.position)
+    }
+
+    private func typedLiteral(_ kind: String, _ text: String, _ token: QueryToken) throws -> QueryExpression {
+        if kind == "oid" {
+            guard let oid = try? ObjectId(string: text) else { throw lexer.error("'\(text)' is not a valid object id", at: token.position) }
+            return .value(.objectId(oid), position: token.position)
+        }
+        guard let uuid = UUID(uuidString: text) else { throw lexer.error("'\(text)' is not a valid uuid", at: token.position) }
+        return .value(.uuid(uuid), position: token.position)
+    }
+
+    private mutating func parseKeyPath(first: [String], position: Int? = nil, consumed: Bool = false) throws -> QueryExpression {
+        let start = position ?? current.position
+        if !consumed { index += 1 }
+        var components = first
+        while isSymbol(".") {
+            index += 1
+            switch current.kind {
+            case .identifier(let name): components.append(name)
+            case .collectionOperator(let op): components.append("@" + op)
+            default: throw lexer.error("expected a property name after '.', found \(describe(current))", at: current.position)
+            }
+            index += 1
+        }
+        return .keyPath(components, position: start)
+    }
+}

@@ -1,0 +1,348 @@
+import Foundation
+
+// The query API of Results and of object collections (List, MutableSet,
+// LinkingObjects): filter, where {}, sorted, distinct, aggregates,
+// index(matching:). Written once against `_RealmQueryable`.
+//
+// RealmSwift's versions are non-throwing and raise on a bad query; these do
+// the same (stopping with the Realm.Error message), and each has a throwing
+// twin (`checkedFilter`, `checkedSorted`...) that returns the Realm.Error.
+
+/// Something queries can start from: Results, or a managed List /
+/// MutableSet / LinkingObjects of objects.
+public protocol _RealmQueryable {
+    associatedtype _QueryElement: ObjectBase & RealmCollectionValue
+    /// The collection as a (possibly unfiltered) Results.
+    func _rlmQueryResults() throws -> Results<_QueryElement>
+}
+
+extension Results: _RealmQueryable where Element: ObjectBase {
+    public func _rlmQueryResults() throws -> Results<Element> { self }
+}
+
+extension Results where Element: ObjectBase {
+    /// The parts of this Results' query so far.
+    var queryParts: (info: ClassInfo, base: QueryBase, predicate: QueryPredicate?, orderings: [QueryOrdering]) {
+        switch source {
+        case .all(let info): (info, .all, nil, [])
+        case .query(let plan): (plan.info, plan.base, plan.predicate, plan.orderings)
+        }
+    }
+
+    func with(predicate: QueryPredicate?, orderings: [QueryOrdering], useIndexes: Bool = true) throws -> Results<Element> {
+        let parts = queryParts
+        var compiler = QueryCompiler(info: parts.info, format: "")
+        compiler.useIndexes = useIndexes
+        let compiled = try predicate.map { try compiler.compile($0) }
+        let plan = QueryPlan(info: parts.info, base: parts.base, predicate: predicate, compiled: compiled, orderings: orderings)
+        return Results(realm: realmInstance, source: .query(plan))
+    }
+
+    /// Adds a predicate (checked against the class first, for messages that quote the format).
+    func adding(_ predicate: QueryPredicate, format: String, useIndexes: Bool = true) throws -> Results<Element> {
+        let parts = queryParts
+        _ = try QueryCompiler(info: parts.info, format: format).compile(predicate)
+        let combined = parts.predicate.map { QueryPredicate.and($0, predicate) } ?? predicate
+        return try with(predicate: combined, orderings: parts.orderings, useIndexes: useIndexes)
+    }
+
+    func checkedFilter(_ format: String, arguments: [Any], useIndexes: Bool = true) throws -> Results<Element> {
+        try adding(QueryParser.parse(format, arguments), format: format, useIndexes: useIndexes)
+    }
+
+    func sortKeys(_ descriptors: [SortDescriptor]) throws -> [CompiledSortKey] {
+        let info = queryParts.info
+        return try descriptors.map { descriptor in
+            let resolver = PathResolver(root: info, format: "")
+            let components = descriptor.keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            let path = try resolver.resolve(components, position: -1)
+            try checkSingleValued(path, "sort on", descriptor.keyPath, allowLinks: false)
+            return CompiledSortKey(path: path, ascending: descriptor.ascending)
+        }
+    }
+
+    func checkSingleValued(_ path: ResolvedPath, _ verb: String, _ keyPath: String, allowLinks: Bool) throws {
+        if path.endsInCollection {
+            throw Realm.Error.query("Cannot \(verb) key path '\(keyPath)': it is a collection (List, MutableSet, Map or LinkingObjects); only single values can be used.")
+        }
+        if path.isMulti {
+            throw Realm.Error.query("Cannot \(verb) key path '\(keyPath)': it goes through a to-many relationship.")
+        }
+        if path.isAggregate {
+            throw Realm.Error.query("Cannot \(verb) key path '\(keyPath)': collection operators are not supported here.")
+        }
+        if path.type == .object && !allowLinks {
+            throw Realm.Error.query("Cannot \(verb) key path '\(keyPath)': it is a link; use one of the linked object's properties (e.g. '\(keyPath).name').")
+        }
+    }
+
+    func checkedSorted(by descriptors: [SortDescriptor]) throws -> Results<Element> {
+        let parts = queryParts
+        let ordering = QueryOrdering.sort(descriptors, try sortKeys(descriptors))
+        return try with(predicate: parts.predicate, orderings: parts.orderings + [ordering])
+    }
+
+    func checkedDistinct(by keyPaths: [String]) throws -> Results<Element> {
+        let parts = queryParts
+        let resolver = PathResolver(root: parts.info, format: "")
+        let paths = try keyPaths.map { keyPath in
+            let path = try resolver.resolve(keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init), position: -1)
+            try checkSingleValued(path, "distinct on", keyPath, allowLinks: true)
+            return path
+        }
+        return try with(predicate: parts.predicate, orderings: parts.orderings + [.distinct(keyPaths, paths)])
+    }
+
+    /// Computes @min/@max/@sum/@avg of a property over the current results.
+    func checkedAggregate(_ op: CollectionAggregate, _ property: String) throws -> (QueryOperand, PropertyType) {
+        let info = queryParts.info
+        let path = try PathResolver(root: info, format: "").resolve(property.split(separator: ".").map(String.init), position: -1)
+        try checkSingleValued(path, "compute \(op.rawValue) of", property, allowLinks: false)
+        let numeric: Set<PropertyType> = [.int, .float, .double, .decimal128]
+        guard numeric.contains(path.type) || (path.type == .date && (op == .min || op == .max)) else {
+            throw Realm.Error.query("Cannot compute \(op.rawValue) of '\(info.name).\(property)': it is of type \(path.type); use a numeric\(op == .min || op == .max ? " or date" : "") property.")
+        }
+        var accumulator = AggregateAccumulator(op: op, type: path.type)
+        let realm = realmInstance
+        for key in queryKeys {
+            guard let value = realm.loadRecord(info, key) else { continue }
+            _ = path.source(realm, RecordView(base: UnsafeRawPointer(value.data!), size: value.size), key) {
+                accumulator.add($0)
+                return false
+            }
+        }
+        return (accumulator.result, path.type)
+    }
+
+    /// The object keys of this Results in order (any source).
+    var queryKeys: [UInt64] {
+        switch source {
+        case .query(let plan): return plan.keys(realmInstance)
+        case .all: return (try? with(predicate: nil, orderings: []).queryKeys) ?? []
+        }
+    }
+
+    func checkedIndex(matching predicate: QueryPredicate, format: String) throws -> Int? {
+        let info = queryParts.info
+        let filter = try QueryCompiler(info: info, format: format).compile(predicate).filter
+        let realm = realmInstance
+        for (position, key) in queryKeys.enumerated() {
+            guard let value = realm.loadRecord(info, key) else { continue }
+            if filter(realm, RecordView(base: UnsafeRawPointer(value.data!), size: value.size), key) { return position }
+        }
+        return nil
+    }
+}
+
+/// Converts an aggregate to the caller's type.
+func aggregateValue<T: _RealmPrimitive>(_ result: (QueryOperand, PropertyType), as: T.Type) -> T? {
+    switch result.0 {
+    case .null, .raw: return nil
+    case .int(let v): return T._rlmFromAny(Int(v))
+    case .double(let v):
+        if result.1 == .date { return T._rlmFromAny(Date(timeIntervalSinceReferenceDate: v)) }
+        return T._rlmFromAny(v)
+    case .decimal(let d):
+        if let direct = d as? T { return direct }
+        return T._rlmFromAny(d.doubleValue)
+    }
+}
+
+@inline(__always)
+func orStop<R>(_ body: () throws -> R) -> R {
+    do { return try body() } catch let error as Realm.Error { realmFatal(error) } catch { realmFatal(.fail, "\(error)") }
+}
+
+extension _RealmQueryable {
+    // MARK: Filtering
+
+    /// Objects matching a predicate in Realm's query language (docs/QUERIES.md):
+    /// `filter("age > %@ AND name BEGINSWITH[c] %@", 3, "l")`. Stops on an invalid predicate.
+    public func filter(_ predicateFormat: String, _ args: Any...) -> Results<_QueryElement> {
+        orStop { try checkedFilter(predicateFormat, arguments: args) }
+    }
+
+    /// `filter` that throws the Realm.Error for an invalid predicate.
+    public func checkedFilter(_ predicateFormat: String, _ args: Any...) throws -> Results<_QueryElement> {
+        try checkedFilter(predicateFormat, arguments: args)
+    }
+
+    public func checkedFilter(_ predicateFormat: String, arguments: [Any]) throws -> Results<_QueryElement> {
+        try _rlmQueryResults().checkedFilter(predicateFormat, arguments: arguments)
+    }
+
+    /// Type-safe filter: `where { $0.age > 3 && $0.name.starts(with: "L") }`.
+    public func `where`(_ isIncluded: (Query<_QueryElement>) -> Query<Bool>) -> Results<_QueryElement> {
+        orStop { try checkedWhere(isIncluded) }
+    }
+
+    public func checkedWhere(_ isIncluded: (Query<_QueryElement>) -> Query<Bool>) throws -> Results<_QueryElement> {
+        let predicate = try isIncluded(Query<_QueryElement>(path: [])).predicate()
+        return try _rlmQueryResults().adding(predicate, format: "")
+    }
+
+    // MARK: Sorting and distinct
+
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<_QueryElement> {
+        orStop { try checkedSorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)]) }
+    }
+
+    public func sorted<S: Sequence>(by sortDescriptors: S) -> Results<_QueryElement> where S.Element == SortDescriptor {
+        orStop { try checkedSorted(by: sortDescriptors) }
+    }
+
+    public func sorted<V>(by keyPath: KeyPath<_QueryElement, V>, ascending: Bool = true) -> Results<_QueryElement> {
+        orStop { try checkedSorted(by: [SortDescriptor(keyPath: try keyPathString(keyPath), ascending: ascending)]) }
+    }
+
+    public func checkedSorted<S: Sequence>(by sortDescriptors: S) throws -> Results<_QueryElement> where S.Element == SortDescriptor {
+        try _rlmQueryResults().checkedSorted(by: Array(sortDescriptors))
+    }
+
+    public func checkedSorted(byKeyPath keyPath: String, ascending: Bool = true) throws -> Results<_QueryElement> {
+        try checkedSorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
+    }
+
+    /// One object per distinct value (tuple) of the key paths; the first in the current order wins.
+    public func distinct<S: Sequence>(by keyPaths: S) -> Results<_QueryElement> where S.Element == String {
+        orStop { try checkedDistinct(by: keyPaths) }
+    }
+
+    public func distinct<S: Sequence>(by keyPaths: S) -> Results<_QueryElement> where S.Element == PartialKeyPath<_QueryElement> {
+        orStop { try checkedDistinct(by: keyPaths.map { try keyPathString($0) }) }
+    }
+
+    public func checkedDistinct<S: Sequence>(by keyPaths: S) throws -> Results<_QueryElement> where S.Element == String {
+        try _rlmQueryResults().checkedDistinct(by: Array(keyPaths))
+    }
+
+    // MARK: Aggregates
+
+    public func min<T: _RealmPrimitive>(ofProperty property: String) -> T? {
+        orStop { try checkedMin(ofProperty: property) }
+    }
+
+    public func max<T: _RealmPrimitive>(ofProperty property: String) -> T? {
+        orStop { try checkedMax(ofProperty: property) }
+    }
+
+    /// The sum (0 for no objects).
+    public func sum<T: _RealmPrimitive>(ofProperty property: String) -> T {
+        orStop { try checkedSum(ofProperty: property) }
+    }
+
+    /// The average, nil for no objects (or no non-nil values).
+    public func average<T: _RealmPrimitive>(ofProperty property: String) -> T? {
+        orStop { try checkedAverage(ofProperty: property) }
+    }
+
+    public func checkedMin<T: _RealmPrimitive>(ofProperty property: String) throws -> T? {
+        aggregateValue(try _rlmQueryResults().checkedAggregate(.min, property), as: T.self)
+    }
+
+    public func checkedMax<T: _RealmPrimitive>(ofProperty property: String) throws -> T? {
+        aggregateValue(try _rlmQueryResults().checkedAggregate(.max, property), as: T.self)
+    }
+
+    public func checkedSum<T: _RealmPrimitive>(ofProperty property: String) throws -> T {
+        aggregateValue(try _rlmQueryResults().checkedAggregate(.sum, property), as: T.self) ?? T._rlmDefaultValue()
+    }
+
+    public func checkedAverage<T: _RealmPrimitive>(ofProperty property: String) throws -> T? {
+        aggregateValue(try _rlmQueryResults().checkedAggregate(.avg, property), as: T.self)
+    }
+
+    public func min<T: _RealmPrimitive>(of keyPath: KeyPath<_QueryElement, T>) -> T? {
+        orStop { try checkedMin(ofProperty: keyPathString(keyPath)) }
+    }
+
+    public func min<T: _RealmPrimitive>(of keyPath: KeyPath<_QueryElement, T?>) -> T? {
+        orStop { try checkedMin(ofProperty: keyPathString(keyPath)) }
+    }
+
+    public func max<T: _RealmPrimitive>(of keyPath: KeyPath<_QueryElement, T>) -> T? {
+        orStop { try checkedMax(ofProperty: keyPathString(keyPath)) }
+    }
+
+    public func max<T: _RealmPrimitive>(of keyPath: KeyPath<_QueryElement, T?>) -> T? {
+        orStop { try checkedMax(ofProperty: keyPathString(keyPath)) }
+    }
+
+    public func sum<T: _RealmPrimitive>(of keyPath: KeyPath<_QueryElement, T>) -> T {
+        orStop { try checkedSum(ofProperty: keyPathString(keyPath)) }
+    }
+
+    public func sum<T: _RealmPrimitive>(of keyPath: KeyPath<_QueryElement, T?>) -> T {
+        orStop { try checkedSum(ofProperty: keyPathString(keyPath)) }
+    }
+
+    public func average<T: _RealmPrimitive>(of keyPath: KeyPath<_QueryElement, some _RealmPrimitive>) -> T? {
+        orStop { try checkedAverage(ofProperty: keyPathString(keyPath)) }
+    }
+
+    // MARK: Positions
+
+    /// The position of the first object matching the predicate, or nil.
+    public func index(matching predicateFormat: String, _ args: Any...) -> Int? {
+        orStop { try _rlmQueryResults().checkedIndex(matching: QueryParser.parse(predicateFormat, args), format: predicateFormat) }
+    }
+
+    public func index(matching isIncluded: (Query<_QueryElement>) -> Query<Bool>) -> Int? {
+        orStop { try _rlmQueryResults().checkedIndex(matching: isIncluded(Query<_QueryElement>(path: [])).predicate(), format: "") }
+    }
+
+    func keyPathString(_ keyPath: AnyKeyPath) throws -> String {
+        try KeyPathRecorder.name(of: keyPath, root: _QueryElement.self)
+    }
+}
+
+// MARK: - Collections of objects
+
+extension List: _RealmQueryable where Element: ObjectBase {
+    public func _rlmQueryResults() throws -> Results<Element> {
+        guard let field else {
+            throw Realm.Error.query("Only managed Lists can be queried; use Swift's filter/sorted on an unmanaged List.")
+        }
+        let realm = field.realm
+        let info = try realm.classInfo(for: Element.self)
+        let plan = QueryPlan(info: info, base: .keys { _ in
+            let view = field.view
+            return (0..<view.count).map { UInt64(littleEndian: view.element($0).loadUnaligned(as: UInt64.self)) }
+        }, predicate: nil, compiled: nil, orderings: [])
+        return Results(realm: realm, source: .query(plan))
+    }
+}
+
+extension MutableSet: _RealmQueryable where Element: ObjectBase {
+    public func _rlmQueryResults() throws -> Results<Element> {
+        guard let field else {
+            throw Realm.Error.query("Only managed MutableSets can be queried; use Swift's filter/sorted on an unmanaged set.")
+        }
+        let realm = field.realm
+        let info = try realm.classInfo(for: Element.self)
+        let plan = QueryPlan(info: info, base: .keys { _ in
+            let view = field.view
+            return (0..<view.count).map { UInt64(littleEndian: view.element($0).loadUnaligned(as: UInt64.self)) }
+        }, predicate: nil, compiled: nil, orderings: [])
+        return Results(realm: realm, source: .query(plan))
+    }
+}
+
+extension LinkingObjects: _RealmQueryable {
+    public typealias _QueryElement = Element
+
+    public func _rlmQueryResults() throws -> Results<Element> {
+        guard let owner, let realm = owner._realm, let info = owner._info else {
+            throw Realm.Error.query("Only the LinkingObjects of a managed object can be queried.")
+        }
+        let linking = info.columns[column]
+        guard let origin = linking.target, linking.originColumn >= 0 else {
+            throw Realm.Error.query("LinkingObjects '\(propertyName)' has no origin property in the schema.")
+        }
+        let originColumn = origin.columns[linking.originColumn]
+        let plan = QueryPlan(info: origin, base: .keys { realm in
+            owner.isInvalidated ? [] : realm.backlinkSources(originColumn, target: owner._key)
+        }, predicate: nil, compiled: nil, orderings: [])
+        return Results(realm: realm, source: .query(plan))
+    }
+}

@@ -1,0 +1,278 @@
+import Foundation
+import Synchronization
+
+// The type-safe query builder: `results.where { $0.age > 3 && $0.name.starts(with: "L") }`.
+// `Query<T>` is a key path (or a finished predicate); operators build the
+// same QueryPredicate tree the string parser produces — no string round trip.
+// Swift key paths are turned into property names by KeyPathRecorder.
+
+/// String comparison options for the builder (RealmSwift's StringOptions).
+public struct StringOptions: OptionSet, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    public static let caseInsensitive = StringOptions(rawValue: 1)
+    public static let diacriticInsensitive = StringOptions(rawValue: 2)
+}
+
+@dynamicMemberLookup
+public struct Query<T> {
+    typealias Node = QueryBuilderNode
+    let node: Node
+
+    init(path: [String]) { node = .path(path) }
+    init(_ node: Node) { self.node = node }
+
+    /// The predicate this query stands for (a Bool key path means `== true`).
+    func predicate() throws -> QueryPredicate {
+        switch node {
+        case .predicate(let p): return p
+        case .failed(let error): throw error
+        case .path(let path):
+            return .comparison(QueryComparison(left: .keyPath(path, position: -1), op: .equal, right: .value(.bool(true), position: -1)))
+        }
+    }
+
+    fileprivate func appending<Root, V>(_ keyPath: KeyPath<Root, V>, _ root: ObjectBase.Type) -> Query<V> {
+        guard case .path(let path) = node else { return Query<V>(node.asFailure("a property cannot follow a predicate")) }
+        do {
+            let name = try KeyPathRecorder.name(of: keyPath, root: root)
+            return Query<V>(path: path + name.split(separator: ".").map(String.init))
+        } catch let error as Realm.Error {
+            return Query<V>(.failed(error))
+        } catch {
+            return Query<V>(.failed(.query("\(error)")))
+        }
+    }
+
+    fileprivate func compare<U>(_ op: QueryOperator, _ value: Any, options: StringOptions = [], quantifier: QueryQuantifier = .implicit) -> Query<U> {
+        guard case .path(let path) = node else { return Query<U>(node.asFailure("a predicate cannot be compared")) }
+        let right: QueryExpression
+        if op == .in || op == .between {
+            var items: [QueryValue] = []
+            for element in value as? [Any] ?? [] {
+                guard let item = QueryValue.from(element) else {
+                    return Query<U>(.failed(.query("Unsupported value of type \(type(of: element)) in a query on '\(path.joined(separator: "."))'")))
+                }
+                items.append(item)
+            }
+            right = .list(items, position: -1)
+        } else {
+            guard let item = QueryValue.from(value) else {
+                return Query<U>(.failed(.query("Unsupported value of type \(type(of: value)) in a query on '\(path.joined(separator: "."))'")))
+            }
+            right = .value(item, position: -1)
+        }
+        return Query<U>(.predicate(.comparison(QueryComparison(
+            quantifier: quantifier, left: .keyPath(path, position: -1), op: op, right: right,
+            caseInsensitive: options.contains(.caseInsensitive), diacriticInsensitive: options.contains(.diacriticInsensitive)))))
+    }
+
+    fileprivate func collectionOperator<U>(_ name: String) -> Query<U> {
+        guard case .path(let path) = node else { return Query<U>(node.asFailure("a collection operator must follow a property")) }
+        return Query<U>(path: path + [name])
+    }
+
+    // MARK: Comparisons
+
+    public static func == (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.equal, rhs) }
+    public static func != (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.notEqual, rhs) }
+
+    /// The property's value is one of `values` (IN).
+    public func `in`<S: Sequence>(_ values: S) -> Query<Bool> where S.Element == T {
+        compare(.in, values.map { $0 as Any })
+    }
+}
+
+enum QueryBuilderNode {
+    case path([String])
+    case predicate(QueryPredicate)
+    case failed(Realm.Error)
+
+    func asFailure(_ message: String) -> QueryBuilderNode {
+        if case .failed = self { return self }
+        return .failed(.query("Invalid query: \(message)."))
+    }
+}
+
+// MARK: - Key paths
+
+extension Query where T: ObjectBase {
+    public subscript<V>(dynamicMember keyPath: KeyPath<T, V>) -> Query<V> { appending(keyPath, T.self) }
+}
+
+/// `Optional<SomeObject>`, so `$0.owner.name` works on optional links.
+public protocol _QueryOptionalObject {
+    associatedtype _QueryWrapped: ObjectBase
+}
+
+extension Optional: _QueryOptionalObject where Wrapped: ObjectBase {
+    public typealias _QueryWrapped = Wrapped
+}
+
+extension Query where T: _QueryOptionalObject {
+    public subscript<V>(dynamicMember keyPath: KeyPath<T._QueryWrapped, V>) -> Query<V> { appending(keyPath, T._QueryWrapped.self) }
+}
+
+/// Collections usable in the builder: `$0.dogs.count`, `$0.tags.contains("x")`, `$0.dogs.name == "Rex"` (ANY).
+public protocol _QueryCollection {
+    associatedtype _QueryElementValue
+}
+
+extension List: _QueryCollection { public typealias _QueryElementValue = Element }
+extension MutableSet: _QueryCollection { public typealias _QueryElementValue = Element }
+extension Map: _QueryCollection { public typealias _QueryElementValue = Value }
+extension LinkingObjects: _QueryCollection { public typealias _QueryElementValue = Element }
+
+extension Query where T: _QueryCollection {
+    /// The number of elements (@count).
+    public var count: Query<Int> { collectionOperator("@count") }
+    /// True if any element equals `value`.
+    public func contains(_ value: T._QueryElementValue) -> Query<Bool> { compare(.equal, value, quantifier: .any) }
+    /// Aggregates of a collection of numbers (@min, @max, @sum, @avg).
+    public var min: Query<T._QueryElementValue> { collectionOperator("@min") }
+    public var max: Query<T._QueryElementValue> { collectionOperator("@max") }
+    public var sum: Query<T._QueryElementValue> { collectionOperator("@sum") }
+    public var avg: Query<Double> { collectionOperator("@avg") }
+}
+
+extension Query where T: _QueryCollection, T._QueryElementValue: ObjectBase {
+    public subscript<V>(dynamicMember keyPath: KeyPath<T._QueryElementValue, V>) -> Query<V> {
+        appending(keyPath, T._QueryElementValue.self)
+    }
+}
+
+// MARK: - Ordering
+
+/// Types ordered in queries (numbers, dates, strings, decimals, object ids, and their optionals).
+public protocol _QueryComparable {}
+extension Int: _QueryComparable {}
+extension Int8: _QueryComparable {}
+extension Int16: _QueryComparable {}
+extension Int32: _QueryComparable {}
+extension Int64: _QueryComparable {}
+extension Float: _QueryComparable {}
+extension Double: _QueryComparable {}
+extension Date: _QueryComparable {}
+extension String: _QueryComparable {}
+extension Decimal128: _QueryComparable {}
+extension ObjectId: _QueryComparable {}
+extension Optional: _QueryComparable where Wrapped: _QueryComparable {}
+
+extension Query where T: _QueryComparable {
+    public static func < (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.less, rhs) }
+    public static func <= (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.lessOrEqual, rhs) }
+    public static func > (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.greater, rhs) }
+    public static func >= (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.greaterOrEqual, rhs) }
+
+    /// low <= value <= high (BETWEEN).
+    public func contains(_ range: ClosedRange<T>) -> Query<Bool> where T: Comparable {
+        compare(.between, [range.lowerBound as Any, range.upperBound as Any])
+    }
+}
+
+// MARK: - Strings
+
+public protocol _QueryString {}
+extension String: _QueryString {}
+extension Optional: _QueryString where Wrapped == String {}
+
+extension Query where T: _QueryString {
+    public func starts(with value: String, options: StringOptions = []) -> Query<Bool> { compare(.beginsWith, value, options: options) }
+    public func ends(with value: String, options: StringOptions = []) -> Query<Bool> { compare(.endsWith, value, options: options) }
+    public func contains(_ value: String, options: StringOptions = []) -> Query<Bool> { compare(.contains, value, options: options) }
+    public func equals(_ value: String, options: StringOptions = []) -> Query<Bool> { compare(.equal, value, options: options) }
+    public func notEquals(_ value: String, options: StringOptions = []) -> Query<Bool> { compare(.notEqual, value, options: options) }
+    /// `*` matches any characters, `?` one character.
+    public func like(_ value: String, caseInsensitive: Bool = false) -> Query<Bool> {
+        compare(.like, value, options: caseInsensitive ? .caseInsensitive : [])
+    }
+}
+
+// MARK: - Logic
+
+extension Query where T == Bool {
+    public static func && (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> { combine(lhs, rhs) { .and($0, $1) } }
+    public static func || (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> { combine(lhs, rhs) { .or($0, $1) } }
+
+    public static prefix func ! (query: Query<Bool>) -> Query<Bool> {
+        do { return Query<Bool>(.predicate(.not(try query.predicate()))) } catch let error as Realm.Error {
+            return Query<Bool>(.failed(error))
+        } catch { return Query<Bool>(.failed(.query("\(error)"))) }
+    }
+
+    private static func combine(_ a: Query<Bool>, _ b: Query<Bool>, _ make: (QueryPredicate, QueryPredicate) -> QueryPredicate) -> Query<Bool> {
+        do { return Query<Bool>(.predicate(make(try a.predicate(), try b.predicate()))) } catch let error as Realm.Error {
+            return Query<Bool>(.failed(error))
+        } catch { return Query<Bool>(.failed(.query("\(error)"))) }
+    }
+}
+
+// MARK: - Key path names
+
+/// Finds the property names a Swift key path reads (`\Person.dog.name` ->
+/// "dog.name") by applying it to recording prototypes: unmanaged instances
+/// whose @Persisted fields carry column -2 - index, so the getter reports
+/// each access (Persisted.swift) to the log the prototype points at. Links
+/// hold the prototype of their class, so chains through to-one links work.
+/// Results are cached per key path.
+enum KeyPathRecorder {
+    /// Key paths are immutable values, so sharing them between threads is safe.
+    private struct Key: Hashable, @unchecked Sendable {
+        let keyPath: AnyKeyPath
+    }
+
+    private static let cache = Mutex<[Key: String]>([:])
+
+    static func name(of keyPath: AnyKeyPath, root: ObjectBase.Type) throws -> String {
+        if let known = cache.withLock({ $0[Key(keyPath: keyPath)] }) { return known }
+        let log = KeyPathLog()
+        var prototypes: [ObjectIdentifier: ObjectBase] = [:]
+        var links: [(ObjectBase, any PropertyAccessor)] = []
+        func prototype(_ type: ObjectBase.Type) throws -> ObjectBase {
+            if let known = prototypes[ObjectIdentifier(type)] { return known }
+            let descriptor = try SchemaDiscovery.descriptor(for: type)
+            let object = type.init()
+            prototypes[ObjectIdentifier(type)] = object
+            object._record = UnsafeRawPointer(Unmanaged.passUnretained(log).toOpaque())
+            let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque())
+            for (index, property) in descriptor.properties.enumerated() {
+                if property.shape.type == .object, property.shape.collection == .none, let target = property.shape.objectType {
+                    try property.accessor.setValue(try prototype(target), on: object, realm: nil)
+                    links.append((object, property.accessor))
+                }
+                (base + property.accessor.columnFieldOffset).storeBytes(of: Int32(-2 - index), as: Int32.self)
+            }
+            return object
+        }
+        let root = try prototype(root)
+        defer {
+            for object in prototypes.values { object._record = nil }
+            for (object, accessor) in links {
+                (UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()) + accessor.columnFieldOffset).storeBytes(of: Int32(-1), as: Int32.self)
+                try? accessor.setValue(Optional<Int>.none as Any, on: object, realm: nil)
+            }
+        }
+        _ = root[keyPath: keyPath]
+        guard !log.names.isEmpty else {
+            throw Realm.Error.query("Key path \(keyPath) of '\(root)' does not name a persisted property; use @Persisted properties (and to-one links) only.")
+        }
+        let name = log.names.joined(separator: ".")
+        let key = Key(keyPath: keyPath)
+        cache.withLock { $0[key] = name }
+        return name
+    }
+}
+
+final class KeyPathLog {
+    var names: [String] = []
+}
+
+/// Called by the @Persisted getter for a recording prototype (column < -1).
+@usableFromInline @inline(never)
+func _rlmRecordKeyPathAccess(_ object: ObjectBase, _ column: Int32) {
+    guard let log = object._record,
+          let descriptor = try? SchemaDiscovery.descriptor(for: type(of: object)) else { return }
+    let index = Int(-2 - column)
+    guard descriptor.properties.indices.contains(index) else { return }
+    Unmanaged<KeyPathLog>.fromOpaque(log).takeUnretainedValue().names.append(descriptor.properties[index].name)
+}
