@@ -26,15 +26,20 @@ static inline uint32_t ovf_pages(uint32_t psize, uint64_t vlen)
 
 /* ---- reading ---- */
 
-static int load_node(cs_txn *t, uint64_t pgno, bool want_leaf, const uint8_t **out)
+static int load_node_in(cs_txn *t, uint64_t pgno, bool want_leaf, bool clean, const uint8_t **out)
 {
-    int rc = page_get(t, pgno, out);
+    int rc = page_get_in(t, pgno, clean || t->rdonly, out);
     if (rc) return rc;
     if ((rc = node_check(*out, t->psize, pgno))) return rc;
     if (node_is_leaf(*out) != want_leaf || node_n(*out) == 0)
         return cs_fail(CS_ECORRUPT, "page %llu: expected a non-empty %s page", (unsigned long long)pgno,
                        want_leaf ? "leaf" : "branch");
     return CS_OK;
+}
+
+static int load_node(cs_txn *t, uint64_t pgno, bool want_leaf, const uint8_t **out)
+{
+    return load_node_in(t, pgno, want_leaf, false, out);
 }
 
 int bt_descend(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, bt_path *p, bool *exact)
@@ -44,11 +49,13 @@ int bt_descend(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, 
     if (d->root == 0) return CS_NOTFOUND;
     if (d->depth == 0 || d->depth > CS_MAX_DEPTH) return cs_fail(CS_ETOODEEP, "tree depth %u", d->depth);
     uint64_t pgno = d->root;
+    bool clean = t->rdonly;
     for (int level = 0;; level++) {
         const uint8_t *pg;
         bool leaf = level + 1 == (int)d->depth;
-        int rc = load_node(t, pgno, leaf, &pg);
+        int rc = load_node_in(t, pgno, leaf, clean, &pg);
         if (rc) return rc;
+        clean = clean || page_is_mapped(t, pg);
         unsigned idx;
         p->pgno[level] = pgno;
         p->pg[level] = pg;
@@ -196,9 +203,7 @@ static int touch_path(cs_txn *t, cs_tree_desc *d, bt_path *p)
          * damaged file can have a mapped page claim our txnid: the map is
          * read-only, so only a page outside it counts as ours. */
         const uint8_t *pg = p->pg[level];
-        if (PH(pg)->txnid == t->txnid &&
-            (pg < t->map || pg >= t->map + (t->map_pages << t->env->psize_shift)))
-            continue;
+        if (PH(pg)->txnid == t->txnid && !page_is_mapped(t, pg)) continue;
         uint64_t pgno = p->pgno[level];
         uint8_t *w;
         int rc = page_touch(t, &pgno, &w);

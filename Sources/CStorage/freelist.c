@@ -38,19 +38,22 @@ int freelist_add_group(cs_freelist *fl, uint64_t txnid, cs_extvec *ext)
 int freelist_release(cs_freelist *fl, uint64_t limit)
 {
     size_t k = 0;
-    bool changed = false;
+    cs_extvec released = {0};
     for (; k < fl->ngroups && fl->groups[k].txnid <= limit; k++) {
-        int rc = extvec_append(&fl->free, &fl->groups[k].ext);
-        if (rc) return rc;
+        int rc = extvec_append(&released, &fl->groups[k].ext);
+        if (rc) {
+            extvec_free(&released);
+            return rc;
+        }
         extvec_free(&fl->groups[k].ext);
-        changed = true;
     }
     if (k) {
         memmove(fl->groups, fl->groups + k, (fl->ngroups - k) * sizeof *fl->groups);
         fl->ngroups -= k;
     }
-    if (changed) extvec_normalize(&fl->free);
-    return CS_OK;
+    int rc = released.n ? extvec_merge(&fl->free, fl->free.v, fl->free.n, &released) : CS_OK;
+    extvec_free(&released);
+    return rc;
 }
 
 size_t freelist_serial_size(const cs_freelist *fl, size_t extra_extents)
@@ -114,6 +117,7 @@ int freelist_load(const uint8_t *run, uint64_t npages, uint32_t psize, uint64_t 
     uint64_t nfree = rd64(p), ngroups = rd64(p + 8);
     p += 16;
     int rc = get_extents(&p, end, nfree, next_pgno, &out->free);
+    extvec_normalize(&out->free); /* the writer merges into it: keep it sorted even if damaged */
     uint64_t prev = 0;
     for (uint64_t g = 0; rc == CS_OK && g < ngroups; g++) {
         if ((size_t)(end - p) < 16) { rc = cs_fail(CS_ECORRUPT, "free list: group past end"); break; }

@@ -39,6 +39,9 @@ typedef struct cs_extvec {
 int extvec_push(cs_extvec *ev, uint64_t start, uint64_t len);
 int extvec_append(cs_extvec *dst, const cs_extvec *src);
 void extvec_normalize(cs_extvec *ev);   /* sort by start, merge adjacent  */
+/* dst = sorted extents a[0..an) merged with add (sorted here); a may be dst's
+ * own storage. */
+int extvec_merge(cs_extvec *dst, const cs_extent *a, size_t an, cs_extvec *add);
 uint64_t extvec_pages(const cs_extvec *ev);
 void extvec_free(cs_extvec *ev);
 
@@ -216,6 +219,13 @@ int txn_tree_get(cs_txn *t, cs_tree tree, bool for_write, cs_tree_desc **out);
 /* ---- pager.c ---- */
 /* Page `pgno` as seen by txn; CS_ECORRUPT if out of range. */
 int page_get(cs_txn *t, uint64_t pgno, const uint8_t **out);
+/* page_get without the dirty-page probe when `clean`: a writer copies
+ * whole root-to-leaf paths, so below a page it has not copied, none is. */
+int page_get_in(cs_txn *t, uint64_t pgno, bool clean, const uint8_t **out);
+static inline bool page_is_mapped(const cs_txn *t, const uint8_t *pg)
+{
+    return pg >= t->map && pg < t->map + (t->map_pages << t->env->psize_shift);
+}
 /* Page of a run of npages (overflow/free list), bounds-checked. */
 int page_get_run(cs_txn *t, uint64_t pgno, uint64_t npages, const uint8_t **out);
 uint8_t *dirty_find(cs_txn *t, uint64_t pgno);

@@ -91,13 +91,13 @@ void dirty_release_all(cs_txn *t)
     t->dirty_cap = t->dirty_n = 0;
 }
 
-int page_get(cs_txn *t, uint64_t pgno, const uint8_t **out)
+int page_get_in(cs_txn *t, uint64_t pgno, bool clean, const uint8_t **out)
 {
     uint64_t limit = t->rdonly ? t->meta.next_pgno : t->next_pgno;
     if (CS_UNLIKELY(pgno < 2 || pgno >= limit))
         return cs_fail(CS_ECORRUPT, "reference to page %llu outside the file (%llu pages)",
                        (unsigned long long)pgno, (unsigned long long)limit);
-    if (!t->rdonly) {
+    if (!clean) {
         uint8_t *d = dirty_find(t, pgno);
         if (d) {
             *out = d;
@@ -109,6 +109,8 @@ int page_get(cs_txn *t, uint64_t pgno, const uint8_t **out)
     *out = t->map + (pgno << t->env->psize_shift);
     return CS_OK;
 }
+
+int page_get(cs_txn *t, uint64_t pgno, const uint8_t **out) { return page_get_in(t, pgno, t->rdonly, out); }
 
 int page_get_run(cs_txn *t, uint64_t pgno, uint64_t npages, const uint8_t **out)
 {
@@ -150,13 +152,14 @@ static uint64_t take_pages(cs_txn *t, uint32_t npages)
     return p;
 }
 
-int page_alloc(cs_txn *t, uint32_t npages, uint64_t *pgno, uint8_t **buf)
+/* zero: clear the whole page (else only the header: the caller fills it). */
+static int alloc_buf(cs_txn *t, uint32_t npages, bool zero, uint64_t *pgno, uint8_t **buf)
 {
     uint8_t *b;
     if (npages == 1) b = env_page_buf(t->env);
     else b = malloc((size_t)npages * t->psize);
     if (!b) return cs_fail(CS_ENOMEM, "page buffer of %u pages", npages);
-    memset(b, 0, npages == 1 ? t->psize : PAGE_HDR);
+    memset(b, 0, npages == 1 && zero ? t->psize : PAGE_HDR);
     uint64_t p = take_pages(t, npages);
     int rc = dirty_insert(t, p, b, npages);
     if (rc) {
@@ -169,6 +172,11 @@ int page_alloc(cs_txn *t, uint32_t npages, uint64_t *pgno, uint8_t **buf)
     *pgno = p;
     *buf = b;
     return CS_OK;
+}
+
+int page_alloc(cs_txn *t, uint32_t npages, uint64_t *pgno, uint8_t **buf)
+{
+    return alloc_buf(t, npages, true, pgno, buf);
 }
 
 int page_free(cs_txn *t, uint64_t pgno, uint64_t npages)
@@ -194,7 +202,7 @@ int page_touch(cs_txn *t, uint64_t *pgno, uint8_t **page)
     if (rc) return rc;
     uint64_t np;
     uint8_t *buf;
-    if ((rc = page_alloc(t, 1, &np, &buf))) return rc;
+    if ((rc = alloc_buf(t, 1, false, &np, &buf))) return rc;
     memcpy(buf, src, t->psize);
     PHW(buf)->pgno = np;
     PHW(buf)->txnid = t->txnid;

@@ -244,14 +244,8 @@ int txn_commit_freelist(cs_txn *t, cs_meta *m)
         rc = freelist_add_group(&nf, t->txnid, &t->freed);
     }
     /* What is still free: the unused pool plus pages born and freed here. */
-    cs_extvec pool = {0};
-    for (size_t i = t->pool_head; rc == CS_OK && i < t->pool.n; i++)
-        rc = extvec_push(&pool, t->pool.v[i].start, t->pool.v[i].len);
-    if (rc == CS_OK) rc = extvec_append(&pool, &t->reuse);
+    if (rc == CS_OK) rc = extvec_merge(&t->pool, t->pool.v + t->pool_head, t->pool.n - t->pool_head, &t->reuse);
     if (rc) goto out;
-    extvec_normalize(&pool);
-    extvec_free(&t->pool);
-    t->pool = pool;
     t->pool_head = 0;
     t->reuse.n = 0;
     m->fl_pgno = m->fl_npages = 0;

@@ -48,6 +48,31 @@ void extvec_normalize(cs_extvec *ev)
     ev->n = w + 1;
 }
 
+int extvec_merge(cs_extvec *dst, const cs_extent *a, size_t an, cs_extvec *add)
+{
+    /* Sorting only the (small) addition and merging keeps a commit's free
+     * space work linear in the free list, instead of n log n. */
+    extvec_normalize(add);
+    size_t cap = an + add->n;
+    cs_extent *v = malloc((cap ? cap : 1) * sizeof *v);
+    if (!v) return cs_fail(CS_ENOMEM, "extent merge of %zu entries", cap);
+    size_t i = 0, j = 0, n = 0;
+    while (i < an || j < add->n) {
+        cs_extent e = (j >= add->n || (i < an && a[i].start < add->v[j].start)) ? a[i++] : add->v[j++];
+        if (n && v[n - 1].start + v[n - 1].len >= e.start) {
+            uint64_t end = e.start + e.len;
+            if (end > v[n - 1].start + v[n - 1].len) v[n - 1].len = end - v[n - 1].start;
+        } else {
+            v[n++] = e;
+        }
+    }
+    free(dst->v);
+    dst->v = v;
+    dst->n = n;
+    dst->cap = cap ? cap : 1;
+    return CS_OK;
+}
+
 uint64_t extvec_pages(const cs_extvec *ev)
 {
     uint64_t n = 0;
