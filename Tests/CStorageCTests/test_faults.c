@@ -130,6 +130,27 @@ static void test_grow_fails(void) {
     g_f.fail_grows = 0;
     CHECK_RC(r, CS_ENOSPACE);
     CHECK_EQ(read_gen(env, tr), 1);
+    /* the same, op by op: a put that fails for lack of space fails the
+     * txn (CS_EBADTXN after), and its commit writes nothing */
+    g_f.fail_grows = 1;
+    cs_txn *t;
+    static char big[8u << 20];
+    REQUIRE_OK(cs_txn_begin(env, 0, &t));
+    int r1 = CS_OK;
+    for (int i = 0; i < 12 && r1 == CS_OK; i++) {
+        char k[16];
+        snprintf(k, sizeof k, "big%d", i);
+        r1 = cs_put(t, tr, VS(k), V(big, sizeof big), 0);
+    }
+    if (r1 != CS_OK) {
+        CHECK_RC(r1, CS_ENOSPACE);
+        CHECK_RC(cs_put(t, tr, VS("small"), VS("v"), 0), CS_EBADTXN);
+        CHECK(cs_txn_commit(t) != CS_OK);
+    } else {
+        CHECK_RC(cs_txn_commit(t), CS_ENOSPACE);
+    }
+    g_f.fail_grows = 0;
+    CHECK_EQ(read_gen(env, tr), 1);
     CHECK_OK(commit_gen(env, tr, 3, 64u << 20));
     CHECK_EQ(read_gen(env, tr), 3);
     check_clean(env);
