@@ -267,6 +267,41 @@ final class QueryResultsTests: QueryTestCase {
         try realm.write { owner.items.remove(at: 0) }
         XCTAssertEqual(filtered.map(\.name), ["a"], "collection queries are live too")
         XCTAssertThrowsRealmError(.invalidValue, mentioning: ["managed"]) { _ = try List<QItem>().checkedFilter("rank > 1") }
+
+        // Key paths through to-one links, sorting by a linked property.
+        try realm.write {
+            let other = QOwner()
+            other.id = 1
+            other.name = "Zed"
+            realm.add(other)
+            realm.objects(QItem.self).filter("name == 'd'").first!.owner = other
+            owner.name = "Amy"
+        }
+        let byOwner = realm.objects(QItem.self).sorted(by: \.owner?.name, ascending: false)
+        XCTAssertEqual(byOwner.first?.name, "d")
+        XCTAssertEqual(try KeyPathRecorder.name(of: \QItem.owner?.name, root: QItem.self), "owner.name")
+        XCTAssertEqual(names(realm.objects(QItem.self).sorted(byKeyPath: "owner.name").filter("owner.id == 7")), ["a", "b", "c"])
+        XCTAssertTrue(realm.objects(QItem.self).filter("rank == 4").description.contains("Results<QItem> <1>"))
+    }
+
+    func testMutableSetQueries() throws {
+        let realm = try openQueryRealm()
+        try realm.write {
+            let owner = Owner()
+            owner.id = 1
+            for (name, kind) in [("Tom", "cat"), ("Rex", "dog"), ("Kit", "cat")] {
+                let pet = Pet()
+                pet.name = name
+                pet.kind = kind
+                owner.petSet.insert(pet)
+            }
+            realm.add(owner)
+        }
+        let owner = realm.objects(Owner.self).first!
+        XCTAssertEqual(Set(owner.petSet.filter("kind == 'cat'").map(\.name)), ["Tom", "Kit"])
+        XCTAssertEqual(owner.petSet.sorted(byKeyPath: "name").map(\.name), ["Kit", "Rex", "Tom"])
+        XCTAssertEqual(owner.petSet.where { $0.kind == "dog" }.count, 1)
+        XCTAssertEqual(owner.petSet.distinct(by: ["kind"]).count, 2)
     }
 }
 

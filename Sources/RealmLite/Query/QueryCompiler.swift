@@ -323,10 +323,10 @@ struct QueryCompiler {
 
     private func bytesTest(_ op: QueryOperator, _ constant: [UInt8]) -> (UnsafeRawBufferPointer) -> Bool {
         switch op {
-        case .equal: return { $0.elementsEqual(constant) }
-        case .notEqual: return { !$0.elementsEqual(constant) }
-        case .beginsWith: return { $0.count >= constant.count && $0.prefix(constant.count).elementsEqual(constant) }
-        case .endsWith: return { $0.count >= constant.count && $0.suffix(constant.count).elementsEqual(constant) }
+        case .equal: return { $0.count == constant.count && bytesEqual($0, 0, constant) }
+        case .notEqual: return { !($0.count == constant.count && bytesEqual($0, 0, constant)) }
+        case .beginsWith: return { bytesEqual($0, 0, constant) }
+        case .endsWith: return { $0.count >= constant.count && bytesEqual($0, $0.count - constant.count, constant) }
         case .contains: return { containsBytes($0, constant) }
         case .like:
             let pattern = Array(String(decoding: constant, as: UTF8.self).unicodeScalars)
@@ -408,6 +408,14 @@ func foldString(_ s: String, caseInsensitive: Bool, diacriticInsensitive: Bool) 
     }
     if caseInsensitive { t = t.uppercased().lowercased() }
     return t.precomposedStringWithCanonicalMapping
+}
+
+/// True if `field[offset...]` starts with `constant` (memcmp, no decoding).
+@inline(__always)
+func bytesEqual(_ field: UnsafeRawBufferPointer, _ offset: Int, _ constant: [UInt8]) -> Bool {
+    guard field.count - offset >= constant.count else { return false }
+    if constant.isEmpty { return true }
+    return constant.withUnsafeBytes { memcmp(field.baseAddress! + offset, $0.baseAddress!, constant.count) == 0 }
 }
 
 func containsBytes(_ haystack: UnsafeRawBufferPointer, _ needle: [UInt8]) -> Bool {
