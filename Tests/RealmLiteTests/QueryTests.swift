@@ -371,3 +371,43 @@ final class QueryOperatorTests: QueryTestCase {
         XCTAssertThrowsRealmError(.invalidValue, mentioning: ["@max", "string"]) { _ = try owners.checkedFilter("pets.@max.name == 'x'") }
     }
 }
+
+/// RealmSwift's non-throwing query methods raise on bad input; RealmLite's
+/// stop with the Realm.Error message (checked twins throw it). Each scenario
+/// runs in a child process.
+final class QueryStopTests: QueryTestCase {
+    static let variable = "REALMLITE_QUERY_STOP_SCENARIO"
+
+    func testRunQueryScenario() throws {
+        guard let name = ProcessInfo.processInfo.environment[Self.variable] else { return }
+        let realm = try openQueryRealm()
+        switch name {
+        case "badFormat": _ = realm.objects(QItem.self).filter("rank >> 3")
+        case "sortByList": _ = realm.objects(QOwner.self).sorted(byKeyPath: "items")
+        case "typeMismatch": _ = realm.objects(QItem.self).where { $0.name == "x" && $0.rank > 1 }.filter("rank == 'x'")
+        default: XCTFail("unknown scenario \(name)")
+        }
+        XCTFail("scenario \(name) should have stopped")
+    }
+
+    func stops(_ scenario: String, printing expected: String, line: UInt = #line) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        process.arguments = ["RealmLiteTests.QueryStopTests/testRunQueryScenario"]
+        var environment = ProcessInfo.processInfo.environment
+        environment[Self.variable] = scenario
+        process.environment = environment
+        let errorPipe = Pipe()
+        process.standardError = errorPipe
+        process.standardOutput = Pipe()
+        try process.run()
+        let output = String(decoding: errorPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertFalse(process.terminationReason == .exit && process.terminationStatus == 0, scenario, line: line)
+        XCTAssertTrue(output.contains(expected), "stderr should contain '\(expected)', got:\n\(output.suffix(1500))", line: line)
+    }
+
+    func testBadFormatStops() throws { try stops("badFormat", printing: "Invalid predicate 'rank >> 3'") }
+    func testSortByListStops() throws { try stops("sortByList", printing: "Cannot sort on key path 'items'") }
+    func testTypeMismatchStops() throws { try stops("typeMismatch", printing: "Cannot compare 'rank' (int) with 'x'") }
+}

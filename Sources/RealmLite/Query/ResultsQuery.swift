@@ -306,6 +306,7 @@ extension List: _RealmQueryable where Element: ObjectBase {
         let realm = field.realm
         let info = try realm.classInfo(for: Element.self)
         let plan = QueryPlan(info: info, base: .keys { _ in
+            if field.owner.isInvalidated { return [] }
             let view = field.view
             return (0..<view.count).map { UInt64(littleEndian: view.element($0).loadUnaligned(as: UInt64.self)) }
         }, predicate: nil, compiled: nil, orderings: [])
@@ -321,6 +322,7 @@ extension MutableSet: _RealmQueryable where Element: ObjectBase {
         let realm = field.realm
         let info = try realm.classInfo(for: Element.self)
         let plan = QueryPlan(info: info, base: .keys { _ in
+            if field.owner.isInvalidated { return [] }
             let view = field.view
             return (0..<view.count).map { UInt64(littleEndian: view.element($0).loadUnaligned(as: UInt64.self)) }
         }, predicate: nil, compiled: nil, orderings: [])
