@@ -95,7 +95,11 @@ final class QueryParserTests: QueryTestCase {
         XCTAssertThrowsRealmError(.invalidValue, mentioning: ["ANY", "name"]) { _ = try items.checkedFilter("ANY name == 'x'") }
         XCTAssertThrowsRealmError(.invalidValue, mentioning: ["not a link", "name"]) { _ = try items.checkedFilter("name.length == 3") }
         XCTAssertThrowsRealmError(.invalidValue, mentioning: ["BETWEEN", "two"]) { _ = try items.checkedFilter("rank BETWEEN {1}") }
-        XCTAssertThrowsRealmError(.invalidValue, mentioning: ["two properties"]) { _ = try items.checkedFilter("rank == plainRank") }
+        XCTAssertThrowsRealmError(.invalidValue, mentioning: ["'rank' (int)", "'name' (string)"]) { _ = try items.checkedFilter("rank == name") }
+        XCTAssertThrowsRealmError(.invalidValue, mentioning: ["two properties"]) { _ = try items.checkedFilter("name BEGINSWITH tag") }
+        XCTAssertThrowsRealmError(.invalidValue, mentioning: ["one value per object"]) {
+            _ = try realm.objects(QOwner.self).checkedFilter("name == items.name")
+        }
         XCTAssertThrowsRealmError(.invalidValue, mentioning: ["@foo"]) { _ = try realm.objects(QOwner.self).checkedFilter("items.@foo > 1") }
     }
 
@@ -230,6 +234,14 @@ final class QueryOperatorTests: QueryTestCase {
         XCTAssertEqual(q("%K == %d", "int", 10), [10])
         XCTAssertEqual(q("int == $1 OR int == $0", 0, 20), [0, 20])
         XCTAssertEqual(q("TRUEPREDICATE"), [0, 10, 20])
+        // property against property
+        XCTAssertEqual(q("int > int8"), [10, 20])
+        XCTAssertEqual(q("int16 == int"), [0])
+        XCTAssertEqual(q("float < double"), [])        // NaN never ordered
+        XCTAssertEqual(q("float <= double"), [10])
+        XCTAssertEqual(q("optInt == int8"), [10, 20])
+        XCTAssertEqual(q("optInt != int8"), [0])        // nil != 0
+        XCTAssertEqual(q("date > optDate"), [10, 20])
         XCTAssertEqual(q("FALSEPREDICATE OR (int == 0 || int == 10) && !(int == 0)"), [10])
     }
 

@@ -59,9 +59,6 @@ struct QueryCompiler {
     private func normalized(_ c: QueryComparison) throws -> QueryComparison {
         var c = c
         if case .keyPath = c.left {
-            if case .keyPath(let right, _) = c.right, case .keyPath(let left, _) = c.left {
-                throw resolver.fail("Comparing two properties ('\(left.joined(separator: "."))' and '\(right.joined(separator: "."))') is not supported; compare a property with a value", c.position)
-            }
             return c
         }
         guard case .keyPath = c.right else {
@@ -89,6 +86,9 @@ struct QueryCompiler {
         if c.quantifier != .implicit && !path.isMulti {
             throw resolver.fail("ANY/ALL/NONE need a to-many key path, but '\(path.text)' has one value per object", c.position)
         }
+        if case .keyPath(let rightComponents, let rightPosition) = c.right {
+            return try comparePaths(c, path, try resolver.resolve(rightComponents, position: rightPosition))
+        }
         let test = try valueTest(c, path)
         let source = path.source
         if !path.isMulti {
@@ -105,6 +105,54 @@ struct QueryCompiler {
             return { realm, record, key in source(realm, record, key) { !test($0) } }
         case .any, .implicit:
             return { realm, record, key in !source(realm, record, key) { !test($0) } }
+        }
+    }
+
+    /// `left op right` between two properties of the same row: the right
+    /// key path must have one value per object; the left may be to-many.
+    private func comparePaths(_ c: QueryComparison, _ left: ResolvedPath, _ right: ResolvedPath) throws -> RowFilter {
+        let op = c.op
+        guard [.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual].contains(op) else {
+            throw resolver.fail("Only ==, !=, <, <=, > and >= can compare two properties ('\(left.text)' \(op.rawValue) '\(right.text)')", c.position)
+        }
+        if c.caseInsensitive || c.diacriticInsensitive {
+            throw resolver.fail("Options [c] and [d] are not supported when comparing two properties", c.position)
+        }
+        if right.isMulti {
+            throw resolver.fail("The right side '\(right.text)' of a comparison between properties must have one value per object", c.right.position)
+        }
+        let numeric: Set<PropertyType> = [.int, .float, .double]
+        let sameLinks = left.type == .object && right.type == .object && left.targetClass === right.targetClass
+        guard (left.type == right.type && left.type != .object) || sameLinks
+                || (numeric.contains(left.type) && numeric.contains(right.type)) else {
+            throw resolver.fail("Cannot compare '\(left.text)' (\(typeName(left))) with '\(right.text)' (\(typeName(right)))", c.position)
+        }
+        if op.isOrdering && (left.type == .bool || left.type == .object) {
+            throw resolver.fail("'\(op.rawValue)' is not supported on \(typeName(left)) ('\(left.text)')", c.position)
+        }
+        let leftType = left.type, rightType = right.type
+        let test: (QueryOperand, SortValue) -> Bool = { operand, r in
+            let l = SortValue(operand, leftType)
+            if case .null = l { return op == .equal ? r == .null : op == .notEqual ? r != .null : false }
+            if case .null = r { return op == .notEqual }
+            if op.isOrdering, l == .nan || r == .nan { return false }
+            return self.ordered(op, l.compare(r))
+        }
+        let leftSource = left.source, rightSource = right.source
+        let multi = left.isMulti, quantifier = c.quantifier
+        return { realm, record, key in
+            var r = SortValue.null
+            _ = rightSource(realm, record, key) { r = SortValue($0, rightType); return false }
+            if !multi {
+                var result = false
+                _ = leftSource(realm, record, key) { result = test($0, r); return false }
+                return result
+            }
+            switch quantifier {
+            case .all: return leftSource(realm, record, key) { test($0, r) }
+            case .none: return leftSource(realm, record, key) { !test($0, r) }
+            case .any, .implicit: return !leftSource(realm, record, key) { !test($0, r) }
+            }
         }
     }
 
