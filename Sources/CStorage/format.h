@@ -15,7 +15,7 @@
  *  EVERY PAGE starts with a 32-byte header:
  *   off size field
  *     0   4  checksum  CRC-32C of the page (of the whole run for overflow and
- *                      free-list runs; of bytes 4..511 for meta pages), with
+ *                      free-list runs; of the first 512 bytes for meta pages), with
  *                      this field taken as 0
  *     4   2  type      1 meta, 2 branch, 3 leaf, 4 overflow, 5 free-list
  *     6   2  nkeys     cells on a branch/leaf page
