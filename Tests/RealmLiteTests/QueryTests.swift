@@ -380,6 +380,16 @@ final class QueryOperatorTests: QueryTestCase {
         XCTAssertEqual(b("scores.@sum == 10"), [101])
         XCTAssertEqual(b("ANY optStrings == nil"), [302])
         XCTAssertEqual(b("optStrings == 'b'"), [0])
+        // SUBQUERY(collection, $x, predicate).@count
+        XCTAssertEqual(q("SUBQUERY(pets, $p, $p.kind == 'cat' OR $p.kind == 'dog').@count == 2"), ["Ann"])
+        XCTAssertEqual(q("SUBQUERY(pets, $p, $p.name BEGINSWITH 'N').@count > 0"), ["Bob"])
+        XCTAssertEqual(q("subquery(pets, $p, $p.listedBy.@count == 1).@size == 0"), ["Cy"])
+        XCTAssertEqual(q("0 == SUBQUERY(pets, $p, TRUEPREDICATE).@count"), ["Cy"])
+        XCTAssertEqual(try pets.checkedFilter("SUBQUERY(listedBy, $o, SUBQUERY($o.pets, $q, $q.kind == 'fish').@count == 1).@count == 1").map(\.name), ["Nemo"])
+        XCTAssertThrowsRealmError(.invalidValue, mentioning: ["must start with $p"]) { _ = try owners.checkedFilter("SUBQUERY(pets, $p, name == 'x').@count > 0") }
+        XCTAssertThrowsRealmError(.invalidValue, mentioning: ["collection of objects"]) { _ = try owners.checkedFilter("SUBQUERY(name, $p, $p.x == 1).@count > 0") }
+        XCTAssertThrowsRealmError(.invalidValue, mentioning: ["@count"]) { _ = try owners.checkedFilter("SUBQUERY(pets, $p, $p.name == 'x') > 0") }
+        XCTAssertThrowsRealmError(.invalidValue, mentioning: ["variable"]) { _ = try owners.checkedFilter("SUBQUERY(pets, p, $p.name == 'x').@count > 0") }
         XCTAssertThrowsRealmError(.invalidValue, mentioning: ["@max", "string"]) { _ = try owners.checkedFilter("pets.@max.name == 'x'") }
     }
 }

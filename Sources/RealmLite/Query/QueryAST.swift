@@ -55,11 +55,35 @@ enum QueryExpression {
     case value(QueryValue, position: Int)
     /// `{a, b, c}` or an array argument (IN, BETWEEN).
     case list([QueryValue], position: Int)
+    /// `SUBQUERY(collection, $x, predicate).@count`
+    case subquery(QuerySubquery, position: Int)
 
     var position: Int {
         switch self {
-        case .keyPath(_, let p), .value(_, let p), .list(_, let p): p
+        case .keyPath(_, let p), .value(_, let p), .list(_, let p), .subquery(_, let p): p
         }
+    }
+
+    /// A key path or a subquery: something evaluated per object.
+    var isPath: Bool {
+        switch self {
+        case .keyPath, .subquery: true
+        default: false
+        }
+    }
+}
+
+/// The number of objects of a to-many key path matching a predicate, whose
+/// key paths start with `variable` (the collection's element).
+final class QuerySubquery {
+    let collection: [String]
+    let variable: String
+    let predicate: QueryPredicate
+
+    init(collection: [String], variable: String, predicate: QueryPredicate) {
+        self.collection = collection
+        self.variable = variable
+        self.predicate = predicate
     }
 }
 

@@ -58,10 +58,10 @@ struct QueryCompiler {
     /// Puts the key path on the left: `3 < age` -> `age > 3`, `'x' IN tags` -> `ANY tags == 'x'`.
     private func normalized(_ c: QueryComparison) throws -> QueryComparison {
         var c = c
-        if case .keyPath = c.left {
+        if c.left.isPath {
             return c
         }
-        guard case .keyPath = c.right else {
+        guard c.right.isPath else {
             throw resolver.fail("A comparison needs a property name on one side", c.position)
         }
         if c.op == .in {
@@ -81,13 +81,12 @@ struct QueryCompiler {
 
     private func compileComparison(_ original: QueryComparison) throws -> RowFilter {
         let c = try normalized(original)
-        guard case .keyPath(let components, let pathPosition) = c.left else { fatalError("normalized") }
-        let path = try resolver.resolve(components, position: pathPosition)
+        let path = try resolvePath(c.left)
         if c.quantifier != .implicit && !path.isMulti {
             throw resolver.fail("ANY/ALL/NONE need a to-many key path, but '\(path.text)' has one value per object", c.position)
         }
-        if case .keyPath(let rightComponents, let rightPosition) = c.right {
-            return try comparePaths(c, path, try resolver.resolve(rightComponents, position: rightPosition))
+        if c.right.isPath {
+            return try comparePaths(c, path, try resolvePath(c.right))
         }
         let test = try valueTest(c, path)
         let source = path.source
@@ -105,6 +104,77 @@ struct QueryCompiler {
             return { realm, record, key in source(realm, record, key) { !test($0) } }
         case .any, .implicit:
             return { realm, record, key in !source(realm, record, key) { !test($0) } }
+        }
+    }
+
+    private func resolvePath(_ expression: QueryExpression) throws -> ResolvedPath {
+        switch expression {
+        case .keyPath(let components, let position):
+            return try resolver.resolve(components, position: position)
+        case .subquery(let subquery, let position):
+            return try subqueryPath(subquery, position)
+        case .value(_, let position), .list(_, let position):
+            throw resolver.fail("Expected a property name", position)
+        }
+    }
+
+    /// SUBQUERY(collection, $x, predicate).@count: counts the linked objects
+    /// matching the inner predicate (compiled against their class).
+    private func subqueryPath(_ subquery: QuerySubquery, _ position: Int) throws -> ResolvedPath {
+        let collection = try resolver.resolve(subquery.collection, position: position)
+        guard collection.endsInCollection, collection.type == .object, let target = collection.targetClass else {
+            throw resolver.fail("SUBQUERY needs a collection of objects, but '\(collection.text)' is not one", position)
+        }
+        let inner = try QueryCompiler(info: target, format: format, useIndexes: false)
+            .filter(try stripVariable(subquery.predicate, subquery.variable))
+        let elements = collection.source
+        return ResolvedPath(source: { realm, record, key, visit in
+            var n: Int64 = 0
+            _ = elements(realm, record, key) { operand in
+                let linked: UInt64
+                switch operand {
+                case .raw(let bytes): linked = UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self))
+                case .int(let k): linked = UInt64(bitPattern: k)
+                default: return true
+                }
+                guard let value = realm.loadRecord(target, linked) else { return true }
+                if inner(realm, RecordView(base: UnsafeRawPointer(value.data!), size: value.size), linked) { n += 1 }
+                return true
+            }
+            return visit(.int(n))
+        }, type: .int, isAggregate: true,
+           text: "SUBQUERY(\(collection.text), \(subquery.variable), ...).@count")
+    }
+
+    /// The inner predicate with `$x.` removed from its key paths.
+    private func stripVariable(_ predicate: QueryPredicate, _ variable: String) throws -> QueryPredicate {
+        func strip(_ e: QueryExpression) throws -> QueryExpression {
+            switch e {
+            case .keyPath(let components, let position):
+                guard components.first == variable else {
+                    throw resolver.fail("Key paths inside SUBQUERY must start with \(variable) ('\(components.joined(separator: "."))')", position)
+                }
+                if components.count == 1 { throw resolver.fail("Comparing the SUBQUERY variable \(variable) itself is not supported; use one of its properties", position) }
+                return .keyPath(Array(components.dropFirst()), position: position)
+            case .subquery(let inner, let position):
+                guard inner.collection.first == variable else {
+                    throw resolver.fail("A nested SUBQUERY must start from \(variable)", position)
+                }
+                return .subquery(QuerySubquery(collection: Array(inner.collection.dropFirst()), variable: inner.variable,
+                                               predicate: inner.predicate), position: position)
+            default:
+                return e
+            }
+        }
+        switch predicate {
+        case .constant: return predicate
+        case .and(let a, let b): return .and(try stripVariable(a, variable), try stripVariable(b, variable))
+        case .or(let a, let b): return .or(try stripVariable(a, variable), try stripVariable(b, variable))
+        case .not(let a): return .not(try stripVariable(a, variable))
+        case .comparison(var c):
+            c.left = try strip(c.left)
+            c.right = try strip(c.right)
+            return .comparison(c)
         }
     }
 
@@ -177,7 +247,7 @@ struct QueryCompiler {
                 return try operandTest(c.op, value, c, path)
             case .list(_, let position):
                 throw resolver.fail("'\(c.op.rawValue)' compares with one value, not a list (use IN for a list)", position)
-            case .keyPath:
+            case .keyPath, .subquery:
                 throw resolver.fail("Comparing two properties is not supported", c.position)
             }
         }
@@ -187,7 +257,8 @@ struct QueryCompiler {
         switch c.right {
         case .list(let items, _): return items
         case .value(let value, _): return [value]
-        case .keyPath(_, let position): throw resolver.fail("'\(c.op.rawValue)' needs a list of values {a, b, ...}", position)
+        case .keyPath(_, let position), .subquery(_, let position):
+            throw resolver.fail("'\(c.op.rawValue)' needs a list of values {a, b, ...}", position)
         }
     }
 

@@ -126,6 +126,13 @@ struct QueryLexer {
                 i = j + 1
                 continue
             }
+            if c == "$", i + 1 < chars.count, isIdentStart(chars[i + 1]) {
+                // A SUBQUERY variable: lexed as a name.
+                i += 1
+                while i < chars.count, isIdent(chars[i]) { i += 1 }
+                tokens.append(QueryToken(kind: .identifier(String(chars[start..<i])), position: start))
+                continue
+            }
             if c == "$" {
                 i += 1
                 while i < chars.count, chars[i].isNumber { i += 1 }
@@ -312,6 +319,8 @@ struct QueryParser {
             case "TRUE", "YES": index += 1; return .value(.bool(true), position: token.position)
             case "FALSE", "NO": index += 1; return .value(.bool(false), position: token.position)
             case "NIL", "NULL": index += 1; return .value(.null, position: token.position)
+            case "SUBQUERY":
+                if index + 1 < tokens.count, case .symbol("(") = tokens[index + 1].kind { return try parseSubquery() }
             default: break
             }
             return try parseKeyPath(first: [name])
@@ -396,6 +405,29 @@ struct QueryParser {
         }
         guard let uuid = UUID(uuidString: text) else { throw lexer.error("'\(text)' is not a valid uuid", at: token.position) }
         return .value(.uuid(uuid), position: token.position)
+    }
+
+    /// SUBQUERY(keypath, $var, predicate).@count
+    private mutating func parseSubquery() throws -> QueryExpression {
+        let start = current.position
+        index += 2
+        guard case .keyPath(let collection, _) = try parseOperand() else {
+            throw lexer.error("SUBQUERY needs a collection key path first", at: start)
+        }
+        try expectSymbol(",", "after the SUBQUERY collection")
+        guard case .identifier(let variable) = current.kind, variable.hasPrefix("$") else {
+            throw lexer.error("expected a variable such as $x as the second SUBQUERY argument, found \(describe(current))", at: current.position)
+        }
+        index += 1
+        try expectSymbol(",", "after the SUBQUERY variable")
+        let predicate = try parseOr()
+        try expectSymbol(")", "to close the SUBQUERY opened at position \(start)")
+        try expectSymbol(".", "after SUBQUERY(...): only SUBQUERY(...).@count is supported")
+        guard case .collectionOperator(let op) = current.kind, op == "count" || op == "size" else {
+            throw lexer.error("only SUBQUERY(...).@count is supported, found \(describe(current))", at: current.position)
+        }
+        index += 1
+        return .subquery(QuerySubquery(collection: collection, variable: variable, predicate: predicate), position: start)
     }
 
     private mutating func parseKeyPath(first: [String], position: Int? = nil, consumed: Bool = false) throws -> QueryExpression {
