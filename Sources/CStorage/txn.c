@@ -373,6 +373,10 @@ int env_flush_deferred(cs_env *env, bool *flushed)
     int rc = lock_writer_acquire(&env->lock, false, &died);
     if (rc) return rc;
     if (died) rc = resync_after_dead_writer(env);
+    /* After a failed flush the kernel may have dropped the pages of the
+     * deferred commits: a second flush would "succeed" without them. */
+    if (rc == CS_OK && atomic_load(&env->panic))
+        rc = cs_fail(CS_EPANIC, "an earlier flush failed: close and reopen the database");
     cs_meta m;
     lock_read_meta(&env->lock, &m);
     if (rc == CS_OK && m.txnid > env->lock.hdr->durable_txnid) {
