@@ -50,7 +50,7 @@ def goal_cell(name, ratio):
         return ""
     op, target = GOALS[name]
     met = ratio >= target if op == ">=" else ratio <= target
-    return f"{'met' if met else '**below**'} ({op} {target:.2f}×)"
+    return f"{'met' if met else '**below**'}: {ratio:.3f} ({op} {target:.2f})"
 
 
 def section(run):
