@@ -9,7 +9,9 @@
  * the n-th I/O call of a commit with ENOSPC, for every n: a failed write
  * or growth leaves the last commit; a failed flush panics the env
  * (CS_EPANIC until reopened) and after reopen the database holds the last
- * commit or, if the meta write had been issued, the failed one.
+ * commit or, if the meta write had been issued, the failed one. Part 3
+ * does the same around a deferred commit and the cs_env_sync that flushes
+ * it.
  *
  *   diskfull short|long       SEED=n to replay
  */
@@ -199,6 +201,53 @@ static long part2(const char *path, int rounds, uint64_t *rng)
     return scenarios;
 }
 
+/* Part 3: a deferred commit, then cs_env_sync, with I/O call n failing. A
+ * failed deferred commit leaves the last commit; a failed cs_env_sync leaves
+ * the deferred commit visible in the live env (still waiting for a flush),
+ * and after reopen the file holds it or the last durable commit. */
+static long part3(const char *path, int rounds)
+{
+    long scenarios = 0;
+    D.capacity = 0;
+    for (int r = 0; r < rounds && rel_failures == 0; r++) {
+        rel_rm_db(path);
+        D.fail_at = -1;
+        cs_env *env;
+        if (open_env(path, &env)) return rel_fail("part 3: open"), scenarios;
+        uint64_t seq = 0, durable = 0;
+        for (int i = 0; i < 3 + r % 5; i++)
+            if (commit_one(env, &seq) == CS_OK) durable = seq;
+        for (long n = 0; n < 12 && rel_failures == 0; n++) {
+            cs_txn *t;
+            D.calls = 0, D.fail_at = n, D.failed_sync = D.meta_written = false;
+            int rc = cs_txn_begin(env, 0, &t), in_sync = 0;
+            if (rc == CS_OK) {
+                seq = wl_current(t) + 1;
+                if ((rc = wl_apply(t, seq))) cs_txn_abort(t);
+                else rc = cs_txn_commit_deferred(t);
+            }
+            if (rc == CS_OK) in_sync = 1, rc = cs_env_sync(env);
+            D.fail_at = -1;
+            scenarios++;
+            if (rc == CS_OK) {
+                durable = seq;
+                continue;
+            }
+            if (rc != CS_ENOSPACE) rel_fail("part 3: call %ld: %s, want CS_ENOSPACE", n, cs_strerror(rc));
+            uint64_t live = in_sync ? seq : durable;
+            expect(env, live, live, "part 3: live env after the failure");
+            cs_env_close(env); /* tries the flush again: space is back */
+            if (open_env(path, &env)) return rel_fail("part 3: reopen"), scenarios;
+            expect(env, durable, live, "part 3: after reopen");
+            uint64_t k = durable;
+            char why[300];
+            if (wl_verify(env, &k, why, sizeof why) == 0) durable = k;
+        }
+        cs_env_close(env);
+    }
+    return scenarios;
+}
+
 int main(int argc, char **argv)
 {
     bool lng = argc > 1 && strcmp(argv[1], "long") == 0;
@@ -211,8 +260,10 @@ int main(int argc, char **argv)
     long a = part1(path, lng ? 100 : 16);
     filler = false;
     long b = part2(path, lng ? 300 : 40, &rng);
-    printf("diskfull: %ld full-disk commits, %ld single-call ENOSPC failures, %.1fs\n", a, b, rel_now() - t0);
+    long c = part3(path, lng ? 100 : 20);
+    printf("diskfull: %ld full-disk commits, %ld single-call ENOSPC failures in commits, %ld around deferred "
+           "commits and cs_env_sync, %.1fs\n", a, b, c, rel_now() - t0);
     if (rel_failures == 0) rel_rmdir(dir);
     else fprintf(stderr, "diskfull: files kept in %s\n", dir);
-    return rel_report("diskfull", a + b);
+    return rel_report("diskfull", a + b + c);
 }

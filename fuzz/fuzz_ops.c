@@ -3,8 +3,10 @@
  *
  * The input is decoded into operations on three named trees — put (plain
  * or no-overwrite, small or overflow-sized values), delete, get, count,
- * clear, cursor walks (first/last/next/prev/seek/exact), commit, abort,
- * read snapshots and close/reopen — applied to both engines through the
+ * clear, cursor walks (first/last/next/prev/seek/exact), commit, deferred
+ * commit (CStorage; LMDB commits normally), abort, fresh read snapshots, a
+ * snapshot held across later commits (free-space reuse must not disturb
+ * it), and close/reopen — applied to both engines through the
  * kv.h adapter. Every result code, key and value must agree, and after
  * each commit and reopen cs_check must report a clean file. Keys come from
  * a small alphabet so that operations collide.
@@ -21,6 +23,7 @@ static const char *tree_names[NTREES] = {"alpha", "beta", "gamma"};
 typedef struct {
     kv_env *e[2];
     kv_txn *w[2];       /* open write txns (both or neither) */
+    kv_txn *snap[2];    /* a read snapshot held across commits, or NULL */
     kv_tree tr[2][NTREES];
     char path[2][300];
 } world;
@@ -105,11 +108,17 @@ static void begin_write(world *w)
         if (kv_txn_begin(w->e[i], KV_WRITE, &w->w[i])) abort();
 }
 
-static void end_write(world *w, bool commit)
+static void end_write(world *w, int commit) /* 0 abort, 1 commit, 2 deferred commit */
 {
     if (!w->w[0]) return;
     if (commit) {
-        int a = kv_txn_commit(w->w[0]), b = kv_txn_commit(w->w[1]);
+        int a, b = kv_txn_commit(w->w[1]);
+        if (commit == 2) { /* CStorage only; LMDB commits normally */
+            a = cs_txn_commit_deferred((cs_txn *)w->w[0]->native);
+            free(w->w[0]);
+        } else {
+            a = kv_txn_commit(w->w[0]);
+        }
         same_rc("commit", a, b);
         check_clean(w, "commit");
     } else {
@@ -152,9 +161,31 @@ static void cursor_walk(world *w, kv_txn *t[2], int k, fz_in *in)
     kv_cursor_close(c[1]);
 }
 
+static void drop_snapshot(world *w)
+{
+    if (!w->snap[0]) return;
+    kv_txn_abort(w->snap[0]);
+    kv_txn_abort(w->snap[1]);
+    w->snap[0] = w->snap[1] = NULL;
+}
+
+/* Compare a fresh snapshot, or the held one (taken now if there is none:
+ * later commits must not disturb what it sees). */
 static void read_snapshot(world *w, fz_in *in)
 {
     kv_txn *t[2];
+    uint8_t how = fz_u8(in);
+    if (how & 1) {
+        if (how & 2) drop_snapshot(w);
+        for (int i = 0; !w->snap[1] && i < 2; i++)
+            if (kv_txn_begin(w->e[i], KV_READ, &w->snap[i])) abort();
+        int k = fz_u8(in) % NTREES;
+        uint64_t n[2];
+        same_rc("snapshot count", kv_count(w->snap[0], w->tr[0][k], &n[0]), kv_count(w->snap[1], w->tr[1][k], &n[1]));
+        if (n[0] != n[1]) mismatch("snapshot count value", (int)n[0], (int)n[1]);
+        cursor_walk(w, w->snap, k, in);
+        return;
+    }
     for (int i = 0; i < 2; i++)
         if (kv_txn_begin(w->e[i], KV_READ, &t[i])) abort();
     int k = fz_u8(in) % NTREES;
@@ -178,7 +209,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_in in = {data, size};
     static uint8_t kb[300], vb[11000];
     int ops = 0;
-    while (fz_more(&in) && ops++ < 2000) {
+    while (fz_more(&in) && ops++ < 600) {
         uint8_t op = fz_u8(&in);
         int k = (op >> 4) % NTREES;
         switch (op & 15) {
@@ -221,8 +252,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             cursor_walk(&w, w.w, k, &in);
             break;
         case 9: read_snapshot(&w, &in); break;
-        case 10: case 11: end_write(&w, true); break;
-        case 12: end_write(&w, false); break;
+        case 10: case 11: end_write(&w, 1); break;
+        case 12: end_write(&w, fz_u8(&in) % 4 == 0 ? 2 : 0); break;
         case 13: /* clear a tree */
             if (fz_u8(&in) % 4) break;
             begin_write(&w);
@@ -230,13 +261,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         case 14: /* close and reopen both (an open write txn commits first) */
             end_write(&w, fz_u8(&in) & 1);
+            drop_snapshot(&w);
             close_envs(&w);
             open_envs(&w);
             check_clean(&w, "reopen");
             break;
         case 15: { /* a burst of sequential puts: grows trees past one page */
             begin_write(&w);
-            int n = fz_u8(&in);
+            int n = fz_u8(&in) % 64; /* small: cs_check runs after every commit */
             uint8_t seed = fz_u8(&in);
             for (int i = 0; i < n * 4; i++) {
                 int kl = snprintf((char *)kb, sizeof kb, "s%c%05d", 'a' + seed % 6, i * (seed | 1) % 3000);
@@ -249,7 +281,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         }
     }
-    end_write(&w, true);
+    end_write(&w, 1);
+    drop_snapshot(&w);
     close_envs(&w);
     return 0;
 }
