@@ -90,6 +90,11 @@ struct QueryCompiler {
         }
         let test = try valueTest(c, path)
         let source = path.source
+        if let column = path.directColumn, !path.isMulti, !path.isAggregate {
+            // One property of the row itself: read the field directly.
+            let slot = info.slots[column.index], layout = info.layout
+            return { _, record, _ in test(record.isNull(slot) ? .null : .raw(record.field(slot, layout))) }
+        }
         if !path.isMulti {
             return { realm, record, key in
                 var result = false
@@ -232,6 +237,23 @@ struct QueryCompiler {
         case .in:
             let items = try listOperand(c)
             let tests = try items.map { try operandTest(.equal, $0, c, path) }
+            if path.type == .int, items.count > 2, !path.isAggregate {
+                // Many integers: one hash lookup instead of a test per item.
+                var set = Set<Int64>()
+                var hasNull = false
+                for item in items {
+                    switch item {
+                    case .int(let v): set.insert(v)
+                    case .double(let d): if let v = Int64(exactly: d) { set.insert(v) }
+                    case .null: hasNull = true
+                    default: break
+                    }
+                }
+                return { operand in
+                    guard let v = operandInt(operand) else { return hasNull }
+                    return set.contains(v)
+                }
+            }
             return { operand in tests.contains { $0(operand) } }
         case .between:
             let items = try listOperand(c)
@@ -384,6 +406,16 @@ struct QueryCompiler {
             }
             return { operand in
                 guard case .raw(let field) = operand else { return false }
+                // ASCII needs no Unicode folding: lower-case the bytes on the stack.
+                if field.count <= 256, !field.contains(where: { $0 >= 0x80 }) {
+                    return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(field.count, 1)) { buffer in
+                        for i in 0..<field.count {
+                            let b = field[i]
+                            buffer[i] = ci && b >= 0x41 && b <= 0x5A ? b | 0x20 : b
+                        }
+                        return match(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[0..<field.count]))
+                    }
+                }
                 var folded = foldString(String(decoding: field, as: UTF8.self), caseInsensitive: ci, diacriticInsensitive: di)
                 return folded.withUTF8 { match(UnsafeRawBufferPointer($0)) }
             }
