@@ -78,6 +78,16 @@ int leaf_value(const uint8_t *pg, uint32_t psize, unsigned i, const uint8_t **v,
     return CS_OK;
 }
 
+/* A probe's cell is usually a cache miss, and the next probe depends on it.
+ * Ask for the cells of both possible next probes now, so the misses overlap
+ * instead of queueing (slots sit in the first lines, which are warm). */
+static inline void prefetch_probes(const uint8_t *pg, unsigned lo, unsigned mid, unsigned hi)
+{
+    unsigned a = (lo + mid) / 2, b = (mid + 1 + hi) / 2;
+    if (a < mid) __builtin_prefetch(pg + node_slot(pg, a));
+    if (b > mid && b < hi) __builtin_prefetch(pg + node_slot(pg, b));
+}
+
 int node_search_leaf(const uint8_t *pg, uint32_t psize, const uint8_t *k, uint32_t kl, unsigned *idx,
                      bool *exact)
 {
@@ -85,6 +95,7 @@ int node_search_leaf(const uint8_t *pg, uint32_t psize, const uint8_t *k, uint32
     *exact = false;
     while (lo < hi) {
         unsigned mid = (lo + hi) / 2;
+        prefetch_probes(pg, lo, mid, hi);
         uint32_t off = node_slot(pg, mid);
         if (CS_UNLIKELY(off < PAGE_HDR || off + LEAF_CELL_HDR > psize)) return bad_cell(pg, mid);
         uint32_t ml = rd16(pg + off);
@@ -109,6 +120,7 @@ int node_search_branch(const uint8_t *pg, uint32_t psize, const uint8_t *k, uint
     unsigned lo = 1, hi = node_n(pg);
     while (lo < hi) {
         unsigned mid = (lo + hi) / 2;
+        prefetch_probes(pg, lo, mid, hi);
         uint32_t off = node_slot(pg, mid);
         if (CS_UNLIKELY(off < PAGE_HDR || off + BRANCH_CELL_HDR > psize)) return bad_cell(pg, mid);
         uint32_t ml = rd16(pg + off + 16);
