@@ -31,6 +31,7 @@ final class QueryResultsTests: QueryTestCase {
         XCTAssertEqual(items.sorted(by: [SortDescriptor(keyPath: "name"), SortDescriptor(keyPath: "rank", ascending: false)]).map(\.rank), [3, 1, 2, 1])
         XCTAssertEqual(items.sorted(by: [SortDescriptor(keyPath: "name"), SortDescriptor(keyPath: "rank")]).map(\.rank), [1, 3, 2, 1])
         XCTAssertEqual(items.sorted(byKeyPath: "rank", ascending: false).map(\.rank), [3, 2, 1, 1])
+        XCTAssertEqual(items.sorted(by: [SortDescriptor(keyPath: \QItem.name), SortDescriptor(keyPath: \QItem.rank).reversed()]).map(\.rank), [3, 1, 2, 1])
         // nil first, then NaN, then numbers
         XCTAssertEqual(names(items.sorted(byKeyPath: "optScore")), ["a", "c", "a", "b"])
         XCTAssertEqual(names(items.sorted(by: \.name, ascending: false)), ["c", "b", "a", "a"])

@@ -35,6 +35,12 @@ public struct SortDescriptor: Sendable, Hashable {
         self.ascending = ascending
     }
 
+    /// `SortDescriptor(keyPath: \Person.name)`; stops if the key path does not name a persisted property.
+    public init<Root: ObjectBase>(keyPath: PartialKeyPath<Root>, ascending: Bool = true) {
+        self.keyPath = orStop { try KeyPathRecorder.name(of: keyPath, root: Root.self) }
+        self.ascending = ascending
+    }
+
     public func reversed() -> SortDescriptor { SortDescriptor(keyPath: keyPath, ascending: !ascending) }
 }
 
