@@ -433,3 +433,69 @@ final class QueryStopTests: QueryTestCase {
     func testSortByListStops() throws { try stops("sortByList", printing: "Cannot sort on key path 'items'") }
     func testTypeMismatchStops() throws { try stops("typeMismatch", printing: "Cannot compare 'rank' (int) with 'x'") }
 }
+
+final class QueryFuzzTests: QueryTestCase {
+    /// Random token soup: every format either evaluates or throws a
+    /// Realm.Error; none may crash.
+    func testRandomFormatsNeverCrash() throws {
+        let realm = try openQueryRealm()
+        try realm.write {
+            let owner = QOwner()
+            owner.id = 1
+            let item = QItem()
+            item.name = "x"
+            item.owner = owner
+            owner.items.append(item)
+            realm.add(owner)
+        }
+        let vocabulary = ["name", "rank", "optRank", "score", "optScore", "when", "flag", "owner", "owner.name", "owner.items",
+                          "owner.items.@count", "owner.items.@sum.rank", "owner.owned.rank", "@count", "@avg", ".", ",",
+                          "==", "=", "!=", "<", "<=", ">", ">=", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "IN", "BETWEEN",
+                          "[c]", "[cd]", "[", "]", "AND", "OR", "NOT", "!", "&&", "||", "(", ")", "{", "}", "ANY", "ALL", "NONE",
+                          "SUBQUERY(", "$x", "$x.rank", "%@", "%K", "%d", "$0", "1", "-2.5", "0x10", "'a'", "\"b\"", "'", "nil",
+                          "true", "FALSE", "TRUEPREDICATE", "oid(507f1f77bcf86cd799439011)", "uuid(x)", "1e400", "9223372036854775808", "é", "#"]
+        let arguments: [Any] = [1, "name", 2.5, [1, 2], ["a"], Date(), Optional<Int>.none as Any, true, Data([1])]
+        var generator = SplitMix(seed: UInt64.random(in: 0..<UInt64.max))
+        var accepted = 0
+        for _ in 0..<3000 {
+            let length = Int(generator.next() % 8) + 1
+            let format = (0..<length).map { _ in vocabulary[Int(generator.next() % UInt64(vocabulary.count))] }.joined(separator: " ")
+            let args = (0..<Int(generator.next() % 3)).map { _ in arguments[Int(generator.next() % UInt64(arguments.count))] }
+            do {
+                let results = try realm.objects(QItem.self).checkedFilter(format, arguments: args)
+                _ = results.count
+                accepted += 1
+            } catch let error as Realm.Error {
+                XCTAssertFalse(error.message.isEmpty)
+            }
+        }
+        // Structured: [quantifier] path op[options] value, combined with AND/OR/NOT.
+        let paths = ["name", "rank", "optRank", "score", "optScore", "when", "flag", "owner", "owner.name", "owner.id",
+                     "owner.items.rank", "owner.items.@count", "owner.items.@avg.score", "owner.owned.name", "plainTag"]
+        let ops = ["==", "!=", "<", ">=", "BEGINSWITH", "CONTAINS[c]", "LIKE", "==[cd]", "IN", "BETWEEN"]
+        let values = ["1", "'x'", "nil", "2.5", "true", "{1, 2}", "{'a', 'x'}", "%@", "rank", "SUBQUERY(owner.items, $i, $i.rank > 0).@count"]
+        func pick(_ list: [String]) -> String { list[Int(generator.next() % UInt64(list.count))] }
+        func comparison() -> String {
+            let quantifier = generator.next() % 4 == 0 ? pick(["ANY ", "ALL ", "NONE "]) : ""
+            return "\(quantifier)\(pick(paths)) \(pick(ops)) \(pick(values))"
+        }
+        var structured = 0
+        for _ in 0..<3000 {
+            var format = comparison()
+            for _ in 0..<Int(generator.next() % 3) {
+                format = generator.next() % 3 == 0 ? "NOT (\(format))" : "\(format) \(pick(["AND", "OR"])) \(comparison())"
+            }
+            let args = format.contains("%@") ? [arguments[Int(generator.next() % UInt64(arguments.count))]] : []
+            do {
+                let results = try realm.objects(QItem.self).checkedFilter(format, arguments: args)
+                _ = results.count
+                _ = try results.checkedSorted(byKeyPath: pick(paths)).count
+                structured += 1
+            } catch let error as Realm.Error {
+                XCTAssertFalse(error.message.isEmpty)
+            }
+        }
+        XCTAssertGreaterThan(accepted + structured, 0)
+        print("QueryFuzz: \(accepted) of 3000 random and \(structured) of 3000 structured formats were valid")
+    }
+}
