@@ -54,6 +54,10 @@ final class QueryPlan {
 
     private var cachedGeneration: UInt64 = 0
     private var cachedKeys: [UInt64] = []
+    /// The matching records, parallel to cachedKeys: pointers into the
+    /// snapshot, valid while the Realm's generation is unchanged (as the
+    /// record pointers cached by managed objects).
+    private var cachedRecords: [RecordView] = []
 
     init(info: ClassInfo, base: QueryBase, predicate: QueryPredicate?, compiled: CompiledQuery?, orderings: [QueryOrdering]) {
         self.info = info
@@ -65,89 +69,119 @@ final class QueryPlan {
 
     /// The matching object keys in the Realm's current snapshot.
     func keys(_ realm: Realm) -> [UInt64] {
-        if cachedGeneration == realm.generation && cachedGeneration != 0 { return cachedKeys }
-        let keys = evaluate(realm)
-        cachedKeys = keys
-        cachedGeneration = realm.generation
-        return keys
+        refresh(realm)
+        return cachedKeys
     }
 
-    private func evaluate(_ realm: Realm) -> [UInt64] {
+    /// Keys and records of the matching objects in the current snapshot.
+    func rows(_ realm: Realm) -> (keys: [UInt64], records: [RecordView]) {
+        refresh(realm)
+        return (cachedKeys, cachedRecords)
+    }
+
+    private func refresh(_ realm: Realm) {
+        if cachedGeneration == realm.generation && cachedGeneration != 0 { return }
+        var rows = Rows()
+        evaluate(realm, into: &rows)
+        cachedKeys = rows.keys
+        cachedRecords = rows.records
+        cachedGeneration = realm.generation
+    }
+
+    struct Rows {
         var keys: [UInt64] = []
+        var records: [RecordView] = []
+
+        mutating func append(_ key: UInt64, _ record: RecordView) {
+            keys.append(key)
+            records.append(record)
+        }
+
+        mutating func reorder(_ order: [Int]) {
+            keys = order.map { keys[$0] }
+            records = order.map { records[$0] }
+        }
+    }
+
+    private func evaluate(_ realm: Realm, into rows: inout Rows) {
         let filter = compiled?.filter
         switch base {
         case .all:
             if let probe = compiled?.probe {
                 for key in probe.candidates(realm, info) {
                     guard let value = realm.loadRecord(info, key) else { continue }
-                    if filter!(realm, RecordView(base: UnsafeRawPointer(value.data!), size: value.size), key) { keys.append(key) }
+                    let record = RecordView(base: UnsafeRawPointer(value.data!), size: value.size)
+                    if filter!(realm, record, key) { rows.append(key, record) }
                 }
             } else if info.objectsTree != absentTree {
                 var cursor: OpaquePointer?
-                guard cs_cursor_open(realm.txn, info.objectsTree, &cursor) == csOK, let cursor else { return [] }
+                guard cs_cursor_open(realm.txn, info.objectsTree, &cursor) == csOK, let cursor else { return }
                 defer { cs_cursor_close(cursor) }
                 var k = cs_val(), v = cs_val()
                 var rc = cs_cursor_get(cursor, &k, &v, CS_FIRST)
                 while rc == csOK {
                     let key = keyValue(k)
-                    if let filter {
-                        if filter(realm, RecordView(base: UnsafeRawPointer(v.data!), size: v.size), key) { keys.append(key) }
-                    } else {
-                        keys.append(key)
-                    }
+                    let record = RecordView(base: UnsafeRawPointer(v.data!), size: v.size)
+                    if filter?(realm, record, key) ?? true { rows.append(key, record) }
                     rc = cs_cursor_get(cursor, &k, &v, CS_NEXT)
                 }
                 if rc != csNotFound { mustSucceed(rc, "Evaluating a query on '\(info.name)'") }
             }
         case .keys(let source):
             for key in source(realm) {
-                guard let filter else { keys.append(key); continue }
                 guard let value = realm.loadRecord(info, key) else { continue }
-                if filter(realm, RecordView(base: UnsafeRawPointer(value.data!), size: value.size), key) { keys.append(key) }
+                let record = RecordView(base: UnsafeRawPointer(value.data!), size: value.size)
+                if filter?(realm, record, key) ?? true { rows.append(key, record) }
             }
         }
         for ordering in orderings {
             switch ordering {
-            case .sort(_, let sortKeys): keys = sort(keys, sortKeys, realm)
-            case .distinct(_, let paths): keys = distinct(keys, paths, realm)
+            case .sort(_, let sortKeys): sort(&rows, sortKeys, realm)
+            case .distinct(_, let paths): distinct(&rows, paths, realm)
             }
         }
-        return keys
     }
 
-    /// One value per key path for each row (sort keys / distinct tuples).
-    private func values(_ keys: [UInt64], _ paths: [ResolvedPath], _ realm: Realm) -> [[SortValue]] {
-        keys.map { key in
-            guard let value = realm.loadRecord(info, key) else { return paths.map { _ in .null } }
-            let record = RecordView(base: UnsafeRawPointer(value.data!), size: value.size)
-            return paths.map { path in
-                var result = SortValue.null
-                _ = path.source(realm, record, key) { operand in
-                    result = SortValue(operand, path.type)
-                    return false
+    /// The value of a single-valued key path for one row.
+    @inline(__always)
+    private func value(_ path: ResolvedPath, _ realm: Realm, _ record: RecordView, _ key: UInt64) -> SortValue {
+        var result = SortValue.null
+        _ = path.source(realm, record, key) { operand in
+            result = SortValue(operand, path.type)
+            return false
+        }
+        return result
+    }
+
+    private func sort(_ rows: inout Rows, _ sortKeys: [CompiledSortKey], _ realm: Realm) {
+        let order: [Int]
+        if sortKeys.count == 1 {
+            let path = sortKeys[0].path, ascending = sortKeys[0].ascending
+            let values = rows.keys.indices.map { value(path, realm, rows.records[$0], rows.keys[$0]) }
+            order = rows.keys.indices.sorted { a, b in
+                let c = values[a].compare(values[b])
+                if c != 0 { return ascending ? c < 0 : c > 0 }
+                return a < b
+            }
+        } else {
+            let values = rows.keys.indices.map { i in sortKeys.map { value($0.path, realm, rows.records[i], rows.keys[i]) } }
+            order = rows.keys.indices.sorted { a, b in
+                for k in sortKeys.indices {
+                    let c = values[a][k].compare(values[b][k])
+                    if c != 0 { return sortKeys[k].ascending ? c < 0 : c > 0 }
                 }
-                return result
+                return a < b // stable: earlier order breaks ties
             }
         }
+        rows.reorder(order)
     }
 
-    private func sort(_ keys: [UInt64], _ sortKeys: [CompiledSortKey], _ realm: Realm) -> [UInt64] {
-        let rows = values(keys, sortKeys.map(\.path), realm)
-        let ascending = sortKeys.map(\.ascending)
-        let order = keys.indices.sorted { a, b in
-            for i in ascending.indices {
-                let c = rows[a][i].compare(rows[b][i])
-                if c != 0 { return ascending[i] ? c < 0 : c > 0 }
-            }
-            return a < b // stable: earlier order breaks ties
-        }
-        return order.map { keys[$0] }
-    }
-
-    private func distinct(_ keys: [UInt64], _ paths: [ResolvedPath], _ realm: Realm) -> [UInt64] {
-        let rows = values(keys, paths, realm)
+    private func distinct(_ rows: inout Rows, _ paths: [ResolvedPath], _ realm: Realm) {
         var seen = Set<[SortValue]>()
-        return keys.indices.filter { seen.insert(rows[$0]).inserted }.map { keys[$0] }
+        let kept = rows.keys.indices.filter { i in
+            seen.insert(paths.map { value($0, realm, rows.records[i], rows.keys[i]) }).inserted
+        }
+        rows.reorder(kept)
     }
 }
 

@@ -104,9 +104,9 @@ extension Results where Element: ObjectBase {
         }
         var accumulator = AggregateAccumulator(op: op, type: path.type)
         let realm = realmInstance
-        for key in queryKeys {
-            guard let value = realm.loadRecord(info, key) else { continue }
-            _ = path.source(realm, RecordView(base: UnsafeRawPointer(value.data!), size: value.size), key) {
+        let (keys, records) = queryPlan.rows(realm)
+        for i in keys.indices {
+            _ = path.source(realm, records[i], keys[i]) {
                 accumulator.add($0)
                 return false
             }
@@ -114,11 +114,11 @@ extension Results where Element: ObjectBase {
         return (accumulator.result, path.type)
     }
 
-    /// The object keys of this Results in order (any source).
-    var queryKeys: [UInt64] {
+    /// The plan of this Results (a plain one for all objects of a class).
+    var queryPlan: QueryPlan {
         switch source {
-        case .query(let plan): return plan.keys(realmInstance)
-        case .all: return (try? with(predicate: nil, orderings: []).queryKeys) ?? []
+        case .query(let plan): return plan
+        case .all(let info): return QueryPlan(info: info, base: .all, predicate: nil, compiled: nil, orderings: [])
         }
     }
 
@@ -126,11 +126,8 @@ extension Results where Element: ObjectBase {
         let info = queryParts.info
         let filter = try QueryCompiler(info: info, format: format).compile(predicate).filter
         let realm = realmInstance
-        for (position, key) in queryKeys.enumerated() {
-            guard let value = realm.loadRecord(info, key) else { continue }
-            if filter(realm, RecordView(base: UnsafeRawPointer(value.data!), size: value.size), key) { return position }
-        }
-        return nil
+        let (keys, records) = queryPlan.rows(realm)
+        return keys.indices.first { filter(realm, records[$0], keys[$0]) }
     }
 }
 
