@@ -50,9 +50,8 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     public subscript(position: Int) -> Element {
         let info = self.info
         if case .query(let plan) = source {
-            let keys = plan.keys(realmInstance)
-            guard keys.indices.contains(position), let object = realmInstance.object(info, key: keys[position]) else {
-                realmFatal(.invalidValue, "Index \(position) is out of bounds for Results<\(info.name)> (count \(keys.count)).")
+            guard let object = plan.object(at: position, realmInstance) else {
+                realmFatal(.invalidValue, "Index \(position) is out of bounds for Results<\(info.name)> (count \(plan.keys(realmInstance).count)).")
             }
             return unsafeBitCast(object, to: Element.self)
         }
@@ -69,8 +68,8 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
 
     private func edge(_ op: cs_cursor_op) -> Element? {
         if case .query(let plan) = source {
-            let keys = plan.keys(realmInstance)
-            guard let key = op == CS_FIRST ? keys.first : keys.last, let object = realmInstance.object(info, key: key) else { return nil }
+            let count = plan.keys(realmInstance).count
+            guard count > 0, let object = plan.object(at: op == CS_FIRST ? 0 : count - 1, realmInstance) else { return nil }
             return unsafeBitCast(object, to: Element.self)
         }
         var key = cs_val(), value = cs_val()
@@ -123,10 +122,15 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
     public mutating func next() -> Element? {
         let realm = results.realmInstance
         if case .query(let plan) = results.source {
-            if queryKeys == nil { queryKeys = plan.keys(realm) }
+            if queryKeys == nil {
+                queryKeys = plan.keys(realm)
+                generation = realm.generation
+            }
             while let keys = queryKeys, queryPosition < keys.count {
                 queryPosition += 1
-                if let object = realm.object(plan.info, key: keys[queryPosition - 1]) {
+                // Unchanged snapshot: the plan's cached record; else look the key up (it may be gone).
+                if let object = realm.generation == generation ? plan.object(at: queryPosition - 1, realm)
+                                                               : realm.object(plan.info, key: keys[queryPosition - 1]) {
                     return unsafeBitCast(object, to: Element.self)
                 }
             }

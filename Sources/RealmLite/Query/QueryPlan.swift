@@ -79,6 +79,14 @@ final class QueryPlan {
         return (cachedKeys, cachedRecords)
     }
 
+    /// An accessor for match `index`, built from its cached record (no lookup).
+    func object(at index: Int, _ realm: Realm) -> ObjectBase? {
+        refresh(realm)
+        guard cachedKeys.indices.contains(index) else { return nil }
+        let record = cachedRecords[index]
+        return realm.materialize(info, key: cachedKeys[index], record: cs_val(data: record.base, size: record.size))
+    }
+
     private func refresh(_ realm: Realm) {
         if cachedGeneration == realm.generation && cachedGeneration != 0 { return }
         var rows = Rows()
