@@ -209,6 +209,7 @@ final class QueryOperatorTests: QueryTestCase {
         XCTAssertEqual(q("int64 == %@", Int64(1) << 41), [20])
         XCTAssertEqual(q("float > 1"), [10, 20])
         XCTAssertEqual(q("float == 0.5"), [0])
+        XCTAssertEqual(q("float BETWEEN {1.5, 2.5}"), [10, 20])
         XCTAssertEqual(q("double > 1"), [10])        // NaN is never ordered
         XCTAssertEqual(q("double == %@", Double.nan), [20])
         XCTAssertEqual(q("double != %@", Double.nan), [0, 10])
@@ -243,6 +244,22 @@ final class QueryOperatorTests: QueryTestCase {
         XCTAssertEqual(q("optInt != int8"), [0])        // nil != 0
         XCTAssertEqual(q("date > optDate"), [10, 20])
         XCTAssertEqual(q("FALSEPREDICATE OR (int == 0 || int == 10) && !(int == 0)"), [10])
+    }
+
+    func testFloatConstantsRoundToFloat() throws {
+        let realm = try openQueryRealm()
+        try realm.write {
+            let o = AllTypes()
+            o.float = 0.1
+            o.double = 0.1
+            realm.add(o)
+        }
+        let all = realm.objects(AllTypes.self)
+        XCTAssertEqual(all.filter("float == 0.1").count, 1)
+        XCTAssertEqual(all.filter("float == %@", Float(0.1)).count, 1)
+        XCTAssertEqual(all.filter("float > 0.1").count, 0)
+        XCTAssertEqual(all.filter("double == 0.1").count, 1)
+        XCTAssertEqual(all.filter("double == %@", Float(0.1)).count, 0, "a Float argument is its exact value")
     }
 
     func testNil() throws {
@@ -380,6 +397,21 @@ final class QueryOperatorTests: QueryTestCase {
         XCTAssertEqual(b("scores.@sum == 10"), [101])
         XCTAssertEqual(b("ANY optStrings == nil"), [302])
         XCTAssertEqual(b("optStrings == 'b'"), [0])
+        // Maps of objects, lists of embedded objects.
+        try realm.write {
+            let ann = realm.object(ofType: Owner.self, forPrimaryKey: 1)!
+            ann.petMap["fav"] = realm.objects(Pet.self).filter("name == 'Rex'").first
+            ann.petMap["none"] = nil as Pet?
+            let old = Address()
+            old.city = "Bergen"
+            realm.object(ofType: Owner.self, forPrimaryKey: 2)!.pastAddresses.append(old)
+        }
+        XCTAssertEqual(q("petMap.kind == 'dog'"), ["Ann"])
+        XCTAssertEqual(q("petMap.@count == 2"), ["Ann"])
+        XCTAssertEqual(q("ANY petMap == nil"), ["Ann"])
+        XCTAssertEqual(q("pastAddresses.city == 'Bergen'"), ["Bob"])
+        XCTAssertEqual(q("pastAddresses.@count == 0"), ["Ann", "Cy"])
+
         // SUBQUERY(collection, $x, predicate).@count
         XCTAssertEqual(q("SUBQUERY(pets, $p, $p.kind == 'cat' OR $p.kind == 'dog').@count == 2"), ["Ann"])
         XCTAssertEqual(q("SUBQUERY(pets, $p, $p.name BEGINSWITH 'N').@count > 0"), ["Bob"])

@@ -334,7 +334,7 @@ struct QueryCompiler {
         let type = path.type
         switch type {
         case .int, .float, .double, .date:
-            let constant: Double
+            var constant: Double
             var exactInt: Int64?
             switch (type, value) {
             case (.date, .date(let d)): constant = d.timeIntervalSinceReferenceDate
@@ -344,6 +344,8 @@ struct QueryCompiler {
             case (.int, .double(let v)), (.float, .double(let v)), (.double, .double(let v)): constant = v
             default: throw mismatch(value, c, path)
             }
+            // A Float property compares with the constant rounded to Float (float == 0.1 finds 0.1).
+            if type == .float && !path.isAggregate { constant = Double(Float(constant)) }
             if let exactInt {
                 return { operand in
                     guard let v = operandInt(operand) else {
