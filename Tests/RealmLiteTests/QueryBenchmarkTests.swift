@@ -32,6 +32,8 @@ final class QueryBenchmarkTests: QueryTestCase {
         time("tag == 'tag-42' (index)") { items.filter("tag == 'tag-42'").count }
         time("plainRank IN {1,2,3} (scan)") { items.filter("plainRank IN {1, 2, 3}").count }
         time("rank IN {1,2,3} (index)") { items.filter("rank IN {1, 2, 3}").count }
+        time("rank > 9990 (index range)") { items.filter("rank > 9990").count }
+        time("plainRank > 9990 (scan)") { items.filter("plainRank > 9990").count }
         time("score > 500 AND name BEGINSWITH 'name-9'") { items.filter("score > 500 AND name BEGINSWITH 'name-9'").count }
         time("name ==[c] 'NAME-7' (folding)") { items.filter("name ==[c] 'NAME-7'").count }
         time("where { plainTag == 'tag-42' }") { items.where { $0.plainTag == "tag-42" }.count }

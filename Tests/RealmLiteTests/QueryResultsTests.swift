@@ -152,6 +152,11 @@ final class QueryResultsTests: QueryTestCase {
                 ("optRank == %@", "optRank == %@", [rank], { $0.optRank == rank }),
                 ("optRank == nil AND rank == %@", "optRank == nil AND plainRank == %@", [rank], { $0.optRank == nil && $0.plainRank == rank }),
                 ("NOT tag IN %@", "NOT plainTag IN %@", [[tag, "a"]], { !($0.plainTag == tag || $0.plainTag == "a") }),
+                ("rank > %@", "plainRank > %@", [rank], { $0.plainRank > rank }),
+                ("rank <= %@ AND flag == true", "plainRank <= %@ AND flag == true", [rank], { $0.plainRank <= rank && $0.flag }),
+                ("rank BETWEEN %@", "plainRank BETWEEN %@", [[rank, rank + 5]], { $0.plainRank >= rank && $0.plainRank <= rank + 5 }),
+                ("optRank < %@", "optRank < %@", [rank], { ($0.optRank ?? .max) < rank }),
+                ("optRank >= %@", "optRank >= %@", [Double(rank) + 0.5], { $0.optRank.map { Double($0) >= Double(rank) + 0.5 } ?? false }),
             ]
             for (indexedFormat, plainFormat, args, swiftFilter) in cases {
                 let viaIndex = try realm.objects(QItem.self).checkedFilter(indexedFormat, arguments: args)
@@ -166,6 +171,8 @@ final class QueryResultsTests: QueryTestCase {
             let owners = try realm.objects(QOwner.self).checkedFilter("id == %@ OR id IN %@", id, [id + 1, id + 2])
             let owners2 = try realm.objects(QOwner.self).checkedFilter("id == %@ OR id IN %@", arguments: [id, [id + 1, id + 2]], useIndexes: false)
             let byKey = try realm.objects(QOwner.self).checkedFilter("id IN %@", [id, id + 1, id + 2])
+            let pkRange = try realm.objects(QOwner.self).checkedFilter("id > %@ AND id <= %@", id, id + 10)
+            XCTAssertEqual(pkRange.map(\.id), Array(realm.objects(QOwner.self)).filter { $0.id > id && $0.id <= id + 10 }.map(\.id), "seed \(seed)")
             let expectedOwners = Array(realm.objects(QOwner.self)).filter { [id, id + 1, id + 2].contains($0.id) }.map(\.id)
             XCTAssertEqual(owners.map(\.id), expectedOwners, "seed \(seed)")
             XCTAssertEqual(owners2.map(\.id), expectedOwners, "seed \(seed)")
@@ -182,6 +189,12 @@ final class QueryResultsTests: QueryTestCase {
         XCTAssertEqual(plan2.compiled?.probe?.isPrimaryKey, true)
         guard case .query(let plan3) = realm.objects(QItem.self).filter("tag ==[c] 'a' OR rank == 1").source else { return XCTFail() }
         XCTAssertNil(plan3.compiled?.probe)
+        guard case .query(let plan4) = realm.objects(QItem.self).filter("rank BETWEEN {1, 5} AND name == 'a'").source else { return XCTFail() }
+        XCTAssertNotNil(plan4.compiled?.probe?.range)
+        guard case .query(let plan5) = realm.objects(QItem.self).filter("rank > 1 AND tag == 'b'").source else { return XCTFail() }
+        XCTAssertEqual(plan5.compiled?.probe?.column.name, "tag", "equality is preferred over a range")
+        XCTAssertEqual(realm.objects(QItem.self).filter("rank > 1").map(\.name), ["b"])
+        XCTAssertEqual(realm.objects(QItem.self).filter("rank >= 1 AND rank < 2").map(\.name), ["a"])
     }
 
     func testWhereBuilder() throws {

@@ -15,6 +15,16 @@ struct IndexProbe {
     let tree: cs_tree
     let isPrimaryKey: Bool
     let keys: [[UInt8]]
+    /// Instead of keys: a range of 9-byte encodings (ints, dates) for < <= > >= BETWEEN.
+    var range: IndexRange?
+}
+
+/// Encoded bounds; `low` defaults to the first non-nil value.
+struct IndexRange {
+    var low: [UInt8] = [1]
+    var lowInclusive = true
+    var high: [UInt8]?
+    var highInclusive = true
 }
 
 struct CompiledQuery {
@@ -497,17 +507,42 @@ struct QueryCompiler {
         case .and(let a, let b):
             let pa = probe(a), pb = probe(b)
             guard let pa, let pb else { return pa ?? pb }
-            // Prefer the primary key, then the shorter key list.
+            // Prefer equality over ranges, then the primary key, then the shorter key list.
+            if (pa.range == nil) != (pb.range == nil) { return pa.range == nil ? pa : pb }
             if pa.isPrimaryKey != pb.isPrimaryKey { return pa.isPrimaryKey ? pa : pb }
             return pa.keys.count <= pb.keys.count ? pa : pb
         case .comparison(let original):
             guard let c = try? normalized(original), c.quantifier == .implicit,
                   !c.caseInsensitive, !c.diacriticInsensitive,
-                  c.op == .equal || c.op == .in,
                   case .keyPath(let components, _) = c.left, components.count == 1,
                   let index = info.descriptor.propertyIndex[components[0]] else { return nil }
             let column = info.columns[index]
             guard column.collection == .none, column.isPrimary || column.isIndexed else { return nil }
+            let tree = column.isPrimary ? info.primaryKeyTree : column.indexTree
+            if c.op.isOrdering || c.op == .between {
+                // Ranges over fixed-width encodings only (strings may be truncated in the index).
+                guard column.type == .int || column.type == .date else { return nil }
+                var range = IndexRange()
+                switch (c.op, c.right) {
+                case (.between, .list(let items, _)) where items.count == 2:
+                    guard let low = indexKeyOf(items[0], column), let high = indexKeyOf(items[1], column),
+                          low != [0], high != [0] else { return nil }
+                    range.low = low
+                    range.high = high
+                case (_, .value(let value, _)):
+                    guard let bound = indexKeyOf(value, column), bound != [0] else { return nil }
+                    switch c.op {
+                    case .greater: range.low = bound; range.lowInclusive = false
+                    case .greaterOrEqual: range.low = bound
+                    case .less: range.high = bound; range.highInclusive = false
+                    default: range.high = bound
+                    }
+                default:
+                    return nil
+                }
+                return IndexProbe(column: column, tree: tree, isPrimaryKey: column.isPrimary, keys: [], range: range)
+            }
+            guard c.op == .equal || c.op == .in else { return nil }
             let values: [QueryValue]
             switch c.right {
             case .value(let v, _): values = [v]

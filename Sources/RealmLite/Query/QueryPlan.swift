@@ -198,6 +198,33 @@ extension IndexProbe {
     func candidates(_ realm: Realm, _ info: ClassInfo) -> [UInt64] {
         var found = Set<UInt64>()
         guard tree != absentTree else { return [] }
+        if let range {
+            var cursor: OpaquePointer?
+            guard cs_cursor_open(realm.txn, tree, &cursor) == csOK, let cursor else { return [] }
+            defer { cs_cursor_close(cursor) }
+            var k = cs_val(), v = cs_val()
+            var rc = range.low.withUnsafeBytes { low -> Int32 in
+                k = cs_val(data: low.baseAddress, size: low.count)
+                return cs_cursor_get(cursor, &k, &v, CS_SEEK)
+            }
+            while rc == csOK {
+                let entry = bytes(of: k)
+                let valueLength = isPrimaryKey ? entry.count : entry.count - 8
+                guard valueLength >= 1 else { break }
+                let value = UnsafeRawBufferPointer(rebasing: entry[0..<valueLength])
+                if !range.lowInclusive, range.low.withUnsafeBytes({ compareBytes(value, $0) }) == 0 {
+                    rc = cs_cursor_get(cursor, &k, &v, CS_NEXT)
+                    continue
+                }
+                if let high = range.high {
+                    let order = high.withUnsafeBytes { compareBytes(value, $0) }
+                    if order > 0 || (order == 0 && !range.highInclusive) { break }
+                }
+                found.insert(isPrimaryKey ? keyValue(v) : keyValue(k, at: valueLength))
+                rc = cs_cursor_get(cursor, &k, &v, CS_NEXT)
+            }
+            return found.sorted()
+        }
         if isPrimaryKey {
             for entry in keys {
                 if let key = realm.primaryKeyLookup(info, entry: entry) { found.insert(key) }
