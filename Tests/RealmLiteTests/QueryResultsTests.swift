@@ -88,6 +88,13 @@ final class QueryResultsTests: QueryTestCase {
         try realm.write { realm.objects(QItem.self).first!.tag = "x" }
         XCTAssertEqual(indexed.map(\.name), ["a"])
 
+        // A cancelled write leaves the Results as before.
+        realm.beginWrite()
+        realm.objects(QItem.self).first!.rank = 100
+        XCTAssertEqual(big.first?.rank, 100)
+        realm.cancelWrite()
+        XCTAssertEqual(big.map(\.rank), [9, 5])
+
         // A second Realm instance sees the other's commits after refresh.
         let other = try openQueryRealm()
         let otherBig = other.objects(QItem.self).filter("rank >= 2")
@@ -232,6 +239,26 @@ final class QueryResultsTests: QueryTestCase {
         let lassie = items.where { $0.name == "Lassie" }.first!
         XCTAssertEqual(owners.where { $0.items.contains(lassie) }.count, 1)
         XCTAssertEqual(names(items.where { $0.owner == owners.first! }), ["Lassie", "rex"])
+
+        // Enums by raw value, dates, decimals through the builder.
+        let typed = try openQueryRealm()
+        try typed.write {
+            for (i, color) in [Color.red, .green, .blue].enumerated() {
+                let o = AllTypes()
+                o.int = i
+                o.color = color
+                o.optColor = i == 0 ? nil : color
+                o.date = Date(timeIntervalSince1970: Double(i))
+                o.decimal = Decimal128(i)
+                typed.add(o)
+            }
+        }
+        let allTypes = typed.objects(AllTypes.self)
+        XCTAssertEqual(allTypes.where { $0.color == .green }.map(\.int), [1])
+        XCTAssertEqual(allTypes.where { $0.optColor == nil }.map(\.int), [0])
+        XCTAssertEqual(allTypes.where { $0.color.in([.red, .blue]) }.map(\.int), [0, 2])
+        XCTAssertEqual(allTypes.where { $0.date > Date(timeIntervalSince1970: 0.5) }.map(\.int), [1, 2])
+        XCTAssertEqual(allTypes.where { $0.decimal >= Decimal128(1) && $0.int8 == 0 }.map(\.int), [1, 2])
 
         // The builder and the parser produce the same results.
         XCTAssertEqual(names(items.where { $0.rank > 3 && !$0.name.contains("x") }), names(items.filter("rank > 3 AND NOT name CONTAINS 'x'")))
