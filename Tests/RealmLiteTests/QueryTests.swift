@@ -138,6 +138,9 @@ final class QueryParserTests: QueryTestCase {
         guard case .and = tree else { return XCTFail("expected AND at the top: \(tree)") }
         XCTAssertNoThrow(try QueryParser.parse("x IN {1, 2, 3} OR y BETWEEN {1, 2} OR z == $0 OR %K == %@", [1, "w", 5]))
         XCTAssertNoThrow(try QueryParser.parse("oid == oid(507f1f77bcf86cd799439011) AND u == uuid(3B241101-E2BB-4255-8CAF-4136C566A962)", []))
+        XCTAssertThrowsRealmError(.invalidValue, mentioning: ["not a valid date", "position 5"]) {
+            _ = try QueryParser.parse("d == 2021-13-01@00:00:00", [])
+        }
         XCTAssertNoThrow(try QueryParser.parse("a == 0x1F AND b == -2.5e3 AND c == \"q\\\"uote\" AND d == nil AND e == NULL", []))
     }
 }
@@ -220,6 +223,12 @@ final class QueryOperatorTests: QueryTestCase {
         XCTAssertEqual(q("data BEGINSWITH %@", Data([2])), [20])
         XCTAssertEqual(q("date > %@", date), [10, 20])
         XCTAssertEqual(q("date == %@", date.addingTimeInterval(2)), [20])
+        // date is 1970-01-12 13:46:40 UTC (+0, +1, +2 s)
+        XCTAssertEqual(q("date > 1970-01-12@13:46:40"), [10, 20])
+        XCTAssertEqual(q("date == 1970-01-12T13:46:41"), [10])
+        XCTAssertEqual(q("date >= 1970-01-12@13:46:41:500000000"), [20])
+        XCTAssertEqual(q("date == T1000002:0"), [20])
+        XCTAssertEqual(q("date BETWEEN {T1000000:0, T1000001:0}"), [0, 10])
         XCTAssertEqual(q("uuid == %@", uuid), [10])
         XCTAssertEqual(q("uuid == uuid(3B241101-E2BB-4255-8CAF-4136C566A962)"), [10])
         XCTAssertEqual(q("objectId == %@", oid), [10])

@@ -41,6 +41,35 @@ struct QueryLexer {
         return .query("Invalid predicate '\(source)': \(message) at \(shown).")
     }
 
+    /// `YYYY-MM-DD@HH:MM:SS[:NANOS]` (also with `T`), or `T<seconds>:<nanoseconds>`:
+    /// the text and the index after it, if one starts at `i`.
+    private func dateLiteral(at i: Int) -> (String, Int)? {
+        var j = i
+        func digits(_ min: Int, _ max: Int) -> Bool {
+            let start = j
+            while j < chars.count, j - start < max, chars[j].isASCII, chars[j].isNumber { j += 1 }
+            return j - start >= min
+        }
+        func symbol(_ options: String) -> Bool {
+            guard j < chars.count, options.contains(chars[j]) else { return false }
+            j += 1
+            return true
+        }
+        if chars[i] == "T" {
+            j += 1
+            _ = symbol("-")
+            guard digits(1, 19), symbol(":") else { return nil }
+            _ = symbol("-")
+            guard digits(1, 9) else { return nil }
+        } else {
+            guard digits(4, 4), symbol("-"), digits(1, 2), symbol("-"), digits(1, 2), symbol("@T"),
+                  digits(1, 2), symbol(":"), digits(1, 2), symbol(":"), digits(1, 2) else { return nil }
+            if symbol(":") { guard digits(1, 9) else { return nil } }
+        }
+        if j < chars.count, chars[j].isLetter || chars[j].isNumber || chars[j] == "_" { return nil }
+        return (String(chars[i..<j]), j)
+    }
+
     func tokenize() throws -> [QueryToken] {
         var tokens: [QueryToken] = []
         var i = 0
@@ -50,6 +79,11 @@ struct QueryLexer {
             let c = chars[i]
             let start = i
             if c.isWhitespace { i += 1; continue }
+            if let (text, end) = dateLiteral(at: i) {
+                tokens.append(QueryToken(kind: .typed("date", text), position: start))
+                i = end
+                continue
+            }
             if isIdentStart(c) {
                 while i < chars.count, isIdent(chars[i]) { i += 1 }
                 let word = String(chars[start..<i])
@@ -399,6 +433,10 @@ struct QueryParser {
     }
 
     private func typedLiteral(_ kind: String, _ text: String, _ token: QueryToken) throws -> QueryExpression {
+        if kind == "date" {
+            guard let date = parseDateLiteral(text) else { throw lexer.error("'\(text)' is not a valid date", at: token.position) }
+            return .value(.date(date), position: token.position)
+        }
         if kind == "oid" {
             guard let oid = try? ObjectId(string: text) else { throw lexer.error("'\(text)' is not a valid object id", at: token.position) }
             return .value(.objectId(oid), position: token.position)
@@ -445,4 +483,29 @@ struct QueryParser {
         }
         return .keyPath(components, position: start)
     }
+}
+
+
+/// A date literal in UTC: `2021-02-20@14:30:00[:nanos]` or `T<seconds>:<nanos>` (since 1970).
+func parseDateLiteral(_ text: String) -> Date? {
+    if text.hasPrefix("T") {
+        let parts = text.dropFirst().split(separator: ":")
+        guard parts.count == 2, let seconds = Int64(parts[0]), let nanos = Int64(parts[1]) else { return nil }
+        return Date(timeIntervalSince1970: Double(seconds) + Double(nanos) / 1e9)
+    }
+    let fields = text.split(whereSeparator: { "-@T:".contains($0) }).compactMap { Int($0) }
+    guard fields.count >= 6 else { return nil }
+    var components = DateComponents()
+    components.year = fields[0]
+    components.month = fields[1]
+    components.day = fields[2]
+    components.hour = fields[3]
+    components.minute = fields[4]
+    components.second = fields[5]
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = TimeZone(identifier: "UTC")!
+    guard (1...12).contains(fields[1]), (1...31).contains(fields[2]), fields[3] < 24, fields[4] < 60, fields[5] < 61,
+          let date = calendar.date(from: components) else { return nil }
+    let nanos = fields.count > 6 ? Double(fields[6]) / 1e9 : 0
+    return date.addingTimeInterval(nanos)
 }
