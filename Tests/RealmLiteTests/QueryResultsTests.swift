@@ -43,6 +43,16 @@ final class QueryResultsTests: QueryTestCase {
         XCTAssertEqual(items.sorted(byKeyPath: "name").filter("rank < 3").map(\.rank), [1, 2, 1])
         XCTAssertEqual(items.filter("rank < 3").filter("name != 'c'").map(\.name), ["b", "a"])
 
+        // SORT / DISTINCT / LIMIT inside the predicate string
+        XCTAssertEqual(items.filter("rank > 0 SORT(name ASC, rank DESC)").map(\.rank), [3, 1, 2, 1])
+        XCTAssertEqual(names(items.filter("TRUEPREDICATE SORT(rank ASCENDING) DISTINCT(rank)")), ["c", "b", "a"])
+        XCTAssertEqual(names(items.filter("name != 'c' SORT(rank DESC) LIMIT(2)")), ["a", "b"])
+        XCTAssertEqual(items.filter("TRUEPREDICATE LIMIT(0)").count, 0)
+        XCTAssertThrowsRealmError(.invalidValue, mentioning: ["ASC or DESC"]) { _ = try items.checkedFilter("rank > 0 SORT(name)") }
+        XCTAssertThrowsRealmError(.invalidValue, mentioning: ["LIMIT", "integer"]) { _ = try items.checkedFilter("rank > 0 LIMIT(x)") }
+        XCTAssertThrowsRealmError(.invalidValue, mentioning: ["collection"]) { _ = try realm.objects(QOwner.self).checkedFilter("id > 0 SORT(items ASC)") }
+        XCTAssertThrowsRealmError(.invalidValue, mentioning: ["only accepted by filter"]) { _ = try QueryParser.parse("rank > 0 LIMIT(1)", []) }
+
         XCTAssertEqual(items.min(ofProperty: "rank") as Int?, 1)
         XCTAssertEqual(items.max(ofProperty: "rank") as Int?, 3)
         XCTAssertEqual(items.sum(ofProperty: "rank") as Int, 7)

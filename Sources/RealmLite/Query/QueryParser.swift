@@ -192,6 +192,13 @@ struct QueryLexer {
     }
 }
 
+/// SORT / DISTINCT / LIMIT after a predicate string.
+enum QueryDescriptor {
+    case sort([SortDescriptor])
+    case distinct([String])
+    case limit(Int)
+}
+
 struct QueryParser {
     private let lexer: QueryLexer
     private let tokens: [QueryToken]
@@ -200,16 +207,67 @@ struct QueryParser {
     private var nextArgument = 0
 
     /// Parses `format` with its arguments; every argument must be used.
+    /// A predicate without SORT / DISTINCT / LIMIT.
     static func parse(_ format: String, _ arguments: [Any]) throws -> QueryPredicate {
+        let (predicate, descriptors) = try parseWithDescriptors(format, arguments)
+        if !descriptors.isEmpty {
+            throw Realm.Error.query("Invalid predicate '\(format)': SORT, DISTINCT and LIMIT are only accepted by filter().")
+        }
+        return predicate
+    }
+
+    /// A predicate followed by any number of `SORT(a ASC, b DESC)`,
+    /// `DISTINCT(a, b)`, `LIMIT(n)`, applied in order.
+    static func parseWithDescriptors(_ format: String, _ arguments: [Any]) throws -> (QueryPredicate, [QueryDescriptor]) {
         var parser = try QueryParser(format, arguments)
         let predicate = try parser.parseOr()
+        var descriptors: [QueryDescriptor] = []
+        while let word = parser.keyword(parser.current), ["SORT", "DISTINCT", "LIMIT"].contains(word) {
+            descriptors.append(try parser.parseDescriptor(word))
+        }
         guard case .end = parser.current.kind else {
             throw parser.lexer.error("unexpected \(parser.describe(parser.current))", at: parser.current.position)
         }
         if parser.nextArgument < arguments.count {
             throw Realm.Error.query("Invalid predicate '\(format)': \(arguments.count) arguments given but the format uses \(parser.nextArgument).")
         }
-        return predicate
+        return (predicate, descriptors)
+    }
+
+    private mutating func parseDescriptor(_ word: String) throws -> QueryDescriptor {
+        let start = current.position
+        index += 1
+        try expectSymbol("(", "after \(word)")
+        if word == "LIMIT" {
+            guard case .number(let text) = current.kind, let n = Int(text), n >= 0 else {
+                throw lexer.error("LIMIT needs a non-negative integer", at: current.position)
+            }
+            index += 1
+            try expectSymbol(")", "to close the LIMIT opened at position \(start)")
+            return .limit(n)
+        }
+        var sorts: [SortDescriptor] = []
+        var paths: [String] = []
+        while true {
+            let token = current
+            guard case .keyPath(let components, _) = try parseOperand() else {
+                throw lexer.error("\(word) needs property names", at: token.position)
+            }
+            let path = components.joined(separator: ".")
+            if word == "SORT" {
+                switch keyword(current) {
+                case "ASC", "ASCENDING": index += 1; sorts.append(SortDescriptor(keyPath: path, ascending: true))
+                case "DESC", "DESCENDING": index += 1; sorts.append(SortDescriptor(keyPath: path, ascending: false))
+                default: throw lexer.error("expected ASC or DESC after '\(path)' in SORT, found \(describe(current))", at: current.position)
+                }
+            } else {
+                paths.append(path)
+            }
+            if isSymbol(",") { index += 1; continue }
+            break
+        }
+        try expectSymbol(")", "to close the \(word) opened at position \(start)")
+        return word == "SORT" ? .sort(sorts) : .distinct(paths)
     }
 
     private init(_ format: String, _ arguments: [Any]) throws {

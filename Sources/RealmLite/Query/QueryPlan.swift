@@ -18,6 +18,8 @@ enum QueryBase {
 enum QueryOrdering {
     case sort([SortDescriptor], [CompiledSortKey])
     case distinct([String], [ResolvedPath])
+    /// LIMIT(n) of a predicate string: the first n.
+    case limit(Int)
 }
 
 struct CompiledSortKey {
@@ -146,6 +148,7 @@ final class QueryPlan {
             switch ordering {
             case .sort(_, let sortKeys): sort(&rows, sortKeys, realm)
             case .distinct(_, let paths): distinct(&rows, paths, realm)
+            case .limit(let n): if rows.keys.count > n { rows.reorder(Array(0..<n)) }
             }
         }
     }

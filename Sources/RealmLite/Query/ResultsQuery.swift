@@ -47,7 +47,18 @@ extension Results where Element: ObjectBase {
     }
 
     func checkedFilter(_ format: String, arguments: [Any], useIndexes: Bool = true) throws -> Results<Element> {
-        try adding(QueryParser.parse(format, arguments), format: format, useIndexes: useIndexes)
+        let (predicate, descriptors) = try QueryParser.parseWithDescriptors(format, arguments)
+        var results = try adding(predicate, format: format, useIndexes: useIndexes)
+        for descriptor in descriptors {
+            switch descriptor {
+            case .sort(let sorts): results = try results.checkedSorted(by: sorts)
+            case .distinct(let paths): results = try results.checkedDistinct(by: paths)
+            case .limit(let n):
+                let parts = results.queryParts
+                results = try results.with(predicate: parts.predicate, orderings: parts.orderings + [.limit(n)], useIndexes: useIndexes)
+            }
+        }
+        return results
     }
 
     func sortKeys(_ descriptors: [SortDescriptor]) throws -> [CompiledSortKey] {
