@@ -48,6 +48,8 @@ final class QueryResultsTests: QueryTestCase {
         XCTAssertEqual(names(items.filter("TRUEPREDICATE SORT(rank ASCENDING) DISTINCT(rank)")), ["c", "b", "a"])
         XCTAssertEqual(names(items.filter("name != 'c' SORT(rank DESC) LIMIT(2)")), ["a", "b"])
         XCTAssertEqual(items.filter("TRUEPREDICATE LIMIT(0)").count, 0)
+        XCTAssertEqual(names(items.filter("TRUEPREDICATE SORT(rank DESC) LIMIT(2)").filter("name == 'b'")), ["b"])
+        XCTAssertEqual(names(items.filter("TRUEPREDICATE SORT(rank DESC) LIMIT(2)").filter("name == 'c'")), [], "filters the 2 kept")
         XCTAssertThrowsRealmError(.invalidValue, mentioning: ["ASC or DESC"]) { _ = try items.checkedFilter("rank > 0 SORT(name)") }
         XCTAssertThrowsRealmError(.invalidValue, mentioning: ["LIMIT", "integer"]) { _ = try items.checkedFilter("rank > 0 LIMIT(x)") }
         XCTAssertThrowsRealmError(.invalidValue, mentioning: ["collection"]) { _ = try realm.objects(QOwner.self).checkedFilter("id > 0 SORT(items ASC)") }

@@ -42,6 +42,12 @@ extension Results where Element: ObjectBase {
     func adding(_ predicate: QueryPredicate, format: String, useIndexes: Bool = true) throws -> Results<Element> {
         let parts = queryParts
         _ = try QueryCompiler(info: parts.info, format: format).compile(predicate)
+        if parts.orderings.contains(where: { if case .limit = $0 { true } else { false } }) {
+            // Filtering after LIMIT filters the limited objects: start from this Results' keys.
+            let previous = queryPlan
+            let plan = QueryPlan(info: parts.info, base: .keys { previous.keys($0) }, predicate: nil, compiled: nil, orderings: [])
+            return try Results(realm: realmInstance, source: .query(plan)).adding(predicate, format: format, useIndexes: useIndexes)
+        }
         let combined = parts.predicate.map { QueryPredicate.and($0, predicate) } ?? predicate
         return try with(predicate: combined, orderings: parts.orderings, useIndexes: useIndexes)
     }
