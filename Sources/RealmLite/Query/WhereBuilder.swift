@@ -246,9 +246,18 @@ enum KeyPathRecorder {
         }
         let root = try prototype(root)
         defer {
-            for object in prototypes.values { object._record = nil }
+            // Back to plain unmanaged objects (no log pointer, no recording
+            // columns, no links between prototypes), even if one escaped.
+            for object in prototypes.values {
+                object._record = nil
+                if let descriptor = try? SchemaDiscovery.descriptor(for: type(of: object)) {
+                    let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque())
+                    for property in descriptor.properties {
+                        (base + property.accessor.columnFieldOffset).storeBytes(of: Int32(-1), as: Int32.self)
+                    }
+                }
+            }
             for (object, accessor) in links {
-                (UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()) + accessor.columnFieldOffset).storeBytes(of: Int32(-1), as: Int32.self)
                 try? accessor.setValue(Optional<Int>.none as Any, on: object, realm: nil)
             }
         }
