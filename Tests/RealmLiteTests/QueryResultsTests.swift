@@ -162,6 +162,7 @@ final class QueryResultsTests: QueryTestCase {
             let rank = Int(generator.next() % 24) - 12
             let tag = (tags + ["changed", "zz"])[Int(generator.next() % UInt64(tags.count + 2))]
             let ranks = (0..<Int(generator.next() % 4)).map { _ in Int(generator.next() % 24) - 12 }
+            let prefix = String(tag.prefix(Int(generator.next() % 1200)))
             let cases: [(String, String, [Any], (QItem) -> Bool)] = [
                 ("rank == %@", "plainRank == %@", [rank], { $0.plainRank == rank }),
                 ("tag == %@", "plainTag == %@", [tag], { $0.plainTag == tag }),
@@ -172,6 +173,7 @@ final class QueryResultsTests: QueryTestCase {
                 ("optRank == nil AND rank == %@", "optRank == nil AND plainRank == %@", [rank], { $0.optRank == nil && $0.plainRank == rank }),
                 ("NOT tag IN %@", "NOT plainTag IN %@", [[tag, "a"]], { !($0.plainTag == tag || $0.plainTag == "a") }),
                 ("rank > %@", "plainRank > %@", [rank], { $0.plainRank > rank }),
+                ("tag BEGINSWITH %@", "plainTag BEGINSWITH %@", [prefix], { $0.plainTag.utf8.starts(with: prefix.utf8) }),
                 ("rank <= %@ AND flag == true", "plainRank <= %@ AND flag == true", [rank], { $0.plainRank <= rank && $0.flag }),
                 ("rank BETWEEN %@", "plainRank BETWEEN %@", [[rank, rank + 5]], { $0.plainRank >= rank && $0.plainRank <= rank + 5 }),
                 ("optRank < %@", "optRank < %@", [rank], { ($0.optRank ?? .max) < rank }),
@@ -212,6 +214,25 @@ final class QueryResultsTests: QueryTestCase {
         XCTAssertNotNil(plan4.compiled?.probe?.range)
         guard case .query(let plan5) = realm.objects(QItem.self).filter("rank > 1 AND tag == 'b'").source else { return XCTFail() }
         XCTAssertEqual(plan5.compiled?.probe?.column.name, "tag", "equality is preferred over a range")
+        guard case .query(let plan6) = realm.objects(QItem.self).filter("tag BEGINSWITH 'a' AND score > 0").source else { return XCTFail() }
+        XCTAssertEqual(plan6.compiled?.probe?.prefixScan, true)
+        XCTAssertEqual(realm.objects(QItem.self).filter("tag BEGINSWITH ''").count, 2)
+        XCTAssertEqual(realm.objects(QOwner.self).filter("name BEGINSWITH 'x'").count, 0)
+        try realm.write {
+            for key in ["ab", "abc", "b", "a\u{0}b", "", "ab\u{0}"] {
+                let o = StringKeyed()
+                o.key = key
+                realm.add(o)
+            }
+        }
+        let keyed = realm.objects(StringKeyed.self)
+        guard case .query(let plan7) = keyed.filter("key BEGINSWITH 'ab'").source else { return XCTFail() }
+        XCTAssertEqual(plan7.compiled?.probe?.isPrimaryKey, true)
+        XCTAssertEqual(plan7.compiled?.probe?.prefixScan, true)
+        XCTAssertEqual(keyed.filter("key BEGINSWITH 'ab'").map(\.key), ["ab", "abc", "ab\u{0}"])
+        XCTAssertEqual(keyed.filter("key BEGINSWITH %@", "a\u{0}").map(\.key), ["a\u{0}b"])
+        XCTAssertEqual(keyed.filter("key BEGINSWITH ''").count, 6)
+        XCTAssertEqual(keyed.filter("key > 'ab' AND key < 'b'").map(\.key), ["abc", "ab\u{0}"])
         XCTAssertEqual(realm.objects(QItem.self).filter("rank > 1").map(\.name), ["b"])
         XCTAssertEqual(realm.objects(QItem.self).filter("rank >= 1 AND rank < 2").map(\.name), ["a"])
     }

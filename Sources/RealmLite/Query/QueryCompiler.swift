@@ -17,6 +17,8 @@ struct IndexProbe {
     let keys: [[UInt8]]
     /// Instead of keys: a range of 9-byte encodings (ints, dates) for < <= > >= BETWEEN.
     var range: IndexRange?
+    /// `keys` are prefixes (BEGINSWITH on strings): every entry starting with one.
+    var prefixScan = false
 }
 
 /// Encoded bounds; `low` defaults to the first non-nil value.
@@ -508,7 +510,8 @@ struct QueryCompiler {
             let pa = probe(a), pb = probe(b)
             guard let pa, let pb else { return pa ?? pb }
             // Prefer equality over ranges, then the primary key, then the shorter key list.
-            if (pa.range == nil) != (pb.range == nil) { return pa.range == nil ? pa : pb }
+            let rangeA = pa.range != nil || pa.prefixScan, rangeB = pb.range != nil || pb.prefixScan
+            if rangeA != rangeB { return rangeA ? pb : pa }
             if pa.isPrimaryKey != pb.isPrimaryKey { return pa.isPrimaryKey ? pa : pb }
             return pa.keys.count <= pb.keys.count ? pa : pb
         case .comparison(let original):
@@ -541,6 +544,14 @@ struct QueryCompiler {
                     return nil
                 }
                 return IndexProbe(column: column, tree: tree, isPrimaryKey: column.isPrimary, keys: [], range: range)
+            }
+            if c.op == .beginsWith {
+                guard column.type == .string, case .value(.string(let prefix), _) = c.right else { return nil }
+                let encoded = prefix._rlmWithBytes { indexKey(.string, isNull: false, $0) }
+                // Not truncated: drop the terminator so longer strings match too.
+                guard encoded.count < maxIndexedValueBytes else { return nil }
+                return IndexProbe(column: column, tree: tree, isPrimaryKey: column.isPrimary, keys: [Array(encoded.dropLast(2))],
+                                  prefixScan: true)
             }
             guard c.op == .equal || c.op == .in else { return nil }
             let values: [QueryValue]

@@ -228,6 +228,22 @@ extension IndexProbe {
             }
             return found.sorted()
         }
+        if prefixScan {
+            var cursor: OpaquePointer?
+            guard cs_cursor_open(realm.txn, tree, &cursor) == csOK, let cursor else { return [] }
+            defer { cs_cursor_close(cursor) }
+            for prefix in keys {
+                prefix.withUnsafeBytes { p in
+                    var k = cs_val(data: p.baseAddress, size: p.count), v = cs_val()
+                    var rc = cs_cursor_get(cursor, &k, &v, CS_SEEK)
+                    while rc == csOK, k.size >= p.count + (isPrimaryKey ? 0 : 8), memcmp(k.data, p.baseAddress!, p.count) == 0 {
+                        found.insert(isPrimaryKey ? keyValue(v) : keyValue(k, at: k.size - 8))
+                        rc = cs_cursor_get(cursor, &k, &v, CS_NEXT)
+                    }
+                }
+            }
+            return found.sorted()
+        }
         if isPrimaryKey {
             for entry in keys {
                 if let key = realm.primaryKeyLookup(info, entry: entry) { found.insert(key) }
