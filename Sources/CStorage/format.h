@@ -84,9 +84,9 @@
  *  LOCK FILE "<data path>.lock" (host-specific: contains a pthread mutex;
  *  rebuilt by the first process that opens the database):
  *    header (cs_lock_hdr, below) | max_readers x reader slot (64 bytes each)
- *  The header holds the robust process-shared writer mutex, and a copy of the
- *  newest meta behind a sequence lock so that readers take a snapshot without
- *  a syscall. A reader slot holds (pid, snapshot txnid); 0 = not reading.
+ *  The header holds the robust process-shared writer mutex, and the newest
+ *  meta (double-buffered behind a publish counter) so that readers take a
+ *  snapshot without a syscall. A reader slot holds (pid, snapshot txnid); 0 = not reading.
  *  OFD byte-range locks on the lock file: byte 0 serialises initialisation;
  *  a shared lock on byte 1 is held by every process with the env open (the
  *  first to get it exclusively rebuilds the file); a shared lock on byte
@@ -160,7 +160,7 @@ _Static_assert(sizeof(cs_meta) == 128, "meta is 128 bytes");
 
 /* ---- Lock file ---- */
 #define CS_LOCK_MAGIC 0x4b434f4c53435352ull /* "RSCSLOCK" */
-#define CS_LOCK_VERSION 2u
+#define CS_LOCK_VERSION 3u
 #define CS_LOCK_PID_BASE (1ull << 32)
 
 typedef struct cs_reader_slot {
@@ -177,8 +177,9 @@ typedef struct cs_lock_hdr {
     uint32_t max_readers;
     uint32_t mutex_size;       /* sizeof(pthread_mutex_t) of the creator    */
     _Atomic uint32_t slots_hwm;/* slots [0, hwm) may be in use              */
-    _Atomic uint64_t meta_seq; /* sequence lock over `meta` (odd = writing) */
-    cs_meta meta;              /* newest committed meta                     */
+    _Atomic uint64_t meta_seq; /* publishes so far; meta[meta_seq & 1] is  */
+    cs_meta meta[2];           /* the newest committed meta (two copies, so
+                                  a writer killed mid-publish leaves it whole) */
     uint64_t durable_txnid;    /* newest meta written to the file; deferred
                                   commits are newer (writer mutex guards)   */
     uint32_t durable_slot;     /* meta page (0/1) holding durable_txnid     */

@@ -117,7 +117,7 @@ int lock_init_header(cs_lock *lk, const cs_meta *meta, uint32_t meta_slot)
     h->version = CS_LOCK_VERSION;
     h->max_readers = lk->max_readers;
     h->mutex_size = sizeof(pthread_mutex_t);
-    h->meta = *meta;
+    h->meta[0] = *meta; /* meta_seq is 0 */
     h->durable_txnid = meta->txnid;
     h->durable_slot = meta_slot;
     pthread_mutexattr_t a;
@@ -152,12 +152,16 @@ void lock_close(cs_lock *lk)
 
 void lock_publish_meta(cs_lock *lk, const cs_meta *meta)
 {
+    /* Fill the copy readers are not using, then switch to it: a writer
+     * killed in between leaves the current meta whole (with an odd/even
+     * sequence lock it left the sequence odd and every reader spinning).
+     * The fence orders the previous publish's store of meta_seq before our
+     * bytes, as the odd store does in a classic sequence lock. */
     cs_lock_hdr *h = lk->hdr;
     uint64_t s = atomic_load_explicit(&h->meta_seq, memory_order_relaxed);
-    atomic_store_explicit(&h->meta_seq, s + 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
-    memcpy((void *)&h->meta, meta, sizeof *meta);
-    atomic_store_explicit(&h->meta_seq, s + 2, memory_order_release);
+    memcpy((void *)&h->meta[(s + 1) & 1], meta, sizeof *meta);
+    atomic_store_explicit(&h->meta_seq, s + 1, memory_order_release);
 }
 
 void lock_read_meta(const cs_lock *lk, cs_meta *out)
@@ -165,8 +169,7 @@ void lock_read_meta(const cs_lock *lk, cs_meta *out)
     cs_lock_hdr *h = lk->hdr;
     for (;;) {
         uint64_t s1 = atomic_load_explicit(&h->meta_seq, memory_order_acquire);
-        if (s1 & 1) continue;
-        memcpy(out, (const void *)&h->meta, sizeof *out);
+        memcpy(out, (const void *)&h->meta[s1 & 1], sizeof *out);
         atomic_thread_fence(memory_order_acquire);
         if (atomic_load_explicit(&h->meta_seq, memory_order_relaxed) == s1) return;
     }
