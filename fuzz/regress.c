@@ -4,8 +4,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -201,6 +204,59 @@ static void no_meta_after_failed_flush(void)
     cases++;
 }
 
+/* In a child with a 10 s alarm: open, begin a txn of this kind, verify
+ * commit 1, close; true if all of it finished. */
+static bool in_child_ok(const char *path, unsigned flags)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        alarm(10);
+        cs_env *env;
+        cs_txn *t;
+        char why[300];
+        uint64_t k = 0;
+        if (cs_env_open(path, NULL, &env) || cs_txn_begin(env, flags, &t)) _exit(2);
+        cs_txn_abort(t);
+        if (wl_verify(env, &k, why, sizeof why) || k != 1) _exit(3);
+        _exit(cs_env_close(env) == CS_OK ? 0 : 4);
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+/* Bug 5 (lock.c lock_publish_meta): the meta in the lock file sat behind an
+ * odd/even sequence lock; a writer killed inside publish (between its two
+ * stores) left the sequence odd, and every later read txn, the next
+ * writer's resync and cs_env_close spun forever while any process kept the
+ * env open. The meta is now double-buffered: a writer dies here after
+ * scribbling over the copy it was filling, holding the writer mutex, and
+ * readers and the next writer must go on with commit 1. */
+static void writer_killed_inside_publish(void)
+{
+    char path[600];
+    rel_path(path, sizeof path, dir, "publish.db");
+    rel_rm_db(path);
+    cs_env *env;
+    cs_txn *t;
+    if (cs_env_open(path, NULL, &env) || cs_txn_begin(env, 0, &t) || wl_apply(t, 1) || cs_txn_commit(t)) abort();
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        cs_env *e;
+        if (cs_env_open(path, NULL, &e) || cs_txn_begin(e, 0, &t)) _exit(2);
+        cs_lock_hdr *h = e->lock.hdr;
+        memset((void *)&h->meta[(atomic_load(&h->meta_seq) + 1) & 1], 0xab, 64); /* mid-publish */
+        raise(SIGKILL);
+    }
+    waitpid(pid, NULL, 0);
+    EXPECT(in_child_ok(path, CS_TXN_RDONLY), "writer killed inside publish: a reader hangs or fails");
+    EXPECT(in_child_ok(path, 0), "writer killed inside publish: the next writer hangs or fails");
+    cs_env_close(env);
+    cases++;
+}
+
 int main(void)
 {
     dir = rel_mkdir("regress");
@@ -208,6 +264,7 @@ int main(void)
     page_claims_writer_txnid();
     huge_next_pgno();
     no_meta_after_failed_flush();
+    writer_killed_inside_publish();
     if (rel_failures == 0) rel_rmdir(dir);
     return rel_report("regress", cases);
 }
