@@ -223,7 +223,27 @@ static void write_some(cs_env *env)
             cs_put(t, b, (cs_val){"blob1", 5}, (cs_val){v, 6500}, 0);
             cs_del(t, b, (cs_val){"blob2", 5});
         }
-        if (cs_tree_open(t, "small", 0, &c) == CS_OK) cs_tree_clear(t, c);
+        if (cs_tree_open(t, "small", 0, &c) == CS_OK) {
+            /* cursor writes: delete every other entry, update the rest */
+            cs_cursor *cur;
+            cs_val k, v;
+            if (cs_cursor_open(t, c, &cur) == CS_OK) {
+                int steps = 0;
+                for (int rc = cs_cursor_get(cur, &k, &v, CS_FIRST); rc == CS_OK && steps < 200;
+                     rc = cs_cursor_get(cur, &k, &v, CS_NEXT), steps++) {
+                    if (steps % 2) rc = cs_cursor_del(cur);
+                    else if (k.size && k.size <= 64) {
+                        uint8_t kb[64];
+                        memcpy(kb, k.data, k.size);
+                        rc = cs_cursor_put(cur, (cs_val){kb, k.size}, (cs_val){"v", 1}, 0);
+                    }
+                    if (rc) break;
+                }
+                cs_cursor_close(cur);
+            }
+            if (n % 2) cs_tree_clear(t, c);
+            else cs_tree_drop(t, c);
+        }
         if (cs_tree_open(t, "new", CS_CREATE, &c) == CS_OK) cs_put(t, c, (cs_val){"x", 1}, (cs_val){"y", 1}, 0);
         cs_txn_commit(t);
     }

@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,6 +187,7 @@ static pid_t spawn(bool is_writer)
     fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive a killed run */
         rng = seed;
         if (is_writer) writer();
         reader();
