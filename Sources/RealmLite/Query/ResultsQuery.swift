@@ -317,14 +317,7 @@ extension List: _RealmQueryable where Element: ObjectBase {
         guard let field else {
             throw Realm.Error.query("Only managed Lists can be queried; use Swift's filter/sorted on an unmanaged List.")
         }
-        let realm = field.realm
-        let info = try realm.classInfo(for: Element.self)
-        let plan = QueryPlan(info: info, base: .keys { _ in
-            if field.owner.isInvalidated { return [] }
-            let view = field.view
-            return (0..<view.count).map { UInt64(littleEndian: view.element($0).loadUnaligned(as: UInt64.self)) }
-        }, predicate: nil, compiled: nil, orderings: [])
-        return Results(realm: realm, source: .query(plan))
+        return try linkedObjectResults(field)
     }
 }
 
@@ -333,15 +326,21 @@ extension MutableSet: _RealmQueryable where Element: ObjectBase {
         guard let field else {
             throw Realm.Error.query("Only managed MutableSets can be queried; use Swift's filter/sorted on an unmanaged set.")
         }
-        let realm = field.realm
-        let info = try realm.classInfo(for: Element.self)
-        let plan = QueryPlan(info: info, base: .keys { _ in
-            if field.owner.isInvalidated { return [] }
-            let view = field.view
-            return (0..<view.count).map { UInt64(littleEndian: view.element($0).loadUnaligned(as: UInt64.self)) }
-        }, predicate: nil, compiled: nil, orderings: [])
-        return Results(realm: realm, source: .query(plan))
+        return try linkedObjectResults(field)
     }
+}
+
+/// Results over the objects a managed collection field links to, in stored
+/// order; re-read on each evaluation so the Results stay live.
+private func linkedObjectResults<Element: ObjectBase>(_ field: CollectionField) throws -> Results<Element> {
+    let realm = field.realm
+    let info = try realm.classInfo(for: Element.self)
+    let plan = QueryPlan(info: info, base: .keys { _ in
+        if field.owner.isInvalidated { return [] }
+        let view = field.view
+        return (0..<view.count).map { UInt64(littleEndian: view.element($0).loadUnaligned(as: UInt64.self)) }
+    }, predicate: nil, compiled: nil, orderings: [])
+    return Results(realm: realm, source: .query(plan))
 }
 
 extension LinkingObjects: _RealmQueryable {
