@@ -374,6 +374,15 @@ int cs_reader_check(cs_env *env, uint32_t *cleared)
     return CS_OK;
 }
 
+int cs_env_active_versions(cs_env *env, uint32_t *out)
+{
+    if (!env || !out) return cs_fail(CS_EINVAL, "cs_env_active_versions: NULL argument");
+    cs_meta m;
+    lock_read_meta(&env->lock, &m);
+    *out = lock_active_versions(&env->lock, m.txnid);
+    return CS_OK;
+}
+
 int cs_env_get_info(cs_env *env, cs_env_info *out)
 {
     if (!env || !out) return cs_fail(CS_EINVAL, "cs_env_get_info: NULL argument");

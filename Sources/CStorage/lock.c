@@ -264,6 +264,24 @@ uint64_t lock_oldest_reader(cs_lock *lk, uint64_t latest, uint32_t *readers)
     return oldest;
 }
 
+uint32_t lock_active_versions(cs_lock *lk, uint64_t latest)
+{
+    uint64_t seen[64];
+    uint32_t nseen = 0, extra = 0, hwm = atomic_load(&lk->hdr->slots_hwm);
+    lock_oldest_reader(lk, latest, NULL); /* drops dead processes' slots */
+    if (latest) seen[nseen++] = latest;
+    for (uint32_t i = 0; i < hwm && i < lk->max_readers; i++) {
+        uint64_t t = atomic_load(&lk->slots[i].txnid);
+        if (t == 0) continue;
+        bool dup = false;
+        for (uint32_t j = 0; j < nseen && !dup; j++) dup = seen[j] == t;
+        if (dup) continue;
+        if (nseen < 64) seen[nseen++] = t;
+        else extra++; /* past 64 distinct ids, duplicates count twice: an upper bound */
+    }
+    return nseen + extra;
+}
+
 uint32_t lock_clear_dead(cs_lock *lk)
 {
     uint32_t me = (uint32_t)getpid(), hwm = atomic_load(&lk->hdr->slots_hwm), cleared = 0;

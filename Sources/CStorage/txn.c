@@ -183,6 +183,37 @@ int cs_txn_begin(cs_env *env, unsigned flags, cs_txn **out)
     return CS_OK;
 }
 
+/* A clone reads the source's snapshot through its own slot and tree table,
+ * so that several threads can read one pinned version at once (frozen
+ * Realms). Publishing the same txnid in a second slot is safe because the
+ * source's slot already pins it: the pages cannot be reused in between. */
+int cs_txn_clone(cs_txn *src, cs_txn **out)
+{
+    if (!src || !out || !src->rdonly) return cs_fail(CS_EINVAL, "cs_txn_clone: needs a read transaction");
+    if (src->state != TXN_ACTIVE) return cs_fail(CS_EINVAL, "cs_txn_clone: the source has no snapshot (reset)");
+    cs_env *env = src->env;
+    cs_txn *t = calloc(1, sizeof *t);
+    if (!t) return cs_fail(CS_ENOMEM, "transaction");
+    int rc = lock_slot_acquire(&env->lock, &env->slot_hint, &t->slot);
+    if (rc) {
+        free(t);
+        return rc;
+    }
+    atomic_store(&t->slot->txnid, src->txnid);
+    t->env = env;
+    t->psize = src->psize;
+    t->rdonly = true;
+    t->meta = src->meta;
+    t->txnid = src->txnid;
+    t->map = src->map;
+    t->map_pages = src->map_pages;
+    t->catalog = src->catalog;
+    t->state = TXN_ACTIVE;
+    atomic_fetch_add(&env->live_txns, 1);
+    *out = t;
+    return CS_OK;
+}
+
 static void txn_free(cs_txn *t)
 {
     cursor_close_all(t);

@@ -154,6 +154,11 @@ typedef struct cs_env_info {
 } cs_env_info;
 int cs_env_get_info(cs_env *env, cs_env_info *out);
 
+/* Distinct snapshots alive now: those held by readers (of any process)
+ * plus the newest. Each one keeps the pages it sees from being reused, so
+ * a count that keeps growing means a file that keeps growing. */
+int cs_env_active_versions(cs_env *env, uint32_t *out);
+
 /* Free reader slots of dead processes. *cleared (may be NULL) = how many. */
 int cs_reader_check(cs_env *env, uint32_t *cleared);
 
@@ -180,6 +185,11 @@ int cs_txn_abort(cs_txn *txn);
  * reader slot, so that cs_txn_renew can take a new snapshot cheaply. */
 int cs_txn_reset(cs_txn *txn);
 int cs_txn_renew(cs_txn *txn);
+/* A new read transaction on exactly the snapshot of read txn `src` (which
+ * must be active), with its own reader slot: lets several threads read one
+ * version at once, each through its own txn. Owned by the caller like any
+ * txn; independent of `src` once made (either may end first). */
+int cs_txn_clone(cs_txn *src, cs_txn **out);
 /* Snapshot id of a read txn, or the id a write txn will commit as. */
 uint64_t cs_txn_id(const cs_txn *txn);
 int cs_txn_is_readonly(const cs_txn *txn);
