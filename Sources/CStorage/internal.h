@@ -95,7 +95,8 @@ void lock_slot_release(cs_reader_slot *slot);
  * slots that pin snapshots older than `latest`. */
 uint64_t lock_oldest_reader(cs_lock *lk, uint64_t latest, uint32_t *readers);
 uint32_t lock_clear_dead(cs_lock *lk);
-/* Distinct snapshot ids held by live reader slots, plus `latest`. */
+/* Distinct snapshot ids held by live reader slots (dead processes' slots
+ * pinning versions older than `latest` are cleared first). */
 uint32_t lock_active_versions(cs_lock *lk, uint64_t latest);
 
 /* ---- meta.c ---- */

@@ -269,7 +269,6 @@ uint32_t lock_active_versions(cs_lock *lk, uint64_t latest)
     uint64_t seen[64];
     uint32_t nseen = 0, extra = 0, hwm = atomic_load(&lk->hdr->slots_hwm);
     lock_oldest_reader(lk, latest, NULL); /* drops dead processes' slots */
-    if (latest) seen[nseen++] = latest;
     for (uint32_t i = 0; i < hwm && i < lk->max_readers; i++) {
         uint64_t t = atomic_load(&lk->slots[i].txnid);
         if (t == 0) continue;

@@ -154,9 +154,9 @@ typedef struct cs_env_info {
 } cs_env_info;
 int cs_env_get_info(cs_env *env, cs_env_info *out);
 
-/* Distinct snapshots alive now: those held by readers (of any process)
- * plus the newest. Each one keeps the pages it sees from being reused, so
- * a count that keeps growing means a file that keeps growing. */
+/* Distinct snapshots pinned by readers now (of any process). Each one
+ * keeps the pages it sees from being reused, so a count that keeps growing
+ * means a file that keeps growing; the next commit adds one version. */
 int cs_env_active_versions(cs_env *env, uint32_t *out);
 
 /* Free reader slots of dead processes. *cleared (may be NULL) = how many. */
