@@ -8,7 +8,7 @@ struct CollectionField {
     let owner: ObjectBase
     let column: Int
 
-    var realm: Realm { owner._managingRealm }
+    var realm: RealmCore { owner._managingRealm }
 
     /// The field in the current snapshot: valid until the next write.
     var view: ElementArrayView {
@@ -88,7 +88,7 @@ struct CollectionField {
 /// The stored bytes of a value for lookups (contains, index(of:), map
 /// keys): never adds objects. nil if the value cannot be in the collection
 /// (an unmanaged or foreign object).
-func lookupBytes<E: _RealmElement>(_ value: E, _ realm: Realm) -> [UInt8]? {
+func lookupBytes<E: _RealmElement>(_ value: E, _ realm: RealmCore) -> [UInt8]? {
     if let object = value as? ObjectBase {
         guard object._realm === realm, !object._deleted else { return nil }
         return withLinkBytes(object._key) { Array($0) }

@@ -28,6 +28,11 @@ extension Realm {
         /// The classes this Realm stores. nil: every class used with it,
         /// registered on first use.
         public var objectTypes: [ObjectBase.Type]?
+        /// The most versions that readers (frozen objects, unresolved
+        /// ThreadSafeReferences, Realms on other threads) may pin at once: a
+        /// commit that would exceed it throws `.tooManyActiveVersions` rather
+        /// than letting the file grow without bound. nil: no limit.
+        public var maximumNumberOfActiveVersions: UInt?
 
         private var _fileURL: URL?
         private var _inMemoryIdentifier: String?
@@ -38,7 +43,8 @@ extension Realm {
                     schemaVersion: UInt64 = 0,
                     migrationBlock: MigrationBlock? = nil,
                     deleteRealmIfMigrationNeeded: Bool = false,
-                    objectTypes: [ObjectBase.Type]? = nil) {
+                    objectTypes: [ObjectBase.Type]? = nil,
+                    maximumNumberOfActiveVersions: UInt? = nil) {
             _fileURL = inMemoryIdentifier == nil ? fileURL : nil
             _inMemoryIdentifier = inMemoryIdentifier
             self.readOnly = readOnly
@@ -46,6 +52,7 @@ extension Realm {
             self.migrationBlock = migrationBlock
             self.deleteRealmIfMigrationNeeded = deleteRealmIfMigrationNeeded
             self.objectTypes = objectTypes
+            self.maximumNumberOfActiveVersions = maximumNumberOfActiveVersions
         }
 
         /// `default.realm` in the current directory.

@@ -34,6 +34,16 @@ extension Realm {
             case readOnly = 108
             /// The storage engine failed (I/O, corruption, limits).
             case storage = 109
+            /// A confined Realm, object or collection was used outside the
+            /// thread, queue or actor it belongs to.
+            case incorrectThread = 110
+            /// A write to, or an observation of, a frozen Realm, object or
+            /// collection.
+            case frozen = 111
+            /// Configuration.maximumNumberOfActiveVersions was exceeded.
+            case tooManyActiveVersions = 112
+            /// A ThreadSafeReference was resolved a second time.
+            case referenceAlreadyResolved = 113
         }
 
         public let code: Code
@@ -86,4 +96,11 @@ extension Realm.Error {
         Realm.Error(.invalidatedObject,
                     "Object of type '\(className)' has been deleted or invalidated; re-fetch it (e.g. realm.object(ofType:forPrimaryKey:)) before using it.")
     }
+}
+
+/// Runs a throwing operation inside a non-throwing RealmSwift API: stops
+/// with the Realm.Error's message.
+@discardableResult
+func orStop<R>(_ body: () throws -> R) -> R {
+    do { return try body() } catch let error as Realm.Error { realmFatal(error) } catch { realmFatal(.fail, "\(error)") }
 }

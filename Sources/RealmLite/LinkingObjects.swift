@@ -23,7 +23,7 @@ public struct LinkingObjects<Element: ObjectBase>: RandomAccessCollection, Custo
     public var isInvalidated: Bool { owner?.isInvalidated ?? false }
 
     /// Keys of the linking objects, in key order (each once).
-    private var sources: (Realm, ClassInfo, [UInt64])? {
+    private var sources: (RealmCore, ClassInfo, [UInt64])? {
         guard let owner, let realm = owner._realm, let info = owner._info else { return nil }
         let linking = info.columns[column]
         guard let origin = linking.target, linking.originColumn >= 0 else { return nil }
@@ -72,5 +72,5 @@ extension LinkingObjects: _RealmValue, _Persistable {
 
     public static func _rlmEncode(_ value: LinkingObjects, _ column: Int, _ writer: inout _RecordWriter) throws {}
     public static func _rlmIndexKey(_ value: LinkingObjects) -> [UInt8]? { nil }
-    public static func _rlmConvert(_ value: Any, _ realm: Realm?) throws -> LinkingObjects? { nil }
+    public static func _rlmConvert(_ value: Any, _ realm: RealmCore?) throws -> LinkingObjects? { nil }
 }

@@ -12,7 +12,7 @@ extension ObjectBase: _RealmOptionalWrapped, RealmCollectionValue {
     public class var _rlmShape: _PropertyShape { _PropertyShape(type: .object, objectType: self) }
 
     /// Accepts an instance, or a dictionary/array describing a new one.
-    public static func _rlmConvert(_ value: Any, _ realm: Realm?) throws -> Self? {
+    public static func _rlmConvert(_ value: Any, _ realm: RealmCore?) throws -> Self? {
         if let object = value as? Self { return object }
         guard value is [String: Any] || value is [Any] else { return nil }
         let object = self.init()
@@ -54,7 +54,7 @@ extension ObjectBase: _RealmOptionalWrapped, RealmCollectionValue {
 
     public static func _rlmIndexKeyOptional(_ value: ObjectBase?) -> [UInt8]? { nil }
 
-    public static func _rlmDecodeElement(_ bytes: UnsafeRawBufferPointer, _ realm: Realm?) -> Self {
+    public static func _rlmDecodeElement(_ bytes: UnsafeRawBufferPointer, _ realm: RealmCore?) -> Self {
         guard let realm else { realmFatal(.invalidValue, "A stored link was read without its Realm.") }
         let key = UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self))
         guard let object = realm.object(realm.classInfoOrStop(self), key: key) else {
@@ -63,7 +63,7 @@ extension ObjectBase: _RealmOptionalWrapped, RealmCollectionValue {
         return unsafeDowncast(object, to: self)
     }
 
-    public static func _rlmEncodeElement(_ value: ObjectBase, _ out: inout [UInt8], _ realm: Realm) throws {
+    public static func _rlmEncodeElement(_ value: ObjectBase, _ out: inout [UInt8], _ realm: RealmCore) throws {
         let target = try realm.classInfo(for: type(of: value))
         guard let key = realm.linkKey(for: value, target: target) else {
             throw realm.pendingError ?? Realm.Error(.invalidValue, "Cannot store object of type '\(target.name)'.")

@@ -9,7 +9,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     init(field: CollectionField) { self.field = field }
 
-    public var realm: Realm? { field?.realm }
+    public var realm: Realm? { field.map { Realm(core: $0.realm) } }
     public var isInvalidated: Bool { field?.owner.isInvalidated ?? false }
 
     public var startIndex: Int { 0 }
@@ -134,7 +134,7 @@ extension List: _RealmValue, _Persistable {
 
     public static func _rlmIndexKey(_ value: List) -> [UInt8]? { nil }
 
-    public static func _rlmConvert(_ value: Any, _ realm: Realm?) throws -> List? {
+    public static func _rlmConvert(_ value: Any, _ realm: RealmCore?) throws -> List? {
         guard let items = value as? [Any] ?? (value as? any Sequence).map({ Array($0) as [Any] }) else { return nil }
         let list = List()
         for item in items {
@@ -148,7 +148,7 @@ extension List: _RealmValue, _Persistable {
 }
 
 /// Element bytes of a collection being written into a new record.
-func encodeForNewRecord<S: Sequence>(_ values: S, _ realm: Realm) throws -> [[UInt8]] where S.Element: _RealmElement {
+func encodeForNewRecord<S: Sequence>(_ values: S, _ realm: RealmCore) throws -> [[UInt8]] where S.Element: _RealmElement {
     try values.map { value in
         var bytes: [UInt8] = []
         try S.Element._rlmEncodeElement(value, &bytes, realm)

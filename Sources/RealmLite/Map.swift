@@ -25,7 +25,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
 
     init(field: CollectionField) { self.field = field }
 
-    public var realm: Realm? { field?.realm }
+    public var realm: Realm? { field.map { Realm(core: $0.realm) } }
     public var isInvalidated: Bool { field?.owner.isInvalidated ?? false }
     public var count: Int { field?.view.count ?? unmanaged.count }
     public var isEmpty: Bool { count == 0 }
@@ -141,7 +141,7 @@ extension Map: _RealmValue, _Persistable {
 
     public static func _rlmIndexKey(_ value: Map) -> [UInt8]? { nil }
 
-    public static func _rlmConvert(_ value: Any, _ realm: Realm?) throws -> Map? {
+    public static func _rlmConvert(_ value: Any, _ realm: RealmCore?) throws -> Map? {
         guard let dictionary = value as? [Key: Any] else { return nil }
         let map = Map()
         for (key, item) in dictionary {

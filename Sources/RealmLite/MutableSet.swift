@@ -8,7 +8,7 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
 
     init(field: CollectionField) { self.field = field }
 
-    public var realm: Realm? { field?.realm }
+    public var realm: Realm? { field.map { Realm(core: $0.realm) } }
     public var isInvalidated: Bool { field?.owner.isInvalidated ?? false }
 
     public var startIndex: Int { 0 }
@@ -118,7 +118,7 @@ extension MutableSet: _RealmValue, _Persistable {
 
     public static func _rlmIndexKey(_ value: MutableSet) -> [UInt8]? { nil }
 
-    public static func _rlmConvert(_ value: Any, _ realm: Realm?) throws -> MutableSet? {
+    public static func _rlmConvert(_ value: Any, _ realm: RealmCore?) throws -> MutableSet? {
         guard let list = try List<Element>._rlmConvert(value, realm) else { return nil }
         let set = MutableSet()
         set.insert(objectsIn: list.unmanaged)

@@ -6,7 +6,7 @@
 /// Base class of Object and EmbeddedObject (RealmSwift's ObjectBase).
 open class ObjectBase: CustomStringConvertible, Hashable {
     // Managed state. Set by Realm; nil/0 while unmanaged.
-    final var _realm: Realm?
+    final var _realm: RealmCore?
     final var _info: ClassInfo?
     final var _key: UInt64 = 0
     /// The record, valid while `_recordGeneration == _realm.generation`.
@@ -19,7 +19,7 @@ open class ObjectBase: CustomStringConvertible, Hashable {
     public required init() {}
 
     /// The Realm managing this object, or nil while unmanaged.
-    public var realm: Realm? { _realm }
+    public var realm: Realm? { _realm.map(Realm.init(core:)) }
 
     /// True once the object was deleted, or its write transaction cancelled.
     public var isInvalidated: Bool {
@@ -100,10 +100,11 @@ open class ObjectBase: CustomStringConvertible, Hashable {
     // MARK: Managed access (internal)
 
     /// The managing Realm; stops with a clear message if there is none.
-    final var _managingRealm: Realm {
+    final var _managingRealm: RealmCore {
         guard let realm = _realm else {
             realmFatal(.invalidatedObject, "Object of type '\(Self.className())' is not managed by a Realm.")
         }
+        realm.verifyThread()
         return realm
     }
 
@@ -111,6 +112,7 @@ open class ObjectBase: CustomStringConvertible, Hashable {
     @inline(__always)
     final func _currentRecord() -> RecordView {
         let realm = _realm.unsafelyUnwrapped
+        realm.verifyThread()
         if _recordGeneration == realm.generation, let record = _record {
             return RecordView(base: record, size: _recordSize)
         }

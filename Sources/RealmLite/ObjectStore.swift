@@ -7,7 +7,7 @@ import CStorage
 // Errors inside a write transaction are recorded with fail() (the write then
 // cancels and throws them); each operation stops at its first error.
 
-extension Realm {
+extension RealmCore {
     // MARK: - Raw records
 
     @discardableResult

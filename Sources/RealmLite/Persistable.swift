@@ -7,7 +7,7 @@ public protocol _RealmValue {
     static var _rlmShape: _PropertyShape { get }
     /// Converts a loosely typed value (create(value:)); nil if it is the
     /// wrong type. Throws for nested failures, which carry their own message.
-    static func _rlmConvert(_ value: Any, _ realm: Realm?) throws -> Self?
+    static func _rlmConvert(_ value: Any, _ realm: RealmCore?) throws -> Self?
 }
 
 /// A type `@Persisted var x: T` accepts.
@@ -26,9 +26,9 @@ public protocol _Persistable: _RealmValue {
 
 /// A type that can be an element of List / MutableSet / Map (values).
 public protocol _RealmElement: _RealmValue {
-    static func _rlmDecodeElement(_ bytes: UnsafeRawBufferPointer, _ realm: Realm?) -> Self
+    static func _rlmDecodeElement(_ bytes: UnsafeRawBufferPointer, _ realm: RealmCore?) -> Self
     /// Appends the element's bytes; objects are added to `realm` if needed.
-    static func _rlmEncodeElement(_ value: Self, _ out: inout [UInt8], _ realm: Realm) throws
+    static func _rlmEncodeElement(_ value: Self, _ out: inout [UInt8], _ realm: RealmCore) throws
 }
 
 /// Values of Realm collections (RealmSwift's name).
@@ -56,7 +56,7 @@ extension Optional: _RealmValue where Wrapped: _RealmOptionalWrapped {
         return shape
     }
 
-    public static func _rlmConvert(_ value: Any, _ realm: Realm?) throws -> Self? {
+    public static func _rlmConvert(_ value: Any, _ realm: RealmCore?) throws -> Self? {
         if isNil(value) { return .some(nil) }
         if let wrapped = try Wrapped._rlmConvert(value, realm) { return .some(wrapped) }
         return nil
@@ -81,11 +81,11 @@ extension Optional: _Persistable where Wrapped: _RealmOptionalWrapped {
 
 /// Optional elements carry a tag byte: 0 = nil, 1 = the wrapped bytes follow.
 extension Optional: _RealmElement where Wrapped: _RealmOptionalWrapped {
-    public static func _rlmDecodeElement(_ bytes: UnsafeRawBufferPointer, _ realm: Realm?) -> Self {
+    public static func _rlmDecodeElement(_ bytes: UnsafeRawBufferPointer, _ realm: RealmCore?) -> Self {
         guard bytes.first == 1 else { return nil }
         return Wrapped._rlmDecodeElement(UnsafeRawBufferPointer(rebasing: bytes[1...]), realm)
     }
-    public static func _rlmEncodeElement(_ value: Self, _ out: inout [UInt8], _ realm: Realm) throws {
+    public static func _rlmEncodeElement(_ value: Self, _ out: inout [UInt8], _ realm: RealmCore) throws {
         if let value {
             out.append(1)
             try Wrapped._rlmEncodeElement(value, &out, realm)

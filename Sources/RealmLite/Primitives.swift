@@ -15,7 +15,7 @@ public protocol _RealmPrimitive: _Persistable, _RealmOptionalWrapped, RealmColle
 extension _RealmPrimitive {
     public static var _rlmShape: _PropertyShape { _PropertyShape(type: _rlmType) }
     public static func _rlmFromAny(_ value: Any) -> Self? { value as? Self }
-    public static func _rlmConvert(_ value: Any, _ realm: Realm?) throws -> Self? { _rlmFromAny(value) }
+    public static func _rlmConvert(_ value: Any, _ realm: RealmCore?) throws -> Self? { _rlmFromAny(value) }
 
     // Managed access: the hot path. One bit test (optionals) and one load.
     public static func _rlmGet(_ object: ObjectBase, _ column: Int) -> Self {
@@ -65,11 +65,11 @@ extension _RealmPrimitive {
         return _rlmIndexKey(value)
     }
 
-    public static func _rlmDecodeElement(_ bytes: UnsafeRawBufferPointer, _ realm: Realm?) -> Self {
+    public static func _rlmDecodeElement(_ bytes: UnsafeRawBufferPointer, _ realm: RealmCore?) -> Self {
         _rlmLoad(bytes)
     }
 
-    public static func _rlmEncodeElement(_ value: Self, _ out: inout [UInt8], _ realm: Realm) throws {
+    public static func _rlmEncodeElement(_ value: Self, _ out: inout [UInt8], _ realm: RealmCore) throws {
         value._rlmWithBytes { out.appendRaw($0) }
     }
 }

@@ -1,25 +1,40 @@
 import CStorage
 import Foundation
+import Synchronization
 
-/// A Realm: one open database, seen through one snapshot at a time.
+/// The state behind `Realm` values: one open database seen through one
+/// snapshot at a time, confined to one thread, serial queue or actor (or
+/// frozen: one pinned snapshot readable anywhere). `Realm()` on the same
+/// thread with the same configuration returns a `Realm` wrapping the same
+/// core (Confinement.swift caches them).
 ///
-/// Each instance owns a read transaction (its current snapshot); a write
+/// Each core owns a read transaction (its current snapshot); a write
 /// transaction replaces it while writing. Managed objects cache pointers into
 /// the current snapshot tagged with `generation`, which is bumped whenever
 /// those pointers may go stale (any change, refresh, commit, cancel).
-/// Realms are confined to the thread that created them (checks: issue 7).
-public final class Realm {
-    public let configuration: Configuration
+/// Public only because the `_Persistable` requirements name it; it has no
+/// public members: use `Realm`.
+public final class RealmCore {
+    let configuration: Realm.Configuration
     let env: SharedEnv
+    /// Where this core may be used; `verifyThread()` enforces it.
+    let confinement: Confinement
+    /// `confinement`'s thread for `.thread` (0 otherwise): the fast check.
+    let confinedThread: pthread_t
     var readTxn: OpaquePointer?
     var writeTxn: OpaquePointer?
+    /// .active: readTxn holds a snapshot; .released: invalidate() let it go
+    /// (the next read takes the newest); .frozen: per-thread clones.
+    var readState: ReadState = .active
+    /// Frozen cores: the pinned snapshot and each thread's clone of it.
+    let frozenReaders: FrozenReaders?
     var generation: UInt64 = 1
     var schemaState: SchemaState
     /// The first error of the current write; it cancels the write at commit.
     var pendingError: Realm.Error?
-    /// One cursor per tree for the current transaction.
+    /// One cursor per tree for the current transaction (live cores).
     var cursors: [cs_tree: OpaquePointer] = [:]
-    var cursorClaims: UInt64 = 0
+    var ownCursorClaims: UInt64 = 0
     /// Next object key per class, loaded lazily in each write transaction.
     var nextKeys: [ObjectKeyCounter] = []
     /// A record buffer reused by inserts (taken while in use, so nested
@@ -32,75 +47,102 @@ public final class Realm {
     var currentUpdatePolicy: UpdatePolicy = .error
     /// Objects whose insert is in progress (so cycles can link back to them).
     var inserting = Set<ObjectIdentifier>()
-    let creationThread = pthread_self()
+    /// Advance to the newest version when another Realm commits (scheduled
+    /// on this core's thread/queue/actor; see Confinement.swift).
+    var autorefresh = true
+    /// The frozen core of the current version, while someone holds it.
+    weak var frozenCache: RealmCore?
+    /// Set while an autorefresh is scheduled (coalesces commit signals).
+    let refreshScheduled = Atomic<Bool>(false)
+    /// Async writes (AsyncWrite.swift).
+    var asyncWrites = AsyncWriteQueue()
 
-    /// The current transaction: the write transaction while writing.
+    enum ReadState { case active, released, frozen }
+
+    /// The current transaction: the write transaction while writing. Every
+    /// engine access goes through here, so this is where confinement is
+    /// checked for reads.
     @inline(__always)
-    var txn: OpaquePointer { writeTxn ?? readTxn.unsafelyUnwrapped }
-
-    /// Opens the Realm at `Realm.Configuration.defaultConfiguration`.
-    public convenience init() throws {
-        try self.init(configuration: .defaultConfiguration)
+    var txn: OpaquePointer {
+        verifyThread()
+        if let writeTxn { return writeTxn }
+        if _fastPath(readState == .active) { return readTxn.unsafelyUnwrapped }
+        return currentReadTxnSlow()
     }
 
-    public convenience init(fileURL: URL) throws {
-        var configuration = Configuration.defaultConfiguration
-        configuration.fileURL = fileURL
-        try self.init(configuration: configuration)
+    @inline(never)
+    func currentReadTxnSlow() -> OpaquePointer {
+        if let frozenReaders { return frozenReaders.context().txn }
+        renewReadTransaction() // after invalidate(): the newest snapshot
+        readState = .active
+        return readTxn.unsafelyUnwrapped
     }
 
-    public init(configuration: Configuration) throws {
+    /// Bumped by every cursor hand-out: iterators re-seek when it moved.
+    var cursorClaims: UInt64 {
+        if let frozenReaders { return frozenReaders.context().claims }
+        return ownCursorClaims
+    }
+
+    /// A live core confined to `confinement`.
+    init(configuration: Realm.Configuration, confinement: Confinement) throws {
         self.configuration = configuration
+        self.confinement = confinement
+        if case .thread(let thread, _) = confinement { confinedThread = thread } else { confinedThread = 0 }
+        frozenReaders = nil
         env = try SharedEnv.open(configuration)
         schemaState = env.schema.withLock { $0 }
         var handle: OpaquePointer?
         try check(cs_txn_begin(env.handle, UInt32(CS_TXN_RDONLY), &handle), "Beginning a read transaction")
         readTxn = handle
         try openSchema()
+        env.register(self)
+    }
+
+    /// A frozen core on `live`'s current snapshot.
+    init(freezing live: RealmCore) throws {
+        configuration = live.configuration
+        confinement = .frozen
+        confinedThread = 0
+        env = live.env
+        schemaState = live.schemaState
+        metaTree = live.metaTree
+        var handle: OpaquePointer?
+        try check(cs_txn_clone(live.readTxn, &handle), "Pinning the version to freeze")
+        frozenReaders = FrozenReaders(base: handle!)
+        readState = .frozen
+        autorefresh = false
     }
 
     deinit {
-        closeReadCursors()
+        if frozenReaders != nil { return } // FrozenReaders ends its transactions
+        for cursor in cursors.values { cs_cursor_close(cursor) }
         if let writeTxn { cs_txn_abort(writeTxn) }
         if let readTxn { cs_txn_abort(readTxn) }
     }
 
+    var isFrozen: Bool { frozenReaders != nil }
+
     /// The classes stored in this Realm.
-    public var schema: Schema { schemaState.publicSchema }
+    var schema: Schema { schemaState.publicSchema }
 
     /// True if no class has any object.
-    public var isEmpty: Bool {
+    var isEmpty: Bool {
         schemaState.classes.allSatisfy { count(of: $0) == 0 }
     }
 
     // MARK: - Transactions
 
-    public var isInWriteTransaction: Bool { writeTxn != nil }
+    var isInWriteTransaction: Bool { writeTxn != nil }
 
-    /// Runs `block` in a write transaction and commits it. An error thrown by
-    /// the block, or by any operation inside it (duplicate primary key...),
-    /// cancels the transaction and is rethrown.
+    /// Begins the write transaction. `wait: false` returns false instead of
+    /// waiting when another writer holds the lock (async writes).
     @discardableResult
-    public func write<Result>(withoutNotifying tokens: [NotificationToken] = [], _ block: () throws -> Result) throws -> Result {
-        try beginWriteTransaction()
-        let result: Result
-        do {
-            result = try block()
-        } catch {
-            if isInWriteTransaction { cancelWrite() }
-            throw error
+    func beginWriteTransaction(wait: Bool = true, runningQueued: Bool = false) throws -> Bool {
+        try checkThread()
+        if isFrozen {
+            throw Realm.Error(.frozen, "Cannot write to a frozen Realm: call thaw() to get a live Realm first.")
         }
-        if isInWriteTransaction { try commitWrite() }
-        return result
-    }
-
-    /// Starts a write transaction; blocks while another writer holds the lock.
-    /// Stops the program on a nested write (use `write {}` to get a thrown error).
-    public func beginWrite() {
-        do { try beginWriteTransaction() } catch let error as Realm.Error { realmFatal(error) } catch { realmFatal(.fail, "\(error)") }
-    }
-
-    func beginWriteTransaction() throws {
         if writeTxn != nil {
             throw Realm.Error(.wrongTransactionState,
                               "The Realm is already in a write transaction: nested writes are not allowed; commit or cancel the current write first.")
@@ -108,41 +150,50 @@ public final class Realm {
         if configuration.readOnly {
             throw Realm.Error(.readOnly, "Cannot write to a Realm opened with readOnly = true; open it without readOnly to modify it.")
         }
+        // A synchronous write runs after the async writes queued before it.
+        if wait && !runningQueued && asyncWrites.hasPending { try runAsyncWritesNow() }
         closeReadCursors()
         var handle: OpaquePointer?
-        let rc = cs_txn_begin(env.handle, 0, &handle)
+        let rc = cs_txn_begin(env.handle, wait ? 0 : UInt32(CS_TXN_TRY), &handle)
         if UInt32(rc) == CS_EBUSY.rawValue {
+            if !wait { return false }
             throw Realm.Error(.wrongTransactionState,
                               "This thread already has a write transaction open on '\(env.path)' through another Realm instance; commit or cancel it first.")
         }
         try check(rc, "Beginning a write transaction")
         writeTxn = handle
-        cs_txn_reset(readTxn)
+        if readState == .active { cs_txn_reset(readTxn) }
+        readState = .active
         generation &+= 1
         pendingError = nil
         nextKeys = []
         registeredInWrite = []
+        return true
     }
 
     /// Commits the write transaction. If an operation inside it failed, the
     /// transaction is cancelled instead and that error is thrown.
-    public func commitWrite(withoutNotifying tokens: [NotificationToken] = []) throws {
+    /// `deferFlush`: visible at once, durable with the next flush (grouped
+    /// async commits, AsyncWrite.swift).
+    func commitWriteTransaction(deferFlush: Bool = false) throws {
+        try checkThread()
         guard let handle = writeTxn else {
             throw Realm.Error(.wrongTransactionState, "Cannot commit: the Realm is not in a write transaction.")
         }
         if let error = pendingError {
-            cancelWrite()
+            cancelWriteTransaction()
             throw error
         }
         do {
+            try checkActiveVersions()
             try saveNextKeys()
         } catch {
-            cancelWrite()
+            cancelWriteTransaction()
             throw error
         }
         cursors = [:] // the engine closes a write transaction's cursors
         writeTxn = nil
-        let rc = cs_txn_commit(handle)
+        let rc = deferFlush ? cs_txn_commit_deferred(handle) : cs_txn_commit(handle)
         renewReadTransaction()
         registeredInWrite = []
         if rc != csOK {
@@ -150,11 +201,12 @@ public final class Realm {
             forgetClassesRegisteredInWrite()
             throw storageError(rc, "Committing the write transaction")
         }
+        env.didCommit(from: self)
     }
 
     /// Discards every change of the write transaction. Objects added in it
     /// become invalidated.
-    public func cancelWrite() {
+    func cancelWriteTransaction() {
         guard let handle = writeTxn else {
             realmFatal(.wrongTransactionState, "Cannot cancel: the Realm is not in a write transaction.")
         }
@@ -167,6 +219,18 @@ public final class Realm {
         renewReadTransaction()
     }
 
+    /// Configuration.maximumNumberOfActiveVersions: the commit would add a
+    /// version while readers pin that many already.
+    private func checkActiveVersions() throws {
+        guard let limit = configuration.maximumNumberOfActiveVersions else { return }
+        var pinned: UInt32 = 0
+        try check(cs_env_active_versions(env.handle, &pinned), "Counting active versions")
+        if UInt(pinned) + 1 > limit {
+            throw Realm.Error(.tooManyActiveVersions,
+                              "Number of active versions (\(pinned + 1)) in the Realm exceeded the limit of \(limit) (Configuration.maximumNumberOfActiveVersions): release frozen objects, ThreadSafeReferences and Realms on idle threads (or call invalidate() on them) so that old versions can be reclaimed.")
+        }
+    }
+
     /// Keys handed out by a write that did not commit are never used again.
     private func retireUncommittedKeys() {
         let counters = nextKeys.map { ($0.info.name, $0.next) }
@@ -177,13 +241,30 @@ public final class Realm {
 
     /// Moves to the newest committed version. Returns true if it changed.
     @discardableResult
-    public func refresh() -> Bool {
-        guard writeTxn == nil else { return false }
-        let before = cs_txn_id(readTxn)
+    func refresh() -> Bool {
+        verifyThread()
+        guard writeTxn == nil, !isFrozen else { return false }
+        let before = readState == .active ? cs_txn_id(readTxn) : 0
+        closeReadCursors()
+        if readState == .active { cs_txn_reset(readTxn) }
+        renewReadTransaction()
+        readState = .active
+        return cs_txn_id(readTxn) != before
+    }
+
+    /// Releases the snapshot (its pages become reusable once no one else
+    /// needs them); the next read takes the newest version. Cancels a write
+    /// in progress and finishes pending async writes first.
+    func invalidate() {
+        verifyThread()
+        guard !isFrozen else { return }
+        if asyncWrites.hasPending { try? runAsyncWritesNow() }
+        if writeTxn != nil { cancelWriteTransaction() }
+        guard readState == .active else { return }
         closeReadCursors()
         cs_txn_reset(readTxn)
-        renewReadTransaction()
-        return cs_txn_id(readTxn) != before
+        readState = .released
+        generation &+= 1
     }
 
     func renewReadTransaction() {
@@ -193,7 +274,7 @@ public final class Realm {
     }
 
     func closeReadCursors() {
-        guard writeTxn == nil else { return }
+        guard writeTxn == nil, frozenReaders == nil else { return }
         for cursor in cursors.values { cs_cursor_close(cursor) }
         cursors = [:]
     }
@@ -206,7 +287,12 @@ public final class Realm {
     /// Stops unless in a write transaction (RealmSwift raises here too).
     @inline(__always)
     func requireWrite(_ what: @autoclosure () -> String) {
-        if writeTxn == nil { realmFatal(.outsideWrite(what())) }
+        if _slowPath(writeTxn == nil) {
+            verifyThread()
+            if isFrozen { realmFatal(.frozen, "Cannot \(what()) of a frozen object or collection: call thaw() and write to the live one inside realm.write { }.") }
+            realmFatal(.outsideWrite(what()))
+        }
+        verifyThread()
     }
 
     // MARK: - Classes
@@ -215,8 +301,14 @@ public final class Realm {
     /// configuration has no objectTypes list.
     func classInfo(for type: ObjectBase.Type) throws -> ClassInfo {
         if let info = schemaState.byType[ObjectIdentifier(type)] { return info }
-        schemaState = env.schema.withLock { $0 }
+        let latest = env.schema.withLock { $0 }
+        // A frozen core is shared by threads: it never replaces its state
+        // (classes added later simply have no trees in its snapshot).
+        if isFrozen { if let info = latest.byType[ObjectIdentifier(type)] { return info } } else { schemaState = latest }
         if let info = schemaState.byType[ObjectIdentifier(type)] { return info }
+        if isFrozen {
+            throw Realm.Error(.objectTypeNotInSchema, "Object type '\(type.className())' is not in this frozen Realm's schema.")
+        }
         if configuration.objectTypes != nil {
             throw Realm.Error(.objectTypeNotInSchema,
                               "Object type '\(type.className())' is not managed by this Realm: add \(type.className()).self to Realm.Configuration.objectTypes.")
@@ -278,7 +370,9 @@ public final class Realm {
     /// Every caller may move it: `cursorClaims` tells iterators it moved.
     func cursor(_ tree: cs_tree) -> OpaquePointer? {
         guard tree != absentTree else { return nil }
-        cursorClaims &+= 1
+        if let frozenReaders { return frozenReaders.context().cursor(tree) }
+        let txn = self.txn
+        ownCursorClaims &+= 1
         if let cursor = cursors[tree] { return cursor }
         var cursor: OpaquePointer?
         let rc = cs_cursor_open(txn, tree, &cursor)
@@ -289,12 +383,12 @@ public final class Realm {
     }
 
     /// All objects of a class (live; querying comes with Results' query).
-    public func objects<Element: Object>(_ type: Element.Type) -> Results<Element> {
+    func objects<Element: Object>(_ type: Element.Type) -> Results<Element> {
         Results(realm: self, info: classInfoOrStop(type))
     }
 
     /// The object with this primary key, or nil.
-    public func object<Element: Object, KeyType>(ofType type: Element.Type, forPrimaryKey key: KeyType) -> Element? {
+    func object<Element: Object, KeyType>(ofType type: Element.Type, forPrimaryKey key: KeyType) -> Element? {
         let info = classInfoOrStop(type)
         guard let column = info.primaryKeyColumn else {
             realmFatal(.invalidValue, "'\(info.name)' does not have a primary key; declare one with @Persisted(primaryKey: true).")

@@ -16,16 +16,21 @@ extension Realm {
         /// Overwrite only the properties whose values differ.
         case modified = 3
     }
+}
+
+typealias UpdatePolicy = Realm.UpdatePolicy
+
+extension RealmCore {
 
     /// Adds an unmanaged object (and every unmanaged object it links to);
     /// the object becomes managed by this Realm.
-    public func add(_ object: Object, update: UpdatePolicy = .error) {
+    func add(_ object: Object, update: UpdatePolicy = .error) {
         requireWrite("add an object of type '\(type(of: object).className())'")
         currentUpdatePolicy = update
         insert(object, update: update)
     }
 
-    public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) where S.Iterator.Element: Object {
+    func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) where S.Iterator.Element: Object {
         requireWrite("add objects")
         currentUpdatePolicy = update
         for object in objects { insert(object, update: update) }
@@ -36,7 +41,7 @@ extension Realm {
     /// With update .modified/.all and an existing primary key, only the
     /// properties present in the dictionary are changed.
     @discardableResult
-    public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) -> T {
+    func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) -> T {
         requireWrite("create an object of type '\(type.className())'")
         let object = T()
         let descriptor: ClassDescriptor
@@ -57,7 +62,7 @@ extension Realm {
 
 /// Sets the properties of an unmanaged object from a create() value (also
 /// nested values for links); returns the properties given.
-func assignProperties(of object: ObjectBase, _ descriptor: ClassDescriptor, from value: Any, realm: Realm?) throws -> Set<Int> {
+func assignProperties(of object: ObjectBase, _ descriptor: ClassDescriptor, from value: Any, realm: RealmCore?) throws -> Set<Int> {
     var provided = Set<Int>()
     if let dictionary = value as? [String: Any] {
         for (name, item) in dictionary {
@@ -89,10 +94,10 @@ func assignProperties(of object: ObjectBase, _ descriptor: ClassDescriptor, from
     return provided
 }
 
-extension Realm {
+extension RealmCore {
     /// Deletes a managed object: links to it become nil, Lists/Sets drop it,
     /// Map values become nil; embedded objects it owns are deleted too.
-    public func delete(_ object: ObjectBase) {
+    func delete(_ object: ObjectBase) {
         requireWrite("delete an object of type '\(type(of: object).className())'")
         guard object._realm === self, let info = object._info else {
             fail(Realm.Error(object._realm == nil ? .invalidValue : .wrongRealm,
@@ -103,14 +108,14 @@ extension Realm {
         object._deleted = true
     }
 
-    public func delete<S: Sequence>(_ objects: S) where S.Iterator.Element: ObjectBase {
+    func delete<S: Sequence>(_ objects: S) where S.Iterator.Element: ObjectBase {
         requireWrite("delete objects")
         // Collect first: objects may be a live Results that shrinks as we go.
         for object in Array(objects) { delete(object) }
     }
 
     /// Deletes every object of every class.
-    public func deleteAll() {
+    func deleteAll() {
         requireWrite("delete all objects")
         for info in schemaState.classes {
             for tree in info.allTrees {

@@ -67,11 +67,11 @@ public struct _RecordWriter {
     // unowned(unsafe): a writer lives only inside one insert call, which
     // holds both strongly; skipping the refcounting matters at 1M inserts/s.
     unowned(unsafe) let info: ClassInfo
-    unowned(unsafe) let realm: Realm
+    unowned(unsafe) let realm: RealmCore
     private var nextVar = 0
 
     /// Starts a record in `buffer` (emptied; its capacity is reused).
-    init(info: ClassInfo, realm: Realm, buffer: [UInt8] = []) {
+    init(info: ClassInfo, realm: RealmCore, buffer: [UInt8] = []) {
         self.info = info
         self.realm = realm
         layout = info.layout

@@ -15,21 +15,28 @@ enum ResultsSource {
 }
 
 public final class Results<Element: RealmCollectionValue>: RandomAccessCollection, CustomStringConvertible {
-    let realmInstance: Realm
+    let core: RealmCore
     let source: ResultsSource
 
-    init(realm: Realm, info: ClassInfo) {
+    init(realm: RealmCore, info: ClassInfo) {
         precondition(Element.self is AnyObject.Type, "RealmLite: Results of objects only")
-        realmInstance = realm
+        core = realm
         source = .all(info)
     }
 
-    init(realm: Realm, source: ResultsSource) {
-        realmInstance = realm
+    init(realm: RealmCore, source: ResultsSource) {
+        core = realm
         self.source = source
     }
 
-    public var realm: Realm? { realmInstance }
+    /// The Realm, after checking that the caller may use it (every access
+    /// of a Results goes through here).
+    var realmInstance: RealmCore {
+        core.verifyThread()
+        return core
+    }
+
+    public var realm: Realm? { Realm(core: realmInstance) }
     public var isInvalidated: Bool { false }
 
     private var info: ClassInfo {

@@ -171,7 +171,7 @@ protocol PropertyAccessor: AnyObject, Sendable {
     /// The current value (managed or not), boxed.
     func value(of object: ObjectBase) -> Any
     /// Sets the value from a loosely typed one (create(value:), KVC).
-    func setValue(_ value: Any, on object: ObjectBase, realm: Realm?) throws
+    func setValue(_ value: Any, on object: ObjectBase, realm: RealmCore?) throws
 }
 
 /// The accessor of a Persisted<V> field at a fixed byte offset in instances.
@@ -238,7 +238,7 @@ final class PersistedAccessor<V: _Persistable>: PropertyAccessor, @unchecked Sen
         return column < 0 ? valuePointer(object).pointee : V._rlmGet(object, Int(column))
     }
 
-    func setValue(_ value: Any, on object: ObjectBase, realm: Realm?) throws {
+    func setValue(_ value: Any, on object: ObjectBase, realm: RealmCore?) throws {
         let converted = try convert(value, realm: realm)
         let column = column(of: object)
         if column < 0 {
@@ -248,7 +248,7 @@ final class PersistedAccessor<V: _Persistable>: PropertyAccessor, @unchecked Sen
         }
     }
 
-    private func convert(_ value: Any, realm: Realm?) throws -> V {
+    private func convert(_ value: Any, realm: RealmCore?) throws -> V {
         if let direct = value as? V { return direct }
         guard let converted = try V._rlmConvert(value, realm) else {
             throw Realm.Error(.invalidValue,

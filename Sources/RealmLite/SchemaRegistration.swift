@@ -4,7 +4,7 @@ import CStorage
 // (a difference is a schemaMismatch listing every difference), create the
 // trees of new classes, store the schema, publish a new SchemaState.
 
-extension Realm {
+extension RealmCore {
     /// At open: check the stored schema version and register objectTypes.
     func openSchema() throws {
         let stored = try readStoredSchema()

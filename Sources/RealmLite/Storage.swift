@@ -92,19 +92,41 @@ final class SharedEnv: @unchecked Sendable {
         }
     }
 
+    /// Live cores on this env, told when one of them commits (autorefresh).
+    private let cores = Mutex<[WeakCore]>([])
+
+    func register(_ core: RealmCore) {
+        let entry = WeakCore(core: core)
+        cores.withLock { list in
+            list.removeAll { $0.core == nil }
+            list.append(entry)
+        }
+    }
+
+    /// `core` committed: every other live core on the file may advance.
+    func didCommit(from core: RealmCore) {
+        let others = cores.withLock { list in list.filter { $0.core !== core } }
+        for other in others { other.core?.scheduleAutorefresh() }
+    }
+
+    /// The file's path (or in-memory name) for a configuration.
+    static func path(for config: Realm.Configuration) -> String? {
+        if let id = config.inMemoryIdentifier { return "realmlite-memory-" + id }
+        return config.fileURL?.path
+    }
+
+    /// Configurations with equal keys share one env.
+    static func key(for config: Realm.Configuration) -> String {
+        (config.inMemoryIdentifier != nil ? "mem:" : "file:") + (path(for: config) ?? "") + (config.readOnly ? ":ro" : "")
+    }
+
     /// The shared env for a configuration, opening it if no Realm has it open.
     static func open(_ config: Realm.Configuration) throws -> SharedEnv {
         let inMemory = config.inMemoryIdentifier != nil
-        let path: String
-        if let id = config.inMemoryIdentifier {
-            path = "realmlite-memory-" + id
-        } else {
-            guard let url = config.fileURL else {
-                throw Realm.Error(.fileAccess, "Realm.Configuration has neither a fileURL nor an inMemoryIdentifier.")
-            }
-            path = url.path
+        guard let path = path(for: config) else {
+            throw Realm.Error(.fileAccess, "Realm.Configuration has neither a fileURL nor an inMemoryIdentifier.")
         }
-        let key = (inMemory ? "mem:" : "file:") + path + (config.readOnly ? ":ro" : "")
+        let key = key(for: config)
         return try openEnvs.withLock { table -> SharedEnv in
             if let env = table[key]?.env { return env }
             if !inMemory && config.readOnly && !FileManager.default.fileExists(atPath: path) {

@@ -94,7 +94,7 @@ final class CollectionTypeTests: RealmTestCase {
             check(all[0])
             check(all[1])
             try realm.write { realm.delete(all[0]) }
-            XCTAssertEqual(realm.schemaState.byName["Geo"].map { realm.count(of: $0) }, 2, "embedded elements go with their owner")
+            XCTAssertEqual(realm.core.schemaState.byName["Geo"].map { realm.core.count(of: $0) }, 2, "embedded elements go with their owner")
         }
     }
 }

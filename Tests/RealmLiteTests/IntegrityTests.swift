@@ -73,9 +73,9 @@ final class IntegrityTests: RealmTestCase {
             try assertConsistent(realm, "round \(round)")
         }
         // The mix must have exercised links and indexes.
-        let pets = realm.schemaState.byName["Pet"]!, owners = realm.schemaState.byName["Owner"]!
-        XCTAssertGreaterThan(realm.count(of: owners), 5)
-        XCTAssertGreaterThan(realm.count(of: pets), 5)
+        let pets = realm.core.schemaState.byName["Pet"]!, owners = realm.core.schemaState.byName["Owner"]!
+        XCTAssertGreaterThan(realm.core.count(of: owners), 5)
+        XCTAssertGreaterThan(realm.core.count(of: pets), 5)
         let backlinkEntries = owners.linkColumns.map { (entries(realm, owners.columns[$0].backlinkTree) as [(key: [UInt8], value: [UInt8])]).count }
         XCTAssertTrue(backlinkEntries.allSatisfy { $0 > 0 }, "backlinks of every link kind: \(backlinkEntries)")
     }
@@ -83,9 +83,9 @@ final class IntegrityTests: RealmTestCase {
     /// Recomputes every secondary tree from the records and compares.
     func assertConsistent(_ realm: Realm, _ label: String, file: StaticString = #filePath, line: UInt = #line) throws {
         var report = cs_check_report()
-        XCTAssertEqual(cs_check(realm.env.handle, &report), 0, "\(label): \(withUnsafeBytes(of: report.first_error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) })", file: file, line: line)
+        XCTAssertEqual(cs_check(realm.core.env.handle, &report), 0, "\(label): \(withUnsafeBytes(of: report.first_error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) })", file: file, line: line)
         var expectedBacklinks: [cs_tree: [UInt64: [UInt64: UInt32]]] = [:]
-        for info in realm.schemaState.classes {
+        for info in realm.core.schemaState.classes {
             let records = records(realm, info.objectsTree)
             if let pk = info.primaryKeyColumn {
                 var expected = Set<[UInt8]>()
@@ -101,7 +101,7 @@ final class IntegrityTests: RealmTestCase {
                 let expected = Set(records.map { key, record in
                     record.withUnsafeBytes { raw -> [UInt8] in
                         let view = RecordView(base: raw.baseAddress!, size: raw.count)
-                        return realm.indexEntry(column, view.isNull(info.slots[c]), view.field(info.slots[c], info.layout), key)
+                        return realm.core.indexEntry(column, view.isNull(info.slots[c]), view.field(info.slots[c], info.layout), key)
                     }
                 })
                 XCTAssertEqual(Set(entries(realm, column.indexTree).map(\.key)), expected, "\(label): idx:\(info.name).\(column.name)", file: file, line: line)
@@ -114,7 +114,7 @@ final class IntegrityTests: RealmTestCase {
                         let view = RecordView(base: raw.baseAddress!, size: raw.count)
                         for target in linkTargets(column, isNull: view.isNull(info.slots[c]), view.field(info.slots[c], info.layout)) {
                             links[target, default: [:]][key, default: 0] += 1
-                            XCTAssertNotNil(realm.loadRecord(column.target!, target), "\(label): \(info.name).\(column.name) links to a missing object", file: file, line: line)
+                            XCTAssertNotNil(realm.core.loadRecord(column.target!, target), "\(label): \(info.name).\(column.name) links to a missing object", file: file, line: line)
                         }
                     }
                 }
@@ -122,9 +122,9 @@ final class IntegrityTests: RealmTestCase {
             }
             if info.isEmbedded {
                 // Every embedded object has exactly one owner.
-                let owners = realm.schemaState.incoming[ObjectIdentifier(info)] ?? []
+                let owners = realm.core.schemaState.incoming[ObjectIdentifier(info)] ?? []
                 for (key, _) in records {
-                    let count = owners.reduce(0) { $0 + realm.backlinkSources($1.0.columns[$1.1], target: key).count }
+                    let count = owners.reduce(0) { $0 + realm.core.backlinkSources($1.0.columns[$1.1], target: key).count }
                     XCTAssertEqual(count, 1, "\(label): embedded \(info.name) \(key) has \(count) owners", file: file, line: line)
                 }
             }
@@ -145,7 +145,7 @@ final class IntegrityTests: RealmTestCase {
     func entries(_ realm: Realm, _ tree: cs_tree) -> [(key: [UInt8], value: [UInt8])] {
         var result: [(key: [UInt8], value: [UInt8])] = []
         var cursor: OpaquePointer?
-        guard cs_cursor_open(realm.txn, tree, &cursor) == 0, let cursor else { return [] }
+        guard cs_cursor_open(realm.core.txn, tree, &cursor) == 0, let cursor else { return [] }
         defer { cs_cursor_close(cursor) }
         var key = cs_val(), value = cs_val()
         var rc = cs_cursor_get(cursor, &key, &value, CS_FIRST)

@@ -127,8 +127,8 @@ final class LinkTests: RealmTestCase {
                 owner.pastAddresses.append(past)
             }
             try realm.write { realm.add(owner) }
-            XCTAssertEqual(realm.schemaState.byName["Address"].map { realm.count(of: $0) }, 3)
-            XCTAssertEqual(realm.schemaState.byName["Geo"].map { realm.count(of: $0) }, 1)
+            XCTAssertEqual(realm.core.schemaState.byName["Address"].map { realm.core.count(of: $0) }, 3)
+            XCTAssertEqual(realm.core.schemaState.byName["Geo"].map { realm.core.count(of: $0) }, 1)
             XCTAssertEqual(owner.address?.geo?.lat, 52.5)
             XCTAssertEqual(owner.pastAddresses.map(\.street), ["Old Rd", "Older Rd"])
         }
@@ -141,14 +141,14 @@ final class LinkTests: RealmTestCase {
                 next.street = "2 New St"
                 owner.address = next
             }
-            XCTAssertEqual(realm.schemaState.byName["Address"].map { realm.count(of: $0) }, 3)
-            XCTAssertEqual(realm.schemaState.byName["Geo"].map { realm.count(of: $0) }, 0)
+            XCTAssertEqual(realm.core.schemaState.byName["Address"].map { realm.core.count(of: $0) }, 3)
+            XCTAssertEqual(realm.core.schemaState.byName["Geo"].map { realm.core.count(of: $0) }, 0)
             // Removing from a list deletes it.
             try realm.write { owner.pastAddresses.remove(at: 0) }
-            XCTAssertEqual(realm.schemaState.byName["Address"].map { realm.count(of: $0) }, 2)
+            XCTAssertEqual(realm.core.schemaState.byName["Address"].map { realm.core.count(of: $0) }, 2)
             // Deleting the parent deletes everything it owns.
             try realm.write { realm.delete(owner) }
-            XCTAssertEqual(realm.schemaState.byName["Address"].map { realm.count(of: $0) }, 0)
+            XCTAssertEqual(realm.core.schemaState.byName["Address"].map { realm.core.count(of: $0) }, 0)
         }
     }
 

@@ -7,6 +7,10 @@ import XCTest
 
 final class QueryResultsTests: QueryTestCase {
     func addItems(_ realm: Realm, _ rows: [(String, Int, Double?)]) throws {
+        try Self.addItems(realm, rows)
+    }
+
+    static func addItems(_ realm: Realm, _ rows: [(String, Int, Double?)]) throws {
         try realm.write {
             for (name, rank, score) in rows {
                 let item = QItem()
@@ -107,13 +111,16 @@ final class QueryResultsTests: QueryTestCase {
         realm.cancelWrite()
         XCTAssertEqual(big.map(\.rank), [9, 5])
 
-        // A second Realm instance sees the other's commits after refresh.
-        let other = try openQueryRealm()
-        let otherBig = other.objects(QItem.self).filter("rank >= 2")
+        // Another thread's commit is seen after refresh.
+        let otherBig = realm.objects(QItem.self).filter("rank >= 2")
         XCTAssertEqual(otherBig.count, 2)
-        try addItems(realm, [("c", 7, nil)])
+        let config = configuration(queryTestTypes)
+        onOtherThread {
+            let other = try Realm(configuration: config)
+            try QueryResultsTests.addItems(other, [("c", 7, nil)])
+        }
         XCTAssertEqual(otherBig.count, 2, "snapshot until refresh")
-        other.refresh()
+        realm.refresh()
         XCTAssertEqual(otherBig.count, 3)
 
         // Iteration works on the keys when it started; deleting while iterating is safe.

@@ -293,11 +293,24 @@ final class RealmTests: RealmTestCase {
         XCTAssertThrowsRealmError(.readOnly) { try realm.write {} }
     }
 
-    func testRefreshSeesOtherInstancesCommits() throws {
+    func testOneInstancePerThreadAndConfiguration() throws {
         let a = try openRealm()
         let b = try openRealm()
+        XCTAssertEqual(a, b, "Realm() twice on one thread is the same instance")
+        a.beginWrite()
+        XCTAssertTrue(b.isInWriteTransaction)
+        b.cancelWrite()
+        XCTAssertFalse(a.isInWriteTransaction)
+    }
+
+    func testRefreshSeesOtherThreadsCommits() throws {
+        let b = try openRealm()
         XCTAssertEqual(b.objects(Dog.self).count, 0)
-        try a.write { a.add(Dog()) }
+        let config = configuration()
+        onOtherThread {
+            let a = try Realm(configuration: config)
+            try a.write { a.add(Dog()) }
+        }
         XCTAssertEqual(b.objects(Dog.self).count, 0, "b reads its own snapshot")
         XCTAssertTrue(b.refresh())
         XCTAssertEqual(b.objects(Dog.self).count, 1)
@@ -371,7 +384,12 @@ final class CrossThreadTests: RealmTestCase {
 final class SecondInstanceTests: RealmTestCase {
     func testWriteWhileAnotherInstanceOnThisThreadWritesThrows() throws {
         let a = try openRealm()
-        let b = try openRealm()
+        // A configuration differing in anything but the file opens a second
+        // instance on this thread.
+        var other = configuration()
+        other.maximumNumberOfActiveVersions = 100
+        let b = try Realm(configuration: other)
+        XCTAssertNotEqual(a, b)
         try a.write {
             XCTAssertThrowsRealmError(.wrongTransactionState, mentioning: ["another Realm instance"]) {
                 try b.write {}

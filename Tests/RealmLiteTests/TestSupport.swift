@@ -37,6 +37,18 @@ class RealmTestCase: XCTestCase {
         return result
     }
 
+    /// Runs body on a new thread and waits for it (XCTest assertions made
+    /// there are reported as usual).
+    func onOtherThread(_ body: @escaping @Sendable () throws -> Void, file: StaticString = #filePath, line: UInt = #line) {
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            do { try body() } catch { XCTFail("error on the other thread: \(error)", file: file, line: line) }
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+    }
+
     func XCTAssertThrowsRealmError(_ code: Realm.Error.Code, mentioning words: [String] = [],
                                    file: StaticString = #filePath, line: UInt = #line, _ body: () throws -> Void) {
         do {

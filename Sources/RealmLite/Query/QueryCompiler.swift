@@ -6,7 +6,7 @@ import Foundation
 // It also finds equality / IN conditions on indexed properties and primary
 // keys that can produce candidate rows from the index trees.
 
-typealias RowFilter = (Realm, RecordView, UInt64) -> Bool
+typealias RowFilter = (RealmCore, RecordView, UInt64) -> Bool
 
 /// Candidate rows from an index: the rows whose value of `column` is one of
 /// `keys` (encoded with KeyEncoding.indexKey). The full filter re-checks them.

@@ -20,7 +20,7 @@ enum QueryOperand {
 
 /// Visits the values of a key path for one row; the visitor returns false to
 /// stop early, and so does the source.
-typealias QuerySource = (Realm, RecordView, UInt64, (QueryOperand) -> Bool) -> Bool
+typealias QuerySource = (RealmCore, RecordView, UInt64, (QueryOperand) -> Bool) -> Bool
 
 enum CollectionAggregate: String {
     case count, sum, min, max, avg
@@ -108,7 +108,7 @@ struct PathResolver {
         let tagged = column.isOptional
         let isMap = column.collection == .map
         // Visits each element's bytes (nil element = .null).
-        let elements: (Realm, RecordView, UInt64, (QueryOperand) -> Bool) -> Bool
+        let elements: (RealmCore, RecordView, UInt64, (QueryOperand) -> Bool) -> Bool
         if column.type == .linkingObjects {
             guard let origin = column.target, column.originColumn >= 0 else {
                 throw fail("Linking objects '\(info.name).\(name)' have no origin property in the schema", position)

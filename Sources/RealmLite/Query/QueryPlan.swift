@@ -12,7 +12,16 @@ enum QueryBase {
     /// Every object of the class (key order), or candidates from an index.
     case all
     /// The object keys of a collection, in its order, at evaluation time.
-    case keys((Realm) -> [UInt64])
+    case keys(KeySource)
+}
+
+/// Where a collection-based query gets its keys, and how to find the same
+/// collection through another core (freeze, thaw, ThreadSafeReference).
+struct KeySource {
+    let read: (RealmCore) -> [UInt64]
+    /// The same source read through `core`; nil if it is gone there (its
+    /// owner object was deleted).
+    let moved: (RealmCore) -> KeySource?
 }
 
 enum QueryOrdering {
@@ -70,26 +79,26 @@ final class QueryPlan {
     }
 
     /// The matching object keys in the Realm's current snapshot.
-    func keys(_ realm: Realm) -> [UInt64] {
+    func keys(_ realm: RealmCore) -> [UInt64] {
         refresh(realm)
         return cachedKeys
     }
 
     /// Keys and records of the matching objects in the current snapshot.
-    func rows(_ realm: Realm) -> (keys: [UInt64], records: [RecordView]) {
+    func rows(_ realm: RealmCore) -> (keys: [UInt64], records: [RecordView]) {
         refresh(realm)
         return (cachedKeys, cachedRecords)
     }
 
     /// An accessor for match `index`, built from its cached record (no lookup).
-    func object(at index: Int, _ realm: Realm) -> ObjectBase? {
+    func object(at index: Int, _ realm: RealmCore) -> ObjectBase? {
         refresh(realm)
         guard cachedKeys.indices.contains(index) else { return nil }
         let record = cachedRecords[index]
         return realm.materialize(info, key: cachedKeys[index], record: cs_val(data: record.base, size: record.size))
     }
 
-    private func refresh(_ realm: Realm) {
+    private func refresh(_ realm: RealmCore) {
         if cachedGeneration == realm.generation && cachedGeneration != 0 { return }
         var rows = Rows()
         evaluate(realm, into: &rows)
@@ -113,7 +122,7 @@ final class QueryPlan {
         }
     }
 
-    private func evaluate(_ realm: Realm, into rows: inout Rows) {
+    private func evaluate(_ realm: RealmCore, into rows: inout Rows) {
         let filter = compiled?.filter
         switch base {
         case .all:
@@ -138,7 +147,7 @@ final class QueryPlan {
                 if rc != csNotFound { mustSucceed(rc, "Evaluating a query on '\(info.name)'") }
             }
         case .keys(let source):
-            for key in source(realm) {
+            for key in source.read(realm) {
                 guard let value = realm.loadRecord(info, key) else { continue }
                 let record = RecordView(base: UnsafeRawPointer(value.data!), size: value.size)
                 if filter?(realm, record, key) ?? true { rows.append(key, record) }
@@ -155,7 +164,7 @@ final class QueryPlan {
 
     /// The value of a single-valued key path for one row.
     @inline(__always)
-    private func value(_ path: ResolvedPath, _ realm: Realm, _ record: RecordView, _ key: UInt64) -> SortValue {
+    private func value(_ path: ResolvedPath, _ realm: RealmCore, _ record: RecordView, _ key: UInt64) -> SortValue {
         var result = SortValue.null
         _ = path.source(realm, record, key) { operand in
             result = SortValue(operand, path.type)
@@ -164,7 +173,7 @@ final class QueryPlan {
         return result
     }
 
-    private func sort(_ rows: inout Rows, _ sortKeys: [CompiledSortKey], _ realm: Realm) {
+    private func sort(_ rows: inout Rows, _ sortKeys: [CompiledSortKey], _ realm: RealmCore) {
         let order: [Int]
         if sortKeys.count == 1 {
             let path = sortKeys[0].path, ascending = sortKeys[0].ascending
@@ -187,7 +196,7 @@ final class QueryPlan {
         rows.reorder(order)
     }
 
-    private func distinct(_ rows: inout Rows, _ paths: [ResolvedPath], _ realm: Realm) {
+    private func distinct(_ rows: inout Rows, _ paths: [ResolvedPath], _ realm: RealmCore) {
         var seen = Set<[SortValue]>()
         let kept = rows.keys.indices.filter { i in
             seen.insert(paths.map { value($0, realm, rows.records[i], rows.keys[i]) }).inserted
@@ -198,7 +207,7 @@ final class QueryPlan {
 
 extension IndexProbe {
     /// Object keys whose indexed value is one of `keys`, ascending, deduplicated.
-    func candidates(_ realm: Realm, _ info: ClassInfo) -> [UInt64] {
+    func candidates(_ realm: RealmCore, _ info: ClassInfo) -> [UInt64] {
         var found = Set<UInt64>()
         guard tree != absentTree else { return [] }
         if let range {

@@ -45,7 +45,7 @@ extension Results where Element: ObjectBase {
         if parts.orderings.contains(where: { if case .limit = $0 { true } else { false } }) {
             // Filtering after LIMIT filters the limited objects: start from this Results' keys.
             let previous = queryPlan
-            let plan = QueryPlan(info: parts.info, base: .keys { previous.keys($0) }, predicate: nil, compiled: nil, orderings: [])
+            let plan = QueryPlan(info: parts.info, base: .keys(previous.keySource), predicate: nil, compiled: nil, orderings: [])
             return try Results(realm: realmInstance, source: .query(plan)).adding(predicate, format: format, useIndexes: useIndexes)
         }
         let combined = parts.predicate.map { QueryPredicate.and($0, predicate) } ?? predicate
@@ -160,11 +160,6 @@ func aggregateValue<T: _RealmPrimitive>(_ result: (QueryOperand, PropertyType), 
         if let direct = d as? T { return direct }
         return T._rlmFromAny(d.doubleValue)
     }
-}
-
-@inline(__always)
-func orStop<R>(_ body: () throws -> R) -> R {
-    do { return try body() } catch let error as Realm.Error { realmFatal(error) } catch { realmFatal(.fail, "\(error)") }
 }
 
 extension _RealmQueryable {
@@ -335,12 +330,18 @@ extension MutableSet: _RealmQueryable where Element: ObjectBase {
 private func linkedObjectResults<Element: ObjectBase>(_ field: CollectionField) throws -> Results<Element> {
     let realm = field.realm
     let info = try realm.classInfo(for: Element.self)
-    let plan = QueryPlan(info: info, base: .keys { _ in
+    let plan = QueryPlan(info: info, base: .keys(linkedKeys(field)), predicate: nil, compiled: nil, orderings: [])
+    return Results(realm: realm, source: .query(plan))
+}
+
+private func linkedKeys(_ field: CollectionField) -> KeySource {
+    KeySource(read: { _ in
         if field.owner.isInvalidated { return [] }
         let view = field.view
         return (0..<view.count).map { UInt64(littleEndian: view.element($0).loadUnaligned(as: UInt64.self)) }
-    }, predicate: nil, compiled: nil, orderings: [])
-    return Results(realm: realm, source: .query(plan))
+    }, moved: { core in
+        core.counterpart(of: field.owner).map { linkedKeys(CollectionField(owner: $0, column: field.column)) }
+    })
 }
 
 extension LinkingObjects: _RealmQueryable {
@@ -354,10 +355,16 @@ extension LinkingObjects: _RealmQueryable {
         guard let origin = linking.target, linking.originColumn >= 0 else {
             throw Realm.Error.query("LinkingObjects '\(propertyName)' has no origin property in the schema.")
         }
-        let originColumn = origin.columns[linking.originColumn]
-        let plan = QueryPlan(info: origin, base: .keys { realm in
-            owner.isInvalidated ? [] : realm.backlinkSources(originColumn, target: owner._key)
-        }, predicate: nil, compiled: nil, orderings: [])
+        let plan = QueryPlan(info: origin, base: .keys(backlinkKeys(owner, origin.columns[linking.originColumn])),
+                             predicate: nil, compiled: nil, orderings: [])
         return Results(realm: realm, source: .query(plan))
     }
+}
+
+private func backlinkKeys(_ owner: ObjectBase, _ originColumn: Column) -> KeySource {
+    KeySource(read: { realm in
+        owner.isInvalidated ? [] : realm.backlinkSources(originColumn, target: owner._key)
+    }, moved: { core in
+        core.counterpart(of: owner).map { backlinkKeys($0, originColumn) }
+    })
 }

@@ -1,0 +1,223 @@
+import CStorage
+import Dispatch
+import Foundation
+
+/// A Realm: one open database, seen through one version at a time, and
+/// confined to the thread, serial queue or actor that opened it (or frozen:
+/// one version, usable from any thread). As with RealmSwift it is a value
+/// wrapping a shared instance: `Realm()` twice on one thread with one
+/// configuration gives equal values on the same instance, and each thread
+/// gets its own instance on the same file.
+public struct Realm {
+    let core: RealmCore
+
+    init(core: RealmCore) { self.core = core }
+
+    /// Opens the Realm at `Realm.Configuration.defaultConfiguration`,
+    /// confined to the calling thread.
+    public init() throws {
+        try self.init(configuration: .defaultConfiguration)
+    }
+
+    public init(fileURL: URL) throws {
+        var configuration = Configuration.defaultConfiguration
+        configuration.fileURL = fileURL
+        try self.init(configuration: configuration)
+    }
+
+    /// The Realm for `configuration` confined to the calling thread (the
+    /// same instance for every call on this thread while one is alive).
+    public init(configuration: Configuration) throws {
+        core = try RealmCore.cached(configuration, .current())
+    }
+
+    /// A Realm confined to the serial `queue`: usable in any block running on
+    /// it, whichever thread runs the block. Must be called on that queue.
+    public init(configuration: Configuration = .defaultConfiguration, queue: DispatchQueue) throws {
+        let tag: QueueTag
+        if let existing = queue.getSpecific(key: queueTagKey) {
+            tag = existing
+        } else {
+            tag = QueueTag()
+            queue.setSpecific(key: queueTagKey, value: tag)
+        }
+        guard DispatchQueue.getSpecific(key: queueTagKey) === tag else {
+            throw Realm.Error(.incorrectThread,
+                              "Realm(configuration:queue:) must be called from a block running on that queue (e.g. inside queue.async { }).")
+        }
+        core = try RealmCore.cached(configuration, .queue(queue, tag))
+    }
+
+    /// A Realm isolated to `actor`: call it from the actor (`try await
+    /// Realm(actor: self)` in an actor's method or init). Accesses are checked
+    /// against the actor's executor, not a thread.
+    public init<A: Actor>(configuration: Configuration = .defaultConfiguration, actor: isolated A) async throws {
+        core = try RealmCore.cached(configuration, Self.confinement(for: actor))
+    }
+
+    /// A Realm isolated to the calling actor, e.g. `try await Realm()` in a
+    /// @MainActor function.
+    public init(configuration: Configuration = .defaultConfiguration,
+                isolation: isolated (any Actor)? = #isolation) async throws {
+        guard let isolation else {
+            throw Realm.Error(.incorrectThread,
+                              "An async Realm must be opened from an actor (e.g. a @MainActor function or an actor's method), which it then stays isolated to.")
+        }
+        core = try RealmCore.cached(configuration, Self.confinement(for: isolation))
+    }
+
+    /// `try await Realm.open()`: a Realm isolated to the calling actor.
+    public static func open(configuration: Configuration = .defaultConfiguration,
+                            isolation: isolated (any Actor)? = #isolation) async throws -> Realm {
+        try await Realm(configuration: configuration, isolation: isolation)
+    }
+
+    /// The main actor is the main thread; any other actor is checked by executor.
+    private static func confinement(for actor: any Actor) -> Confinement {
+        if actor === MainActor.shared { return .thread(pthread_self(), isMain: true) }
+        return .actor(actor)
+    }
+
+    public var configuration: Configuration { core.configuration }
+
+    /// The classes stored in this Realm.
+    public var schema: Schema {
+        core.verifyThread()
+        return core.schema
+    }
+
+    /// True if no class has any object.
+    public var isEmpty: Bool {
+        core.verifyThread()
+        return core.isEmpty
+    }
+
+    public var isInWriteTransaction: Bool {
+        core.verifyThread()
+        return core.isInWriteTransaction
+    }
+
+    /// Whether this Realm advances to the newest version by itself when
+    /// another Realm commits (at the start of the next turn of its main
+    /// thread, serial queue or actor). Plain threads have no turns: call
+    /// refresh() there.
+    public var autorefresh: Bool {
+        get { core.verifyThread(); return core.autorefresh }
+        nonmutating set { core.verifyThread(); core.autorefresh = newValue }
+    }
+
+    // MARK: - Transactions
+
+    /// Runs `block` in a write transaction and commits it. An error thrown by
+    /// the block, or by any operation inside it (duplicate primary key...),
+    /// cancels the transaction and is rethrown. Blocks while another thread
+    /// or process writes.
+    @discardableResult
+    public func write<Result>(withoutNotifying tokens: [NotificationToken] = [], _ block: () throws -> Result) throws -> Result {
+        try core.beginWriteTransaction()
+        let result: Result
+        do {
+            result = try block()
+        } catch {
+            if core.isInWriteTransaction { core.cancelWriteTransaction() }
+            throw error
+        }
+        if core.isInWriteTransaction { try core.commitWriteTransaction() }
+        return result
+    }
+
+    /// Starts a write transaction; blocks while another writer holds the lock.
+    /// Stops the program on a nested write (use `write {}` to get a thrown error).
+    public func beginWrite() {
+        orStop { try core.beginWriteTransaction() }
+    }
+
+    /// Commits the write transaction. If an operation inside it failed, the
+    /// transaction is cancelled instead and that error is thrown.
+    public func commitWrite(withoutNotifying tokens: [NotificationToken] = []) throws {
+        try core.commitWriteTransaction()
+    }
+
+    /// Discards every change of the write transaction. Objects added in it
+    /// become invalidated.
+    public func cancelWrite() {
+        core.verifyThread()
+        core.cancelWriteTransaction()
+    }
+
+    /// Moves to the newest version. Returns true if it changed. A frozen
+    /// Realm never changes (false).
+    @discardableResult
+    public func refresh() -> Bool { core.refresh() }
+
+    /// Releases the version this Realm reads, so that its pages can be
+    /// reused; objects read so far become invalid and the next read sees the
+    /// newest version. Finishes pending async writes, cancels a write.
+    public func invalidate() { core.invalidate() }
+
+    // MARK: - Reading and writing objects
+
+    /// All objects of a class (live).
+    public func objects<Element: Object>(_ type: Element.Type) -> Results<Element> {
+        core.verifyThread()
+        return core.objects(type)
+    }
+
+    /// The object with this primary key, or nil.
+    public func object<Element: Object, KeyType>(ofType type: Element.Type, forPrimaryKey key: KeyType) -> Element? {
+        core.verifyThread()
+        return core.object(ofType: type, forPrimaryKey: key)
+    }
+
+    /// Adds an unmanaged object (and the unmanaged objects it links to).
+    public func add(_ object: Object, update: UpdatePolicy = .error) {
+        core.add(object, update: update)
+    }
+
+    public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) where S.Iterator.Element: Object {
+        core.add(objects, update: update)
+    }
+
+    /// Creates an object from a dictionary, array or another object.
+    @discardableResult
+    public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) -> T {
+        core.create(type, value: value, update: update)
+    }
+
+    public func delete(_ object: ObjectBase) { core.delete(object) }
+
+    public func delete<S: Sequence>(_ objects: S) where S.Iterator.Element: ObjectBase { core.delete(objects) }
+
+    public func deleteAll() { core.deleteAll() }
+
+    // MARK: - Frozen Realms
+
+    /// True for a frozen Realm (one version, readable from any thread).
+    public var isFrozen: Bool { core.isFrozen }
+
+    /// A frozen Realm on this Realm's current version: immutable, readable
+    /// from any thread, and keeping that version's pages until the last
+    /// frozen Realm, object or collection of it is released. Freezing twice
+    /// at one version gives the same frozen instance.
+    public func freeze() -> Realm {
+        Realm(core: orStop { try core.freeze() })
+    }
+
+    /// The live Realm for this configuration on the calling thread.
+    public func thaw() -> Realm {
+        guard isFrozen else { return self }
+        return orStop { try Realm(configuration: configuration) }
+    }
+}
+
+extension Realm: Equatable {
+    /// True for the same instance (same file, same context, or the same
+    /// frozen version).
+    public static func == (lhs: Realm, rhs: Realm) -> Bool { lhs.core === rhs.core }
+}
+
+extension Realm: CustomStringConvertible {
+    public var description: String {
+        "Realm(\(SharedEnv.path(for: configuration) ?? "?")\(isFrozen ? ", frozen" : ""))"
+    }
+}
