@@ -31,6 +31,51 @@ final class StopScenarioTests: RealmTestCase {
         case "nestedBeginWrite":
             realm.beginWrite()
             realm.beginWrite()
+        case "wrongThreadRealm":
+            onAnotherThread(realm) { realm in _ = realm.objects(Dog.self) }
+        case "wrongThreadResults":
+            try realm.write { realm.add(Dog()) }
+            onAnotherThread(realm.objects(Dog.self)) { results in _ = results.count }
+        case "wrongThreadObject":
+            let dog = Dog()
+            try realm.write { realm.add(dog) }
+            onAnotherThread(dog) { dog in _ = dog.name }
+        case "wrongThreadObjectSetter":
+            let dog = Dog()
+            try realm.write { realm.add(dog) }
+            onAnotherThread(dog) { dog in dog.name = "x" }
+        case "wrongThreadList":
+            let owner = Owner()
+            try realm.write { realm.add(owner) }
+            onAnotherThread(owner.pets) { pets in _ = pets.count }
+        case "wrongThreadMutableSet":
+            let owner = Owner()
+            try realm.write { realm.add(owner) }
+            onAnotherThread(owner.petSet) { set in _ = set.count }
+        case "wrongThreadMap":
+            let owner = Owner()
+            try realm.write { realm.add(owner) }
+            onAnotherThread(owner.petMap) { map in _ = map.count }
+        case "wrongThreadLinkingObjects":
+            let pet = Pet()
+            try realm.write { realm.add(pet) }
+            onAnotherThread(pet.listedBy) { owners in _ = owners.count }
+        case "writeFrozenObject":
+            let dog = Dog()
+            try realm.write { realm.add(dog) }
+            let frozen = dog.freeze()
+            try realm.write { frozen.name = "x" }
+        case "appendFrozenList":
+            let person = Person()
+            try realm.write { realm.add(person) }
+            let frozen = person.dogs.freeze()
+            try realm.write { frozen.append(Dog()) }
+        case "resolveTwice":
+            let dog = Dog()
+            try realm.write { realm.add(dog) }
+            let reference = ThreadSafeReference(to: dog)
+            _ = realm.resolve(reference)
+            _ = realm.resolve(reference)
         default:
             XCTFail("unknown scenario \(name)")
         }
@@ -42,4 +87,35 @@ final class StopScenarioTests: RealmTestCase {
     func testReadingADeletedObjectStops() { assertStops("readDeletedObject", printing: "Object of type 'Dog' has been deleted or invalidated") }
     func testObjectsOfAnUnknownTypeStops() { assertStops("objectsOfUnknownType", printing: "Object type 'StringKeyed' is not managed by this Realm") }
     func testNestedBeginWriteStops() { assertStops("nestedBeginWrite", printing: "already in a write transaction") }
+
+    // Every confined type detects use from another thread.
+    func testRealmOnWrongThreadStops() { assertStops("wrongThreadRealm", printing: "Realm accessed from incorrect thread.") }
+    func testResultsOnWrongThreadStops() { assertStops("wrongThreadResults", printing: "Realm accessed from incorrect thread.") }
+    func testObjectOnWrongThreadStops() { assertStops("wrongThreadObject", printing: "Realm accessed from incorrect thread.") }
+    func testObjectSetterOnWrongThreadStops() { assertStops("wrongThreadObjectSetter", printing: "Realm accessed from incorrect thread.") }
+    func testListOnWrongThreadStops() { assertStops("wrongThreadList", printing: "Realm accessed from incorrect thread.") }
+    func testMutableSetOnWrongThreadStops() { assertStops("wrongThreadMutableSet", printing: "Realm accessed from incorrect thread.") }
+    func testMapOnWrongThreadStops() { assertStops("wrongThreadMap", printing: "Realm accessed from incorrect thread.") }
+    func testLinkingObjectsOnWrongThreadStops() { assertStops("wrongThreadLinkingObjects", printing: "Realm accessed from incorrect thread.") }
+
+    // Frozen values are read-only; references resolve once.
+    func testWritingAFrozenObjectStops() { assertStops("writeFrozenObject", printing: "Cannot modify property 'Dog.name' of a frozen object") }
+    func testAppendingToAFrozenListStops() { assertStops("appendFrozenList", printing: "of a frozen object or collection") }
+    func testResolvingTwiceStops() { assertStops("resolveTwice", printing: "already resolved") }
+}
+
+/// Runs body with value on a new thread and waits (the value crosses
+/// unchecked on purpose: the point is to misuse it there).
+private func onAnotherThread<T>(_ value: T, _ body: @escaping (T) -> Void) {
+    let box = UncheckedBox(value: (value, body))
+    let done = DispatchSemaphore(value: 0)
+    Thread {
+        box.value.1(box.value.0)
+        done.signal()
+    }.start()
+    done.wait()
+}
+
+struct UncheckedBox<T>: @unchecked Sendable {
+    let value: T
 }
