@@ -32,10 +32,11 @@ let queueTagKey = DispatchSpecificKey<QueueTag>()
 /// The Swift runtime's "is this executor running the current task?" (what
 /// `Actor.preconditionIsolated()` asks, as a Bool). Looked up by name: the
 /// runtime exports it but the standard library keeps it internal. It takes
-/// the executor's two words in registers, which the C convention matches.
-private let isCurrentExecutorFunction: (@convention(c) (UnsafeRawPointer?, UnsafeRawPointer?) -> Bool)? = {
-    guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "swift_task_isCurrentExecutor") else { return nil }
-    return unsafeBitCast(symbol, to: (@convention(c) (UnsafeRawPointer?, UnsafeRawPointer?) -> Bool).self)
+/// the executor's two words and a flags word in registers, which the C
+/// convention matches; flags 0 = answer, never assert.
+private let isCurrentExecutorFunction: (@convention(c) (UnsafeRawPointer?, UnsafeRawPointer?, UInt) -> Bool)? = {
+    guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "swift_task_isCurrentExecutorWithFlags") else { return nil }
+    return unsafeBitCast(symbol, to: (@convention(c) (UnsafeRawPointer?, UnsafeRawPointer?, UInt) -> Bool).self)
 }()
 
 private func isCurrentExecutor(of actor: any Actor) -> Bool {
@@ -45,7 +46,7 @@ private func isCurrentExecutor(of actor: any Actor) -> Bool {
         return true
     }
     let words = unsafeBitCast(executor, to: (UnsafeRawPointer?, UnsafeRawPointer?).self)
-    return function(words.0, words.1)
+    return function(words.0, words.1, 0)
 }
 
 /// Lets a value cross to the context it is confined to (scheduling work on

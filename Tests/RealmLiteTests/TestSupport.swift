@@ -51,17 +51,24 @@ class RealmTestCase: XCTestCase {
 
     func XCTAssertThrowsRealmError(_ code: Realm.Error.Code, mentioning words: [String] = [],
                                    file: StaticString = #filePath, line: UInt = #line, _ body: () throws -> Void) {
-        do {
-            try body()
-            XCTFail("expected Realm.Error(\(code))", file: file, line: line)
-        } catch let error as Realm.Error {
-            XCTAssertEqual(error.code, code, error.message, file: file, line: line)
-            for word in words {
-                XCTAssertTrue(error.message.contains(word), "'\(error.message)' should mention '\(word)'", file: file, line: line)
-            }
-        } catch {
-            XCTFail("unexpected error \(error)", file: file, line: line)
+        expectRealmError(code, mentioning: words, file: file, line: line, body)
+    }
+}
+
+/// Fails unless body throws a Realm.Error with `code` whose message has
+/// each of `words` (a free function, so closures on other threads can use it).
+func expectRealmError(_ code: Realm.Error.Code, mentioning words: [String] = [],
+                      file: StaticString = #filePath, line: UInt = #line, _ body: () throws -> Void) {
+    do {
+        try body()
+        XCTFail("expected Realm.Error(\(code))", file: file, line: line)
+    } catch let error as Realm.Error {
+        XCTAssertEqual(error.code, code, error.message, file: file, line: line)
+        for word in words {
+            XCTAssertTrue(error.message.contains(word), "'\(error.message)' should mention '\(word)'", file: file, line: line)
         }
+    } catch {
+        XCTFail("unexpected error \(error)", file: file, line: line)
     }
 }
 
