@@ -269,7 +269,11 @@ extension RealmCore {
         let scheduled = confinement.schedule {
             guard let core = ref.core else { return }
             core.refreshScheduled.store(false, ordering: .releasing)
-            if core.autorefresh, core.writeTxn == nil, core.readState == .active { core.refresh() }
+            if !core.autorefresh {
+                core.notifyRefreshRequired()
+            } else if core.writeTxn == nil, core.readState == .active {
+                core.refresh() // delivers notifications
+            }
         }
         if !scheduled { refreshScheduled.store(false, ordering: .releasing) }
     }

@@ -122,7 +122,7 @@ public struct Realm {
             if core.isInWriteTransaction { core.cancelWriteTransaction() }
             throw error
         }
-        if core.isInWriteTransaction { try core.commitWriteTransaction() }
+        if core.isInWriteTransaction { try core.commitWriteTransaction(withoutNotifying: tokens) }
         return result
     }
 
@@ -135,7 +135,7 @@ public struct Realm {
     /// Commits the write transaction. If an operation inside it failed, the
     /// transaction is cancelled instead and that error is thrown.
     public func commitWrite(withoutNotifying tokens: [NotificationToken] = []) throws {
-        try core.commitWriteTransaction()
+        try core.commitWriteTransaction(withoutNotifying: tokens)
     }
 
     /// Discards every change of the write transaction. Objects added in it

@@ -54,6 +54,10 @@ public final class RealmCore {
     weak var frozenCache: RealmCore?
     /// Set while an autorefresh is scheduled (coalesces commit signals).
     let refreshScheduled = Atomic<Bool>(false)
+    /// Notification blocks (Notifications.swift).
+    var observers: [Observer] = []
+    var notificationScheduled = false
+    var delivering = false
     /// Async writes (AsyncWrite.swift).
     var asyncWrites = AsyncWriteQueue()
 
@@ -175,7 +179,7 @@ public final class RealmCore {
     /// transaction is cancelled instead and that error is thrown.
     /// `deferFlush`: visible at once, durable with the next flush (grouped
     /// async commits, AsyncWrite.swift).
-    func commitWriteTransaction(deferFlush: Bool = false) throws {
+    func commitWriteTransaction(deferFlush: Bool = false, withoutNotifying tokens: [NotificationToken] = []) throws {
         try checkThread()
         guard let handle = writeTxn else {
             throw Realm.Error(.wrongTransactionState, "Cannot commit: the Realm is not in a write transaction.")
@@ -202,6 +206,10 @@ public final class RealmCore {
             throw storageError(rc, "Committing the write transaction")
         }
         env.didCommit(from: self)
+        if !observers.isEmpty {
+            skipNotifications(for: tokens)
+            scheduleNotifications()
+        }
     }
 
     /// Discards every change of the write transaction. Objects added in it
@@ -249,7 +257,9 @@ public final class RealmCore {
         if readState == .active { cs_txn_reset(readTxn) }
         renewReadTransaction()
         readState = .active
-        return cs_txn_id(readTxn) != before
+        let advanced = cs_txn_id(readTxn) != before
+        if advanced && !observers.isEmpty { deliverNotifications() }
+        return advanced
     }
 
     /// Releases the snapshot (its pages become reusable once no one else
@@ -425,11 +435,4 @@ final class ObjectKeyCounter {
         self.info = info
         self.next = next
     }
-}
-
-/// Returned by notification APIs (arriving with a later release); accepted
-/// by write(withoutNotifying:).
-public final class NotificationToken {
-    public init() {}
-    public func invalidate() {}
 }

@@ -70,6 +70,9 @@ final class StopScenarioTests: RealmTestCase {
             try realm.write { realm.add(person) }
             let frozen = person.dogs.freeze()
             try realm.write { frozen.append(Dog()) }
+        case "observeFrozen":
+            try realm.write { realm.add(Dog()) }
+            _ = realm.objects(Dog.self).freeze().observe { _ in }
         case "resolveTwice":
             let dog = Dog()
             try realm.write { realm.add(dog) }
@@ -101,6 +104,7 @@ final class StopScenarioTests: RealmTestCase {
     // Frozen values are read-only; references resolve once.
     func testWritingAFrozenObjectStops() { assertStops("writeFrozenObject", printing: "Cannot modify property 'Dog.name' of a frozen object") }
     func testAppendingToAFrozenListStops() { assertStops("appendFrozenList", printing: "of a frozen object or collection") }
+    func testObservingFrozenResultsStops() { assertStops("observeFrozen", printing: "Cannot observe a frozen Results") }
     func testResolvingTwiceStops() { assertStops("resolveTwice", printing: "already resolved") }
 }
 
