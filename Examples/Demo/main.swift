@@ -82,3 +82,52 @@ do {
     print("Reopening failed: \(error)")
     exit(1)
 }
+
+// Threads: a live Results with a change notification, a background thread
+// that receives Ann through a ThreadSafeReference, a frozen snapshot, and an
+// async write whose block and completion run here, on the main thread.
+do {
+    let realm = try Realm(configuration: configuration)
+    let dogs = realm.objects(Dog.self).sorted(byKeyPath: "name")
+    let token = dogs.observe { change in
+        switch change {
+        case .initial(let dogs):
+            print("Observing \(dogs.count) dog(s)")
+        case .update(let dogs, let deletions, let insertions, let modifications):
+            print("Dogs changed: now \(dogs.map(\.name)); deleted \(deletions), inserted \(insertions), modified \(modifications)")
+        case .error(let error):
+            print("Notification error: \(error)")
+        }
+    }
+    let snapshot = dogs.freeze()
+    let reference = ThreadSafeReference(to: realm.objects(Person.self).first!)
+    let handedOver = DispatchSemaphore(value: 0)
+    Thread {
+        do {
+            let background = try Realm(configuration: configuration)
+            if let ann = background.resolve(reference) {
+                try background.write { ann.dogs.append(Dog(value: ["name": "Bella", "age": 2])) }
+                print("Background thread added Bella to \(ann.name)'s dogs")
+            }
+        } catch {
+            print("Background write failed: \(error)")
+        }
+        handedOver.signal()
+    }.start()
+    handedOver.wait()
+    RunLoop.main.run(until: Date().addingTimeInterval(0.1)) // autorefresh + notification
+
+    var done = false
+    realm.writeAsync({
+        realm.create(Dog.self, value: ["name": "Ace", "age": 5])
+    }, onComplete: { error in
+        print("Async write \(error.map { "failed: \($0)" } ?? "is durable"); frozen snapshot still has \(snapshot.map(\.name))")
+        done = true
+    })
+    while !done { RunLoop.main.run(until: Date().addingTimeInterval(0.05)) }
+    RunLoop.main.run(until: Date().addingTimeInterval(0.1)) // the last notification
+    token.invalidate()
+} catch {
+    print("Threading demo failed: \(error)")
+    exit(1)
+}
