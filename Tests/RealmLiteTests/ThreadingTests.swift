@@ -102,6 +102,26 @@ final class ThreadingTests: RealmTestCase {
         }
     }
 
+    func testFrozenQueryResultsSharedByThreads() throws {
+        let realm = try openAccounts()
+        try seedAccounts(realm, count: 200)
+        try realm.write { for account in realm.objects(Account.self) where account.id % 2 == 0 { account.balance = 5 } }
+        let shared = UncheckedBox(value: realm.objects(Account.self).filter("balance < 50").sorted(byKeyPath: "id").freeze())
+        let group = DispatchGroup()
+        let mismatches = ManagedCounter()
+        for _ in 0..<4 {
+            DispatchQueue.global().async(group: group) {
+                for _ in 0..<50 {
+                    let results = shared.value
+                    if results.count != 100 || results.first?.id != 0 || results.map(\.id).last != 198 { mismatches.increment() }
+                }
+            }
+        }
+        try realm.write { realm.deleteAll() } // the live Realm moves on meanwhile
+        group.wait()
+        XCTAssertEqual(mismatches.value, 0)
+    }
+
     func testWriteWaitsForTheWriterOnAnotherThread() throws {
         let realm = try openAccounts()
         try seedAccounts(realm, count: 1, balance: 0)

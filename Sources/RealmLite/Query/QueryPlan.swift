@@ -69,6 +69,7 @@ final class QueryPlan {
     /// snapshot, valid while the Realm's generation is unchanged (as the
     /// record pointers cached by managed objects).
     private var cachedRecords: [RecordView] = []
+    private let frozenLock = NSLock()
 
     init(info: ClassInfo, base: QueryBase, predicate: QueryPredicate?, compiled: CompiledQuery?, orderings: [QueryOrdering]) {
         self.info = info
@@ -80,22 +81,33 @@ final class QueryPlan {
 
     /// The matching object keys in the Realm's current snapshot.
     func keys(_ realm: RealmCore) -> [UInt64] {
-        refresh(realm)
-        return cachedKeys
+        current(realm).keys
     }
 
     /// Keys and records of the matching objects in the current snapshot.
     func rows(_ realm: RealmCore) -> (keys: [UInt64], records: [RecordView]) {
-        refresh(realm)
-        return (cachedKeys, cachedRecords)
+        current(realm)
     }
 
     /// An accessor for match `index`, built from its cached record (no lookup).
     func object(at index: Int, _ realm: RealmCore) -> ObjectBase? {
+        let (keys, records) = current(realm)
+        guard keys.indices.contains(index) else { return nil }
+        let record = records[index]
+        return realm.materialize(info, key: keys[index], record: cs_val(data: record.base, size: record.size))
+    }
+
+    /// The cached rows, evaluated first if the snapshot changed. A frozen
+    /// Results may be read by several threads at once: they take turns here.
+    private func current(_ realm: RealmCore) -> (keys: [UInt64], records: [RecordView]) {
+        guard realm.isFrozen else {
+            refresh(realm)
+            return (cachedKeys, cachedRecords)
+        }
+        frozenLock.lock()
+        defer { frozenLock.unlock() }
         refresh(realm)
-        guard cachedKeys.indices.contains(index) else { return nil }
-        let record = cachedRecords[index]
-        return realm.materialize(info, key: cachedKeys[index], record: cs_val(data: record.base, size: record.size))
+        return (cachedKeys, cachedRecords)
     }
 
     private func refresh(_ realm: RealmCore) {
