@@ -19,8 +19,12 @@ import Synchronization
 /// Returned by every observe(): keep it while you want notifications;
 /// invalidate() (or releasing it) stops them.
 public final class NotificationToken: @unchecked Sendable {
-    // @unchecked: `observer` is only touched through its atomic flag.
+    // @unchecked: `observer` is only touched through its atomic flag; the
+    // forwarded state of `observe(on: queue)` tokens is guarded by `lock`.
     let observer: Observer?
+    private let lock = NSLock()
+    private var forwarded: (token: NotificationToken, realm: UncheckedSendable<Realm>)?
+    private var invalidated = false
 
     /// A token observing nothing (RealmSwift lets apps create one).
     public init() { observer = nil }
@@ -30,7 +34,48 @@ public final class NotificationToken: @unchecked Sendable {
     deinit { invalidate() }
 
     /// Stops the notifications; safe from any thread.
-    public func invalidate() { observer?.cancelled.store(true, ordering: .releasing) }
+    public func invalidate() {
+        observer?.cancelled.store(true, ordering: .releasing)
+        lock.lock()
+        invalidated = true
+        let inner = forwarded
+        forwarded = nil
+        lock.unlock()
+        inner?.token.invalidate()
+    }
+
+    /// `observe(on: queue)`: the token of the observer registered on the
+    /// queue's Realm, which this token keeps open.
+    fileprivate func forward(to token: NotificationToken, realm: Realm) {
+        lock.lock()
+        let keep = !invalidated
+        if keep { forwarded = (token, UncheckedSendable(value: realm)) }
+        lock.unlock()
+        if !keep { token.invalidate() }
+    }
+}
+
+/// Delivers a confined value's notifications on `queue`: the value is handed
+/// over with a ThreadSafeReference and observed through the queue's Realm.
+func observe<T: ThreadConfined>(_ value: T, on queue: DispatchQueue,
+                                _ register: @escaping (T) -> NotificationToken) -> NotificationToken {
+    guard let realm = value.realm else {
+        realmFatal(.invalidValue, "Only managed values can be observed: add them to a Realm first.")
+    }
+    let reference = ThreadSafeReference(to: value)
+    let configuration = realm.configuration
+    let outer = NotificationToken()
+    let work = UncheckedSendable(value: { // runs on `queue` only
+        do {
+            let queueRealm = try Realm(configuration: configuration, queue: queue)
+            guard let resolved = queueRealm.resolve(reference) else { return }
+            outer.forward(to: register(resolved), realm: queueRealm)
+        } catch {
+            realmFatal(.fail, "Cannot observe on the given queue: \(error)")
+        }
+    })
+    queue.async { work.value() }
+    return outer
 }
 
 /// One registered block and the version it has reported up to.
@@ -262,8 +307,9 @@ func keyIdentity(_ key: UInt64) -> [UInt8] {
 extension Results {
     /// Calls `block` with `.initial` at the next turn, then with each change
     /// (`keyPaths`: only changes to these properties count as modifications).
-    public func observe(keyPaths: [String]? = nil,
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmCollectionChange<Results<Element>>) -> Void) -> NotificationToken {
+        if let queue { return RealmLite.observe(self, on: queue) { $0.observe(keyPaths: keyPaths, block) } }
         let results = self
         let info: ClassInfo
         switch source {
@@ -327,24 +373,27 @@ extension CollectionField {
 }
 
 extension List {
-    public func observe(keyPaths: [String]? = nil,
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmCollectionChange<List<Element>>) -> Void) -> NotificationToken {
+        if let queue { return RealmLite.observe(self, on: queue) { $0.observe(keyPaths: keyPaths, block) } }
         guard let field else { realmFatal(.invalidValue, "Only a managed List can be observed: add its owner to a Realm first.") }
         return field.observe("List", keyPaths: keyPaths, value: self, block)
     }
 }
 
 extension MutableSet {
-    public func observe(keyPaths: [String]? = nil,
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmCollectionChange<MutableSet<Element>>) -> Void) -> NotificationToken {
+        if let queue { return RealmLite.observe(self, on: queue) { $0.observe(keyPaths: keyPaths, block) } }
         guard let field else { realmFatal(.invalidValue, "Only a managed MutableSet can be observed: add its owner to a Realm first.") }
         return field.observe("MutableSet", keyPaths: keyPaths, value: self, block)
     }
 }
 
 extension LinkingObjects {
-    public func observe(keyPaths: [String]? = nil,
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmCollectionChange<LinkingObjects<Element>>) -> Void) -> NotificationToken {
+        if let queue { return RealmLite.observe(self, on: queue) { $0.observe(keyPaths: keyPaths, block) } }
         guard let owner, let realm = owner._realm, let info = owner._info else {
             realmFatal(.invalidValue, "Only the LinkingObjects of a managed object can be observed.")
         }
@@ -414,7 +463,9 @@ extension ObjectBase {
 extension ThreadConfined where Self: Object {
     /// Calls `block` after each commit that changes this object (with the
     /// changed properties, old and new values), and once with `.deleted`.
-    public func observe(keyPaths: [String]? = nil, _ block: @escaping (ObjectChange<Self>) -> Void) -> NotificationToken {
-        _observe(self, keyPaths: keyPaths, block)
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+                        _ block: @escaping (ObjectChange<Self>) -> Void) -> NotificationToken {
+        if let queue { return RealmLite.observe(self, on: queue) { $0.observe(keyPaths: keyPaths, block) } }
+        return _observe(self, keyPaths: keyPaths, block)
     }
 }

@@ -163,6 +163,30 @@ final class NotificationTests: RealmTestCase {
         loud.invalidate()
     }
 
+    func testObserveOnAQueue() throws {
+        let realm = try openRealm()
+        let queue = DispatchQueue(label: "notifications")
+        let initial = expectation(description: "initial"), update = expectation(description: "update")
+        let token = realm.objects(Dog.self).observe(on: queue) { change in
+            dispatchPrecondition(condition: .onQueue(queue))
+            switch change {
+            case .initial(let dogs):
+                XCTAssertEqual(dogs.count, 0)
+                initial.fulfill()
+            case .update(let dogs, _, let insertions, _):
+                XCTAssertEqual(dogs.count, 1)
+                XCTAssertEqual(insertions, [0])
+                update.fulfill()
+            case .error(let error):
+                XCTFail("\(error)")
+            }
+        }
+        wait(for: [initial], timeout: 10)
+        try realm.write { realm.add(Dog()) }
+        wait(for: [update], timeout: 10)
+        token.invalidate()
+    }
+
     func testRefreshRequiredWhenAutorefreshIsOff() throws {
         let realm = try openRealm()
         realm.autorefresh = false
