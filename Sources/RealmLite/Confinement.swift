@@ -65,7 +65,7 @@ extension Confinement {
     var isCurrent: Bool {
         switch self {
         case .frozen: true
-        case .thread(let thread, _): pthread_equal(thread, pthread_self()) != 0
+        case .thread(let thread, _): thread == pthread_self()
         case .queue(_, let tag): DispatchQueue.getSpecific(key: queueTagKey) === tag
         case .actor(let actor): isCurrentExecutor(of: actor)
         }
@@ -119,11 +119,30 @@ extension Realm.Error {
     }
 }
 
+/// The state each property read consults, in memory the core owns and its
+/// objects point to (valid while they hold the core): reading it involves no
+/// reference counting, which matters at tens of millions of reads a second.
+struct HotState {
+    /// Bumped whenever cached record pointers may be stale.
+    var generation: UInt64
+    /// The confining thread (0 if confined to a queue/actor, or frozen).
+    let confinedThread: pthread_t
+    let isFrozen: Bool
+
+    /// True if the caller may read through this core without further checks.
+    @inline(__always)
+    var isCurrentThreadOrFrozen: Bool {
+        (confinedThread != 0 && confinedThread == pthread_self()) || isFrozen
+    }
+}
+
+let nextCoreSerial = Atomic<UInt64>(0)
+
 extension RealmCore {
     /// Stops unless the caller runs in this core's context (non-throwing APIs).
     @inline(__always)
     func verifyThread() {
-        if _fastPath(confinedThread != 0 && pthread_equal(confinedThread, pthread_self()) != 0) { return }
+        if _fastPath(hot.pointee.isCurrentThreadOrFrozen) { return }
         verifyThreadSlow()
     }
 
@@ -134,27 +153,32 @@ extension RealmCore {
 
     /// Throws unless the caller runs in this core's context.
     func checkThread() throws {
-        if confinedThread != 0 && pthread_equal(confinedThread, pthread_self()) != 0 { return }
+        if hot.pointee.isCurrentThreadOrFrozen { return }
         if !confinement.isCurrent { throw Realm.Error.incorrectThread }
     }
 }
 
 // MARK: - Instance cache
 
-/// `Realm()` twice in one context gives the same core; weak, so that a
-/// Realm nobody holds closes.
-private final class CoreCache: @unchecked Sendable {
+/// `Realm()` twice in one context gives the same core. The table does not
+/// keep cores alive (a Realm nobody holds closes) and holds no weak
+/// references either: a weakly referenced object pays a slower reference
+/// count on every retain, and objects retain their core on every read path.
+/// A core removes itself in deinit. (Its last release happens in its own
+/// context, where lookups for its key happen too; releasing a confined
+/// Realm's last reference on another thread is the one misuse this cannot
+/// defend against.)
+final class CoreCache: @unchecked Sendable {
+    static let shared = CoreCache()
+
     private struct Key: Hashable {
         let configuration: String
         let context: ContextKey
     }
 
-    private struct Entry {
-        weak var core: RealmCore?
-    }
-
     private let lock = NSLock()
-    private var table: [Key: Entry] = [:]
+    private var table: [Key: Unmanaged<RealmCore>] = [:]
+    private var keys: [UInt64: Key] = [:]
 
     func core(for configuration: Realm.Configuration, in confinement: Confinement) throws -> RealmCore {
         guard let context = confinement.cacheKey else {
@@ -162,27 +186,32 @@ private final class CoreCache: @unchecked Sendable {
         }
         let key = Key(configuration: configuration.instanceKey, context: context)
         lock.lock()
-        let cached = table[key]?.core
+        let cached = table[key]?.takeUnretainedValue()
         lock.unlock()
         if let cached { return cached }
-        // Opened outside the lock: opening may run migrations or wait on the file.
+        // Opened outside the lock: opening may wait on the file.
         let core = try RealmCore(configuration: configuration, confinement: confinement)
         lock.lock()
         defer { lock.unlock() }
-        if let raced = table[key]?.core { return raced }
-        table[key] = Entry(core: core)
-        if table.count > 64 { table = table.filter { $0.value.core != nil } }
+        if let raced = table[key]?.takeUnretainedValue() { return raced }
+        table[key] = Unmanaged.passUnretained(core)
+        keys[core.serial] = key
         return core
     }
-}
 
-private let coreCache = CoreCache()
+    func remove(_ core: RealmCore) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let key = keys.removeValue(forKey: core.serial) else { return }
+        if table[key]?.toOpaque() == Unmanaged.passUnretained(core).toOpaque() { table[key] = nil }
+    }
+}
 
 extension RealmCore {
     /// The core for `configuration` in `confinement`, shared with every
     /// other Realm value opened there.
     static func cached(_ configuration: Realm.Configuration, _ confinement: Confinement) throws -> RealmCore {
-        try coreCache.core(for: configuration, in: confinement)
+        try CoreCache.shared.core(for: configuration, in: confinement)
     }
 }
 
@@ -253,21 +282,18 @@ final class ReadContext {
 
 // MARK: - Autorefresh
 
-/// A weak reference to a core that another thread may hold (it only ever
-/// schedules work into the core's own context through it).
-struct WeakCore: @unchecked Sendable {
-    weak var core: RealmCore?
-}
-
 extension RealmCore {
     /// Another Realm committed: advance at the start of this context's next
     /// turn (main thread, serial queue, actor), if autorefresh is on.
     /// Called from the committing thread; touches only immutable state here.
+    /// Called by the committing thread with the env's registry locked (so
+    /// this core's memory stays valid even if its deinit has begun); it
+    /// must not retain the core: the scheduled work finds it again by serial.
     func scheduleAutorefresh() {
         guard !refreshScheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        let ref = WeakCore(core: self)
+        let env = self.env, serial = self.serial
         let scheduled = confinement.schedule {
-            guard let core = ref.core else { return }
+            guard let core = env.liveCore(serial) else { return }
             core.refreshScheduled.store(false, ordering: .releasing)
             if !core.autorefresh {
                 core.notifyRefreshRequired()

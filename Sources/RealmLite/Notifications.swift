@@ -41,7 +41,11 @@ public final class NotificationToken: @unchecked Sendable {
         let inner = forwarded
         forwarded = nil
         lock.unlock()
-        inner?.token.invalidate()
+        guard let inner else { return }
+        inner.token.invalidate()
+        // The queue's Realm is released on its queue (confined cores end in their context).
+        let realm = inner.realm
+        _ = realm.value.core.confinement.schedule { _ = realm }
     }
 
     /// `observe(on: queue)`: the token of the observer registered on the
@@ -109,8 +113,7 @@ extension RealmCore {
     func scheduleNotifications(orStopWith message: String? = nil) {
         if notificationScheduled || observers.isEmpty { return }
         notificationScheduled = true
-        let scheduled = confinement.schedule { [weak self] in
-            guard let self else { return }
+        let scheduled = confinement.schedule { [self] in
             notificationScheduled = false
             deliverNotifications()
         }
@@ -173,10 +176,9 @@ extension Realm {
             observer.reported = core.snapshotForObservers()
             if !first { block(.didChange, Realm(core: core)) }
         }, what: "Realm")
-        let core = self.core
-        token.observer?.refreshRequired = { [weak core] in
-            if let core { block(.refreshRequired, Realm(core: core)) }
-        }
+        // The observer lives in the core's list and is only called by it.
+        unowned(unsafe) let core = self.core
+        token.observer?.refreshRequired = { block(.refreshRequired, Realm(core: core)) }
         return token
     }
 }

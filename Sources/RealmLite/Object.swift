@@ -9,6 +9,12 @@ open class ObjectBase: CustomStringConvertible, Hashable {
     final var _realm: RealmCore?
     final var _info: ClassInfo?
     final var _key: UInt64 = 0
+    // Copies of what property reads need, reachable without reference
+    // counting: the core's HotState and the class's slots (both owned by
+    // objects this one holds strongly: `_realm`, `_info`).
+    final var _hot: UnsafeMutablePointer<HotState>?
+    final var _slots: UnsafeMutablePointer<ColumnSlot>?
+    final var _layout = RecordLayout(columnCount: 0, nullBytes: 0, fixedSize: 0, varCount: 0)
     /// The record, valid while `_recordGeneration == _realm.generation`.
     final var _record: UnsafeRawPointer?
     final var _recordSize = 0
@@ -108,12 +114,24 @@ open class ObjectBase: CustomStringConvertible, Hashable {
         return realm
     }
 
-    /// The record in the Realm's current snapshot (cached per generation).
+    /// Makes this object the accessor of row `key` of `info` in `core`.
+    final func _attach(to core: RealmCore, _ info: ClassInfo, key: UInt64) {
+        _realm = core
+        _hot = core.hot
+        _info = info
+        _slots = info.slots
+        _layout = info.layout
+        _key = key
+    }
+
+    /// The record in the Realm's current snapshot (cached per generation),
+    /// after checking the caller's thread. No reference counting on the
+    /// fast path.
     @inline(__always)
     final func _currentRecord() -> RecordView {
-        let realm = _realm.unsafelyUnwrapped
-        realm.verifyThread()
-        if _recordGeneration == realm.generation, let record = _record {
+        let hot = _hot.unsafelyUnwrapped
+        if _slowPath(!hot.pointee.isCurrentThreadOrFrozen) { _realm.unsafelyUnwrapped.verifyThreadSlow() }
+        if _recordGeneration == hot.pointee.generation, let record = _record {
             return RecordView(base: record, size: _recordSize)
         }
         return _reloadRecord()

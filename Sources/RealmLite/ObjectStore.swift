@@ -92,9 +92,7 @@ extension RealmCore {
             }
         }
         // Managed from here on, so that links back to it (cycles) resolve.
-        object._realm = self
-        object._info = info
-        object._key = key
+        object._attach(to: self, info, key: key)
         let mayCycle = !info.linkColumns.isEmpty
         if mayCycle { inserting.insert(ObjectIdentifier(object)) }
         defer { if mayCycle { inserting.remove(ObjectIdentifier(object)) } }
@@ -147,9 +145,7 @@ extension RealmCore {
         } catch {
             return nil
         }
-        object._realm = self
-        object._info = info
-        object._key = key
+        object._attach(to: self, info, key: key)
         object._recordGeneration = 0
         writer.bytes.withUnsafeBytes { raw in
             let view = RecordView(base: raw.baseAddress!, size: raw.count)

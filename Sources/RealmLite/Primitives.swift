@@ -20,16 +20,14 @@ extension _RealmPrimitive {
     // Managed access: the hot path. One bit test (optionals) and one load.
     public static func _rlmGet(_ object: ObjectBase, _ column: Int) -> Self {
         let record = object._currentRecord()
-        let info = object._info.unsafelyUnwrapped
-        return _rlmLoad(record.field(info.slots[column], info.layout))
+        return _rlmLoad(record.field(object._slots.unsafelyUnwrapped[column], object._layout))
     }
 
     public static func _rlmGetOptional(_ object: ObjectBase, _ column: Int) -> Self? {
         let record = object._currentRecord()
-        let info = object._info.unsafelyUnwrapped
-        let slot = info.slots[column]
+        let slot = object._slots.unsafelyUnwrapped[column]
         if record.isNull(slot) { return nil }
-        return _rlmLoad(record.field(slot, info.layout))
+        return _rlmLoad(record.field(slot, object._layout))
     }
 
     public static func _rlmSet(_ object: ObjectBase, _ column: Int, _ value: Self) {

@@ -28,7 +28,13 @@ public final class RealmCore {
     var readState: ReadState = .active
     /// Frozen cores: the pinned snapshot and each thread's clone of it.
     let frozenReaders: FrozenReaders?
-    var generation: UInt64 = 1
+    /// What every property read checks, reachable from objects without
+    /// reference counting (see HotState).
+    let hot: UnsafeMutablePointer<HotState>
+    var generation: UInt64 {
+        @inline(__always) get { hot.pointee.generation }
+        @inline(__always) set { hot.pointee.generation = newValue }
+    }
     var schemaState: SchemaState
     /// The first error of the current write; it cancels the write at commit.
     var pendingError: Realm.Error?
@@ -63,6 +69,9 @@ public final class RealmCore {
 
     enum ReadState { case active, released, frozen }
 
+    /// A monotonic id (never reused, unlike addresses) for registries.
+    let serial = nextCoreSerial.add(1, ordering: .relaxed).newValue
+
     /// The current transaction: the write transaction while writing. Every
     /// engine access goes through here, so this is where confinement is
     /// checked for reads.
@@ -93,6 +102,8 @@ public final class RealmCore {
         self.configuration = configuration
         self.confinement = confinement
         if case .thread(let thread, _) = confinement { confinedThread = thread } else { confinedThread = 0 }
+        hot = .allocate(capacity: 1)
+        hot.initialize(to: HotState(generation: 1, confinedThread: confinedThread, isFrozen: false))
         frozenReaders = nil
         env = try SharedEnv.open(configuration)
         schemaState = env.schema.withLock { $0 }
@@ -108,6 +119,8 @@ public final class RealmCore {
         configuration = live.configuration
         confinement = .frozen
         confinedThread = 0
+        hot = .allocate(capacity: 1)
+        hot.initialize(to: HotState(generation: 1, confinedThread: 0, isFrozen: true))
         env = live.env
         schemaState = live.schemaState
         metaTree = live.metaTree
@@ -119,7 +132,10 @@ public final class RealmCore {
     }
 
     deinit {
+        hot.deallocate()
         if frozenReaders != nil { return } // FrozenReaders ends its transactions
+        env.unregister(self)
+        CoreCache.shared.remove(self)
         for cursor in cursors.values { cs_cursor_close(cursor) }
         if let writeTxn { cs_txn_abort(writeTxn) }
         if let readTxn { cs_txn_abort(readTxn) }
@@ -349,9 +365,7 @@ public final class RealmCore {
     /// A managed accessor for an existing row.
     func materialize(_ info: ClassInfo, key: UInt64, record: cs_val?) -> ObjectBase {
         let object = info.type.init()
-        object._realm = self
-        object._info = info
-        object._key = key
+        object._attach(to: self, info, key: key)
         if let record {
             object._record = UnsafeRawPointer(record.data)
             object._recordSize = record.size

@@ -120,35 +120,60 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
     private var started = false
     private var generation: UInt64 = 0
     private var claims: UInt64 = 0
-    /// Query results: the keys when iteration started (objects deleted since are skipped).
-    private var queryKeys: [UInt64]?
+    /// Query results: the rows when iteration started (objects deleted since are skipped).
+    private var queryRows: (keys: [UInt64], records: [RecordView])?
     private var queryPosition = 0
+    /// The accessor returned last: once the caller has let go of it (the
+    /// iterator holds the only reference), it is re-pointed at the next row
+    /// instead of allocating a new one — nobody can tell the difference.
+    private var reusable: ObjectBase?
+    // Read without reference counting on every step; `results` keeps both alive.
+    private unowned(unsafe) let realm: RealmCore
+    private unowned(unsafe) let allInfo: ClassInfo?
 
-    init(results: Results<Element>) { self.results = results }
+    init(results: Results<Element>) {
+        self.results = results
+        realm = results.core
+        if case .all(let info) = results.source { allInfo = info } else { allInfo = nil }
+    }
 
     public mutating func next() -> Element? {
-        let realm = results.realmInstance
-        if case .query(let plan) = results.source {
-            if queryKeys == nil {
-                queryKeys = plan.keys(realm)
+        let realm = self.realm
+        realm.verifyThread()
+        if let info = allInfo { return nextOfAll(realm, info) }
+        switch results.source {
+        case .all(let info):
+            return nextOfAll(realm, info)
+        case .query(let plan):
+            if queryRows == nil {
+                queryRows = plan.rows(realm)
                 generation = realm.generation
             }
-            while let keys = queryKeys, queryPosition < keys.count {
+            while let rows = queryRows, queryPosition < rows.keys.count {
+                let position = queryPosition
                 queryPosition += 1
-                // Unchanged snapshot: the plan's cached record; else look the key up (it may be gone).
-                if let object = realm.generation == generation ? plan.object(at: queryPosition - 1, realm)
-                                                               : realm.object(plan.info, key: keys[queryPosition - 1]) {
-                    return unsafeBitCast(object, to: Element.self)
+                if realm.generation == generation {
+                    // Unchanged snapshot: the plan's record, no lookup.
+                    let record = rows.records[position]
+                    return yield(realm, plan.info, rows.keys[position], cs_val(data: record.base, size: record.size))
+                }
+                // Written since: look the key up (the object may be gone).
+                if let value = realm.loadRecord(plan.info, rows.keys[position]) {
+                    return yield(realm, plan.info, rows.keys[position], value)
                 }
             }
             return nil
         }
+    }
+
+    @inline(__always)
+    private mutating func nextOfAll(_ realm: RealmCore, _ info: ClassInfo) -> Element? {
         var key = cs_val(), value = cs_val()
         var rc: Int32
         if started, let cursor, realm.generation == generation, realm.cursorClaims == claims {
             rc = cs_cursor_get(cursor, &key, &value, CS_NEXT)
         } else {
-            guard case .all(let info) = results.source, let fresh = realm.cursor(info.objectsTree) else { return nil }
+            guard let fresh = realm.cursor(info.objectsTree) else { return nil }
             cursor = fresh
             if !started {
                 rc = cs_cursor_get(fresh, &key, &value, CS_FIRST)
@@ -168,6 +193,21 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
             return nil
         }
         lastKey = keyValue(key)
-        return results.element(key, value)
+        return yield(realm, info, lastKey, value)
+    }
+
+    @inline(__always)
+    private mutating func yield(_ realm: RealmCore, _ info: ClassInfo, _ key: UInt64, _ record: cs_val) -> Element {
+        if isKnownUniquelyReferenced(&reusable), let object = reusable {
+            object._key = key
+            object._record = UnsafeRawPointer(record.data)
+            object._recordSize = record.size
+            object._recordGeneration = realm.generation
+            object._deleted = false
+            return unsafeBitCast(object, to: Element.self)
+        }
+        let object = realm.materialize(info, key: key, record: record)
+        reusable = object
+        return unsafeBitCast(object, to: Element.self)
     }
 }

@@ -92,21 +92,38 @@ final class SharedEnv: @unchecked Sendable {
         }
     }
 
-    /// Live cores on this env, told when one of them commits (autorefresh).
-    private let cores = Mutex<[WeakCore]>([])
+    /// Live cores on this env by serial, told when one of them commits
+    /// (autorefresh). Unretained, and not weak (see CoreCache): a core
+    /// unregisters in deinit.
+    private let coresLock = NSLock()
+    private var cores: [UInt64: Unmanaged<RealmCore>] = [:]
 
     func register(_ core: RealmCore) {
-        let entry = WeakCore(core: core)
-        cores.withLock { list in
-            list.removeAll { $0.core == nil }
-            list.append(entry)
-        }
+        coresLock.lock()
+        cores[core.serial] = Unmanaged.passUnretained(core)
+        coresLock.unlock()
+    }
+
+    func unregister(_ core: RealmCore) {
+        coresLock.lock()
+        cores[core.serial] = nil
+        coresLock.unlock()
+    }
+
+    /// The live core with this serial, if it is still open.
+    func liveCore(_ serial: UInt64) -> RealmCore? {
+        coresLock.lock()
+        defer { coresLock.unlock() }
+        return cores[serial]?.takeUnretainedValue()
     }
 
     /// `core` committed: every other live core on the file may advance.
     func didCommit(from core: RealmCore) {
-        let others = cores.withLock { list in list.filter { $0.core !== core } }
-        for other in others { other.core?.scheduleAutorefresh() }
+        coresLock.lock()
+        defer { coresLock.unlock() }
+        for (serial, other) in cores where serial != core.serial {
+            other._withUnsafeGuaranteedRef { $0.scheduleAutorefresh() }
+        }
     }
 
     /// The file's path (or in-memory name) for a configuration.
