@@ -122,6 +122,42 @@ final class ThreadingTests: RealmTestCase {
         XCTAssertEqual(mismatches.value, 0)
     }
 
+    func testFreezeAndThawEveryCollectionKind() throws {
+        let realm = try openRealm()
+        let owner = Owner(value: ["id": 1, "name": "Olga"])
+        let pet = Pet(value: ["name": "Rex"])
+        try realm.write {
+            realm.add(owner)
+            owner.pets.append(pet)
+            owner.petSet.insert(pet)
+            owner.petMap["rex"] = pet
+        }
+        let pets = owner.pets.freeze(), set = owner.petSet.freeze(), map = owner.petMap.freeze()
+        let listedBy = pet.listedBy.freeze()
+        XCTAssertTrue(pets.isFrozen && set.isFrozen && map.isFrozen && listedBy.isFrozen)
+        XCTAssertFalse(owner.pets.isFrozen)
+        try realm.write { owner.pets.removeAll(); owner.petSet.removeAll(); owner.petMap.removeAll() }
+        // Frozen: the version they were frozen at, from any thread.
+        let frozen = UncheckedBox(value: (pets, set, map, listedBy))
+        onOtherThread {
+            let (pets, set, map, listedBy) = frozen.value
+            XCTAssertEqual(pets.map(\.name), ["Rex"])
+            XCTAssertEqual(set.count, 1)
+            XCTAssertEqual(map["rex"]??.name, "Rex")
+            XCTAssertEqual(listedBy.map(\.name), ["Olga"])
+        }
+        // Thawed: the live collections of the current version.
+        XCTAssertEqual(pets.thaw()?.count, 0)
+        XCTAssertEqual(set.thaw()?.count, 0)
+        XCTAssertEqual(map.thaw()?.count, 0)
+        XCTAssertEqual(listedBy.thaw()?.count, 0)
+        XCTAssertFalse(pets.thaw()!.isFrozen)
+        // Thawing after the owner was deleted gives nil.
+        try realm.write { realm.delete(owner) }
+        XCTAssertNil(pets.thaw())
+        XCTAssertNil(map.thaw())
+    }
+
     func testWriteWaitsForTheWriterOnAnotherThread() throws {
         let realm = try openAccounts()
         try seedAccounts(realm, count: 1, balance: 0)
