@@ -210,7 +210,7 @@ static int read_meta(cs_env *env, uint64_t size, cs_meta *out, uint32_t *slot, b
             if (meta_valid(buf + p, 0) && rd32(buf + p + 44) == p) ps = p;
         }
         uint32_t version = 0;
-        if (ps) rc = meta_choose(buf, buf + ps, (size_t)n, out, slot);
+        if (ps) rc = meta_choose_durable(buf, buf + ps, (size_t)n, env->fd, out, slot);
         else if ((size_t)n >= CS_META_BYTES && meta_other_version(buf, &version))
             rc = cs_fail(CS_EFORMAT, "%s uses format version %u; this build reads version %u", env->path, version,
                          CS_FORMAT_VERSION);
@@ -261,7 +261,7 @@ int cs_env_open(const char *path, const cs_options *opts, cs_env **out)
     return cs_fail(CS_EFORMAT, "big-endian hosts are not supported");
 #endif
     cs_options o = opts ? *opts : (cs_options){0};
-    if (!path || !out || (o.flags & ~(CS_ENV_RDONLY | CS_ENV_IN_MEMORY)) ||
+    if (!path || !out || (o.flags & ~(CS_ENV_RDONLY | CS_ENV_IN_MEMORY | CS_ENV_TWO_FLUSH)) ||
         (unsigned)o.durability > CS_DURABLE_NO_SYNC ||
         (o.page_size && (o.page_size < CS_MIN_PAGE_SIZE || o.page_size > CS_MAX_PAGE_SIZE || (o.page_size & (o.page_size - 1)))))
         return cs_fail(CS_EINVAL, "cs_env_open: bad arguments (path, flags, durability or page size)");

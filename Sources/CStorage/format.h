@@ -39,7 +39,19 @@
  *    64   8  fl_pgno     first page of the free-list run (0 = empty list)
  *    72   8  fl_npages
  *    80  48  catalog     tree descriptor of the catalog tree (below)
- *   128  ..  zero
+ *   128 384  units       single-flush commits only (header nkeys = n > 0):
+ *                        n x (u64 pgno, u32 npages, u32 checksum), every
+ *                        page or run the commit wrote; zero otherwise
+ *
+ *  TWO WAYS TO COMMIT (CS_DURABLE_FULL). Either the data is flushed, then
+ *  the meta is written and flushed (two flushes), or — when the commit wrote
+ *  at most CS_META_UNITS units and no deferred commit is pending — data and
+ *  meta are written together and flushed once, the meta listing the units.
+ *  After a crash such a meta counts only if every listed unit is on disk as
+ *  written (checksum, pgno and txnid match); otherwise open falls back to the
+ *  other meta, which was durable before this commit began and whose pages
+ *  this commit could not have reused (free pages are reused only once the
+ *  commit after the one that freed them is durable).
  *
  *  TREE DESCRIPTOR (48 bytes; in the meta for the catalog, as the catalog
  *  value for each named tree):
@@ -106,6 +118,15 @@
 #define CS_MIN_PAGE_SIZE 4096u
 #define CS_MAX_PAGE_SIZE 32768u /* offsets are u16 */
 #define CS_META_BYTES 512u
+#define CS_META_UNITS 24u /* (512 - 128) / 16: units a single-flush meta lists */
+
+/* One page or run written by a commit, as listed by a single-flush meta. */
+typedef struct cs_commit_unit {
+    uint64_t pgno;
+    uint32_t npages;
+    uint32_t checksum;
+} cs_commit_unit;
+_Static_assert(sizeof(cs_commit_unit) == 16, "commit unit is 16 bytes");
 
 enum cs_page_type {
     PT_META = 1,

@@ -107,6 +107,9 @@ bool meta_other_version(const uint8_t *page, uint32_t *version);
 /* Pick the newest valid meta of a file's first two pages. Returns CS_OK,
  * CS_EFORMAT (not our file), or CS_ECORRUPT (ours, but no valid meta). */
 int meta_choose(const uint8_t *p0, const uint8_t *p1, size_t avail, cs_meta *out, uint32_t *slot);
+/* meta_choose, then: if the newer meta is a single-flush one whose units are
+ * not all on disk in `fd` (a crash before its flush completed), the other. */
+int meta_choose_durable(const uint8_t *p0, const uint8_t *p1, size_t avail, int fd, cs_meta *out, uint32_t *slot);
 
 /* ---- env (env.c) ---- */
 /* A read-only mapping of the data file. Mappings are immutable once
@@ -240,7 +243,9 @@ int page_free(cs_txn *t, uint64_t pgno, uint64_t npages);
  * page moves; *page points at the writable copy. */
 int page_touch(cs_txn *t, uint64_t *pgno, uint8_t **page);
 void dirty_release_all(cs_txn *t);
-int pager_write_dirty(cs_txn *t);      /* commit: write sorted dirty pages */
+/* Commit: write the dirty pages, sorted. The first `cap` units written go
+ * to `units` (may be NULL); *nunits = how many were written in all. */
+int pager_write_dirty(cs_txn *t, cs_commit_unit *units, uint32_t cap, uint32_t *nunits);
 
 /* ---- node.c: slotted branch/leaf pages ---- */
 static inline uint16_t rd16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }

@@ -8,6 +8,9 @@
  */
 #include "internal.h"
 
+#include <stdlib.h>
+#include <unistd.h>
+
 static bool is_pow2(uint32_t v) { return v && !(v & (v - 1)); }
 
 void meta_seal(cs_meta *m)
@@ -71,5 +74,47 @@ int meta_choose(const uint8_t *p0, const uint8_t *p1, size_t avail, cs_meta *out
     bool take0 = ok0 && (!ok1 || m0.txnid > m1.txnid);
     *out = take0 ? m0 : m1;
     if (slot) *slot = take0 ? 0 : 1;
+    return CS_OK;
+}
+
+/* A unit listed by a single-flush meta is on disk as that commit wrote it. */
+static bool unit_on_disk(int fd, uint32_t psize, uint64_t txnid, const cs_commit_unit *u)
+{
+    size_t bytes = (size_t)u->npages * psize;
+    if (u->npages == 0 || u->npages > (1u << 30) / psize) return false;
+    uint8_t *buf = malloc(bytes);
+    if (!buf) return false;
+    bool ok = pread(fd, buf, bytes, (off_t)(u->pgno * psize)) == (ssize_t)bytes;
+    if (ok) {
+        cs_page_hdr h;
+        memcpy(&h, buf, sizeof h);
+        ok = h.pgno == u->pgno && h.txnid == txnid && h.checksum == u->checksum &&
+             cs_page_checksum(buf, bytes) == u->checksum;
+    }
+    free(buf);
+    return ok;
+}
+
+int meta_choose_durable(const uint8_t *p0, const uint8_t *p1, size_t avail, int fd, cs_meta *out, uint32_t *slot)
+{
+    uint32_t s;
+    int rc = meta_choose(p0, p1, avail, out, &s);
+    if (rc) return rc;
+    const uint8_t *page = s ? p1 : p0;
+    uint32_t n = out->hdr.nkeys;
+    bool whole = n <= CS_META_UNITS;
+    for (uint32_t i = 0; whole && i < n; i++) {
+        cs_commit_unit u;
+        memcpy(&u, page + sizeof(cs_meta) + i * sizeof u, sizeof u);
+        whole = unit_on_disk(fd, out->page_size, out->txnid, &u);
+    }
+    if (!whole) {
+        /* Its flush never completed: the other meta is the last durable one. */
+        const uint8_t *other = s ? p0 : p1;
+        if (!other || !meta_valid(other, 0)) return cs_fail(CS_ECORRUPT, "the last commit is incomplete and the previous meta is damaged");
+        memcpy(out, other, sizeof *out);
+        s ^= 1;
+    }
+    if (slot) *slot = s;
     return CS_OK;
 }

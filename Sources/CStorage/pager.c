@@ -220,7 +220,7 @@ static int entry_cmp(const void *a, const void *b)
 
 #define STAGE_BYTES (1u << 20)
 
-int pager_write_dirty(cs_txn *t)
+int pager_write_dirty(cs_txn *t, cs_commit_unit *units, uint32_t cap, uint32_t *nunits)
 {
     cs_env *env = t->env;
     size_t n = 0;
@@ -239,7 +239,9 @@ int pager_write_dirty(cs_txn *t)
         cs_page_hdr *h = PHW(list[i].page);
         h->txnid = t->txnid;
         h->checksum = cs_page_checksum(list[i].page, (size_t)list[i].npages * t->psize);
+        if (units && i < cap) units[i] = (cs_commit_unit){list[i].pgno, list[i].npages, h->checksum};
     }
+    if (nunits) *nunits = (uint32_t)(n > UINT32_MAX ? UINT32_MAX : n);
     rc = env_grow_file(env, t->next_pgno * t->psize);
     for (size_t i = 0; rc == CS_OK && i < n;) {
         size_t bytes = (size_t)list[i].npages * t->psize;

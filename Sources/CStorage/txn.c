@@ -93,7 +93,7 @@ static int resync_after_dead_writer(cs_env *env)
     cs_meta fm, lm;
     uint32_t slot;
     int rc = n < 2 * (ssize_t)env->psize ? cs_fail(CS_EIO, "cannot read meta pages")
-                                         : meta_choose(buf, buf + env->psize, (size_t)n, &fm, &slot);
+                                         : meta_choose_durable(buf, buf + env->psize, (size_t)n, env->fd, &fm, &slot);
     free(buf);
     if (rc) return rc;
     lock_read_meta(&env->lock, &lm);
@@ -314,7 +314,10 @@ static void hook(cs_env *env, cs_commit_stage s, uint64_t txnid)
 
 /* Phase two: write meta m into the page not holding the durable meta, then
  * (if asked) flush. Caller holds the writer mutex and flushed the data. */
-static int write_meta(cs_env *env, cs_meta *m, bool flush)
+/* Writes the meta to the slot not holding the durable one; with `units`
+ * (a single-flush commit) they are listed after it, so that open can tell
+ * whether the data reached the disk too. */
+static int write_meta(cs_env *env, cs_meta *m, bool flush, const cs_commit_unit *units, uint32_t nunits)
 {
     cs_lock_hdr *h = env->lock.hdr;
     uint32_t slot = h->durable_slot ^ 1;
@@ -322,9 +325,14 @@ static int write_meta(cs_env *env, cs_meta *m, bool flush)
     m->hdr.pgno = slot;
     m->hdr.txnid = m->txnid;
     m->hdr.npages = 1;
-    meta_seal(m);
+    m->hdr.nkeys = (uint16_t)nunits;
     uint8_t page[CS_META_BYTES];
     memset(page, 0, sizeof page);
+    memcpy(page, m, sizeof *m);
+    if (nunits) memcpy(page + sizeof *m, units, nunits * sizeof *units);
+    m->hdr.checksum = 0;
+    memcpy(page, m, sizeof *m);
+    m->hdr.checksum = cs_page_checksum(page, CS_META_BYTES);
     memcpy(page, m, sizeof *m);
     int rc = env_io_write(env, page, CS_META_BYTES, (uint64_t)slot * env->psize);
     if (rc) return rc;
@@ -348,15 +356,23 @@ static int commit_write(cs_txn *t, bool deferred)
     }
     cursor_close_all(t);
     cs_meta m = t->meta;
+    cs_commit_unit units[CS_META_UNITS];
+    uint32_t nunits = 0;
     int rc = tree_flush_catalog(t);
     if (rc == CS_OK) rc = txn_commit_freelist(t, &m);
-    if (rc == CS_OK) rc = pager_write_dirty(t);
+    if (rc == CS_OK) rc = pager_write_dirty(t, units, CS_META_UNITS, &nunits);
     if (rc) goto fail;
     hook(env, CS_STAGE_DATA_WRITTEN, t->txnid);
     m.txnid = t->txnid;
     m.next_pgno = t->next_pgno;
     m.catalog = t->catalog;
-    if (!deferred) {
+    /* One flush for data and meta when the meta can list everything the
+     * commit wrote and nothing deferred is waiting (format.h: TWO WAYS). */
+    bool single = !deferred && env->durability == CS_DURABLE_FULL && nunits > 0 && nunits <= CS_META_UNITS &&
+                  t->meta.txnid == env->lock.hdr->durable_txnid && !(env->flags & CS_ENV_TWO_FLUSH);
+    if (single) {
+        if ((rc = write_meta(env, &m, true, units, nunits))) goto fail;
+    } else if (!deferred) {
         if (env->durability != CS_DURABLE_NO_SYNC && (rc = env_io_sync(env))) {
             /* After a failed flush the kernel may have dropped our pages:
              * the durable state is unknown until the file is reopened. */
@@ -364,7 +380,7 @@ static int commit_write(cs_txn *t, bool deferred)
             goto fail;
         }
         hook(env, CS_STAGE_DATA_SYNCED, t->txnid);
-        if ((rc = write_meta(env, &m, env->durability == CS_DURABLE_FULL))) goto fail;
+        if ((rc = write_meta(env, &m, env->durability == CS_DURABLE_FULL, NULL, 0))) goto fail;
     } else {
         m.hdr.type = PT_META;
         m.hdr.txnid = m.txnid;
@@ -413,7 +429,7 @@ int env_flush_deferred(cs_env *env, bool *flushed)
     if (rc == CS_OK && m.txnid > env->lock.hdr->durable_txnid) {
         rc = env_io_sync(env);
         if (rc) atomic_store(&env->panic, 1);
-        else rc = write_meta(env, &m, true);
+        else rc = write_meta(env, &m, true, NULL, 0);
         *flushed = rc == CS_OK;
     }
     lock_writer_release(&env->lock);

@@ -300,6 +300,7 @@ static void test_open_close_storm(void) {
 /* ---- a killed writer ---- */
 enum { BASE_GEN = 10 };
 static int g_kill_stage; /* 0: die while the txn is open; else in commit */
+static unsigned g_writer_flags; /* CS_ENV_TWO_FLUSH: every stage is reached */
 
 static void kill_hook(void *ctx, cs_commit_stage st, uint64_t txnid) {
     (void)ctx; (void)txnid;
@@ -310,6 +311,7 @@ static void dying_writer(void *arg) {
     (void)arg;
     cs_options o = {0};
     o.commit_hook = kill_hook;
+    o.flags = g_writer_flags;
     cs_env *env;
     cs_txn *t;
     cs_tree tr;
@@ -395,7 +397,13 @@ int main(void) {
     test_killed_reader();
     test_reclaim_only_dead();
     test_open_close_storm();
-    for (int keep = 0; keep <= 1; keep++)
+    /* Two-flush commits pass every stage; single-flush ones skip DATA_SYNCED. */
+    for (int keep = 0; keep <= 1; keep++) {
+        g_writer_flags = CS_ENV_TWO_FLUSH;
         for (int stage = 0; stage <= CS_STAGE_META_WRITTEN; stage++) test_killed_writer(stage, keep);
+        g_writer_flags = 0;
+        for (int stage = 0; stage <= CS_STAGE_META_WRITTEN; stage++)
+            if (stage != CS_STAGE_DATA_SYNCED) test_killed_writer(stage, keep);
+    }
     return test_report();
 }

@@ -95,6 +95,8 @@ typedef enum cs_durability {
 #define CS_ENV_RDONLY 0x1u     /* open for reading; write txns fail           */
 #define CS_ENV_IN_MEMORY 0x2u  /* no file: path is only a name; data lives in
                                   an anonymous memory file of this process    */
+#define CS_ENV_TWO_FLUSH 0x4u  /* always flush data, then the meta (never the
+                                  single-flush commit; see format.h)          */
 
 /* I/O hooks: every write and flush of the engine goes through these, so a
  * test can inject faults, record writes, or simulate power loss. Each
