@@ -92,6 +92,13 @@ public struct ThreadSafeReference<Confined: ThreadConfined>: @unchecked Sendable
             return value
         }
 
+        /// The frozen value, left in place (for @ThreadSafe inside a write).
+        func peek() -> Confined? {
+            lock.lock()
+            defer { lock.unlock() }
+            return frozen
+        }
+
         var isResolved: Bool {
             lock.lock()
             defer { lock.unlock() }
@@ -121,9 +128,12 @@ public struct ThreadSafeReference<Confined: ThreadConfined>: @unchecked Sendable
     var configuration: Realm.Configuration { box.configuration }
 
     /// The value in `core` (nil if deleted since); throws if already resolved.
-    func resolve(in core: RealmCore) throws -> Confined? {
+    /// With `keeping`, the reference stays unresolved (and its version
+    /// pinned): @ThreadSafe reads inside a write transaction, where no new
+    /// reference can be made.
+    func resolve(in core: RealmCore, keeping: Bool = false) throws -> Confined? {
         try core.checkThread()
-        guard let frozen = box.take() else {
+        guard let frozen = keeping ? box.peek() : box.take() else {
             throw Realm.Error(.referenceAlreadyResolved,
                               "This ThreadSafeReference was already resolved: a reference resolves exactly once; create a new one for each hand-over.")
         }
@@ -170,8 +180,17 @@ public final class ThreadSafe<T: ThreadConfined>: @unchecked Sendable {
             defer { lock.unlock() }
             guard let current = reference else { return nil }
             let realm = orStop { try Realm(configuration: current.configuration) }
+            if realm.isInWriteTransaction {
+                // No reference can be made from inside a write (its changes
+                // are not committed): read through the current one and keep
+                // it for the next read.
+                let value = orStop { try current.resolve(in: realm.core, keeping: true) }
+                if value == nil { reference = nil }
+                return value
+            }
             let value = realm.resolve(current)
-            // The next read (on whichever thread) needs a new reference.
+            // The next read (on whichever thread) needs a new reference, so
+            // that the version this one pinned is released.
             reference = nil
             if let value { reference = ThreadSafe.reference(to: value) }
             return value
