@@ -105,6 +105,7 @@ int env_map_for(cs_env *env, uint64_t next_pgno, const uint8_t **base, uint64_t 
                 pthread_mutex_unlock(&env->mu);
                 return cs_fail(CS_ENOMEM, "cannot map %llu bytes: %s", (unsigned long long)size, strerror(e));
             }
+            if (env->flags & CS_ENV_NORDAHEAD) (void)madvise(p, size, MADV_RANDOM); /* advisory */
             nm->base = p;
             nm->size = size;
             nm->next = m;
@@ -261,7 +262,7 @@ int cs_env_open(const char *path, const cs_options *opts, cs_env **out)
     return cs_fail(CS_EFORMAT, "big-endian hosts are not supported");
 #endif
     cs_options o = opts ? *opts : (cs_options){0};
-    if (!path || !out || (o.flags & ~(CS_ENV_RDONLY | CS_ENV_IN_MEMORY | CS_ENV_TWO_FLUSH)) ||
+    if (!path || !out || (o.flags & ~(CS_ENV_RDONLY | CS_ENV_IN_MEMORY | CS_ENV_TWO_FLUSH | CS_ENV_NORDAHEAD)) ||
         (unsigned)o.durability > CS_DURABLE_NO_SYNC ||
         (o.page_size && (o.page_size < CS_MIN_PAGE_SIZE || o.page_size > CS_MAX_PAGE_SIZE || (o.page_size & (o.page_size - 1)))))
         return cs_fail(CS_EINVAL, "cs_env_open: bad arguments (path, flags, durability or page size)");

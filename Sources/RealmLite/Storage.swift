@@ -150,7 +150,10 @@ final class SharedEnv: @unchecked Sendable {
                 throw Realm.Error(.fileNotFound, "Cannot open '\(path)' read-only: the file does not exist.")
             }
             var options = cs_options()
+            // No readahead: object access is lookups (keys, links, indexes)
+            // in a copy-on-write file whose pages scatter as it is updated.
             options.flags = (inMemory ? UInt32(CS_ENV_IN_MEMORY) : 0) | (config.readOnly ? UInt32(CS_ENV_RDONLY) : 0)
+                | UInt32(CS_ENV_NORDAHEAD)
             options.durability = CS_DURABLE_FULL
             var handle: OpaquePointer?
             let rc = cs_env_open(path, &options, &handle)

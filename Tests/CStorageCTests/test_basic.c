@@ -2,6 +2,8 @@
  * argument checking, in-memory and read-only envs, error strings. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -471,6 +473,48 @@ static void test_strerror(void) {
     CHECK(cs_last_error_detail() != NULL);
 }
 
+/* The VmFlags line of /proc/self/smaps for the mapping that holds addr
+ * ("rr" = random-read advice, i.e. no readahead). */
+static void map_vmflags(const void *addr, char *out, size_t cap) {
+    FILE *f = fopen("/proc/self/smaps", "r");
+    char line[512];
+    bool in = false;
+    out[0] = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) in = (uintptr_t)addr >= lo && (uintptr_t)addr < hi;
+        else if (in && strncmp(line, "VmFlags:", 8) == 0) {
+            snprintf(out, cap, "%s", line + 8);
+            break;
+        }
+    }
+    if (f) fclose(f);
+}
+
+/* CS_ENV_NORDAHEAD advises the kernel against readahead on the map. */
+static void test_no_readahead(void) {
+    for (int advise = 0; advise < 2; advise++) {
+        tpath p = test_path("nordahead.db");
+        cs_env *env = NULL;
+        REQUIRE_OK(test_open(p.s, advise ? CS_ENV_NORDAHEAD : 0, &env));
+        cs_txn *t;
+        cs_tree tr;
+        cs_val v;
+        REQUIRE_OK(cs_txn_begin(env, 0, &t));
+        REQUIRE_OK(cs_tree_open(t, "t", CS_CREATE, &tr));
+        CHECK_OK(cs_put(t, tr, VS("k"), VS("v"), 0));
+        REQUIRE_OK(cs_txn_commit(t));
+        REQUIRE_OK(cs_txn_begin(env, CS_TXN_RDONLY, &t));
+        CHECK_OK(cs_get(t, tr, VS("k"), &v)); /* v.data points into the map */
+        char flags[256];
+        map_vmflags(v.data, flags, sizeof flags);
+        CHECK(strstr(flags, " rd") != NULL); /* found the mapping */
+        CHECK((strstr(flags, " rr") != NULL) == (advise == 1));
+        cs_txn_abort(t);
+        CHECK_OK(cs_env_close(env));
+    }
+}
+
 int main(void) {
     test_put_get_del();
     test_key_limits();
@@ -483,5 +527,6 @@ int main(void) {
     test_read_only();
     test_paths_and_mode();
     test_strerror();
+    test_no_readahead();
     return test_report();
 }
