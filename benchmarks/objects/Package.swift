@@ -1,0 +1,33 @@
+// swift-tools-version: 6.1
+import Foundation
+import PackageDescription
+
+// The root package's identity is its directory's name (a clone may be
+// called anything).
+let rootPackage = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
+
+// The objects-tier benchmark: RealmLite (the root package, by path) against
+// GRDB 7 and raw SQLite (GRDB's GRDBSQLite module: the system libsqlite3).
+// A package of its own, so that the RealmLite product never depends on GRDB.
+let package = Package(
+    name: "ObjectsBench",
+    dependencies: [
+        .package(path: "../.."),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+    ],
+    targets: [
+        .target(name: "BenchModels", dependencies: [.product(name: "RealmLite", package: rootPackage)]),
+        .executableTarget(name: "realmlite-open", dependencies: ["BenchModels"], path: "Sources/RealmLiteOpen"),
+        .executableTarget(
+            name: "objects-bench",
+            dependencies: [
+                "BenchModels",
+                .product(name: "RealmLite", package: rootPackage),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            path: "Sources/ObjectsBench"
+        ),
+    ]
+)

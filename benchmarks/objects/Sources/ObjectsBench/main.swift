@@ -1,0 +1,246 @@
+import BenchModels
+import Foundation
+
+// objects-bench: the objects tier of `make bench` (benchmarks/README.md).
+//
+//   objects-bench [--quick] [--reps N] [--engines realmlite,grdb,sqlite]
+//                 [--dir DIR] [--json FILE] [--source-rev REV] [--no-big] [--keep]
+//   objects-bench --child ENGINE DIR ID     (internal: one cold open + lookup)
+//
+// Each repetition runs the whole suite once per engine, in a rotated order,
+// on fresh files; cells are medians over repetitions (min–max).
+
+nonisolated(unsafe) let allEngines: [any Engine.Type] = [RealmLiteEngine.self, GRDBEngine.self, SQLiteEngine.self]
+
+func engineType(_ name: String) -> (any Engine.Type)? { allEngines.first { $0.name == name } }
+
+struct Options {
+    var quick = false, reps = 3, big = true, keep = false
+    var engines = allEngines.map { $0.name }
+    var directory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("tmp")
+    var json: String?
+    var sourceRev = "unknown"
+
+    init(_ arguments: [String]) {
+        var i = 1
+        func value() -> String {
+            i += 1
+            guard i < arguments.count else { fatalError("missing value for \(arguments[i - 1])") }
+            return arguments[i]
+        }
+        while i < arguments.count {
+            switch arguments[i] {
+            case "--quick": quick = true; reps = 1
+            case "--reps": reps = Int(value()) ?? 1
+            case "--engines": engines = value().split(separator: ",").map(String.init)
+            case "--dir": directory = URL(fileURLWithPath: value())
+            case "--json": json = value()
+            case "--source-rev": sourceRev = value()
+            case "--no-big": big = false
+            case "--keep": keep = true // leaves the last files in --dir/objects-PID, for profiling
+            default: fatalError("unknown option \(arguments[i]); see the comment at the top of main.swift")
+            }
+            i += 1
+        }
+    }
+}
+
+let specs: [WorkloadSpec] = [
+    .init(name: "insert_ints", unit: .opsPerSecond, what: "GRDB suite: insert rows of 10 Ints, one transaction",
+          goal: .ratioToGRDB(9.3, realmCore: "1.15M", grdb: "124k")),
+    .init(name: "fetch_ints", unit: .opsPerSecond, what: "GRDB suite: fetch all rows of 10 Ints, reading every field",
+          goal: .ratioToGRDB(14, realmCore: "8.1M", grdb: "0.56M")),
+    .init(name: "insert_person", unit: .opsPerSecond, what: "insert the Person objects in one write transaction",
+          goal: .ratioToGRDB(6.9, realmCore: "1.04M", grdb: "150k")),
+    .init(name: "file_size", unit: .bytes, what: "size of the Person database after the insert (checkpointed)",
+          goal: .atMost(5.0 * 1_048_576, "realm-core 5.0 MiB")),
+    .init(name: "count_filtered", unit: .milliseconds, what: "count `age > 50 AND active == true` (median of repeats)",
+          goal: .ratioToGRDB(13.6, realmCore: "0.59 ms", grdb: "8 ms")),
+    .init(name: "enumerate", unit: .opsPerSecond, what: "enumerate every Person reading all five properties",
+          goal: .ratioToGRDB(16, realmCore: "15.6M", grdb: "0.98M")),
+    .init(name: "pk_lookup", unit: .opsPerSecond, what: "random lookups by primary key reading `name`",
+          goal: .ratioToGRDB(96, realmCore: "3.7M", grdb: "38k")),
+    .init(name: "lookup_indexed_string", unit: .opsPerSecond, what: "random lookups by an indexed String property"),
+    .init(name: "lookup_unindexed_string", unit: .opsPerSecond, what: "random lookups by an unindexed String property"),
+    .init(name: "sort_score", unit: .opsPerSecond, what: "sort every Person by `score`, reading each in order (objects/s)"),
+    .init(name: "durable_txns", unit: .opsPerSecond, what: "durable one-object write transactions, half inserts, half updates",
+          goal: .atLeast(5_000, "5k/s = 5× realm-core's 1.0k/s"), atLeastSQLite: true),
+    .init(name: "delete_all", unit: .opsPerSecond, what: "delete every Person in one write transaction (objects/s)"),
+    .init(name: "cold_open_ms", unit: .milliseconds, what: "big database: open with a cold page cache, look up one object by primary key (child process)"),
+    .init(name: "peak_rss", unit: .kibibytes, what: "big database: peak RSS of that child process (RealmLite's: a binary with RealmLite alone; the others': the bench binary)",
+          goal: .atMost(16 * 1024, "16 MiB")),
+    .init(name: "open_rss", unit: .kibibytes, what: "big database: that peak less the child's RSS before the open (what the database costs)"),
+    .init(name: "big_file_size", unit: .bytes, what: "big database: bytes on disk"),
+]
+
+/// One repetition of the suite on one engine; checks every checksum.
+func runSuite(_ type: any Engine.Type, sizes: Sizes, directory: URL, keep: Bool, report: Report) throws {
+    try? FileManager.default.removeItem(at: directory)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { if !keep { try? FileManager.default.removeItem(at: directory) } }
+    let name = type.name
+    let engine = try type.init(directory: directory)
+    func rate(_ workload: String, _ count: Int, _ body: () throws -> Void) rethrows {
+        let (secs, _) = try timed(body)
+        report.record(workload, name, Double(count) / secs)
+    }
+    func check<T: Equatable>(_ what: String, _ got: T, _ want: T) {
+        if got != want { fatalError("\(name): \(what) gave \(got), expected \(want)") }
+    }
+
+    try rate("insert_ints", sizes.intsInsert) { try engine.insertInts(0..<sizes.intsInsert) }
+    try engine.insertInts(sizes.intsInsert..<sizes.intsFetch)
+    var sum = 0
+    try rate("fetch_ints", sizes.intsFetch) { sum = try engine.fetchInts() }
+    check("fetch_ints", sum, Expected.fetchInts(sizes.intsFetch))
+
+    let n = sizes.people
+    try rate("insert_person", n) { try engine.insertPeople(n) }
+    report.record("file_size", name, Double(try engine.peopleFileSize()))
+    try engine.insertNamedItems(n)
+
+    var counts: [Double] = []
+    for _ in 0..<sizes.countRepeats {
+        let (secs, count) = try timed { try engine.countAgeOver50Active() }
+        check("count_filtered", count, Expected.count(n))
+        counts.append(secs * 1000)
+    }
+    report.record("count_filtered", name, median(counts))
+
+    try rate("enumerate", n) { sum = try engine.enumeratePeople() }
+    check("enumerate", sum, Expected.enumerate(n))
+
+    let ids = randomInts(n, below: n, seed: 42)
+    try rate("pk_lookup", ids.count) { sum = try engine.lookupNames(ids: ids) }
+    check("pk_lookup", sum, ids.reduce(0) { $0 + PersonValues($1).name.utf8.count })
+
+    let indexedNames = randomInts(sizes.indexedLookups, below: n, seed: 7).map { "n\($0)" }
+    try rate("lookup_indexed_string", indexedNames.count) { sum = try engine.lookupNamed(indexedNames, indexed: true) }
+    check("lookup_indexed_string", sum, indexedNames.count)
+    let plainNames = randomInts(sizes.unindexedLookups, below: n, seed: 8).map { "n\($0)" }
+    try rate("lookup_unindexed_string", plainNames.count) { sum = try engine.lookupNamed(plainNames, indexed: false) }
+    check("lookup_unindexed_string", sum, plainNames.count)
+
+    var scoreSum = 0.0
+    try rate("sort_score", n) { scoreSum = try engine.sortByScore() }
+    check("sort_score", scoreSum, (0..<n).reduce(0.0) { $0 + PersonValues($1).score })
+
+    let updates = randomInts(sizes.durableTransactions, below: n, seed: 9)
+    try rate("durable_txns", updates.count) { try engine.durableTransactions(first: n, updates: updates) }
+
+    var deleted = 0
+    let total = n + (updates.count + 1) / 2
+    try rate("delete_all", total) { deleted = try engine.deleteAllPeople() }
+    check("delete_all", deleted, total)
+    try engine.close()
+}
+
+/// The memory and cold-open measurements: one child process per open.
+func runBig(_ type: any Engine.Type, sizes: Sizes, directory: URL, reps: Int, keep: Bool, report: Report) throws {
+    try? FileManager.default.removeItem(at: directory)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { if !keep { try? FileManager.default.removeItem(at: directory) } }
+    let (secs, _) = try timed { try type.createBig(at: directory, count: sizes.bigObjects, bioBytes: sizes.bioBytes) }
+    let bytes = directoryBytes(directory)
+    report.record("big_file_size", type.name, Double(bytes))
+    print(String(format: "  %@: created %d objects, %.0f MiB, in %.1f s", type.name, sizes.bigObjects,
+                 Double(bytes) / 1_048_576, secs))
+    for rep in 0..<reps {
+        dropPageCache(of: directory)
+        let id = randomInts(rep + 1, below: sizes.bigObjects, seed: 11)[rep]
+        let child = try runChild([type.name, directory.path, String(id)])
+        guard child["name"] as? String == PersonValues(id).name else { fatalError("\(type.name): big lookup gave \(child)") }
+        report.record("cold_open_ms", type.name, child["ms"] as! Double)
+        let peak = child["rss_kib"] as! Int, before = child["rss_before_kib"] as! Int
+        report.record("peak_rss", type.name, Double(peak))
+        report.record("open_rss", type.name, Double(peak - before))
+    }
+}
+
+/// RealmLite's child is realmlite-open, beside this binary: RealmLite alone.
+func runChild(_ arguments: [String]) throws -> [String: Any] {
+    let process = Process()
+    let me = URL(fileURLWithPath: CommandLine.arguments[0])
+    if arguments[0] == RealmLiteEngine.name {
+        process.executableURL = me.deletingLastPathComponent().appendingPathComponent("realmlite-open")
+        process.arguments = Array(arguments.dropFirst())
+    } else {
+        process.executableURL = me
+        process.arguments = ["--child"] + arguments
+    }
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0,
+          let result = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+        fatalError("child \(arguments) failed: \(String(decoding: data, as: UTF8.self))")
+    }
+    return result
+}
+
+/// In the child: open, look up one object, report time and RSS.
+func childMain(_ arguments: [String]) -> Never {
+    let directory = URL(fileURLWithPath: arguments[1])
+    guard let type = engineType(arguments[0]) else { reportOpen { "" } } // the baseline
+    reportOpen { try type.openBigAndLookup(at: directory, id: Int(arguments[2])!) }
+}
+
+let arguments = CommandLine.arguments
+if arguments.count > 1 && arguments[1] == "--child" { childMain(Array(arguments.dropFirst(2))) }
+
+let options = Options(arguments)
+let sizes = options.quick ? Sizes.quick : Sizes()
+let types = options.engines.map { name -> any Engine.Type in
+    guard let type = engineType(name) else { fatalError("unknown engine \(name)") }
+    return type
+}
+let report = Report(specs: specs, engines: types.map { ($0.name, $0.settings) })
+let loadBefore = Machine.loadAverage
+let runDirectory = options.directory.appendingPathComponent("objects-\(getpid())")
+print("objects tier: \(types.map { $0.name }.joined(separator: ", ")); \(sizes.people) Person, \(options.reps) repetition(s)")
+for rep in 0..<options.reps {
+    for k in 0..<types.count {
+        let type = types[(k + rep) % types.count]
+        let (secs, _) = try timed { try runSuite(type, sizes: sizes, directory: runDirectory.appendingPathComponent(type.name), keep: options.keep, report: report) }
+        print(String(format: "  repetition %d: %@ %.1f s", rep + 1, type.name, secs))
+    }
+}
+if options.big {
+    print("big database: \(sizes.bigObjects) objects with \(sizes.bioBytes)-byte bios")
+    for type in types {
+        try runBig(type, sizes: sizes, directory: runDirectory.appendingPathComponent("big-\(type.name)"),
+                   reps: options.reps, keep: options.keep, report: report)
+    }
+}
+if !options.keep { try? FileManager.default.removeItem(at: runDirectory) }
+
+let machine = ["cpu": Machine.cpu, "kernel": Machine.kernel, "loadavg_start": loadBefore, "loadavg_end": Machine.loadAverage]
+let table = report.table()
+print()
+print(table)
+let config: [String: Any] = [
+    "people": sizes.people, "ints_insert": sizes.intsInsert, "ints_fetch": sizes.intsFetch,
+    "durable_transactions": sizes.durableTransactions, "indexed_lookups": sizes.indexedLookups,
+    "unindexed_lookups": sizes.unindexedLookups, "count_repeats": sizes.countRepeats,
+    "big_objects": sizes.bigObjects, "bio_bytes": sizes.bioBytes, "reps": options.reps,
+    "order": "each repetition runs the suite per engine in a rotated order, on fresh files",
+]
+var markdown = [
+    "- Date: \(ISO8601DateFormatter().string(from: Date())); RealmLite source: commit \(options.sourceRev)",
+    "- CPU: \(machine["cpu"]!); kernel \(machine["kernel"]!)",
+    "- Load average before the run: \(loadBefore); after: \(machine["loadavg_end"]!)",
+    "- \(sizes.people) Person; GRDB suite: insert \(sizes.intsInsert), fetch \(sizes.intsFetch) rows;"
+        + " \(sizes.durableTransactions) durable transactions; big database: \(sizes.bigObjects) objects",
+    "- \(options.reps) repetition(s); cells are median (min–max)",
+    "- Engines:",
+] + report.engines.map { "  - \($0.name): \($0.settings)" }
+markdown += ["", table, "", "Ratios: how many times better RealmLite is (rate over rate, or time/size over time/size).", "",
+             "What each workload does:", ""] + specs.map { "- `\($0.name)`: \($0.what)" }
+if let path = options.json {
+    let data = report.json(config: config, machine: machine, quick: options.quick, sourceRev: options.sourceRev,
+                           markdown: markdown.joined(separator: "\n"))
+    try data.write(to: URL(fileURLWithPath: path))
+    print("wrote \(path)")
+}
