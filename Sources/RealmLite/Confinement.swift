@@ -122,15 +122,16 @@ extension Realm.Error {
 /// The state each property read consults, in memory the core owns and its
 /// objects point to (valid while they hold the core): reading it involves no
 /// reference counting, which matters at tens of millions of reads a second.
+@usableFromInline
 struct HotState {
     /// Bumped whenever cached record pointers may be stale.
-    var generation: UInt64
+    @usableFromInline var generation: UInt64
     /// The confining thread (0 if confined to a queue/actor, or frozen).
-    let confinedThread: pthread_t
-    let isFrozen: Bool
+    @usableFromInline let confinedThread: pthread_t
+    @usableFromInline let isFrozen: Bool
 
     /// True if the caller may read through this core without further checks.
-    @inline(__always)
+    @inlinable @inline(__always)
     var isCurrentThreadOrFrozen: Bool {
         (confinedThread != 0 && confinedThread == pthread_self()) || isFrozen
     }
@@ -146,7 +147,7 @@ extension RealmCore {
         verifyThreadSlow()
     }
 
-    @inline(never)
+    @usableFromInline @inline(never)
     func verifyThreadSlow() {
         if !confinement.isCurrent { realmFatal(.incorrectThread) }
     }

@@ -6,19 +6,19 @@
 /// Base class of Object and EmbeddedObject (RealmSwift's ObjectBase).
 open class ObjectBase: CustomStringConvertible, Hashable {
     // Managed state. Set by Realm; nil/0 while unmanaged.
-    final var _realm: RealmCore?
+    @usableFromInline @exclusivity(unchecked) final var _realm: RealmCore?
     final var _info: ClassInfo?
     final var _key: UInt64 = 0
     // Copies of what property reads need, reachable without reference
     // counting: the core's HotState and the class's slots (both owned by
     // objects this one holds strongly: `_realm`, `_info`).
-    final var _hot: UnsafeMutablePointer<HotState>?
-    final var _slots: UnsafeMutablePointer<ColumnSlot>?
-    final var _layout = RecordLayout(columnCount: 0, nullBytes: 0, fixedSize: 0, varCount: 0)
+    @usableFromInline @exclusivity(unchecked) final var _hot: UnsafeMutablePointer<HotState>?
+    @usableFromInline @exclusivity(unchecked) final var _slots: UnsafeMutablePointer<ColumnSlot>?
+    @usableFromInline @exclusivity(unchecked) final var _layout = RecordLayout(columnCount: 0, nullBytes: 0, fixedSize: 0, varCount: 0)
     /// The record, valid while `_recordGeneration == _realm.generation`.
-    final var _record: UnsafeRawPointer?
-    final var _recordSize = 0
-    final var _recordGeneration: UInt64 = 0
+    @usableFromInline @exclusivity(unchecked) final var _record: UnsafeRawPointer?
+    @usableFromInline @exclusivity(unchecked) final var _recordSize = 0
+    @usableFromInline @exclusivity(unchecked) final var _recordGeneration: UInt64 = 0
     /// Set when this accessor's row was deleted through it.
     final var _deleted = false
 
@@ -127,7 +127,7 @@ open class ObjectBase: CustomStringConvertible, Hashable {
     /// The record in the Realm's current snapshot (cached per generation),
     /// after checking the caller's thread. No reference counting on the
     /// fast path.
-    @inline(__always)
+    @inlinable @inline(__always)
     final func _currentRecord() -> RecordView {
         let hot = _hot.unsafelyUnwrapped
         if _slowPath(!hot.pointee.isCurrentThreadOrFrozen) { _realm.unsafelyUnwrapped.verifyThreadSlow() }
@@ -137,7 +137,7 @@ open class ObjectBase: CustomStringConvertible, Hashable {
         return _reloadRecord()
     }
 
-    @inline(never)
+    @usableFromInline @inline(never)
     final func _reloadRecord() -> RecordView {
         guard let realm = _realm, let info = _info, !_deleted,
               let value = realm.loadRecord(info, _key) else {

@@ -18,11 +18,15 @@ extension _RealmPrimitive {
     public static func _rlmConvert(_ value: Any, _ realm: RealmCore?) throws -> Self? { _rlmFromAny(value) }
 
     // Managed access: the hot path. One bit test (optionals) and one load.
+    // @inlinable, with what they reach, so that a model's getter in the
+    // app's module compiles to a few loads (no witness call, no retain).
+    @inlinable
     public static func _rlmGet(_ object: ObjectBase, _ column: Int) -> Self {
         let record = object._currentRecord()
         return _rlmLoad(record.field(object._slots.unsafelyUnwrapped[column], object._layout))
     }
 
+    @inlinable
     public static func _rlmGetOptional(_ object: ObjectBase, _ column: Int) -> Self? {
         let record = object._currentRecord()
         let slot = object._slots.unsafelyUnwrapped[column]
@@ -75,7 +79,7 @@ extension _RealmPrimitive {
 // MARK: - Fixed-width helpers
 
 extension _RealmPrimitive {
-    @inline(__always)
+    @inlinable @inline(__always)
     static func loadInt(_ bytes: UnsafeRawBufferPointer) -> Int64 {
         Int64(littleEndian: bytes.loadUnaligned(as: Int64.self))
     }
@@ -120,6 +124,7 @@ func anyDouble(_ value: Any) -> Double? {
 extension Int: _RealmPrimitive, _PrimaryKey {
     public static var _rlmType: PropertyType { .int }
     public static func _rlmDefaultValue() -> Int { 0 }
+    @inlinable
     public static func _rlmLoad(_ bytes: UnsafeRawBufferPointer) -> Int { Int(truncatingIfNeeded: loadInt(bytes)) }
     public func _rlmWithBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R { try withInt64Bytes(Int64(self), body) }
     public static func _rlmFromAny(_ value: Any) -> Int? { anyInteger(value).flatMap { Int(exactly: $0) } }
@@ -128,6 +133,7 @@ extension Int: _RealmPrimitive, _PrimaryKey {
 extension Int64: _RealmPrimitive, _PrimaryKey {
     public static var _rlmType: PropertyType { .int }
     public static func _rlmDefaultValue() -> Int64 { 0 }
+    @inlinable
     public static func _rlmLoad(_ bytes: UnsafeRawBufferPointer) -> Int64 { loadInt(bytes) }
     public func _rlmWithBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R { try withInt64Bytes(self, body) }
     public static func _rlmFromAny(_ value: Any) -> Int64? { anyInteger(value) }
@@ -162,7 +168,8 @@ extension Int8: _RealmPrimitive, _PrimaryKey {
 extension Bool: _RealmPrimitive, _Indexable {
     public static var _rlmType: PropertyType { .bool }
     public static func _rlmDefaultValue() -> Bool { false }
-    public static func _rlmLoad(_ bytes: UnsafeRawBufferPointer) -> Bool { bytes[0] != 0 }
+    @inlinable
+    public static func _rlmLoad(_ bytes: UnsafeRawBufferPointer) -> Bool { bytes.load(as: UInt8.self) != 0 }
     public func _rlmWithBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         var byte: UInt8 = self ? 1 : 0
         return try withUnsafeBytes(of: &byte, body)
@@ -185,6 +192,7 @@ extension Float: _RealmPrimitive {
 extension Double: _RealmPrimitive {
     public static var _rlmType: PropertyType { .double }
     public static func _rlmDefaultValue() -> Double { 0 }
+    @inlinable
     public static func _rlmLoad(_ bytes: UnsafeRawBufferPointer) -> Double {
         Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self)))
     }
@@ -212,6 +220,7 @@ extension Date: _RealmPrimitive, _Indexable {
 extension String: _RealmPrimitive, _PrimaryKey {
     public static var _rlmType: PropertyType { .string }
     public static func _rlmDefaultValue() -> String { "" }
+    @inlinable
     public static func _rlmLoad(_ bytes: UnsafeRawBufferPointer) -> String { String(decoding: bytes, as: UTF8.self) }
     public func _rlmWithBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         var copy = self

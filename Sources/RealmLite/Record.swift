@@ -9,42 +9,50 @@
 // schema (ClassInfo), so a field read is: one bit test plus one unaligned
 // load, or two u32 loads for a variable-size field. See docs/OBJECTS.md.
 
+@usableFromInline
 struct RecordLayout: Sendable {
-    let columnCount: Int
-    let nullBytes: Int
-    let fixedSize: Int
-    let varCount: Int
-    var varTableStart: Int { nullBytes + fixedSize }
-    var varDataStart: Int { nullBytes + fixedSize + 4 * varCount }
+    @usableFromInline let columnCount: Int
+    @usableFromInline let nullBytes: Int
+    @usableFromInline let fixedSize: Int
+    @usableFromInline let varCount: Int
+    @inlinable var varTableStart: Int { nullBytes + fixedSize }
+    @inlinable var varDataStart: Int { nullBytes + fixedSize + 4 * varCount }
 }
 
 /// Where one column lives in a record. Trivial, so hot reads copy no refs.
 @usableFromInline
 struct ColumnSlot: Sendable {
     /// Byte offset of the fixed slot, or the var-field index.
-    var offset: Int32
+    @usableFromInline var offset: Int32
     /// Bit in the null bitmap (the column's storage position).
-    var nullBit: Int32
+    @usableFromInline var nullBit: Int32
     /// Width of the fixed slot; 0 for var fields; -1 for unstored columns.
-    var width: Int32
+    @usableFromInline var width: Int32
 }
 
 /// A record read zero-copy from the map (or from a Swift buffer).
+@usableFromInline
 struct RecordView {
-    let base: UnsafeRawPointer
-    let size: Int
+    @usableFromInline let base: UnsafeRawPointer
+    @usableFromInline let size: Int
 
-    @inline(__always)
+    @inlinable
+    init(base: UnsafeRawPointer, size: Int) {
+        self.base = base
+        self.size = size
+    }
+
+    @inlinable @inline(__always)
     func isNull(_ slot: ColumnSlot) -> Bool {
         base.load(fromByteOffset: Int(slot.nullBit) >> 3, as: UInt8.self) & (1 << UInt8(slot.nullBit & 7)) != 0
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     func fixed(_ slot: ColumnSlot) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(start: base + Int(slot.offset), count: Int(slot.width))
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     func variable(_ index: Int, _ layout: RecordLayout) -> UnsafeRawBufferPointer {
         let table = layout.varTableStart
         let end = Int(base.loadUnaligned(fromByteOffset: table + 4 * index, as: UInt32.self))
@@ -53,7 +61,7 @@ struct RecordView {
     }
 
     /// The bytes of a column: the fixed slot, or the var field.
-    @inline(__always)
+    @inlinable @inline(__always)
     func field(_ slot: ColumnSlot, _ layout: RecordLayout) -> UnsafeRawBufferPointer {
         slot.width > 0 ? fixed(slot) : variable(Int(slot.offset), layout)
     }

@@ -137,7 +137,16 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
         if case .all(let info) = results.source { allInfo = info } else { allInfo = nil }
     }
 
+    /// Inlined into the caller, so that the loop works on `Element` without
+    /// generic value-witness copies; the work is in the non-generic part.
+    @inlinable
     public mutating func next() -> Element? {
+        guard let object = nextObject() else { return nil }
+        return unsafeBitCast(object, to: Element.self)
+    }
+
+    @usableFromInline
+    mutating func nextObject() -> ObjectBase? {
         let realm = self.realm
         realm.verifyThread()
         if let info = allInfo { return nextOfAll(realm, info) }
@@ -167,7 +176,7 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
     }
 
     @inline(__always)
-    private mutating func nextOfAll(_ realm: RealmCore, _ info: ClassInfo) -> Element? {
+    private mutating func nextOfAll(_ realm: RealmCore, _ info: ClassInfo) -> ObjectBase? {
         var key = cs_val(), value = cs_val()
         var rc: Int32
         if started, let cursor, realm.generation == generation, realm.cursorClaims == claims {
@@ -197,17 +206,17 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
     }
 
     @inline(__always)
-    private mutating func yield(_ realm: RealmCore, _ info: ClassInfo, _ key: UInt64, _ record: cs_val) -> Element {
+    private mutating func yield(_ realm: RealmCore, _ info: ClassInfo, _ key: UInt64, _ record: cs_val) -> ObjectBase {
         if isKnownUniquelyReferenced(&reusable), let object = reusable {
             object._key = key
             object._record = UnsafeRawPointer(record.data)
             object._recordSize = record.size
             object._recordGeneration = realm.generation
             object._deleted = false
-            return unsafeBitCast(object, to: Element.self)
+            return object
         }
         let object = realm.materialize(info, key: key, record: record)
         reusable = object
-        return unsafeBitCast(object, to: Element.self)
+        return object
     }
 }
