@@ -404,6 +404,57 @@ static void add_counts(bt_path *p, int64_t delta)
     }
 }
 
+/* ---- Append hints ----
+ * Appends (keys above every key in the tree: object keys, sequences) are
+ * the common bulk insert, and each would search every level again. A write
+ * txn remembers, per tree, the pages of the rightmost path its last append
+ * went down. A hint is only a guess, checked against the tree as it is now
+ * before use: the root is the tree's root, each branch's last child is the
+ * next page, every page is dirty in this txn (so its buffer is current) and
+ * the key is above the rightmost leaf's last key. That is exactly where a
+ * search would land, so no other operation has to maintain the hints. */
+static bt_hint *hint_find(cs_txn *t, const cs_tree_desc *d)
+{
+    for (unsigned i = 0; i < BT_HINTS; i++)
+        if (t->hints[i].desc == d) return &t->hints[i];
+    return NULL;
+}
+
+static void hint_record(cs_txn *t, const cs_tree_desc *d, const bt_path *p)
+{
+    bt_hint *h = hint_find(t, d);
+    if (!h) h = &t->hints[t->next_hint++ % BT_HINTS];
+    h->desc = d;
+    h->depth = p->depth;
+    memcpy(h->pgno, p->pgno, (size_t)p->depth * sizeof p->pgno[0]);
+}
+
+/* The path a search for k would take, from the hint; false if the hint
+ * does not hold (then search). */
+static bool hint_path(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, bt_path *p)
+{
+    bt_hint *h = hint_find(t, d);
+    if (!h || h->depth != (int)d->depth || h->pgno[0] != d->root) return false;
+    for (int level = 0; level < h->depth; level++) {
+        const uint8_t *pg = dirty_find(t, h->pgno[level]);
+        bool leaf = level + 1 == h->depth;
+        if (!pg || node_n(pg) == 0 || node_is_leaf(pg) != leaf) return false;
+        unsigned n = node_n(pg);
+        p->pgno[level] = h->pgno[level];
+        p->pg[level] = pg;
+        if (leaf) {
+            cs_key last;
+            if (node_key(pg, t->psize, n - 1, &last) || key_cmp(k, kl, last.p, last.len) <= 0) return false;
+            p->idx[level] = (uint16_t)n;
+            p->depth = h->depth;
+            return true;
+        }
+        if (branch_child(pg, n - 1) != h->pgno[level + 1]) return false;
+        p->idx[level] = (uint16_t)(n - 1);
+    }
+    return false;
+}
+
 int bt_put(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl, const void *v, size_t vl, unsigned flags)
 {
     int rc = check_sizes(t, kl, vl);
@@ -425,8 +476,8 @@ int bt_put(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl, const void
         return CS_OK;
     }
     bt_path p;
-    bool exact;
-    if ((rc = bt_descend(t, d, k, kl, &p, &exact))) return rc;
+    bool exact = false;
+    if (!hint_path(t, d, k, kl, &p) && (rc = bt_descend(t, d, k, kl, &p, &exact))) return rc;
     if (exact && (flags & CS_NOOVERWRITE)) return CS_EXISTS;
     /* Build the new cell before touching anything: k and v may point into
      * pages this put is about to change or free. */
@@ -449,6 +500,10 @@ int bt_put(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl, const void
         d->entries++;
         add_counts(&p, 1);
     }
+    /* An append: remember the path (after a split it no longer holds, and
+     * the next put searches and records the new one). */
+    bool append = !exact && idx == node_n(leaf) && path_is_rightmost(&p, leaf_level);
+    if (append) hint_record(t, d, &p);
     return insert_at(t, d, &p, leaf_level, idx, cell, csize);
 }
 

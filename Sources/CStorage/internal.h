@@ -185,6 +185,15 @@ typedef struct txn_tree {
 
 enum { TXN_ACTIVE = 0, TXN_RESET, TXN_FAILED };
 
+/* Where a write txn's last append to a tree went (btree.c, bt_put): a
+ * guess at the tree's rightmost path, checked before each use. */
+#define BT_HINTS 4
+typedef struct bt_hint {
+    const cs_tree_desc *desc;   /* which tree (compared, never dereferenced) */
+    int depth;
+    uint64_t pgno[CS_MAX_DEPTH];
+} bt_hint;
+
 struct cs_txn {
     cs_env *env;
     bool rdonly;
@@ -213,6 +222,8 @@ struct cs_txn {
     cs_freelist fl;             /* groups not yet reusable                  */
     uint8_t *scratch;           /* 3 pages for node rebuilds                */
     cs_cellref *refs;           /* cells of two pages plus one (rebuilds)   */
+    bt_hint hints[BT_HINTS];    /* append paths, most recent trees          */
+    unsigned next_hint;         /* round-robin replacement                  */
 };
 
 static inline void txn_touch_gen(cs_txn *t) { t->gen++; }
