@@ -20,13 +20,13 @@ extension _RealmPrimitive {
     // Managed access: the hot path. One bit test (optionals) and one load.
     // @inlinable, with what they reach, so that a model's getter in the
     // app's module compiles to a few loads (no witness call, no retain).
-    @inlinable
+    @inlinable @inline(__always)
     public static func _rlmGet(_ object: ObjectBase, _ column: Int) -> Self {
         let record = object._currentRecord()
         return _rlmLoad(record.field(object._slots.unsafelyUnwrapped[column], object._layout))
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public static func _rlmGetOptional(_ object: ObjectBase, _ column: Int) -> Self? {
         let record = object._currentRecord()
         let slot = object._slots.unsafelyUnwrapped[column]
