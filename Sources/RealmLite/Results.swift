@@ -127,14 +127,15 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
     /// iterator holds the only reference), it is re-pointed at the next row
     /// instead of allocating a new one — nobody can tell the difference.
     private var reusable: ObjectBase?
-    // Read without reference counting on every step; `results` keeps both alive.
-    private unowned(unsafe) let realm: RealmCore
-    private unowned(unsafe) let allInfo: ClassInfo?
+    // Used without reference counting on every step (guaranteed refs);
+    // `results` keeps both alive.
+    private let realmRef: Unmanaged<RealmCore>
+    private let allInfoRef: Unmanaged<ClassInfo>?
 
     init(results: Results<Element>) {
         self.results = results
-        realm = results.core
-        if case .all(let info) = results.source { allInfo = info } else { allInfo = nil }
+        realmRef = .passUnretained(results.core)
+        if case .all(let info) = results.source { allInfoRef = .passUnretained(info) } else { allInfoRef = nil }
     }
 
     /// Inlined into the caller, so that the loop works on `Element` without
@@ -147,9 +148,16 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
 
     @usableFromInline
     mutating func nextObject() -> ObjectBase? {
-        let realm = self.realm
+        if let infoRef = allInfoRef {
+            return realmRef._withUnsafeGuaranteedRef { realm in
+                infoRef._withUnsafeGuaranteedRef { info in
+                    realm.verifyThread()
+                    return nextOfAll(realm, info)
+                }
+            }
+        }
+        let realm = realmRef.takeUnretainedValue()
         realm.verifyThread()
-        if let info = allInfo { return nextOfAll(realm, info) }
         switch results.source {
         case .all(let info):
             return nextOfAll(realm, info)
