@@ -265,6 +265,32 @@ final class ThreadingTests: RealmTestCase {
         XCTAssertEqual(accounts.count, 5)
     }
 
+    func testAutorefreshOnASerialQueue() throws {
+        let config = accountConfiguration
+        let queue = DispatchQueue(label: "autorefresh-queue")
+        let state = UncheckedBox(value: NSMutableArray()) // [Results<Account>, counts...]
+        let opened = DispatchSemaphore(value: 0)
+        queue.async {
+            let accounts = try! Realm(configuration: config, queue: queue).objects(Account.self)
+            state.value.add(UncheckedBox(value: accounts))
+            state.value.add(accounts.count)
+            opened.signal()
+        }
+        opened.wait()
+        onOtherThread { try ThreadingTests.seed(try Realm(configuration: config), count: 4) }
+        // The next block on the queue starts a new turn: the same Results
+        // (its Realm kept alive by it) has advanced without refresh().
+        let checked = DispatchSemaphore(value: 0)
+        queue.async {
+            let accounts = (state.value[0] as! UncheckedBox<Results<Account>>).value
+            state.value.add(accounts.count)
+            state.value.removeObject(at: 0)
+            checked.signal()
+        }
+        checked.wait()
+        XCTAssertEqual(state.value as? [Int], [0, 4])
+    }
+
     func spinMainQueue() {
         let turn = expectation(description: "next turn")
         DispatchQueue.main.async { turn.fulfill() }
