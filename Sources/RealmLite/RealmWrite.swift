@@ -110,6 +110,14 @@ extension RealmCore {
 
     func delete<S: Sequence>(_ objects: S) where S.Iterator.Element: ObjectBase {
         requireWrite("delete objects")
+        // Every object of a class that links nowhere and that nothing links
+        // to: clearing its trees is the same as deleting each object.
+        if let (core, info) = (objects as? WholeClassResults)?.wholeClass, core === self,
+           info.linkColumns.isEmpty, schemaState.incoming[ObjectIdentifier(info)]?.isEmpty ?? true {
+            clearClass(info)
+            generation &+= 1
+            return
+        }
         // Collect first: objects may be a live Results that shrinks as we go.
         for object in Array(objects) { delete(object) }
     }
@@ -117,12 +125,15 @@ extension RealmCore {
     /// Deletes every object of every class.
     func deleteAll() {
         requireWrite("delete all objects")
-        for info in schemaState.classes {
-            for tree in info.allTrees {
-                let rc = cs_tree_clear(txn, tree)
-                if rc != csOK && rc != csNotFound { fail(storageError(rc, "Deleting all '\(info.name)' objects")) }
-            }
-        }
+        for info in schemaState.classes { clearClass(info) }
         generation &+= 1
+    }
+
+    /// Empties every tree of a class (objects, primary key, indexes, backlinks).
+    private func clearClass(_ info: ClassInfo) {
+        for tree in info.allTrees {
+            let rc = cs_tree_clear(txn, tree)
+            if rc != csOK && rc != csNotFound { fail(storageError(rc, "Deleting all '\(info.name)' objects")) }
+        }
     }
 }

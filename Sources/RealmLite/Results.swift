@@ -14,6 +14,11 @@ enum ResultsSource {
     case query(QueryPlan)
 }
 
+/// A Results of every object of a class (delete's fast path asks).
+protocol WholeClassResults {
+    var wholeClass: (core: RealmCore, info: ClassInfo)? { get }
+}
+
 public final class Results<Element: RealmCollectionValue>: RandomAccessCollection, CustomStringConvertible {
     let core: RealmCore
     let source: ResultsSource
@@ -38,6 +43,11 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
 
     public var realm: Realm? { Realm(core: realmInstance) }
     public var isInvalidated: Bool { false }
+
+    var wholeClass: (core: RealmCore, info: ClassInfo)? {
+        if case .all(let info) = source { return (core, info) }
+        return nil
+    }
 
     private var info: ClassInfo {
         switch source {
@@ -228,3 +238,5 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
         return object
     }
 }
+
+extension Results: WholeClassResults {}

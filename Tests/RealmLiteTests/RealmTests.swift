@@ -271,6 +271,29 @@ final class RealmTests: RealmTestCase {
         XCTAssertTrue(first.isInvalidated, "a new object never takes a deleted object's key")
     }
 
+    /// Deleting a whole class's Results clears its trees when nothing links
+    /// to or from it; otherwise each object goes (links are cleaned up).
+    func testDeletingEveryObjectOfAClass() throws {
+        let realm = try openRealm()
+        try realm.write {
+            for i in 0..<300 { realm.create(StringKeyed.self, value: ["key": "k\(i)"]) }
+            let person = realm.create(Person.self, value: ["_id": ObjectId.generate(), "name": "P"])
+            person.dogs.append(objectsIn: [Dog(value: ["name": "a"]), Dog(value: ["name": "b"])])
+        }
+        let held = realm.object(ofType: StringKeyed.self, forPrimaryKey: "k7")!
+        try realm.write { realm.delete(realm.objects(StringKeyed.self)) }
+        XCTAssertEqual(realm.objects(StringKeyed.self).count, 0)
+        XCTAssertNil(realm.object(ofType: StringKeyed.self, forPrimaryKey: "k7"))
+        XCTAssertTrue(held.isInvalidated)
+        try realm.write { realm.create(StringKeyed.self, value: ["key": "k7"]) }
+        XCTAssertNotNil(realm.object(ofType: StringKeyed.self, forPrimaryKey: "k7"), "the primary key is free again")
+
+        try realm.write { realm.delete(realm.objects(Dog.self)) } // linked from Person
+        XCTAssertEqual(realm.objects(Dog.self).count, 0)
+        XCTAssertEqual(realm.objects(Person.self).first!.dogs.count, 0, "links to deleted objects are removed")
+        XCTAssertEqual(realm.objects(StringKeyed.self).count, 1, "other classes untouched")
+    }
+
     func testInMemoryRealmsShareDataByIdentifierAndVanish() throws {
         let config = Realm.Configuration(inMemoryIdentifier: "mem-\(UUID())", objectTypes: allTestTypes)
         do {
