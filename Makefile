@@ -4,6 +4,7 @@
 #   make bench   benchmarks (QUICK=1 for a smoke run)
 #   make fuzz    libFuzzer harnesses (FUZZ_SECONDS per harness)
 #   make stress  long crash-loop / power-loss / multi-process runs
+#   make tsan    threading tests under ThreadSanitizer
 # Both set themselves up on a fresh machine (liblmdb-dev via apt-get).
 
 SHELL := /bin/bash
@@ -22,7 +23,7 @@ SAN := -fuse-ld=lld -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sa
 ASAN_FLAGS := $(CWARN) $(CINC) -O1 -g $(SAN)
 REL_FLAGS := $(CWARN) $(CINC) -O2 -g
 
-.PHONY: all deps test ctest swifttest demo bench fuzz stress clean
+.PHONY: all deps test ctest swifttest tsan demo bench fuzz stress clean
 
 all:
 	swift build
@@ -86,5 +87,12 @@ fuzz: deps
 stress: deps
 	$(MAKE) -C fuzz stress
 
+# The threading, notification and Realm tests under ThreadSanitizer (a
+# separate build in .build-tsan; a few minutes, so not part of make test).
+TSAN_TESTS ?= ThreadingTests|ThreadingGuideTests|NotificationTests|RealmTests
+tsan: deps
+	swift build --build-tests --sanitize=thread --scratch-path .build-tsan
+	TSAN_OPTIONS=halt_on_error=1 swift test --skip-build --sanitize=thread --scratch-path .build-tsan --filter "$(TSAN_TESTS)"
+
 clean:
-	rm -rf $(BUILD) .build
+	rm -rf $(BUILD) .build .build-tsan
