@@ -1,3 +1,5 @@
+import Foundation
+
 // The protocols that connect Swift types to storage. They are public because
 // @Persisted, List, Map... are generic over them; their requirements are
 // underscored: not API, implemented inside RealmLite for the supported types.
@@ -99,10 +101,24 @@ extension Optional: RealmCollectionValue where Wrapped: _RealmOptionalWrapped & 
 extension Optional: _Indexable where Wrapped: _Indexable {}
 extension Optional: _PrimaryKey where Wrapped: _PrimaryKey {}
 
-/// True for nil wrapped in Any (any Optional type) and NSNull-like markers.
+/// Any Optional, seen through `Any` (a protocol cast instead of a Mirror:
+/// a query's `==` converts its operand, and a Mirror costs ~20k instructions).
+protocol AnyOptional {
+    /// The payload, nil for `.none` (one level: it may be an Optional itself).
+    var anyWrapped: Any? { get }
+}
+
+extension Optional: AnyOptional {
+    var anyWrapped: Any? {
+        switch self {
+        case .some(let wrapped): wrapped
+        case .none: nil
+        }
+    }
+}
+
+/// True for nil wrapped in Any (any Optional type) and NSNull.
 func isNil(_ value: Any) -> Bool {
-    if case Optional<Any>.none = value { return true }
-    let mirror = Mirror(reflecting: value)
-    if mirror.displayStyle == .optional { return mirror.children.isEmpty }
-    return String(describing: type(of: value)) == "NSNull"
+    if let optional = value as? any AnyOptional { return optional.anyWrapped == nil }
+    return value is NSNull
 }

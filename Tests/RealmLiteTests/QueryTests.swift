@@ -81,6 +81,26 @@ final class QueryParserTests: QueryTestCase {
         XCTAssertThrowsRealmError(.invalidValue, mentioning: ["operator"]) { _ = try items.checkedFilter("rank 3") }
     }
 
+    /// nil operands, from arguments and from the where-builder, of any
+    /// Optional type; NSNull counts as nil (isNil/unwrapOptional).
+    func testNilOperands() throws {
+        let realm = try openQueryRealm()
+        try realm.write {
+            realm.create(QItem.self, value: ["name": "none"])
+            realm.create(QItem.self, value: ["name": "seven", "optRank": 7])
+        }
+        let items = realm.objects(QItem.self)
+        let noRank: Int? = nil, seven: Int?? = .some(7)
+        XCTAssertEqual(names(items.filter("optRank == %@", noRank as Any)), ["none"])
+        XCTAssertEqual(names(items.filter("optRank == %@", NSNull())), ["none"])
+        XCTAssertEqual(names(items.filter("optRank == %@", seven as Any)), ["seven"], "nested Optionals unwrap")
+        XCTAssertEqual(names(items.where { $0.optRank == nil }), ["none"])
+        XCTAssertEqual(names(items.where { $0.optRank != nil }), ["seven"])
+        XCTAssertTrue(isNil(Optional<Int>.none as Any))
+        XCTAssertFalse(isNil(Optional<Optional<Int>>.some(nil) as Any), "only the outer level is looked at")
+        XCTAssertFalse(isNil(0))
+    }
+
     func testSchemaErrors() throws {
         let realm = try openQueryRealm()
         let items = realm.objects(QItem.self)

@@ -162,8 +162,7 @@ enum QueryValue: CustomStringConvertible {
 
 /// The payload of a non-nil Optional wrapped in Any (any depth).
 func unwrapOptional(_ any: Any) -> Any {
-    let mirror = Mirror(reflecting: any)
-    if mirror.displayStyle == .optional, let child = mirror.children.first { return unwrapOptional(child.value) }
+    if let optional = any as? any AnyOptional, let wrapped = optional.anyWrapped { return unwrapOptional(wrapped) }
     return any
 }
 
