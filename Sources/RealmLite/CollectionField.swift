@@ -96,7 +96,7 @@ func lookupBytes<E: _RealmElement>(_ value: E, _ realm: RealmCore) -> [UInt8]? {
     if isNil(value) { return [0] }
     if E._rlmShape.type == .object {
         // Optional<Object>: tag byte, then the key.
-        guard let object = Mirror(reflecting: value).children.first?.value as? ObjectBase,
+        guard let object = (value as? any AnyOptional)?.anyWrapped as? ObjectBase,
               object._realm === realm else { return nil }
         return [1] + withLinkBytes(object._key) { Array($0) }
     }
