@@ -244,6 +244,40 @@ int cs_cursor_get(cs_cursor *c, cs_val *key, cs_val *val, cs_cursor_op op)
     return rc;
 }
 
+int cs_cursor_next_batch(cs_cursor *c, cs_val *keys, cs_val *vals, size_t cap, size_t *n)
+{
+    if (!n || cap == 0) return cs_fail(CS_EINVAL, "cs_cursor_next_batch: NULL count or zero capacity");
+    *n = 0;
+    /* The first step may change leaves (or start the scan): the general path. */
+    cs_val k;
+    int rc = cs_cursor_get(c, &k, vals ? &vals[0] : NULL, CS_NEXT);
+    if (rc) return rc;
+    if (keys) keys[0] = k;
+    size_t got = 1;
+    bt_path *p = &c->path;
+    int leaf = p->depth - 1;
+    unsigned count = node_n(p->pg[leaf]);
+    while (got < cap && p->idx[leaf] + 1u < count) {
+        unsigned now = p->idx[leaf] + 1u;
+        p->idx[leaf] = (uint16_t)now;
+        prefetch_ahead(c, true, now, count);
+        rc = bt_read(c->txn, p, &k, vals ? &vals[got] : NULL);
+        if (rc) {
+            p->idx[leaf] = (uint16_t)(now - 1);
+            break;
+        }
+        if (keys) keys[got] = k;
+        got++;
+    }
+    /* Write txns re-find the cursor by its key: remember the last one. */
+    if (got > 1 && !c->txn->rdonly) {
+        cs_val last;
+        if (bt_read(c->txn, p, &last, NULL) == CS_OK) remember_key(c, &last);
+    }
+    *n = got;
+    return rc;
+}
+
 int cs_cursor_put(cs_cursor *c, cs_val key, cs_val val, unsigned flags)
 {
     cs_tree_desc *d;

@@ -47,7 +47,7 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     }
 
     public var count: Int {
-        if case .query(let plan) = source { return plan.keys(realmInstance).count }
+        if case .query(let plan) = source { return plan.count(realmInstance) }
         return realmInstance.count(of: info)
     }
     public var isEmpty: Bool { count == 0 }

@@ -452,11 +452,82 @@ static void test_cursor_edge(void) {
     CHECK_OK(cs_txn_commit(t));
 }
 
+/* cs_cursor_next_batch walks the same entries as CS_NEXT one at a time,
+ * whatever the capacity, from an unpositioned or a positioned cursor, in
+ * read and write txns (including a write between two batches). */
+static long batch_scan(cs_cursor *c, size_t cap, long start, long *bad) {
+    cs_val keys[300], vals[300];
+    size_t got;
+    long n = start;
+    int r;
+    while ((r = cs_cursor_next_batch(c, n % 2 ? NULL : keys, vals, cap, &got)) == CS_OK) {
+        if (got == 0 || got > cap) (*bad)++;
+        for (size_t i = 0; i < got; i++, n++) {
+            char vb[32];
+            size_t vl = mkval(vb, (uint32_t)n);
+            if ((n - (long)i) % 2 == 0 && keynum(keys[i]) != 2 * n) (*bad)++;
+            if (vals[i].size != vl || memcmp(vals[i].data, vb, vl)) (*bad)++;
+        }
+    }
+    if (r != CS_NOTFOUND || got != 0) (*bad)++;
+    return n;
+}
+
+static void test_batch(void) {
+    cs_txn *t;
+    cs_cursor *c;
+    cs_val k, v;
+    static const size_t caps[] = {1, 2, 7, 64, 300};
+    REQUIRE_OK(cs_txn_begin(g_env, CS_TXN_RDONLY, &t));
+    REQUIRE_OK(cs_cursor_open(t, g_big, &c));
+    for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++) {
+        long bad = 0;
+        CHECK_OK(cs_cursor_close(c));
+        REQUIRE_OK(cs_cursor_open(t, g_big, &c));
+        CHECK_EQ(batch_scan(c, caps[i], 0, &bad), BIG);
+        CHECK_EQ(bad, 0);
+        /* stays on the last entry at the end */
+        CHECK_OK(cs_cursor_get(c, &k, &v, CS_CURRENT));
+        CHECK_EQ(keynum(k), 2 * (BIG - 1));
+    }
+    /* from a positioned cursor; then single steps continue after the batch */
+    size_t got;
+    cs_val keys[64];
+    CHECK_OK(cs_cursor_seek_index(c, 1000, &k, &v));
+    CHECK_OK(cs_cursor_next_batch(c, keys, NULL, 64, &got));
+    CHECK(got >= 1 && got <= 64);
+    CHECK_EQ(keynum(keys[0]), 2 * 1001);
+    CHECK_EQ(keynum(keys[got - 1]), 2 * (1000 + (long)got));
+    CHECK_OK(cs_cursor_get(c, &k, &v, CS_NEXT));
+    CHECK_EQ(keynum(k), 2 * (1001 + (long)got));
+    CHECK_OK(cs_cursor_get(c, &k, &v, CS_PREV));
+    CHECK_OK(cs_cursor_get(c, &k, &v, CS_PREV));
+    CHECK_EQ(keynum(k), 2 * (999 + (long)got));
+    CHECK_RC(cs_cursor_next_batch(c, keys, NULL, 0, &got), CS_EINVAL);
+    CHECK_OK(cs_cursor_close(c));
+    cs_txn_abort(t);
+
+    /* write txn: a put between batches; the cursor re-finds its key */
+    char kb[KEYLEN];
+    REQUIRE_OK(cs_txn_begin(g_env, 0, &t));
+    REQUIRE_OK(cs_cursor_open(t, g_big, &c));
+    CHECK_OK(cs_cursor_next_batch(c, keys, NULL, 10, &got));
+    CHECK_EQ(got, 10);
+    CHECK_OK(cs_put(t, g_big, V(kb, mkkey(kb, 2 * 9 + 1)), VS("odd"), 0)); /* right after the 10th key */
+    CHECK_OK(cs_cursor_next_batch(c, keys, NULL, 2, &got));
+    CHECK_EQ(got, 2);
+    CHECK_EQ(keynum(keys[0]), 19);
+    CHECK_EQ(keynum(keys[1]), 20);
+    CHECK_OK(cs_cursor_close(c));
+    cs_txn_abort(t);
+}
+
 int main(void) {
     REQUIRE_OK(test_open(test_path("cursor.db").s, 0, &g_env));
     test_empty_and_one();
     fill_big();
     test_big_scans();
+    test_batch();
     test_big_rank();
     test_cursor_del();
     test_cursor_put_and_stability();
