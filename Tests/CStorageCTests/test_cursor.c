@@ -519,6 +519,27 @@ static void test_batch(void) {
     CHECK_EQ(keynum(keys[0]), 19);
     CHECK_EQ(keynum(keys[1]), 20);
     CHECK_OK(cs_cursor_close(c));
+
+    /* overflow values in the middle of a batch */
+    cs_tree ot;
+    static uint8_t big[10000];
+    for (size_t i = 0; i < sizeof big; i++) big[i] = (uint8_t)(i * 7);
+    REQUIRE_OK(cs_tree_open(t, "batch-ovf", CS_CREATE, &ot));
+    for (uint32_t i = 0; i < 60; i++)
+        CHECK_OK(cs_put(t, ot, V(kb, mkkey(kb, i)), i % 5 == 2 ? V(big, sizeof big - i) : VS("small"), 0));
+    REQUIRE_OK(cs_cursor_open(t, ot, &c));
+    cs_val vals[64];
+    long n = 0, bad = 0;
+    while (cs_cursor_next_batch(c, keys, vals, 64, &got) == CS_OK)
+        for (size_t i = 0; i < got; i++, n++) {
+            if (keynum(keys[i]) != n) bad++;
+            if (n % 5 == 2 ? vals[i].size != sizeof big - (size_t)n || memcmp(vals[i].data, big, vals[i].size)
+                           : vals[i].size != 5 || memcmp(vals[i].data, "small", 5))
+                bad++;
+        }
+    CHECK_EQ(n, 60);
+    CHECK_EQ(bad, 0);
+    CHECK_OK(cs_cursor_close(c));
     cs_txn_abort(t);
 }
 

@@ -67,6 +67,8 @@ final class RecordTestTests: QueryTestCase {
         let date = Date(timeIntervalSince1970: 2000)
         let fast: [(String, [Any])] = [
             ("int > 5", []), ("int == -3", []), ("int != 0", []), ("int <= %@", [Int.max]), ("int >= %@", [Int.min]),
+            ("int < %@", [Int.min]), ("int > %@", [Int.max]), ("int != %@", [Int.min]), ("int == %@", [Int.max]),
+            ("int > %@", [Int.max - 1]), ("int < %@", [Int.min + 1]),
             ("int < 2.5", []), ("int == 3.0", []), ("int == %@", [Double(1 << 53)]), ("5 < int", []),
             ("int BETWEEN {-2, 7}", []), ("int IN {1, 2, 3, 5}", []), ("int IN {}", []), ("int IN %@", [[1, 7, 100]]),
             ("int8 > 0", []), ("int8 BETWEEN {-5, 5}", []),

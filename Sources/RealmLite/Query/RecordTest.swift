@@ -11,23 +11,17 @@
 
 struct RecordTest {
     enum Kind: UInt8 {
-        /// `flag` is the result.
-        case constant
-        /// Children: the next node, and the node at `right`.
-        case and, or
-        /// Child: the next node.
-        case not
         /// True when the column's nil-ness equals `flag`.
         case isNull
-        /// Int64 slot against `int`.
-        case int
+        /// Int64 slot in `low...high` (a full-range test with `negate` is never true).
+        case intRange
         /// Int64 slot, as Double, against `double` (an int property compared with a fraction).
         case intAsDouble
         /// Double slot (double, date) against `double`.
         case double
         /// Float slot, as Double, against `double` (already rounded to Float).
         case float
-        /// Bool slot: true when (byte != 0) == `flag`, negated for !=.
+        /// Bool slot: (byte != 0) == `flag`.
         case bool
     }
 
@@ -35,85 +29,78 @@ struct RecordTest {
         case equal, notEqual, less, lessOrEqual, greater, greaterOrEqual
     }
 
-    /// Trivial (no references), so evaluation touches no reference counts.
+    /// Where evaluation goes after a test: another node, or a final result.
+    static let resultFalse: Int32 = -1
+    static let resultTrue: Int32 = -2
+
+    /// One test of one column, and where to go on either outcome (AND, OR
+    /// and NOT are compiled into these jumps, so evaluation is a loop with
+    /// no stack). Trivial (no references): evaluation touches no reference counts.
     struct Node {
         var kind: Kind
         var comparison: Comparison = .equal
         var flag = false
+        /// Invert the test's result (!=).
+        var negate = false
         var nullByte: Int32 = 0
         var nullMask: UInt8 = 0
         var offset: Int32 = 0
-        var right: Int32 = 0
-        var int: Int64 = 0
+        var onTrue: Int32 = RecordTest.resultTrue
+        var onFalse: Int32 = RecordTest.resultFalse
+        var low: Int64 = 0
+        var high: Int64 = 0
         var double: Double = 0
     }
 
     let nodes: [Node]
+    /// The first node, or a final result (constant predicates).
+    let entry: Int32
 
     /// Calls `body` with an evaluator of this test over record base pointers.
     @inline(__always)
     func withEvaluator<R>(_ body: (Evaluator) throws -> R) rethrows -> R {
-        try nodes.withUnsafeBufferPointer { try body(Evaluator(nodes: $0.baseAddress!)) }
+        try nodes.withUnsafeBufferPointer { try body(Evaluator(nodes: $0.baseAddress, entry: entry)) }
     }
 
     struct Evaluator {
-        let nodes: UnsafePointer<Node>
+        let nodes: UnsafePointer<Node>?
+        let entry: Int32
 
         @inline(__always)
-        func matches(_ record: UnsafeRawPointer) -> Bool { Self.eval(nodes, 0, record) }
-
-        private static func eval(_ nodes: UnsafePointer<Node>, _ index: Int, _ record: UnsafeRawPointer) -> Bool {
-            let node = nodes + index
-            switch node.pointee.kind {
-            case .constant:
-                return node.pointee.flag
-            case .and:
-                return eval(nodes, index + 1, record) && eval(nodes, Int(node.pointee.right), record)
-            case .or:
-                return eval(nodes, index + 1, record) || eval(nodes, Int(node.pointee.right), record)
-            case .not:
-                return !eval(nodes, index + 1, record)
-            case .isNull:
-                return isNull(node, record) == node.pointee.flag
-            default:
-                // A value test: nil satisfies only != (as operandTest).
-                if isNull(node, record) { return node.pointee.comparison == .notEqual }
-                return valueTest(node, record + Int(node.pointee.offset))
+        func matches(_ record: UnsafeRawPointer) -> Bool {
+            var next = entry
+            while next >= 0 {
+                let node = nodes.unsafelyUnwrapped + Int(next)
+                next = Self.test(node, record) ? node.pointee.onTrue : node.pointee.onFalse
             }
+            return next == RecordTest.resultTrue
         }
 
         @inline(__always)
-        private static func isNull(_ node: UnsafePointer<Node>, _ record: UnsafeRawPointer) -> Bool {
-            record.load(fromByteOffset: Int(node.pointee.nullByte), as: UInt8.self) & node.pointee.nullMask != 0
-        }
-
-        @inline(__always)
-        private static func valueTest(_ node: UnsafePointer<Node>, _ field: UnsafeRawPointer) -> Bool {
-            let comparison = node.pointee.comparison
+        private static func test(_ node: UnsafePointer<Node>, _ record: UnsafeRawPointer) -> Bool {
+            let isNull = record.load(fromByteOffset: Int(node.pointee.nullByte), as: UInt8.self) & node.pointee.nullMask != 0
+            if node.pointee.kind == .isNull { return isNull == node.pointee.flag }
+            // A value test: nil satisfies only != (as operandTest).
+            if isNull { return node.pointee.comparison == .notEqual }
+            let field = record + Int(node.pointee.offset)
             switch node.pointee.kind {
-            case .int:
-                let v = Int64(littleEndian: field.loadUnaligned(as: Int64.self)), c = node.pointee.int
-                switch comparison {
-                case .equal: return v == c
-                case .notEqual: return v != c
-                case .less: return v < c
-                case .lessOrEqual: return v <= c
-                case .greater: return v > c
-                case .greaterOrEqual: return v >= c
-                }
+            case .intRange:
+                let v = Int64(littleEndian: field.loadUnaligned(as: Int64.self)), low = node.pointee.low
+                let inRange = UInt64(bitPattern: v &- low) <= UInt64(bitPattern: node.pointee.high &- low)
+                return inRange != node.pointee.negate
             case .intAsDouble:
-                return compare(comparison, Double(Int64(littleEndian: field.loadUnaligned(as: Int64.self))), node.pointee.double)
+                return compare(node.pointee.comparison, Double(Int64(littleEndian: field.loadUnaligned(as: Int64.self))),
+                               node.pointee.double)
             case .double:
-                return compare(comparison, Double(bitPattern: UInt64(littleEndian: field.loadUnaligned(as: UInt64.self))),
+                return compare(node.pointee.comparison, Double(bitPattern: UInt64(littleEndian: field.loadUnaligned(as: UInt64.self))),
                                node.pointee.double)
             case .float:
-                return compare(comparison, Double(Float(bitPattern: UInt32(littleEndian: field.loadUnaligned(as: UInt32.self)))),
+                return compare(node.pointee.comparison, Double(Float(bitPattern: UInt32(littleEndian: field.loadUnaligned(as: UInt32.self)))),
                                node.pointee.double)
             case .bool:
-                let same = (field.load(as: UInt8.self) != 0) == node.pointee.flag
-                return comparison == .equal ? same : !same
-            default:
-                return false
+                return ((field.load(as: UInt8.self) != 0) == node.pointee.flag) != node.pointee.negate
+            case .isNull:
+                return isNull == node.pointee.flag
             }
         }
 
@@ -140,95 +127,90 @@ extension QueryCompiler {
     /// filter. Call after `compile` succeeded (errors are reported there).
     func recordTest(_ predicate: QueryPredicate) -> RecordTest? {
         var nodes: [RecordTest.Node] = []
-        guard append(predicate, to: &nodes) else { return nil }
-        return RecordTest(nodes: nodes)
+        guard let entry = emit(predicate, onTrue: RecordTest.resultTrue, onFalse: RecordTest.resultFalse, into: &nodes) else {
+            return nil
+        }
+        return RecordTest(nodes: nodes, entry: entry)
     }
 
-    private func append(_ predicate: QueryPredicate, to nodes: inout [RecordTest.Node]) -> Bool {
+    /// Appends the nodes of `predicate` going to `onTrue` / `onFalse` when
+    /// decided, and returns where its evaluation starts (nodes of a later
+    /// operand are emitted first, so that earlier ones can jump to them).
+    private func emit(_ predicate: QueryPredicate, onTrue: Int32, onFalse: Int32,
+                      into nodes: inout [RecordTest.Node]) -> Int32? {
         switch predicate {
         case .constant(let value):
-            nodes.append(RecordTest.Node(kind: .constant, flag: value))
-            return true
+            return value ? onTrue : onFalse
         case .and(let a, let b):
-            return appendPair(.and, a, b, to: &nodes)
+            guard let second = emit(b, onTrue: onTrue, onFalse: onFalse, into: &nodes) else { return nil }
+            return emit(a, onTrue: second, onFalse: onFalse, into: &nodes)
         case .or(let a, let b):
-            return appendPair(.or, a, b, to: &nodes)
+            guard let second = emit(b, onTrue: onTrue, onFalse: onFalse, into: &nodes) else { return nil }
+            return emit(a, onTrue: onTrue, onFalse: second, into: &nodes)
         case .not(let a):
-            nodes.append(RecordTest.Node(kind: .not))
-            return append(a, to: &nodes)
+            return emit(a, onTrue: onFalse, onFalse: onTrue, into: &nodes)
         case .comparison(let comparison):
-            return appendComparison(comparison, to: &nodes)
+            guard let (tests, isAny) = comparisonTests(comparison) else { return nil }
+            // All of the tests (BETWEEN), or any of them (IN).
+            var next = isAny ? onFalse : onTrue
+            for var test in tests.reversed() {
+                test.onTrue = isAny ? onTrue : next
+                test.onFalse = isAny ? next : onFalse
+                next = Int32(nodes.count)
+                nodes.append(test)
+            }
+            return next
         }
     }
 
-    private func appendPair(_ kind: RecordTest.Kind, _ a: QueryPredicate, _ b: QueryPredicate,
-                            to nodes: inout [RecordTest.Node]) -> Bool {
-        let at = nodes.count
-        nodes.append(RecordTest.Node(kind: kind))
-        guard append(a, to: &nodes) else { return false }
-        nodes[at].right = Int32(nodes.count)
-        return append(b, to: &nodes)
-    }
-
-    private func appendComparison(_ original: QueryComparison, to nodes: inout [RecordTest.Node]) -> Bool {
+    /// The tests of one comparison: one, two (BETWEEN: all must pass) or a
+    /// list (IN: any may pass; none for an empty list).
+    private func comparisonTests(_ original: QueryComparison) -> (tests: [RecordTest.Node], isAny: Bool)? {
         guard let c = try? normalized(original), c.quantifier == .implicit,
               !c.caseInsensitive, !c.diacriticInsensitive,
               case .keyPath(let components, _) = c.left,
               let path = try? PathResolver(root: info, format: "").resolve(components, position: -1),
               let column = path.directColumn, !path.isMulti, !path.isAggregate,
-              column.collection == .none else { return false }
+              column.collection == .none else { return nil }
         let slot = info.slots[column.index]
-        guard slot.width >= 0 else { return false }
-        var template = RecordTest.Node(kind: .constant)
+        guard slot.width >= 0 else { return nil }
+        var template = RecordTest.Node(kind: .isNull)
         template.nullByte = slot.nullBit >> 3
         template.nullMask = 1 << UInt8(slot.nullBit & 7)
         template.offset = slot.offset
-        func leaf(_ op: QueryOperator, _ value: QueryValue) -> RecordTest.Node? {
-            valueNode(op, value, column, slot, template)
+        func test(_ op: QueryOperator, _ value: QueryValue) -> RecordTest.Node? {
+            valueTest(op, value, column, slot, template)
         }
         switch (c.op, c.right) {
         case (.between, .list(let items, _)):
-            guard items.count == 2, let low = leaf(.greaterOrEqual, items[0]), let high = leaf(.lessOrEqual, items[1]) else {
-                return false
+            guard items.count == 2, let low = test(.greaterOrEqual, items[0]), let high = test(.lessOrEqual, items[1]) else {
+                return nil
             }
-            nodes.append(RecordTest.Node(kind: .and, right: Int32(nodes.count + 2)))
-            nodes.append(low)
-            nodes.append(high)
-            return true
+            return ([low, high], false)
         case (.in, let right):
             let items: [QueryValue]
             switch right {
             case .list(let list, _): items = list
             case .value(let value, _): items = [value]
-            default: return false
+            default: return nil
             }
             // Ints and nil only: the general filter's hash-set path for long
             // lists then agrees with a chain of exact == tests.
             guard items.count <= Self.maxInItems,
                   column.type != .int || items.allSatisfy({ if case .int = $0 { true } else if case .null = $0 { true } else { false } })
-            else { return false }
-            let tests = items.compactMap { leaf(.equal, $0) }
-            guard tests.count == items.count else { return false }
-            guard !tests.isEmpty else {
-                nodes.append(RecordTest.Node(kind: .constant, flag: false))
-                return true
-            }
-            for (i, test) in tests.enumerated() {
-                if i < tests.count - 1 { nodes.append(RecordTest.Node(kind: .or, right: Int32(nodes.count + 2))) }
-                nodes.append(test)
-            }
-            return true
+            else { return nil }
+            let tests = items.compactMap { test(.equal, $0) }
+            guard tests.count == items.count else { return nil }
+            return (tests, true)
         case (let op, .value(let value, _)):
-            guard let node = leaf(op, value) else { return false }
-            nodes.append(node)
-            return true
+            return test(op, value).map { ([$0], false) }
         default:
-            return false
+            return nil
         }
     }
 
     /// One comparison of the column with a constant, as operandTest would do it.
-    private func valueNode(_ op: QueryOperator, _ value: QueryValue, _ column: Column, _ slot: ColumnSlot,
+    private func valueTest(_ op: QueryOperator, _ value: QueryValue, _ column: Column, _ slot: ColumnSlot,
                            _ template: RecordTest.Node) -> RecordTest.Node? {
         var node = template
         if case .null = value {
@@ -241,8 +223,8 @@ extension QueryCompiler {
         node.comparison = comparison
         switch (column.type, value) {
         case (.int, .int(let v)):
-            node.kind = .int
-            node.int = v
+            node.kind = .intRange
+            (node.low, node.high, node.negate) = Self.intRange(comparison, v)
         case (.int, .double(let d)):
             node.kind = .intAsDouble
             node.double = d
@@ -264,14 +246,29 @@ extension QueryCompiler {
         case (.bool, .bool(let b)) where op == .equal || op == .notEqual:
             node.kind = .bool
             node.flag = b
+            node.negate = op == .notEqual
         case (.bool, .int(let v)) where (op == .equal || op == .notEqual) && (v == 0 || v == 1):
             node.kind = .bool
             node.flag = v == 1
+            node.negate = op == .notEqual
         default:
             return nil
         }
         let width: Int32 = node.kind == .bool ? 1 : (node.kind == .float ? 4 : 8)
         return slot.width == width ? node : nil
+    }
+
+    /// `v op c` as `v in low...high`, negated for != (and for the empty
+    /// ranges `< Int64.min`, `> Int64.max`: never true).
+    private static func intRange(_ comparison: RecordTest.Comparison, _ c: Int64) -> (Int64, Int64, Bool) {
+        switch comparison {
+        case .equal: return (c, c, false)
+        case .notEqual: return (c, c, true)
+        case .less: return c == .min ? (.min, .max, true) : (.min, c - 1, false)
+        case .lessOrEqual: return (.min, c, false)
+        case .greater: return c == .max ? (.min, .max, true) : (c + 1, .max, false)
+        case .greaterOrEqual: return (c, .max, false)
+        }
     }
 
     private static func comparison(_ op: QueryOperator) -> RecordTest.Comparison? {
