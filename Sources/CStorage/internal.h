@@ -281,7 +281,7 @@ int leaf_value(const uint8_t *pg, uint32_t psize, unsigned i, const uint8_t **v,
                uint32_t *vlen, bool *ovf, uint64_t *ovf_pgno);
 /* memcmp order, shorter first on a tie. Inline 8-byte big-endian words:
  * keys are short and a libc call per probe costs more than the compare. */
-static inline int key_cmp(const uint8_t *a, uint32_t al, const uint8_t *b, uint32_t bl)
+static inline __attribute__((always_inline)) int key_cmp(const uint8_t *a, uint32_t al, const uint8_t *b, uint32_t bl)
 {
     uint32_t n = al < bl ? al : bl, i = 0;
     for (; i + 8 <= n; i += 8) {

@@ -543,12 +543,90 @@ static void test_batch(void) {
     cs_txn_abort(t);
 }
 
+/* Node searches guess positions from the keys' bytes (node.c): trees of
+ * dense, skewed, short, prefix-sharing and mixed keys must answer every get
+ * and seek as a plain sorted array does. */
+typedef struct skey {
+    uint8_t b[64];
+    uint32_t n;
+} skey;
+static int skey_cmp(const void *x, const void *y) {
+    const skey *a = x, *b = y;
+    int c = memcmp(a->b, b->b, a->n < b->n ? a->n : b->n);
+    return c ? c : (a->n > b->n) - (a->n < b->n);
+}
+static skey shape_key(uint32_t fam, uint32_t i) {
+    skey k = {.n = 0};
+    k.b[k.n++] = (uint8_t)(fam + 1);
+    uint64_t v = fam == 0 ? (uint64_t)i * i * 1000003u : fam == 1 ? i : (uint64_t)i << 40;
+    switch (fam) {
+    case 0: case 1: case 2:
+        for (int j = 7; j >= 0; j--) k.b[k.n++] = (uint8_t)(v >> (8 * j));
+        break;
+    case 3:
+        k.n += (uint32_t)sprintf((char *)k.b + 1, "%u", i);
+        break;
+    default:
+        memset(k.b + 1, 'a', i % 40);
+        k.n += i % 40;
+        for (int j = 3; j >= 0; j--) k.b[k.n++] = (uint8_t)(i >> (8 * j));
+        break;
+    }
+    return k;
+}
+
+static void test_search_shapes(void) {
+    enum { PER = 4000, FAMS = 5, N = PER * FAMS };
+    skey *keys = malloc(N * sizeof *keys);
+    REQUIRE(keys != NULL);
+    cs_txn *t;
+    cs_tree tr;
+    REQUIRE_OK(cs_txn_begin(g_env, 0, &t));
+    REQUIRE_OK(cs_tree_open(t, "shapes", CS_CREATE, &tr));
+    for (uint32_t i = 0; i < N; i++) {
+        keys[i] = shape_key(i % FAMS, 2 * (i / FAMS)); /* even: odd ones are absent */
+        CHECK_OK(cs_put(t, tr, V(keys[i].b, keys[i].n), V(&i, sizeof i), 0));
+    }
+    REQUIRE_OK(cs_txn_commit(t));
+    qsort(keys, N, sizeof *keys, skey_cmp);
+    REQUIRE_OK(cs_txn_begin(g_env, CS_TXN_RDONLY, &t));
+    cs_cursor *c;
+    REQUIRE_OK(cs_cursor_open(t, tr, &c));
+    long bad = 0;
+    for (uint32_t i = 0; i < N; i++) {
+        cs_val v;
+        if (cs_get(t, tr, V(keys[i].b, keys[i].n), &v) != CS_OK) bad++;
+    }
+    for (uint32_t fam = 0; fam < FAMS; fam++)
+        for (uint32_t i = 0; i < 2 * PER + 2; i++) {
+            skey probe = shape_key(fam, i);
+            /* expected: the first stored key >= probe */
+            size_t lo = 0, hi = N;
+            while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (skey_cmp(&keys[mid], &probe) < 0) lo = mid + 1;
+                else hi = mid;
+            }
+            int present = lo < N && skey_cmp(&keys[lo], &probe) == 0;
+            cs_val v, k = V(probe.b, probe.n);
+            if ((cs_get(t, tr, k, &v) == CS_OK) != present) bad++;
+            int r = cs_cursor_get(c, &k, &v, CS_SEEK);
+            if (lo == N ? r != CS_NOTFOUND
+                        : r != CS_OK || k.size != keys[lo].n || memcmp(k.data, keys[lo].b, k.size)) bad++;
+        }
+    CHECK_EQ(bad, 0);
+    CHECK_OK(cs_cursor_close(c));
+    cs_txn_abort(t);
+    free(keys);
+}
+
 int main(void) {
     REQUIRE_OK(test_open(test_path("cursor.db").s, 0, &g_env));
     test_empty_and_one();
     fill_big();
     test_big_scans();
     test_batch();
+    test_search_shapes();
     test_big_rank();
     test_cursor_del();
     test_cursor_put_and_stability();
