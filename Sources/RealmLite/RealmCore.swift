@@ -439,8 +439,9 @@ public final class RealmCore {
             }
             objectKey = entry.flatMap { primaryKeyLookup(info, entry: $0) }
         }
-        guard let objectKey else { return nil }
-        return self.object(info, key: objectKey).map { unsafeDowncast($0, to: Element.self) }
+        // No Optional.map here: in this generic function it copies through value witnesses.
+        guard let objectKey, let record = loadRecord(info, objectKey) else { return nil }
+        return unsafeDowncast(materialize(info, key: objectKey, record: record), to: Element.self)
     }
 
     /// Keys of the common primary-key types (Int, String, ObjectId, UUID),
@@ -452,7 +453,11 @@ public final class RealmCore {
         func lookup<T: _RealmPrimitive>(_ value: T) -> UInt64?? {
             .some(value._rlmWithBytes { raw in withIndexKey(T._rlmType, isNull: false, raw) { primaryKeyLookup(info, entry: $0) } })
         }
-        if K.self == Int.self { return lookup(unsafeBitCast(key, to: Int.self)) }
+        if K.self == Int.self {
+            // Int directly: its _rlmWithBytes is reached through a witness table from here.
+            let value = Int64(unsafeBitCast(key, to: Int.self))
+            return .some(withInt64Bytes(value) { raw in withIndexKey(.int, isNull: false, raw) { primaryKeyLookup(info, entry: $0) } })
+        }
         if K.self == String.self { return lookup(unsafeBitCast(key, to: String.self)) }
         if K.self == ObjectId.self { return lookup(unsafeBitCast(key, to: ObjectId.self)) }
         if K.self == UUID.self { return lookup(unsafeBitCast(key, to: UUID.self)) }
