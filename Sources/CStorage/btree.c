@@ -26,10 +26,16 @@ static inline uint32_t ovf_pages(uint32_t psize, uint64_t vlen)
 
 /* ---- reading ---- */
 
-static int load_node_in(cs_txn *t, uint64_t pgno, bool want_leaf, bool clean, const uint8_t **out)
+static inline int load_node_in(cs_txn *t, uint64_t pgno, bool want_leaf, bool clean, const uint8_t **out)
 {
-    int rc = page_get_in(t, pgno, clean || t->rdonly, out);
-    if (rc) return rc;
+    int rc;
+    clean = clean || t->rdonly;
+    uint64_t limit = t->rdonly ? t->meta.next_pgno : t->next_pgno;
+    /* A clean page inside the file and the map: page_get_in's answer, inline. */
+    if (clean && CS_LIKELY(pgno >= 2 && pgno < limit && pgno < t->map_pages))
+        *out = t->map + (pgno << t->env->psize_shift);
+    else if ((rc = page_get_in(t, pgno, clean, out)))
+        return rc;
     if ((rc = node_check(*out, t->psize, pgno))) return rc;
     if (node_is_leaf(*out) != want_leaf || node_n(*out) == 0)
         return cs_fail(CS_ECORRUPT, "page %llu: expected a non-empty %s page", (unsigned long long)pgno,

@@ -268,8 +268,18 @@ typedef struct cs_key {
 } cs_key;
 
 uint32_t node_max_cell(uint32_t psize);
-/* Validate the header of a branch/leaf page. */
-int node_check(const uint8_t *pg, uint32_t psize, uint64_t pgno);
+/* Validate the header of a branch/leaf page (inline: every descent checks
+ * each page it visits). */
+static inline int node_check(const uint8_t *pg, uint32_t psize, uint64_t pgno)
+{
+    const cs_page_hdr *h = PH(pg);
+    if (CS_UNLIKELY((h->type != PT_BRANCH && h->type != PT_LEAF) || h->pgno != pgno ||
+                    (uint32_t)PAGE_HDR + 2u * h->nkeys > h->upper || h->upper > psize ||
+                    h->frag > psize - h->upper))
+        return cs_fail(CS_ECORRUPT, "page %llu: bad branch/leaf header (type %u, %u keys)",
+                       (unsigned long long)pgno, h->type, h->nkeys);
+    return CS_OK;
+}
 int node_key(const uint8_t *pg, uint32_t psize, unsigned i, cs_key *k);
 int node_cell_size(const uint8_t *pg, uint32_t psize, unsigned i, uint32_t *size);
 static inline uint64_t branch_child(const uint8_t *pg, unsigned i) { return rd64(pg + node_slot(pg, i)); }

@@ -9,17 +9,6 @@
 
 uint32_t node_max_cell(uint32_t psize) { return (psize - PAGE_HDR) / 3 - 2; }
 
-int node_check(const uint8_t *pg, uint32_t psize, uint64_t pgno)
-{
-    const cs_page_hdr *h = PH(pg);
-    if (CS_UNLIKELY((h->type != PT_BRANCH && h->type != PT_LEAF) || h->pgno != pgno ||
-                    (uint32_t)PAGE_HDR + 2u * h->nkeys > h->upper || h->upper > psize ||
-                    h->frag > psize - h->upper))
-        return cs_fail(CS_ECORRUPT, "page %llu: bad branch/leaf header (type %u, %u keys)",
-                       (unsigned long long)pgno, h->type, h->nkeys);
-    return CS_OK;
-}
-
 static int bad_cell(const uint8_t *pg, unsigned i)
 {
     return cs_fail(CS_ECORRUPT, "page %llu: cell %u out of bounds", (unsigned long long)PH(pg)->pgno, i);
