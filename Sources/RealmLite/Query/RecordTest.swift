@@ -1,13 +1,17 @@
 // RecordTest: the common predicates — AND / OR / NOT of comparisons between
-// one scalar property of the row (int, bool, float, double, date; nil
-// checks on any property) and constants — compiled to plain data and
+// one scalar property of the row (int, bool, float, double, date; == and !=
+// on string and data without [c]/[d]; nil checks on any property) and
+// constants — compiled to plain data and
 // evaluated straight on a record's bytes: no closures, no QueryOperand
 // enum, no reference counting per row. QueryCompiler builds one next to
 // the general filter when every part of the predicate qualifies (anything
-// else — strings, links, collections, options, two-property comparisons —
+// else — string ordering and matching, links, collections, options,
+// two-property comparisons —
 // leaves it nil and the closures do the work). Its results must equal the
 // general filter's exactly: same nil, NaN and int/double rules
 // (QueryCompiler.operandTest / nonNullTest).
+
+import Foundation
 
 struct RecordTest {
     enum Kind: UInt8 {
@@ -23,6 +27,8 @@ struct RecordTest {
         case float
         /// Bool slot: (byte != 0) == `flag`.
         case bool
+        /// Var field (string, data) byte-equal to constants[low ..< low + high].
+        case bytesEqual
     }
 
     enum Comparison: UInt8 {
@@ -55,29 +61,39 @@ struct RecordTest {
     let nodes: [Node]
     /// The first node, or a final result (constant predicates).
     let entry: Int32
+    /// Bytes the string / data tests compare with.
+    let constants: [UInt8]
+    /// The class's record layout (where var fields are).
+    let layout: RecordLayout
 
     /// Calls `body` with an evaluator of this test over record base pointers.
     @inline(__always)
     func withEvaluator<R>(_ body: (Evaluator) throws -> R) rethrows -> R {
-        try nodes.withUnsafeBufferPointer { try body(Evaluator(nodes: $0.baseAddress, entry: entry)) }
+        try nodes.withUnsafeBufferPointer { nodes in
+            try constants.withUnsafeBufferPointer { constants in
+                try body(Evaluator(nodes: nodes.baseAddress, entry: entry, constants: constants.baseAddress, layout: layout))
+            }
+        }
     }
 
     struct Evaluator {
         let nodes: UnsafePointer<Node>?
         let entry: Int32
+        let constants: UnsafePointer<UInt8>?
+        let layout: RecordLayout
 
         @inline(__always)
         func matches(_ record: UnsafeRawPointer) -> Bool {
             var next = entry
             while next >= 0 {
                 let node = nodes.unsafelyUnwrapped + Int(next)
-                next = Self.test(node, record) ? node.pointee.onTrue : node.pointee.onFalse
+                next = test(node, record) ? node.pointee.onTrue : node.pointee.onFalse
             }
             return next == RecordTest.resultTrue
         }
 
         @inline(__always)
-        private static func test(_ node: UnsafePointer<Node>, _ record: UnsafeRawPointer) -> Bool {
+        private func test(_ node: UnsafePointer<Node>, _ record: UnsafeRawPointer) -> Bool {
             let isNull = record.load(fromByteOffset: Int(node.pointee.nullByte), as: UInt8.self) & node.pointee.nullMask != 0
             if node.pointee.kind == .isNull { return isNull == node.pointee.flag }
             // A value test: nil satisfies only != (as operandTest).
@@ -89,16 +105,22 @@ struct RecordTest {
                 let inRange = UInt64(bitPattern: v &- low) <= UInt64(bitPattern: node.pointee.high &- low)
                 return inRange != node.pointee.negate
             case .intAsDouble:
-                return compare(node.pointee.comparison, Double(Int64(littleEndian: field.loadUnaligned(as: Int64.self))),
+                return Self.compare(node.pointee.comparison, Double(Int64(littleEndian: field.loadUnaligned(as: Int64.self))),
                                node.pointee.double)
             case .double:
-                return compare(node.pointee.comparison, Double(bitPattern: UInt64(littleEndian: field.loadUnaligned(as: UInt64.self))),
+                return Self.compare(node.pointee.comparison, Double(bitPattern: UInt64(littleEndian: field.loadUnaligned(as: UInt64.self))),
                                node.pointee.double)
             case .float:
-                return compare(node.pointee.comparison, Double(Float(bitPattern: UInt32(littleEndian: field.loadUnaligned(as: UInt32.self)))),
+                return Self.compare(node.pointee.comparison, Double(Float(bitPattern: UInt32(littleEndian: field.loadUnaligned(as: UInt32.self)))),
                                node.pointee.double)
             case .bool:
                 return ((field.load(as: UInt8.self) != 0) == node.pointee.flag) != node.pointee.negate
+            case .bytesEqual:
+                let bytes = RecordView(base: record, size: 0).variable(Int(node.pointee.offset), layout)
+                let count = Int(node.pointee.high)
+                let equal = bytes.count == count
+                    && (count == 0 || memcmp(bytes.baseAddress!, constants.unsafelyUnwrapped + Int(node.pointee.low), count) == 0)
+                return equal != node.pointee.negate
             case .isNull:
                 return isNull == node.pointee.flag
             }
@@ -127,30 +149,32 @@ extension QueryCompiler {
     /// filter. Call after `compile` succeeded (errors are reported there).
     func recordTest(_ predicate: QueryPredicate) -> RecordTest? {
         var nodes: [RecordTest.Node] = []
-        guard let entry = emit(predicate, onTrue: RecordTest.resultTrue, onFalse: RecordTest.resultFalse, into: &nodes) else {
+        var constants: [UInt8] = []
+        guard let entry = emit(predicate, onTrue: RecordTest.resultTrue, onFalse: RecordTest.resultFalse,
+                               into: &nodes, &constants) else {
             return nil
         }
-        return RecordTest(nodes: nodes, entry: entry)
+        return RecordTest(nodes: nodes, entry: entry, constants: constants, layout: info.layout)
     }
 
     /// Appends the nodes of `predicate` going to `onTrue` / `onFalse` when
     /// decided, and returns where its evaluation starts (nodes of a later
     /// operand are emitted first, so that earlier ones can jump to them).
     private func emit(_ predicate: QueryPredicate, onTrue: Int32, onFalse: Int32,
-                      into nodes: inout [RecordTest.Node]) -> Int32? {
+                      into nodes: inout [RecordTest.Node], _ constants: inout [UInt8]) -> Int32? {
         switch predicate {
         case .constant(let value):
             return value ? onTrue : onFalse
         case .and(let a, let b):
-            guard let second = emit(b, onTrue: onTrue, onFalse: onFalse, into: &nodes) else { return nil }
-            return emit(a, onTrue: second, onFalse: onFalse, into: &nodes)
+            guard let second = emit(b, onTrue: onTrue, onFalse: onFalse, into: &nodes, &constants) else { return nil }
+            return emit(a, onTrue: second, onFalse: onFalse, into: &nodes, &constants)
         case .or(let a, let b):
-            guard let second = emit(b, onTrue: onTrue, onFalse: onFalse, into: &nodes) else { return nil }
-            return emit(a, onTrue: onTrue, onFalse: second, into: &nodes)
+            guard let second = emit(b, onTrue: onTrue, onFalse: onFalse, into: &nodes, &constants) else { return nil }
+            return emit(a, onTrue: onTrue, onFalse: second, into: &nodes, &constants)
         case .not(let a):
-            return emit(a, onTrue: onFalse, onFalse: onTrue, into: &nodes)
+            return emit(a, onTrue: onFalse, onFalse: onTrue, into: &nodes, &constants)
         case .comparison(let comparison):
-            guard let (tests, isAny) = comparisonTests(comparison) else { return nil }
+            guard let (tests, isAny) = comparisonTests(comparison, &constants) else { return nil }
             // All of the tests (BETWEEN), or any of them (IN).
             var next = isAny ? onFalse : onTrue
             for var test in tests.reversed() {
@@ -165,7 +189,7 @@ extension QueryCompiler {
 
     /// The tests of one comparison: one, two (BETWEEN: all must pass) or a
     /// list (IN: any may pass; none for an empty list).
-    private func comparisonTests(_ original: QueryComparison) -> (tests: [RecordTest.Node], isAny: Bool)? {
+    private func comparisonTests(_ original: QueryComparison, _ constants: inout [UInt8]) -> (tests: [RecordTest.Node], isAny: Bool)? {
         guard let c = try? normalized(original), c.quantifier == .implicit,
               !c.caseInsensitive, !c.diacriticInsensitive,
               case .keyPath(let components, _) = c.left,
@@ -179,7 +203,7 @@ extension QueryCompiler {
         template.nullMask = 1 << UInt8(slot.nullBit & 7)
         template.offset = slot.offset
         func test(_ op: QueryOperator, _ value: QueryValue) -> RecordTest.Node? {
-            valueTest(op, value, column, slot, template)
+            valueTest(op, value, column, slot, template, &constants)
         }
         switch (c.op, c.right) {
         case (.between, .list(let items, _)):
@@ -211,7 +235,7 @@ extension QueryCompiler {
 
     /// One comparison of the column with a constant, as operandTest would do it.
     private func valueTest(_ op: QueryOperator, _ value: QueryValue, _ column: Column, _ slot: ColumnSlot,
-                           _ template: RecordTest.Node) -> RecordTest.Node? {
+                           _ template: RecordTest.Node, _ constants: inout [UInt8]) -> RecordTest.Node? {
         var node = template
         if case .null = value {
             guard op == .equal || op == .notEqual else { return nil }
@@ -251,10 +275,23 @@ extension QueryCompiler {
             node.kind = .bool
             node.flag = v == 1
             node.negate = op == .notEqual
+        case (.string, .string(let s)) where op == .equal || op == .notEqual,
+             (.data, .string(let s)) where op == .equal || op == .notEqual:
+            node.kind = .bytesEqual
+            node.negate = op == .notEqual
+            node.low = Int64(constants.count)
+            node.high = Int64(s.utf8.count)
+            constants.append(contentsOf: s.utf8)
+        case (.data, .data(let d)) where op == .equal || op == .notEqual:
+            node.kind = .bytesEqual
+            node.negate = op == .notEqual
+            node.low = Int64(constants.count)
+            node.high = Int64(d.count)
+            constants.append(contentsOf: d)
         default:
             return nil
         }
-        let width: Int32 = node.kind == .bool ? 1 : (node.kind == .float ? 4 : 8)
+        let width: Int32 = node.kind == .bytesEqual ? 0 : node.kind == .bool ? 1 : (node.kind == .float ? 4 : 8)
         return slot.width == width ? node : nil
     }
 
