@@ -56,6 +56,7 @@ int bt_descend(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, 
     if (d->depth == 0 || d->depth > CS_MAX_DEPTH) return cs_fail(CS_ETOODEEP, "tree depth %u", d->depth);
     uint64_t pgno = d->root;
     bool clean = t->rdonly;
+    cs_key fence[2] = {{NULL, 0}, {NULL, 0}}; /* unknown at the tree's edges */
     for (int level = 0;; level++) {
         const uint8_t *pg;
         bool leaf = level + 1 == (int)d->depth;
@@ -66,13 +67,16 @@ int bt_descend(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, 
         p->pgno[level] = pgno;
         p->pg[level] = pg;
         if (leaf) {
-            if ((rc = node_search_leaf(pg, t->psize, k, kl, &idx, exact))) return rc;
+            if ((rc = node_search_leaf(pg, t->psize, k, kl, fence, &idx, exact))) return rc;
             p->idx[level] = (uint16_t)idx;
             p->depth = level + 1;
             return CS_OK;
         }
-        if ((rc = node_search_branch(pg, t->psize, k, kl, &idx))) return rc;
+        if ((rc = node_search_branch(pg, t->psize, k, kl, fence, &idx))) return rc;
         p->idx[level] = (uint16_t)idx;
+        /* The separators around the child taken bound its keys: its search's hint. */
+        if (idx > 0 && (rc = node_key(pg, t->psize, idx, &fence[0]))) return rc;
+        if (idx + 1u < node_n(pg) && (rc = node_key(pg, t->psize, idx + 1, &fence[1]))) return rc;
         pgno = branch_child(pg, idx);
     }
 }

@@ -304,10 +304,10 @@ static inline __attribute__((always_inline)) int key_cmp(const uint8_t *a, uint3
 }
 /* Lower bound in a leaf (first key >= k); *exact if equal. */
 int node_search_leaf(const uint8_t *pg, uint32_t psize, const uint8_t *k, uint32_t kl,
-                     unsigned *idx, bool *exact);
+                     const cs_key *fence, unsigned *idx, bool *exact);
 /* Child index in a branch for key k (last i with key[i] <= k, or 0). */
 int node_search_branch(const uint8_t *pg, uint32_t psize, const uint8_t *k, uint32_t kl,
-                       unsigned *idx);
+                       const cs_key *fence, unsigned *idx);
 void node_init(uint8_t *pg, uint16_t type, uint64_t pgno, uint32_t psize);
 uint32_t node_free_space(const uint8_t *pg);     /* contiguous + holes    */
 uint32_t node_used(const uint8_t *pg, uint32_t psize);
