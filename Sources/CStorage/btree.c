@@ -26,7 +26,7 @@ static inline uint32_t ovf_pages(uint32_t psize, uint64_t vlen)
 
 /* ---- reading ---- */
 
-static inline int load_node_in(cs_txn *t, uint64_t pgno, bool want_leaf, bool clean, const uint8_t **out)
+static inline __attribute__((always_inline)) int load_node_in(cs_txn *t, uint64_t pgno, bool want_leaf, bool clean, const uint8_t **out)
 {
     int rc;
     clean = clean || t->rdonly;
@@ -56,7 +56,9 @@ int bt_descend(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, 
     if (d->depth == 0 || d->depth > CS_MAX_DEPTH) return cs_fail(CS_ETOODEEP, "tree depth %u", d->depth);
     uint64_t pgno = d->root;
     bool clean = t->rdonly;
-    cs_key fence[2] = {{NULL, 0}, {NULL, 0}}; /* unknown at the tree's edges */
+    /* The separators around the child taken (unknown at the tree's edges),
+     * for its search's interpolation guess; none for text keys (bisected). */
+    cs_key fences[2] = {{NULL, 0}, {NULL, 0}}, *fence = key_is_text(k, kl) ? NULL : fences;
     for (int level = 0;; level++) {
         const uint8_t *pg;
         bool leaf = level + 1 == (int)d->depth;
@@ -74,9 +76,8 @@ int bt_descend(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, 
         }
         if ((rc = node_search_branch(pg, t->psize, k, kl, fence, &idx))) return rc;
         p->idx[level] = (uint16_t)idx;
-        /* The separators around the child taken bound its keys: its search's hint. */
-        if (idx > 0 && (rc = node_key(pg, t->psize, idx, &fence[0]))) return rc;
-        if (idx + 1u < node_n(pg) && (rc = node_key(pg, t->psize, idx + 1, &fence[1]))) return rc;
+        if (fence && idx > 0 && (rc = node_key(pg, t->psize, idx, &fence[0]))) return rc;
+        if (fence && idx + 1u < node_n(pg) && (rc = node_key(pg, t->psize, idx + 1, &fence[1]))) return rc;
         pgno = branch_child(pg, idx);
     }
 }

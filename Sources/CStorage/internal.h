@@ -302,7 +302,25 @@ static inline __attribute__((always_inline)) int key_cmp(const uint8_t *a, uint3
         if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
     return (al > bl) - (al < bl);
 }
-/* Lower bound in a leaf (first key >= k); *exact if equal. */
+/* A search key whose first (up to) 16 bytes are printable ASCII: names,
+ * zero-padded decimal numbers. Node searches bisect for these (node.c:
+ * interpolating over text guesses badly). */
+static inline bool text8(uint64_t w) /* all 8 bytes in 0x20..0x7e (SWAR) */
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    return !(((w - ones * 0x20) & ~w & highs) | (((w + ones * (127 - 0x7e)) | w) & highs));
+}
+static inline bool key_is_text(const uint8_t *k, uint32_t kl)
+{
+    if (kl >= 8) return text8(rd64(k)) && text8(rd64(k + (kl >= 16 ? 8 : kl - 8)));
+    for (uint32_t i = 0; i < kl; i++)
+        if (k[i] < 0x20 || k[i] > 0x7e) return false;
+    return true;
+}
+/* Lower bound in a leaf (first key >= k); *exact if equal. `fence`: NULL to
+ * bisect, else the node's key bounds from its parent ({NULL, 0} each when
+ * unknown: the search reads its end keys instead), for an interpolation
+ * guess. */
 int node_search_leaf(const uint8_t *pg, uint32_t psize, const uint8_t *k, uint32_t kl,
                      const cs_key *fence, unsigned *idx, bool *exact);
 /* Child index in a branch for key k (last i with key[i] <= k, or 0). */

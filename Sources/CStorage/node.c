@@ -117,6 +117,24 @@ static inline __attribute__((always_inline)) uint64_t key_word(const uint8_t *k,
 /* Nodes at least this big start with an interpolation guess. */
 enum { INTERPOLATE_MIN = 16 };
 
+/* Text (names, zero-padded decimal numbers) uses few of the 256 byte
+ * values and spreads over them unevenly ('45' < '4x' < '46'), so reading it
+ * as a number guesses badly and the wasted probes make the search slower
+ * than bisection. These tests keep interpolation to binary keys (big-endian
+ * integers: object keys, encoded int primary keys and index entries). */
+static inline bool printable_byte(uint64_t w, unsigned i)
+{
+    uint8_t b = (uint8_t)(w >> (56 - 8 * i));
+    return b >= 0x20 && b <= 0x7e;
+}
+
+/* Both bounds' windows start with two printable bytes. */
+static inline bool textual_window(uint64_t a, uint64_t b)
+{
+    return printable_byte(a, 0) && printable_byte(a, 1) && printable_byte(b, 0) && printable_byte(b, 1);
+}
+
+
 /* The first index i in [lo, hi) whose key is "after" k — leaf: key >= k,
  * branch: key > k — or hi if none; *exact when a leaf key equals k.
  * Binary search, except that nodes of INTERPOLATE_MIN keys or more first
@@ -127,7 +145,9 @@ enum { INTERPOLATE_MIN = 16 };
  * node's fences from its parent when the descent knows both (the
  * separators around the child taken: every key of the node is >= fence[0]
  * and < fence[1]), else its own end keys, probed first. Fences spare two
- * cells — two cache misses — per node. Any probe order gives the same
+ * cells — two cache misses — per node. No fence array at all (text keys,
+ * key_is_text) means plain bisection; so does a window of text between the
+ * bounds (textual_window). Any probe order gives the same
  * answer; only the number of probes changes (bad fences only make a bad
  * guess). */
 static inline __attribute__((always_inline)) int node_search(const uint8_t *pg, uint32_t psize, bool leaf, unsigned lo, unsigned hi,
@@ -148,11 +168,12 @@ static inline __attribute__((always_inline)) int node_search(const uint8_t *pg, 
         }                                                                                        \
     } while (0)
 #define AFTER (c > 0)
-    if (hi - lo >= INTERPOLATE_MIN) {
+    bool fenced = fence && fence[0].p && fence[1].p;
+    if (hi - lo >= INTERPOLATE_MIN && fence) {
         const uint8_t *fk, *lk;
         uint32_t fl, ll;
         unsigned base, span; /* key[base] ~ the low bound; `span` slots up to the high one */
-        if (fence && fence[0].p && fence[1].p) {
+        if (fenced) {
             fk = fence[0].p;
             fl = fence[0].len;
             lk = fence[1].p;
@@ -182,7 +203,7 @@ static inline __attribute__((always_inline)) int node_search(const uint8_t *pg, 
         }
         uint32_t p = common_prefix(fk, fl, lk, ll);
         uint64_t a = key_word(fk, fl, p), b = key_word(lk, ll, p), x = key_word(k, kl, p);
-        if (lo < hi && b > a && x >= a && x <= b) {
+        if (lo < hi && b > a && x >= a && x <= b && !textual_window(a, b)) {
             unsigned g = base + (unsigned)((double)(x - a) / (double)(b - a) * (double)span);
             if (g < lo) g = lo;
             if (g > hi - 1) g = hi - 1;

@@ -544,8 +544,8 @@ static void test_batch(void) {
 }
 
 /* Node searches guess positions from the keys' bytes (node.c): trees of
- * dense, skewed, short, prefix-sharing and mixed keys must answer every get
- * and seek as a plain sorted array does. */
+ * dense, skewed, short, prefix-sharing, decimal, text and mixed keys must
+ * answer every get and seek as a plain sorted array does. */
 typedef struct skey {
     uint8_t b[64];
     uint32_t n;
@@ -566,6 +566,10 @@ static skey shape_key(uint32_t fam, uint32_t i) {
     case 3:
         k.n += (uint32_t)sprintf((char *)k.b + 1, "%u", i);
         break;
+    case 5: /* all printable: searches bisect (key_is_text) */
+        k.b[0] = 'T';
+        k.n += (uint32_t)sprintf((char *)k.b + 1, "user:%07u", i * 7);
+        break;
     default:
         memset(k.b + 1, 'a', i % 40);
         k.n += i % 40;
@@ -576,7 +580,7 @@ static skey shape_key(uint32_t fam, uint32_t i) {
 }
 
 static void test_search_shapes(void) {
-    enum { PER = 4000, FAMS = 5, N = PER * FAMS };
+    enum { PER = 4000, FAMS = 6, N = PER * FAMS };
     skey *keys = malloc(N * sizeof *keys);
     REQUIRE(keys != NULL);
     cs_txn *t;
