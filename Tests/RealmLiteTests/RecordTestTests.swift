@@ -34,6 +34,10 @@ final class RecordTestTests: QueryTestCase {
                 o.optDate = rng.next() % 3 == 0 ? nil : Date(timeIntervalSince1970: Double(rng.next() % 5) * 1000)
                 o.optString = rng.next() % 3 == 0 ? nil : "s\(i % 3)"
                 o.data = Data(repeating: UInt8(i % 3), count: i % 4 == 0 ? 0 : 2)
+                o.color = [Color.red, .green, .blue][i % 3]
+                o.mood = [Mood.happy, .sad, .sleepy][i % 3]
+                o.optColor = i % 4 == 0 ? nil : .blue
+                o.optMood = i % 5 == 0 ? nil : .sad
                 o.optData = rng.next() % 3 == 0 ? nil : Data("s\(i % 3)".utf8)
                 realm.add(o)
             }
@@ -90,6 +94,8 @@ final class RecordTestTests: QueryTestCase {
             ("optString == 's1'", []), ("optString != 's1'", []), ("optString IN {nil, 's2'}", []),
             ("int > 3 AND string == 'ab'", []), ("data == %@", [Data([1, 1])]), ("data != %@", [Data()]),
             ("optData == 's1'", []), ("optData != %@", [Data("s2".utf8)]), ("optData == nil", []),
+            ("color == 1", []), ("color != %@", [Color.blue]), ("optColor == nil", []), ("optColor == %@", [Color.blue]),
+            ("mood == 'sad'", []), ("mood != %@", [Mood.sleepy]), ("optMood == nil OR optMood == 'sad'", []),
             ("NOT (int > 3 AND bool == true)", []), ("int > 3 OR double < 0", []),
             ("(int > 0 OR optInt == nil) AND NOT (bool == false OR float > 1)", []),
             ("TRUEPREDICATE", []), ("FALSEPREDICATE", []), ("NOT TRUEPREDICATE AND int > 0", []),
@@ -112,6 +118,8 @@ final class RecordTestTests: QueryTestCase {
         check(realm, realm.objects(AllTypes.self).where { !$0.bool || $0.optInt == nil }, fast: true, "where ! ||")
         check(realm, realm.objects(AllTypes.self).where { $0.double.contains(0...1) }, fast: true, "where contains range")
         check(realm, realm.objects(AllTypes.self).where { $0.int.in([1, 2, 3]) }, fast: true, "where in")
+        check(realm, realm.objects(AllTypes.self).where { $0.string == "ab" || $0.optString == nil }, fast: true, "where string")
+        check(realm, realm.objects(AllTypes.self).where { $0.color == .green && $0.mood != .happy }, fast: true, "where enums")
         // Chained filters AND together.
         check(realm, realm.objects(AllTypes.self).filter("int > 0").filter("bool == false"), fast: true, "chained")
     }
