@@ -280,7 +280,25 @@ static inline int node_check(const uint8_t *pg, uint32_t psize, uint64_t pgno)
                        (unsigned long long)pgno, h->type, h->nkeys);
     return CS_OK;
 }
-int node_key(const uint8_t *pg, uint32_t psize, unsigned i, cs_key *k);
+/* CS_ECORRUPT for cell i of pg (its offsets point outside the page). */
+int node_bad_cell(const uint8_t *pg, unsigned i);
+/* The key of cell i, `leaf` saying which kind of page pg is (searches know
+ * it, so the choice folds away). */
+static inline __attribute__((always_inline)) int node_cell_key(const uint8_t *pg, uint32_t psize, bool leaf, unsigned i,
+                                                               cs_key *k)
+{
+    uint32_t off = node_slot(pg, i), hdr = leaf ? LEAF_CELL_HDR : BRANCH_CELL_HDR;
+    if (CS_UNLIKELY(off < PAGE_HDR || off + hdr > psize)) return node_bad_cell(pg, i);
+    uint32_t kl = rd16(pg + off + (leaf ? 0 : 16));
+    if (CS_UNLIKELY(off + hdr + kl > psize)) return node_bad_cell(pg, i);
+    k->p = pg + off + hdr;
+    k->len = kl;
+    return CS_OK;
+}
+static inline int node_key(const uint8_t *pg, uint32_t psize, unsigned i, cs_key *k)
+{
+    return node_cell_key(pg, psize, node_is_leaf(pg), i, k);
+}
 int node_cell_size(const uint8_t *pg, uint32_t psize, unsigned i, uint32_t *size);
 static inline uint64_t branch_child(const uint8_t *pg, unsigned i) { return rd64(pg + node_slot(pg, i)); }
 static inline uint64_t branch_count(const uint8_t *pg, unsigned i) { return rd64(pg + node_slot(pg, i) + 8); }

@@ -9,25 +9,9 @@
 
 uint32_t node_max_cell(uint32_t psize) { return (psize - PAGE_HDR) / 3 - 2; }
 
-static int bad_cell(const uint8_t *pg, unsigned i)
+int node_bad_cell(const uint8_t *pg, unsigned i)
 {
     return cs_fail(CS_ECORRUPT, "page %llu: cell %u out of bounds", (unsigned long long)PH(pg)->pgno, i);
-}
-
-int node_key(const uint8_t *pg, uint32_t psize, unsigned i, cs_key *k)
-{
-    uint32_t off = node_slot(pg, i);
-    if (node_is_leaf(pg)) {
-        if (CS_UNLIKELY(off < PAGE_HDR || off + LEAF_CELL_HDR > psize)) return bad_cell(pg, i);
-        k->len = rd16(pg + off);
-        k->p = pg + off + LEAF_CELL_HDR;
-    } else {
-        if (CS_UNLIKELY(off < PAGE_HDR || off + BRANCH_CELL_HDR > psize)) return bad_cell(pg, i);
-        k->len = rd16(pg + off + 16);
-        k->p = pg + off + BRANCH_CELL_HDR;
-    }
-    if (CS_UNLIKELY(k->p + k->len > pg + psize)) return bad_cell(pg, i);
-    return CS_OK;
 }
 
 int node_cell_size(const uint8_t *pg, uint32_t psize, unsigned i, uint32_t *size)
@@ -35,14 +19,14 @@ int node_cell_size(const uint8_t *pg, uint32_t psize, unsigned i, uint32_t *size
     uint32_t off = node_slot(pg, i);
     uint32_t s;
     if (node_is_leaf(pg)) {
-        if (off < PAGE_HDR || off + LEAF_CELL_HDR > psize) return bad_cell(pg, i);
+        if (off < PAGE_HDR || off + LEAF_CELL_HDR > psize) return node_bad_cell(pg, i);
         uint32_t vl = rd32(pg + off + 2);
         s = LEAF_CELL_HDR + rd16(pg + off) + ((vl & VLEN_OVERFLOW) ? OVERFLOW_REF : vl);
     } else {
-        if (off < PAGE_HDR || off + BRANCH_CELL_HDR > psize) return bad_cell(pg, i);
+        if (off < PAGE_HDR || off + BRANCH_CELL_HDR > psize) return node_bad_cell(pg, i);
         s = BRANCH_CELL_HDR + rd16(pg + off + 16);
     }
-    if (off + s > psize) return bad_cell(pg, i);
+    if (off + s > psize) return node_bad_cell(pg, i);
     *size = s;
     return CS_OK;
 }
@@ -51,17 +35,17 @@ int leaf_value(const uint8_t *pg, uint32_t psize, unsigned i, const uint8_t **v,
                bool *ovf, uint64_t *ovf_pgno)
 {
     uint32_t off = node_slot(pg, i);
-    if (off < PAGE_HDR || off + LEAF_CELL_HDR > psize) return bad_cell(pg, i);
+    if (off < PAGE_HDR || off + LEAF_CELL_HDR > psize) return node_bad_cell(pg, i);
     uint32_t kl = rd16(pg + off), vl = rd32(pg + off + 2);
     const uint8_t *p = pg + off + LEAF_CELL_HDR + kl;
     *ovf = (vl & VLEN_OVERFLOW) != 0;
     *vlen = vl & ~VLEN_OVERFLOW;
     if (*ovf) {
-        if (p + OVERFLOW_REF > pg + psize) return bad_cell(pg, i);
+        if (p + OVERFLOW_REF > pg + psize) return node_bad_cell(pg, i);
         *ovf_pgno = rd64(p);
         *v = NULL;
     } else {
-        if (p + *vlen > pg + psize) return bad_cell(pg, i);
+        if (p + *vlen > pg + psize) return node_bad_cell(pg, i);
         *v = p;
     }
     return CS_OK;
@@ -75,19 +59,6 @@ static inline void prefetch_probes(const uint8_t *pg, unsigned lo, unsigned mid,
     unsigned a = (lo + mid) / 2, b = (mid + 1 + hi) / 2;
     if (a < mid) __builtin_prefetch(pg + node_slot(pg, a));
     if (b > mid && b < hi) __builtin_prefetch(pg + node_slot(pg, b));
-}
-
-/* The key of cell i of a leaf or branch, validated against the page. */
-static inline __attribute__((always_inline)) int cell_key(const uint8_t *pg, uint32_t psize, bool leaf, unsigned i, const uint8_t **key,
-                           uint32_t *len)
-{
-    uint32_t off = node_slot(pg, i), hdr = leaf ? LEAF_CELL_HDR : BRANCH_CELL_HDR;
-    if (CS_UNLIKELY(off < PAGE_HDR || off + hdr > psize)) return bad_cell(pg, i);
-    uint32_t kl = rd16(pg + off + (leaf ? 0 : 16));
-    if (CS_UNLIKELY(off + hdr + kl > psize)) return bad_cell(pg, i);
-    *key = pg + off + hdr;
-    *len = kl;
-    return CS_OK;
 }
 
 /* Length of the common prefix of two keys. */
@@ -155,11 +126,14 @@ static inline __attribute__((always_inline)) int node_search(const uint8_t *pg, 
 {
     const uint8_t *mk;
     uint32_t ml;
+    cs_key cell;
     int rc, c;
     *exact = false;
 #define PROBE(i)                                                                                 \
     do {                                                                                         \
-        if ((rc = cell_key(pg, psize, leaf, (i), &mk, &ml))) return rc;                          \
+        if ((rc = node_cell_key(pg, psize, leaf, (i), &cell))) return rc;                        \
+        mk = cell.p;                                                                             \
+        ml = cell.len;                                                                           \
         c = key_cmp(mk, ml, k, kl);                                                              \
         if (leaf && c == 0) {                                                                    \
             *first = (i);                                                                        \
