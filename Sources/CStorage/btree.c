@@ -26,10 +26,16 @@ static inline uint32_t ovf_pages(uint32_t psize, uint64_t vlen)
 
 /* ---- reading ---- */
 
-static int load_node_in(cs_txn *t, uint64_t pgno, bool want_leaf, bool clean, const uint8_t **out)
+static inline __attribute__((always_inline)) int load_node_in(cs_txn *t, uint64_t pgno, bool want_leaf, bool clean, const uint8_t **out)
 {
-    int rc = page_get_in(t, pgno, clean || t->rdonly, out);
-    if (rc) return rc;
+    int rc;
+    clean = clean || t->rdonly;
+    uint64_t limit = t->rdonly ? t->meta.next_pgno : t->next_pgno;
+    /* A clean page inside the file and the map: page_get_in's answer, inline. */
+    if (clean && CS_LIKELY(pgno >= 2 && pgno < limit && pgno < t->map_pages))
+        *out = t->map + (pgno << t->env->psize_shift);
+    else if ((rc = page_get_in(t, pgno, clean, out)))
+        return rc;
     if ((rc = node_check(*out, t->psize, pgno))) return rc;
     if (node_is_leaf(*out) != want_leaf || node_n(*out) == 0)
         return cs_fail(CS_ECORRUPT, "page %llu: expected a non-empty %s page", (unsigned long long)pgno,
@@ -50,6 +56,9 @@ int bt_descend(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, 
     if (d->depth == 0 || d->depth > CS_MAX_DEPTH) return cs_fail(CS_ETOODEEP, "tree depth %u", d->depth);
     uint64_t pgno = d->root;
     bool clean = t->rdonly;
+    /* The separators around the child taken (unknown at the tree's edges),
+     * for its search's interpolation guess; none for text keys (bisected). */
+    cs_key fences[2] = {{NULL, 0}, {NULL, 0}}, *fence = key_is_text(k, kl) ? NULL : fences;
     for (int level = 0;; level++) {
         const uint8_t *pg;
         bool leaf = level + 1 == (int)d->depth;
@@ -60,13 +69,15 @@ int bt_descend(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, 
         p->pgno[level] = pgno;
         p->pg[level] = pg;
         if (leaf) {
-            if ((rc = node_search_leaf(pg, t->psize, k, kl, &idx, exact))) return rc;
+            if ((rc = node_search_leaf(pg, t->psize, k, kl, fence, &idx, exact))) return rc;
             p->idx[level] = (uint16_t)idx;
             p->depth = level + 1;
             return CS_OK;
         }
-        if ((rc = node_search_branch(pg, t->psize, k, kl, &idx))) return rc;
+        if ((rc = node_search_branch(pg, t->psize, k, kl, fence, &idx))) return rc;
         p->idx[level] = (uint16_t)idx;
+        if (fence && idx > 0 && (rc = node_key(pg, t->psize, idx, &fence[0]))) return rc;
+        if (fence && idx + 1u < node_n(pg) && (rc = node_key(pg, t->psize, idx + 1, &fence[1]))) return rc;
         pgno = branch_child(pg, idx);
     }
 }

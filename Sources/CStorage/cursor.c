@@ -244,6 +244,57 @@ int cs_cursor_get(cs_cursor *c, cs_val *key, cs_val *val, cs_cursor_op op)
     return rc;
 }
 
+int cs_cursor_next_batch(cs_cursor *c, cs_val *keys, cs_val *vals, size_t cap, size_t *n)
+{
+    if (!n || cap == 0) return cs_fail(CS_EINVAL, "cs_cursor_next_batch: NULL count or zero capacity");
+    *n = 0;
+    /* The first step may change leaves (or start the scan): the general path. */
+    cs_val k;
+    int rc = cs_cursor_get(c, &k, vals ? &vals[0] : NULL, CS_NEXT);
+    if (rc) return rc;
+    if (keys) keys[0] = k;
+    size_t got = 1;
+    bt_path *p = &c->path;
+    int leaf = p->depth - 1;
+    const uint8_t *pg = p->pg[leaf];
+    uint32_t psize = c->txn->psize;
+    unsigned count = node_n(pg), idx = p->idx[leaf];
+    while (got < cap && idx + 1u < count) {
+        idx++;
+        if (idx + 2u < count) __builtin_prefetch(pg + node_slot(pg, idx + 2));
+        /* An inline cell inside the page: read it here; anything else
+         * (overflow value, damaged cell) through bt_read. */
+        uint32_t off = node_slot(pg, idx), kl = 0, vl = VLEN_OVERFLOW;
+        if (CS_LIKELY(off >= PAGE_HDR && off + LEAF_CELL_HDR <= psize)) {
+            kl = rd16(pg + off);
+            vl = rd32(pg + off + 2);
+        }
+        p->idx[leaf] = (uint16_t)idx;
+        if (CS_LIKELY(!(vl & VLEN_OVERFLOW) && off + LEAF_CELL_HDR + kl + vl <= psize)) {
+            k.data = pg + off + LEAF_CELL_HDR;
+            k.size = kl;
+            if (vals) {
+                vals[got].data = pg + off + LEAF_CELL_HDR + kl;
+                vals[got].size = vl;
+            }
+        } else if ((rc = bt_read(c->txn, p, &k, vals ? &vals[got] : NULL))) {
+            p->idx[leaf] = (uint16_t)(idx - 1);
+            break;
+        }
+        if (keys) keys[got] = k;
+        got++;
+    }
+    /* At the leaf's end: ask for the next leaf now. */
+    if (idx + 1u == count) prefetch_ahead(c, true, idx, count);
+    /* Write txns re-find the cursor by its key: remember the last one. */
+    if (got > 1 && !c->txn->rdonly) {
+        cs_val last;
+        if (bt_read(c->txn, p, &last, NULL) == CS_OK) remember_key(c, &last);
+    }
+    *n = got;
+    return rc;
+}
+
 int cs_cursor_put(cs_cursor *c, cs_val key, cs_val val, unsigned flags)
 {
     cs_tree_desc *d;

@@ -279,9 +279,37 @@ typedef struct cs_key {
 } cs_key;
 
 uint32_t node_max_cell(uint32_t psize);
-/* Validate the header of a branch/leaf page. */
-int node_check(const uint8_t *pg, uint32_t psize, uint64_t pgno);
-int node_key(const uint8_t *pg, uint32_t psize, unsigned i, cs_key *k);
+/* Validate the header of a branch/leaf page (inline: every descent checks
+ * each page it visits). */
+static inline int node_check(const uint8_t *pg, uint32_t psize, uint64_t pgno)
+{
+    const cs_page_hdr *h = PH(pg);
+    if (CS_UNLIKELY((h->type != PT_BRANCH && h->type != PT_LEAF) || h->pgno != pgno ||
+                    (uint32_t)PAGE_HDR + 2u * h->nkeys > h->upper || h->upper > psize ||
+                    h->frag > psize - h->upper))
+        return cs_fail(CS_ECORRUPT, "page %llu: bad branch/leaf header (type %u, %u keys)",
+                       (unsigned long long)pgno, h->type, h->nkeys);
+    return CS_OK;
+}
+/* CS_ECORRUPT for cell i of pg (its offsets point outside the page). */
+int node_bad_cell(const uint8_t *pg, unsigned i);
+/* The key of cell i, `leaf` saying which kind of page pg is (searches know
+ * it, so the choice folds away). */
+static inline __attribute__((always_inline)) int node_cell_key(const uint8_t *pg, uint32_t psize, bool leaf, unsigned i,
+                                                               cs_key *k)
+{
+    uint32_t off = node_slot(pg, i), hdr = leaf ? LEAF_CELL_HDR : BRANCH_CELL_HDR;
+    if (CS_UNLIKELY(off < PAGE_HDR || off + hdr > psize)) return node_bad_cell(pg, i);
+    uint32_t kl = rd16(pg + off + (leaf ? 0 : 16));
+    if (CS_UNLIKELY(off + hdr + kl > psize)) return node_bad_cell(pg, i);
+    k->p = pg + off + hdr;
+    k->len = kl;
+    return CS_OK;
+}
+static inline int node_key(const uint8_t *pg, uint32_t psize, unsigned i, cs_key *k)
+{
+    return node_cell_key(pg, psize, node_is_leaf(pg), i, k);
+}
 int node_cell_size(const uint8_t *pg, uint32_t psize, unsigned i, uint32_t *size);
 static inline uint64_t branch_child(const uint8_t *pg, unsigned i) { return rd64(pg + node_slot(pg, i)); }
 static inline uint64_t branch_count(const uint8_t *pg, unsigned i) { return rd64(pg + node_slot(pg, i) + 8); }
@@ -292,7 +320,7 @@ int leaf_value(const uint8_t *pg, uint32_t psize, unsigned i, const uint8_t **v,
                uint32_t *vlen, bool *ovf, uint64_t *ovf_pgno);
 /* memcmp order, shorter first on a tie. Inline 8-byte big-endian words:
  * keys are short and a libc call per probe costs more than the compare. */
-static inline int key_cmp(const uint8_t *a, uint32_t al, const uint8_t *b, uint32_t bl)
+static inline __attribute__((always_inline)) int key_cmp(const uint8_t *a, uint32_t al, const uint8_t *b, uint32_t bl)
 {
     uint32_t n = al < bl ? al : bl, i = 0;
     for (; i + 8 <= n; i += 8) {
@@ -303,12 +331,30 @@ static inline int key_cmp(const uint8_t *a, uint32_t al, const uint8_t *b, uint3
         if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
     return (al > bl) - (al < bl);
 }
-/* Lower bound in a leaf (first key >= k); *exact if equal. */
+/* A search key whose first (up to) 16 bytes are printable ASCII: names,
+ * zero-padded decimal numbers. Node searches bisect for these (node.c:
+ * interpolating over text guesses badly). */
+static inline bool text8(uint64_t w) /* all 8 bytes in 0x20..0x7e (SWAR) */
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    return !(((w - ones * 0x20) & ~w & highs) | (((w + ones * (127 - 0x7e)) | w) & highs));
+}
+static inline bool key_is_text(const uint8_t *k, uint32_t kl)
+{
+    if (kl >= 8) return text8(rd64(k)) && text8(rd64(k + (kl >= 16 ? 8 : kl - 8)));
+    for (uint32_t i = 0; i < kl; i++)
+        if (k[i] < 0x20 || k[i] > 0x7e) return false;
+    return true;
+}
+/* Lower bound in a leaf (first key >= k); *exact if equal. `fence`: NULL to
+ * bisect, else the node's key bounds from its parent ({NULL, 0} each when
+ * unknown: the search reads its end keys instead), for an interpolation
+ * guess. */
 int node_search_leaf(const uint8_t *pg, uint32_t psize, const uint8_t *k, uint32_t kl,
-                     unsigned *idx, bool *exact);
+                     const cs_key *fence, unsigned *idx, bool *exact);
 /* Child index in a branch for key k (last i with key[i] <= k, or 0). */
 int node_search_branch(const uint8_t *pg, uint32_t psize, const uint8_t *k, uint32_t kl,
-                       unsigned *idx);
+                       const cs_key *fence, unsigned *idx);
 void node_init(uint8_t *pg, uint16_t type, uint64_t pgno, uint32_t psize);
 uint32_t node_free_space(const uint8_t *pg);     /* contiguous + holes    */
 uint32_t node_used(const uint8_t *pg, uint32_t psize);

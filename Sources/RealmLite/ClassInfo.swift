@@ -64,6 +64,9 @@ final class ClassInfo: @unchecked Sendable {
     var type: ObjectBase.Type { descriptor.type }
     var isEmbedded: Bool { descriptor.isEmbedded }
     var primaryKeyColumn: Int? { descriptor.primaryKeyIndex }
+    /// The Swift type of the primary-key property (lookups by a key of
+    /// exactly this type encode it without conversion).
+    let primaryKeyValueType: Any.Type?
 
     /// `stored` gives the record order of the properties (same set as the
     /// descriptor's; checked by the caller). `openTree` opens/creates a tree.
@@ -71,7 +74,9 @@ final class ClassInfo: @unchecked Sendable {
         self.descriptor = descriptor
         let columns = descriptor.properties.enumerated().map { Column(index: $0.offset, property: $0.element) }
         self.columns = columns
-        accessors = descriptor.properties.map(\.accessor)
+        let accessors = descriptor.properties.map(\.accessor)
+        self.accessors = accessors
+        primaryKeyValueType = descriptor.primaryKeyIndex.map { accessors[$0].valueType }
         columnFieldOffsets = .allocate(capacity: columns.count)
         for (index, accessor) in accessors.enumerated() { columnFieldOffsets[index] = accessor.columnFieldOffset }
         var order: [Int] = []

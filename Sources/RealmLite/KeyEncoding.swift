@@ -22,42 +22,63 @@ import CStorage
 let maxIndexedValueBytes = Int(CS_MAX_KEY) - 8
 
 func indexKey(_ type: PropertyType, isNull: Bool, _ bytes: UnsafeRawBufferPointer) -> [UInt8] {
-    if isNull { return [0] }
+    withIndexKey(type, isNull: isNull, bytes) { [UInt8]($0) }
+}
+
+/// Calls `body` with the index key of a value, encoded in a temporary
+/// buffer (on the stack for all but very long strings): lookups need no
+/// allocation.
+@inline(__always)
+func withIndexKey<R>(_ type: PropertyType, isNull: Bool, _ bytes: UnsafeRawBufferPointer,
+                     _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    if isNull {
+        var nilTag: UInt8 = 0
+        return try withUnsafeBytes(of: &nilTag, body)
+    }
     switch type {
     case .int:
-        return tagged64(UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self)) ^ (1 << 63))
+        return try withTagged64(UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self)) ^ (1 << 63), body)
     case .date, .double:
         let bits = UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self))
-        return tagged64(bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63))
+        return try withTagged64(bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63), body)
     default:
         break
     }
-    var out: [UInt8] = [1]
-    out.reserveCapacity(bytes.count + 11)
-    switch type {
-    case .bool:
-        out.append(bytes[0])
-    case .string, .data:
-        for byte in bytes {
-            out.append(byte)
-            if byte == 0 { out.append(0xFF) }
+    // Strings and data at most double (escaped 0x00) plus tag and terminator.
+    return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2 * bytes.count + 3) { out in
+        out[0] = 1
+        var count = 1
+        switch type {
+        case .bool:
+            out[1] = bytes[0]
+            count = 2
+        case .string, .data:
+            for byte in bytes {
+                out[count] = byte
+                count += 1
+                if byte == 0 {
+                    out[count] = 0xFF
+                    count += 1
+                }
+            }
+            out[count] = 0
+            out[count + 1] = 1
+            count += 2
+        default:
+            UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: out[1...])).copyMemory(from: bytes)
+            count += bytes.count
         }
-        out.append(0)
-        out.append(1)
-    default:
-        out.appendRaw(bytes)
+        return try body(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: out[0..<min(count, maxIndexedValueBytes)])))
     }
-    if out.count > maxIndexedValueBytes { out.removeLast(out.count - maxIndexedValueBytes) }
-    return out
 }
 
-/// 0x01 then 8 bytes big-endian, in one allocation.
+/// 0x01 then 8 bytes big-endian.
 @inline(__always)
-private func tagged64(_ value: UInt64) -> [UInt8] {
-    [UInt8](unsafeUninitializedCapacity: 17) { buffer, count in
-        buffer[0] = 1
-        UnsafeMutableRawPointer(buffer.baseAddress! + 1).storeBytes(of: value.bigEndian, as: UInt64.self)
-        count = 9
+private func withTagged64<R>(_ value: UInt64, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 9) { out in
+        out[0] = 1
+        UnsafeMutableRawPointer(out.baseAddress! + 1).storeBytes(of: value.bigEndian, as: UInt64.self)
+        return try body(UnsafeRawBufferPointer(out))
     }
 }
 

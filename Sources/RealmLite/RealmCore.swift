@@ -66,6 +66,9 @@ public final class RealmCore {
     var delivering = false
     /// Async writes (AsyncWrite.swift).
     var asyncWrites = AsyncWriteQueue()
+    /// The class classInfo(for:) found last, and in which schema (live
+    /// cores only): loops of lookups by type skip the dictionary.
+    private var lastClass: (type: ObjectIdentifier, state: SchemaState, info: ClassInfo)?
 
     enum ReadState { case active, released, frozen }
 
@@ -326,7 +329,12 @@ public final class RealmCore {
     /// The ClassInfo of a model class, registering it on first use when the
     /// configuration has no objectTypes list.
     func classInfo(for type: ObjectBase.Type) throws -> ClassInfo {
-        if let info = schemaState.byType[ObjectIdentifier(type)] { return info }
+        if let last = lastClass, last.type == ObjectIdentifier(type), last.state === schemaState { return last.info }
+        if let info = schemaState.byType[ObjectIdentifier(type)] {
+            // Frozen cores are shared by threads: no cache there.
+            if !isFrozen { lastClass = (ObjectIdentifier(type), schemaState, info) }
+            return info
+        }
         let latest = env.schema.withLock { $0 }
         // A frozen core is shared by threads: it never replaces its state
         // (classes added later simply have no trees in its snapshot).
@@ -417,23 +425,54 @@ public final class RealmCore {
         guard let column = info.primaryKeyColumn else {
             realmFatal(.invalidValue, "'\(info.name)' does not have a primary key; declare one with @Persisted(primaryKey: true).")
         }
-        let entry: [UInt8]?
-        do {
-            entry = try info.accessors[column].indexKey(for: key)
-        } catch let error as Realm.Error {
-            realmFatal(error)
-        } catch {
-            realmFatal(.invalidValue, "\(error)")
+        let objectKey: UInt64?
+        if KeyType.self == info.primaryKeyValueType, let found = directPrimaryKeyLookup(info, key) {
+            objectKey = found
+        } else {
+            let entry: [UInt8]?
+            do {
+                entry = try info.accessors[column].indexKey(for: key)
+            } catch let error as Realm.Error {
+                realmFatal(error)
+            } catch {
+                realmFatal(.invalidValue, "\(error)")
+            }
+            objectKey = entry.flatMap { primaryKeyLookup(info, entry: $0) }
         }
-        guard let entry, let objectKey = primaryKeyLookup(info, entry: entry) else { return nil }
-        return self.object(info, key: objectKey).map { unsafeDowncast($0, to: Element.self) }
+        // No Optional.map here: in this generic function it copies through value witnesses.
+        guard let objectKey, let record = loadRecord(info, objectKey) else { return nil }
+        return unsafeDowncast(materialize(info, key: objectKey, record: record), to: Element.self)
+    }
+
+    /// Keys of the common primary-key types (Int, String, ObjectId, UUID),
+    /// when `K` is the property's type: encoded on the stack, no
+    /// conversion. nil for other types (the caller converts); .some(nil)
+    /// when there is no such object.
+    @inline(__always)
+    private func directPrimaryKeyLookup<K>(_ info: ClassInfo, _ key: K) -> UInt64?? {
+        func lookup<T: _RealmPrimitive>(_ value: T) -> UInt64?? {
+            .some(value._rlmWithBytes { raw in withIndexKey(T._rlmType, isNull: false, raw) { primaryKeyLookup(info, entry: $0) } })
+        }
+        if K.self == Int.self {
+            // Int directly: its _rlmWithBytes is reached through a witness table from here.
+            let value = Int64(unsafeBitCast(key, to: Int.self))
+            return .some(withInt64Bytes(value) { raw in withIndexKey(.int, isNull: false, raw) { primaryKeyLookup(info, entry: $0) } })
+        }
+        if K.self == String.self { return lookup(unsafeBitCast(key, to: String.self)) }
+        if K.self == ObjectId.self { return lookup(unsafeBitCast(key, to: ObjectId.self)) }
+        if K.self == UUID.self { return lookup(unsafeBitCast(key, to: UUID.self)) }
+        return nil
     }
 
     /// The object key stored under an encoded primary key (KeyEncoding.swift).
     func primaryKeyLookup(_ info: ClassInfo, entry: [UInt8]) -> UInt64? {
+        entry.withUnsafeBytes { primaryKeyLookup(info, entry: $0) }
+    }
+
+    func primaryKeyLookup(_ info: ClassInfo, entry: UnsafeRawBufferPointer) -> UInt64? {
         guard info.primaryKeyTree != absentTree else { return nil }
         var value = cs_val()
-        let rc = withBytesKey(entry) { cs_get(txn, info.primaryKeyTree, $0, &value) }
+        let rc = cs_get(txn, info.primaryKeyTree, cs_val(data: entry.baseAddress, size: entry.count), &value)
         if rc == csNotFound { return nil }
         mustSucceed(rc, "Looking up a primary key of '\(info.name)'")
         return keyValue(value)

@@ -57,7 +57,7 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     }
 
     public var count: Int {
-        if case .query(let plan) = source { return plan.keys(realmInstance).count }
+        if case .query(let plan) = source { return plan.count(realmInstance) }
         return realmInstance.count(of: info)
     }
     public var isEmpty: Bool { count == 0 }
@@ -130,6 +130,14 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
     private var started = false
     private var generation: UInt64 = 0
     private var claims: UInt64 = 0
+    /// Rows of the class read ahead a leaf at a time (cs_cursor_next_batch):
+    /// `batch` owns the buffers, read through the raw pointers (no
+    /// reference counting per row).
+    private var batch: RowBatch?
+    private var batchKeys: UnsafeMutablePointer<cs_val>?
+    private var batchValues: UnsafeMutablePointer<cs_val>?
+    private var batchCount = 0
+    private var batchPosition = 0
     /// Query results: the rows when iteration started (objects deleted since are skipped).
     private var queryRows: (keys: [UInt64], records: [RecordView])?
     private var queryPosition = 0
@@ -195,11 +203,32 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
 
     @inline(__always)
     private mutating func nextOfAll(_ realm: RealmCore, _ info: ClassInfo) -> ObjectBase? {
+        // Rows read ahead from the current leaf, valid while the snapshot is.
+        if batchPosition < batchCount, realm.generation == generation, let keys = batchKeys, let values = batchValues {
+            let i = batchPosition
+            batchPosition = i + 1
+            lastKey = keyValue(keys[i])
+            return yield(realm, info, lastKey, values[i])
+        }
         var key = cs_val(), value = cs_val()
         var rc: Int32
         if started, let cursor, realm.generation == generation, realm.cursorClaims == claims {
-            rc = cs_cursor_get(cursor, &key, &value, CS_NEXT)
+            if batch == nil {
+                let storage = RowBatch()
+                batch = storage
+                batchKeys = storage.keys
+                batchValues = storage.values
+            }
+            var count = 0
+            rc = cs_cursor_next_batch(cursor, batchKeys, batchValues, RowBatch.capacity, &count)
+            if rc == csOK, let keys = batchKeys, let values = batchValues {
+                key = keys[0]
+                value = values[0]
+                batchCount = count
+                batchPosition = 1
+            }
         } else {
+            batchCount = 0
             guard let fresh = realm.cursor(info.objectsTree) else { return nil }
             cursor = fresh
             if !started {
@@ -240,3 +269,16 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
 }
 
 extension Results: WholeClassResults {}
+
+/// Keys and records read ahead by a ResultsIterator (pointers into the
+/// snapshot it read them from).
+final class RowBatch {
+    static let capacity = 64
+    let keys = UnsafeMutablePointer<cs_val>.allocate(capacity: RowBatch.capacity)
+    let values = UnsafeMutablePointer<cs_val>.allocate(capacity: RowBatch.capacity)
+
+    deinit {
+        keys.deallocate()
+        values.deallocate()
+    }
+}

@@ -158,6 +158,8 @@ extension Persisted: PersistedIntrospection {
 /// that walk all properties (add, create(value:), description, KVC).
 protocol PropertyAccessor: AnyObject, Sendable {
     var shape: _PropertyShape { get }
+    /// The Swift type of the property (V of Persisted<V>).
+    var valueType: Any.Type { get }
     /// Offset of Persisted.column inside instances.
     var columnFieldOffset: Int { get }
     func options(of object: ObjectBase) -> (flags: UInt8, originProperty: String?)
@@ -211,6 +213,7 @@ final class PersistedAccessor<V: _Persistable>: PropertyAccessor, @unchecked Sen
     }
 
     var shape: _PropertyShape { V._rlmShape }
+    var valueType: Any.Type { V.self }
 
     func options(of object: ObjectBase) -> (flags: UInt8, originProperty: String?) {
         let field = (base(object) + columnOffset - MemoryLayout<Persisted<V>>.offset(of: \Persisted<V>.column)!)

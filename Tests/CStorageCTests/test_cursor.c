@@ -452,11 +452,185 @@ static void test_cursor_edge(void) {
     CHECK_OK(cs_txn_commit(t));
 }
 
+/* cs_cursor_next_batch walks the same entries as CS_NEXT one at a time,
+ * whatever the capacity, from an unpositioned or a positioned cursor, in
+ * read and write txns (including a write between two batches). */
+static long batch_scan(cs_cursor *c, size_t cap, long start, long *bad) {
+    cs_val keys[300], vals[300];
+    size_t got;
+    long n = start;
+    int r;
+    while ((r = cs_cursor_next_batch(c, n % 2 ? NULL : keys, vals, cap, &got)) == CS_OK) {
+        if (got == 0 || got > cap) (*bad)++;
+        for (size_t i = 0; i < got; i++, n++) {
+            char vb[32];
+            size_t vl = mkval(vb, (uint32_t)n);
+            if ((n - (long)i) % 2 == 0 && keynum(keys[i]) != 2 * n) (*bad)++;
+            if (vals[i].size != vl || memcmp(vals[i].data, vb, vl)) (*bad)++;
+        }
+    }
+    if (r != CS_NOTFOUND || got != 0) (*bad)++;
+    return n;
+}
+
+static void test_batch(void) {
+    cs_txn *t;
+    cs_cursor *c;
+    cs_val k, v;
+    static const size_t caps[] = {1, 2, 7, 64, 300};
+    REQUIRE_OK(cs_txn_begin(g_env, CS_TXN_RDONLY, &t));
+    REQUIRE_OK(cs_cursor_open(t, g_big, &c));
+    for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++) {
+        long bad = 0;
+        CHECK_OK(cs_cursor_close(c));
+        REQUIRE_OK(cs_cursor_open(t, g_big, &c));
+        CHECK_EQ(batch_scan(c, caps[i], 0, &bad), BIG);
+        CHECK_EQ(bad, 0);
+        /* stays on the last entry at the end */
+        CHECK_OK(cs_cursor_get(c, &k, &v, CS_CURRENT));
+        CHECK_EQ(keynum(k), 2 * (BIG - 1));
+    }
+    /* from a positioned cursor; then single steps continue after the batch */
+    size_t got;
+    cs_val keys[64];
+    CHECK_OK(cs_cursor_seek_index(c, 1000, &k, &v));
+    CHECK_OK(cs_cursor_next_batch(c, keys, NULL, 64, &got));
+    CHECK(got >= 1 && got <= 64);
+    CHECK_EQ(keynum(keys[0]), 2 * 1001);
+    CHECK_EQ(keynum(keys[got - 1]), 2 * (1000 + (long)got));
+    CHECK_OK(cs_cursor_get(c, &k, &v, CS_NEXT));
+    CHECK_EQ(keynum(k), 2 * (1001 + (long)got));
+    CHECK_OK(cs_cursor_get(c, &k, &v, CS_PREV));
+    CHECK_OK(cs_cursor_get(c, &k, &v, CS_PREV));
+    CHECK_EQ(keynum(k), 2 * (999 + (long)got));
+    CHECK_RC(cs_cursor_next_batch(c, keys, NULL, 0, &got), CS_EINVAL);
+    CHECK_OK(cs_cursor_close(c));
+    cs_txn_abort(t);
+
+    /* write txn: a put between batches; the cursor re-finds its key */
+    char kb[KEYLEN];
+    REQUIRE_OK(cs_txn_begin(g_env, 0, &t));
+    REQUIRE_OK(cs_cursor_open(t, g_big, &c));
+    CHECK_OK(cs_cursor_next_batch(c, keys, NULL, 10, &got));
+    CHECK_EQ(got, 10);
+    CHECK_OK(cs_put(t, g_big, V(kb, mkkey(kb, 2 * 9 + 1)), VS("odd"), 0)); /* right after the 10th key */
+    CHECK_OK(cs_cursor_next_batch(c, keys, NULL, 2, &got));
+    CHECK_EQ(got, 2);
+    CHECK_EQ(keynum(keys[0]), 19);
+    CHECK_EQ(keynum(keys[1]), 20);
+    CHECK_OK(cs_cursor_close(c));
+
+    /* overflow values in the middle of a batch */
+    cs_tree ot;
+    static uint8_t big[10000];
+    for (size_t i = 0; i < sizeof big; i++) big[i] = (uint8_t)(i * 7);
+    REQUIRE_OK(cs_tree_open(t, "batch-ovf", CS_CREATE, &ot));
+    for (uint32_t i = 0; i < 60; i++)
+        CHECK_OK(cs_put(t, ot, V(kb, mkkey(kb, i)), i % 5 == 2 ? V(big, sizeof big - i) : VS("small"), 0));
+    REQUIRE_OK(cs_cursor_open(t, ot, &c));
+    cs_val vals[64];
+    long n = 0, bad = 0;
+    while (cs_cursor_next_batch(c, keys, vals, 64, &got) == CS_OK)
+        for (size_t i = 0; i < got; i++, n++) {
+            if (keynum(keys[i]) != n) bad++;
+            if (n % 5 == 2 ? vals[i].size != sizeof big - (size_t)n || memcmp(vals[i].data, big, vals[i].size)
+                           : vals[i].size != 5 || memcmp(vals[i].data, "small", 5))
+                bad++;
+        }
+    CHECK_EQ(n, 60);
+    CHECK_EQ(bad, 0);
+    CHECK_OK(cs_cursor_close(c));
+    cs_txn_abort(t);
+}
+
+/* Node searches guess positions from the keys' bytes (node.c): trees of
+ * dense, skewed, short, prefix-sharing, decimal, text and mixed keys must
+ * answer every get and seek as a plain sorted array does. */
+typedef struct skey {
+    uint8_t b[64];
+    uint32_t n;
+} skey;
+static int skey_cmp(const void *x, const void *y) {
+    const skey *a = x, *b = y;
+    int c = memcmp(a->b, b->b, a->n < b->n ? a->n : b->n);
+    return c ? c : (a->n > b->n) - (a->n < b->n);
+}
+static skey shape_key(uint32_t fam, uint32_t i) {
+    skey k = {.n = 0};
+    k.b[k.n++] = (uint8_t)(fam + 1);
+    uint64_t v = fam == 0 ? (uint64_t)i * i * 1000003u : fam == 1 ? i : (uint64_t)i << 40;
+    switch (fam) {
+    case 0: case 1: case 2:
+        for (int j = 7; j >= 0; j--) k.b[k.n++] = (uint8_t)(v >> (8 * j));
+        break;
+    case 3:
+        k.n += (uint32_t)sprintf((char *)k.b + 1, "%u", i);
+        break;
+    case 5: /* all printable: searches bisect (key_is_text) */
+        k.b[0] = 'T';
+        k.n += (uint32_t)sprintf((char *)k.b + 1, "user:%07u", i * 7);
+        break;
+    default:
+        memset(k.b + 1, 'a', i % 40);
+        k.n += i % 40;
+        for (int j = 3; j >= 0; j--) k.b[k.n++] = (uint8_t)(i >> (8 * j));
+        break;
+    }
+    return k;
+}
+
+static void test_search_shapes(void) {
+    enum { PER = 4000, FAMS = 6, N = PER * FAMS };
+    skey *keys = malloc(N * sizeof *keys);
+    REQUIRE(keys != NULL);
+    cs_txn *t;
+    cs_tree tr;
+    REQUIRE_OK(cs_txn_begin(g_env, 0, &t));
+    REQUIRE_OK(cs_tree_open(t, "shapes", CS_CREATE, &tr));
+    for (uint32_t i = 0; i < N; i++) {
+        keys[i] = shape_key(i % FAMS, 2 * (i / FAMS)); /* even: odd ones are absent */
+        CHECK_OK(cs_put(t, tr, V(keys[i].b, keys[i].n), V(&i, sizeof i), 0));
+    }
+    REQUIRE_OK(cs_txn_commit(t));
+    qsort(keys, N, sizeof *keys, skey_cmp);
+    REQUIRE_OK(cs_txn_begin(g_env, CS_TXN_RDONLY, &t));
+    cs_cursor *c;
+    REQUIRE_OK(cs_cursor_open(t, tr, &c));
+    long bad = 0;
+    for (uint32_t i = 0; i < N; i++) {
+        cs_val v;
+        if (cs_get(t, tr, V(keys[i].b, keys[i].n), &v) != CS_OK) bad++;
+    }
+    for (uint32_t fam = 0; fam < FAMS; fam++)
+        for (uint32_t i = 0; i < 2 * PER + 2; i++) {
+            skey probe = shape_key(fam, i);
+            /* expected: the first stored key >= probe */
+            size_t lo = 0, hi = N;
+            while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (skey_cmp(&keys[mid], &probe) < 0) lo = mid + 1;
+                else hi = mid;
+            }
+            int present = lo < N && skey_cmp(&keys[lo], &probe) == 0;
+            cs_val v, k = V(probe.b, probe.n);
+            if ((cs_get(t, tr, k, &v) == CS_OK) != present) bad++;
+            int r = cs_cursor_get(c, &k, &v, CS_SEEK);
+            if (lo == N ? r != CS_NOTFOUND
+                        : r != CS_OK || k.size != keys[lo].n || memcmp(k.data, keys[lo].b, k.size)) bad++;
+        }
+    CHECK_EQ(bad, 0);
+    CHECK_OK(cs_cursor_close(c));
+    cs_txn_abort(t);
+    free(keys);
+}
+
 int main(void) {
     REQUIRE_OK(test_open(test_path("cursor.db").s, 0, &g_env));
     test_empty_and_one();
     fill_big();
     test_big_scans();
+    test_batch();
+    test_search_shapes();
     test_big_rank();
     test_cursor_del();
     test_cursor_put_and_stability();

@@ -252,6 +252,13 @@ int cs_cursor_close(cs_cursor *cur);
  * the found key; either out-pointer may be NULL. CS_NOTFOUND at either end
  * (the cursor then stays where it was). */
 int cs_cursor_get(cs_cursor *cur, cs_val *key, cs_val *val, cs_cursor_op op);
+/* CS_NEXT up to `cap` times in one call, staying inside one leaf: reads the
+ * entries following the cursor's (the first entry if it is unpositioned)
+ * until the end of that leaf or `cap` of them, into keys[i] / vals[i]
+ * (either array may be NULL) and sets *n to how many; the cursor is left on
+ * the last one. CS_NOTFOUND (*n = 0, cursor unmoved) at the end of the tree.
+ * Scans call this instead of one cs_cursor_get per entry. */
+int cs_cursor_next_batch(cs_cursor *cur, cs_val *keys, cs_val *vals, size_t cap, size_t *n);
 /* Insert/update through the cursor; the cursor is left on that key. */
 int cs_cursor_put(cs_cursor *cur, cs_val key, cs_val val, unsigned flags);
 /* Delete the current entry. The cursor is left between its neighbours:

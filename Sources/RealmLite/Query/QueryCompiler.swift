@@ -33,6 +33,9 @@ struct CompiledQuery {
     let filter: RowFilter
     /// Set when the whole predicate implies `column IN keys` on an index.
     let probe: IndexProbe?
+    /// The same predicate evaluated on record bytes without closures, when
+    /// it is simple enough (RecordTest.swift); scans prefer it.
+    let test: RecordTest?
 }
 
 struct QueryCompiler {
@@ -44,7 +47,7 @@ struct QueryCompiler {
     private var resolver: PathResolver { PathResolver(root: info, format: format) }
 
     func compile(_ predicate: QueryPredicate) throws -> CompiledQuery {
-        CompiledQuery(filter: try filter(predicate), probe: useIndexes ? probe(predicate) : nil)
+        CompiledQuery(filter: try filter(predicate), probe: useIndexes ? probe(predicate) : nil, test: recordTest(predicate))
     }
 
     private func filter(_ predicate: QueryPredicate) throws -> RowFilter {
@@ -68,7 +71,7 @@ struct QueryCompiler {
     // MARK: - Comparisons
 
     /// Puts the key path on the left: `3 < age` -> `age > 3`, `'x' IN tags` -> `ANY tags == 'x'`.
-    private func normalized(_ c: QueryComparison) throws -> QueryComparison {
+    func normalized(_ c: QueryComparison) throws -> QueryComparison {
         var c = c
         if c.left.isPath {
             return c

@@ -84,6 +84,26 @@ final class QueryPlan {
         current(realm).keys
     }
 
+    /// How many objects match in the current snapshot. A plain scan of the
+    /// class with a RecordTest (or no predicate) is counted without
+    /// collecting rows; anything else evaluates the plan (and caches it).
+    func count(_ realm: RealmCore) -> Int {
+        if !realm.isFrozen, cachedGeneration == realm.generation, cachedGeneration != 0 { return cachedKeys.count }
+        guard case .all = base, compiled?.probe == nil,
+              orderings.allSatisfy({ if case .sort = $0 { true } else { false } }) else {
+            return keys(realm).count
+        }
+        guard let compiled else { return realm.count(of: info) }
+        guard let test = compiled.test else { return keys(realm).count }
+        var n = 0
+        test.withEvaluator { test in
+            scan(realm, keys: false) { _, values, count in
+                for i in 0..<count where test.matches(UnsafeRawPointer(values[i].data!)) { n += 1 }
+            }
+        }
+        return n
+    }
+
     /// Keys and records of the matching objects in the current snapshot.
     func rows(_ realm: RealmCore) -> (keys: [UInt64], records: [RecordView]) {
         current(realm)
@@ -144,19 +164,22 @@ final class QueryPlan {
                     let record = RecordView(base: UnsafeRawPointer(value.data!), size: value.size)
                     if filter!(realm, record, key) { rows.append(key, record) }
                 }
-            } else if info.objectsTree != absentTree {
-                var cursor: OpaquePointer?
-                guard cs_cursor_open(realm.txn, info.objectsTree, &cursor) == csOK, let cursor else { return }
-                defer { cs_cursor_close(cursor) }
-                var k = cs_val(), v = cs_val()
-                var rc = cs_cursor_get(cursor, &k, &v, CS_FIRST)
-                while rc == csOK {
-                    let key = keyValue(k)
-                    let record = RecordView(base: UnsafeRawPointer(v.data!), size: v.size)
-                    if filter?(realm, record, key) ?? true { rows.append(key, record) }
-                    rc = cs_cursor_get(cursor, &k, &v, CS_NEXT)
+            } else if let test = compiled?.test {
+                test.withEvaluator { test in
+                    scan(realm, keys: true) { keys, values, count in
+                        for i in 0..<count where test.matches(UnsafeRawPointer(values[i].data!)) {
+                            rows.append(keyValue(keys[i]), RecordView(base: UnsafeRawPointer(values[i].data!), size: values[i].size))
+                        }
+                    }
                 }
-                if rc != csNotFound { mustSucceed(rc, "Evaluating a query on '\(info.name)'") }
+            } else {
+                scan(realm, keys: true) { keys, values, count in
+                    for i in 0..<count {
+                        let key = keyValue(keys[i])
+                        let record = RecordView(base: UnsafeRawPointer(values[i].data!), size: values[i].size)
+                        if filter?(realm, record, key) ?? true { rows.append(key, record) }
+                    }
+                }
             }
         case .keys(let source):
             for key in source.read(realm) {
@@ -170,6 +193,28 @@ final class QueryPlan {
             case .sort(_, let sortKeys): sort(&rows, sortKeys, realm)
             case .distinct(_, let paths): distinct(&rows, paths, realm)
             case .limit(let n): if rows.keys.count > n { rows.reorder(Array(0..<n)) }
+            }
+        }
+    }
+
+    /// Every record of the class in key order, a leaf's worth at a time:
+    /// `body(keys, values, count)` (keys only when asked for).
+    private func scan(_ realm: RealmCore, keys wantKeys: Bool,
+                      _ body: (UnsafePointer<cs_val>, UnsafePointer<cs_val>, Int) -> Void) {
+        guard info.objectsTree != absentTree else { return }
+        var cursor: OpaquePointer?
+        guard cs_cursor_open(realm.txn, info.objectsTree, &cursor) == csOK, let cursor else { return }
+        defer { cs_cursor_close(cursor) }
+        let capacity = 256
+        withUnsafeTemporaryAllocation(of: cs_val.self, capacity: capacity) { keys in
+            withUnsafeTemporaryAllocation(of: cs_val.self, capacity: capacity) { values in
+                var count = 0
+                var rc: Int32
+                repeat {
+                    rc = cs_cursor_next_batch(cursor, wantKeys ? keys.baseAddress : nil, values.baseAddress, capacity, &count)
+                    if rc == csOK { body(UnsafePointer(keys.baseAddress!), UnsafePointer(values.baseAddress!), count) }
+                } while rc == csOK
+                if rc != csNotFound { mustSucceed(rc, "Evaluating a query on '\(info.name)'") }
             }
         }
     }
