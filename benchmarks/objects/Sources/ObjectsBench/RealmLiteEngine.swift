@@ -98,13 +98,9 @@ final class RealmLiteEngine: Engine {
     }
 
     func sortByScore() throws -> Double {
-        var checksum = 0.0, previous = -Double.infinity
-        for p in peopleRealm.objects(Person.self).sorted(byKeyPath: "score") {
-            precondition(p.score >= previous, "not sorted")
-            previous = p.score
-            checksum += p.score
-        }
-        return checksum
+        var scores = SortedScores()
+        for p in peopleRealm.objects(Person.self).sorted(byKeyPath: "score") { scores.add(p.score) }
+        return scores.sum
     }
 
     func durableTransactions(first: Int, updates: [Int]) throws {

@@ -70,6 +70,18 @@ protocol Engine: AnyObject {
     static func openBigAndLookup(at directory: URL, id: Int) throws -> String
 }
 
+/// The sort workload's check: scores come in ascending order; their sum.
+struct SortedScores {
+    private(set) var sum = 0.0
+    private var previous = -Double.infinity
+
+    mutating func add(_ score: Double) {
+        precondition(score >= previous, "not sorted")
+        previous = score
+        sum += score
+    }
+}
+
 /// Expected checksums, computed from the data definitions.
 enum Expected {
     static func fetchInts(_ n: Int) -> Int { (0..<n).reduce(0) { $0 + intsRow($1).reduce(0, +) } }
