@@ -145,8 +145,10 @@ static void mutate(uint8_t *img, fz_in *in, bool fix)
             }
             break;
         }
-        default: /* zero a range */
-            memset(pg + o, 0, (size_t)(fz_u8(in) % 64) < PSIZE - o ? (size_t)(fz_u8(in) % 64) : PSIZE - o);
+        default: { /* zero a range (read the length once: it is bounded) */
+            size_t len = fz_u8(in) % 64u;
+            memset(pg + o, 0, len < PSIZE - o ? len : PSIZE - o);
+        }
         }
         if (fix) reseal(img, p);
     }
