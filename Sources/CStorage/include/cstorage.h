@@ -272,6 +272,74 @@ int cs_cursor_index(cs_cursor *cur, uint64_t *out);
 /* Rebind a cursor to another read txn on the same env (after renew). */
 int cs_cursor_renew(cs_txn *txn, cs_cursor *cur);
 
+/* ---- Value filters ------------------------------------------------------- */
+/* A predicate over value bytes, compiled once by the caller (RealmLite
+ * compiles its common query predicates into one) and evaluated here over a
+ * batch of values, e.g. a leaf's worth from cs_cursor_next_batch: no
+ * callback, no allocation, no stack per value. Each test reads one field at
+ * a fixed offset of the value; AND / OR / NOT are jumps between tests.
+ * The engine knows nothing else of the caller's value format.
+ *
+ * Nulls: a test with a non-zero null_mask first reads the null bit
+ * (value[null_byte] & null_mask). CS_TEST_NULL compares that bit with
+ * `flag`; any other test on a value whose bit is set yields
+ * (cmp == CS_CMP_NE): nil is unequal to every constant and never ordered.
+ * Doubles: NaN equals NaN and is never ordered. */
+enum cs_test_kind {
+    CS_TEST_NULL = 1,    /* null bit set == flag                                */
+    CS_TEST_I64_RANGE,   /* low <= i64 at offset <= high, inverted by negate    */
+    CS_TEST_I64_VS_F64,  /* (double)i64 at offset  cmp  f64                     */
+    CS_TEST_F64,         /* f64 at offset  cmp  f64                             */
+    CS_TEST_F32,         /* (double)f32 at offset  cmp  f64                     */
+    CS_TEST_BOOL,        /* (u8 at offset != 0) == flag, inverted by negate     */
+    CS_TEST_BYTES_EQ,    /* variable field number `offset` equals
+                            constants[low, low + high), inverted by negate      */
+};
+enum cs_test_cmp { CS_CMP_EQ = 0, CS_CMP_NE, CS_CMP_LT, CS_CMP_LE, CS_CMP_GT, CS_CMP_GE };
+#define CS_FILTER_FALSE (-1) /* a jump target: the value does not match      */
+#define CS_FILTER_TRUE (-2)  /* a jump target: the value matches             */
+
+typedef struct cs_value_test {
+    uint8_t kind;        /* enum cs_test_kind                                 */
+    uint8_t cmp;         /* enum cs_test_cmp (F64/F32/I64_VS_F64; and which
+                            result a null value gives)                        */
+    uint8_t flag;
+    uint8_t negate;
+    uint8_t null_mask;   /* 0: the field has no null bit                      */
+    uint8_t pad[3];
+    uint32_t null_byte;
+    uint32_t offset;     /* field offset, or variable field number            */
+    int32_t on_true;     /* next test (a LOWER index, so evaluation ends) or
+                            CS_FILTER_TRUE / CS_FILTER_FALSE                  */
+    int32_t on_false;
+    int64_t low, high;
+    double f64;
+} cs_value_test;
+
+/* Variable fields (CS_TEST_BYTES_EQ): at var_table, a u32 LE end offset per
+ * field (relative to var_data); field i spans [end[i-1], end[i]) after
+ * var_data, end[-1] = 0. */
+typedef struct cs_filter {
+    const cs_value_test *tests; /* borrowed for the call                      */
+    uint32_t ntests;
+    int32_t entry;              /* first test, or CS_FILTER_TRUE / _FALSE     */
+    const uint8_t *constants;   /* borrowed; CS_TEST_BYTES_EQ compares these  */
+    size_t nconstants;
+    uint32_t var_table;
+    uint32_t var_data;
+} cs_filter;
+
+/* Evaluate `filter` on vals[0..n). Writes the indexes of matching values to
+ * `matches` (NULL: count only; else room for n) and their number to
+ * *nmatched. CS_EINVAL for a malformed filter (a jump not to a lower index,
+ * a constant out of range); CS_ECORRUPT if a value is too short for a field
+ * a test reads (nothing is read out of bounds). */
+int cs_filter_values(const cs_filter *filter, const cs_val *vals, size_t n, uint32_t *matches, size_t *nmatched);
+/* Count the entries of `tree` in txn's snapshot whose values pass `filter`,
+ * walking the leaves in place (no per-entry cs_val). A missing tree counts 0.
+ * Errors as cs_filter_values (and the txn's: CS_EBADTXN ...); *out = 0 then. */
+int cs_count_matching(cs_txn *txn, cs_tree tree, const cs_filter *filter, uint64_t *out);
+
 /* ---- Changes between snapshots ------------------------------------------ */
 typedef enum cs_diff_kind {
     CS_DIFF_INSERT = 1,  /* key only in `to`                                  */

@@ -95,13 +95,11 @@ final class QueryPlan {
         }
         guard let compiled else { return realm.count(of: info) }
         guard let test = compiled.test else { return keys(realm).count }
-        var n = 0
-        test.withEvaluator { test in
-            scan(realm, keys: false) { _, values, count in
-                for i in 0..<count where test.matches(UnsafeRawPointer(values[i].data!)) { n += 1 }
-            }
-        }
-        return n
+        guard info.objectsTree != absentTree else { return 0 }
+        var n: UInt64 = 0
+        let rc = test.withFilter { cs_count_matching(realm.txn, info.objectsTree, $0, &n) }
+        // A record the filter cannot read (damaged): the general filter decides.
+        return rc == csOK ? Int(n) : keys(realm).count
     }
 
     /// Keys and records of the matching objects in the current snapshot.
@@ -164,21 +162,17 @@ final class QueryPlan {
                     let record = RecordView(base: UnsafeRawPointer(value.data!), size: value.size)
                     if filter!(realm, record, key) { rows.append(key, record) }
                 }
-            } else if let test = compiled?.test {
-                test.withEvaluator { test in
-                    scan(realm, keys: true) { keys, values, count in
-                        for i in 0..<count where test.matches(UnsafeRawPointer(values[i].data!)) {
-                            rows.append(keyValue(keys[i]), RecordView(base: UnsafeRawPointer(values[i].data!), size: values[i].size))
-                        }
-                    }
-                }
+            } else if let test = compiled?.test, scanMatching(realm, test, into: &rows) {
+                // Done by the engine's filter.
             } else {
+                rows = Rows()
                 scan(realm, keys: true) { keys, values, count in
                     for i in 0..<count {
                         let key = keyValue(keys[i])
                         let record = RecordView(base: UnsafeRawPointer(values[i].data!), size: values[i].size)
                         if filter?(realm, record, key) ?? true { rows.append(key, record) }
                     }
+                    return true
                 }
             }
         case .keys(let source):
@@ -197,22 +191,45 @@ final class QueryPlan {
         }
     }
 
+    /// The rows whose records pass `test`; false if the engine could not
+    /// read some record (then the general filter decides).
+    private func scanMatching(_ realm: RealmCore, _ test: RecordTest, into rows: inout Rows) -> Bool {
+        var rc = csOK
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: Self.scanBatch) { matches in
+            test.withFilter { filter in
+                scan(realm, keys: true) { keys, values, count in
+                    var matched = 0
+                    rc = cs_filter_values(filter, values, count, matches.baseAddress, &matched)
+                    for m in matches.prefix(matched) {
+                        let i = Int(m)
+                        rows.append(keyValue(keys[i]), RecordView(base: UnsafeRawPointer(values[i].data!), size: values[i].size))
+                    }
+                    return rc == csOK
+                }
+            }
+        }
+        return rc == csOK
+    }
+
+    private static let scanBatch = 256
+
     /// Every record of the class in key order, a leaf's worth at a time:
-    /// `body(keys, values, count)` (keys only when asked for).
+    /// `body(keys, values, count)` (keys only when asked for) until it
+    /// returns false.
     private func scan(_ realm: RealmCore, keys wantKeys: Bool,
-                      _ body: (UnsafePointer<cs_val>, UnsafePointer<cs_val>, Int) -> Void) {
+                      _ body: (UnsafePointer<cs_val>, UnsafePointer<cs_val>, Int) -> Bool) {
         guard info.objectsTree != absentTree else { return }
         var cursor: OpaquePointer?
         guard cs_cursor_open(realm.txn, info.objectsTree, &cursor) == csOK, let cursor else { return }
         defer { cs_cursor_close(cursor) }
-        let capacity = 256
+        let capacity = Self.scanBatch
         withUnsafeTemporaryAllocation(of: cs_val.self, capacity: capacity) { keys in
             withUnsafeTemporaryAllocation(of: cs_val.self, capacity: capacity) { values in
                 var count = 0
                 var rc: Int32
                 repeat {
                     rc = cs_cursor_next_batch(cursor, wantKeys ? keys.baseAddress : nil, values.baseAddress, capacity, &count)
-                    if rc == csOK { body(UnsafePointer(keys.baseAddress!), UnsafePointer(values.baseAddress!), count) }
+                    if rc == csOK, !body(UnsafePointer(keys.baseAddress!), UnsafePointer(values.baseAddress!), count) { return }
                 } while rc == csOK
                 if rc != csNotFound { mustSucceed(rc, "Evaluating a query on '\(info.name)'") }
             }

@@ -2,8 +2,9 @@
 // one scalar property of the row (int, bool, float, double, date; == and !=
 // on string and data without [c]/[d]; nil checks on any property) and
 // constants — compiled to plain data and
-// evaluated straight on a record's bytes: no closures, no QueryOperand
-// enum, no reference counting per row. QueryCompiler builds one next to
+// evaluated by the engine straight on a record's bytes (cs_filter_values, a
+// batch at a time): no closures, no QueryOperand enum, no reference
+// counting per row. QueryCompiler builds one next to
 // the general filter when every part of the predicate qualifies (anything
 // else — string ordering and matching, links, collections, options,
 // two-property comparisons —
@@ -11,6 +12,7 @@
 // general filter's exactly: same nil, NaN and int/double rules
 // (QueryCompiler.operandTest / nonNullTest).
 
+import CStorage
 import Foundation
 
 struct RecordTest {
@@ -36,8 +38,8 @@ struct RecordTest {
     }
 
     /// Where evaluation goes after a test: another node, or a final result.
-    static let resultFalse: Int32 = -1
-    static let resultTrue: Int32 = -2
+    static let resultFalse = CS_FILTER_FALSE
+    static let resultTrue = CS_FILTER_TRUE
 
     /// One test of one column, and where to go on either outcome (AND, OR
     /// and NOT are compiled into these jumps, so evaluation is a loop with
@@ -58,7 +60,8 @@ struct RecordTest {
         var double: Double = 0
     }
 
-    let nodes: [Node]
+    /// The nodes as the engine's value tests (cs_filter_values evaluates them).
+    let tests: [cs_value_test]
     /// The first node, or a final result (constant predicates).
     let entry: Int32
     /// Bytes the string / data tests compare with.
@@ -66,78 +69,61 @@ struct RecordTest {
     /// The class's record layout (where var fields are).
     let layout: RecordLayout
 
-    /// Calls `body` with an evaluator of this test over record base pointers.
+    init(nodes: [Node], entry: Int32, constants: [UInt8], layout: RecordLayout) {
+        tests = nodes.map(\.engineTest)
+        self.entry = entry
+        self.constants = constants
+        self.layout = layout
+    }
+
+    /// Calls `body` with the filter, valid for the duration of the call.
     @inline(__always)
-    func withEvaluator<R>(_ body: (Evaluator) throws -> R) rethrows -> R {
-        try nodes.withUnsafeBufferPointer { nodes in
+    func withFilter<R>(_ body: (UnsafePointer<cs_filter>) throws -> R) rethrows -> R {
+        try tests.withUnsafeBufferPointer { tests in
             try constants.withUnsafeBufferPointer { constants in
-                try body(Evaluator(nodes: nodes.baseAddress, entry: entry, constants: constants.baseAddress, layout: layout))
+                var filter = cs_filter(tests: tests.baseAddress, ntests: UInt32(tests.count), entry: entry,
+                                       constants: constants.baseAddress, nconstants: constants.count,
+                                       var_table: UInt32(layout.varTableStart), var_data: UInt32(layout.varDataStart))
+                return try body(&filter)
             }
         }
     }
+}
 
-    struct Evaluator {
-        let nodes: UnsafePointer<Node>?
-        let entry: Int32
-        let constants: UnsafePointer<UInt8>?
-        let layout: RecordLayout
-
-        @inline(__always)
-        func matches(_ record: UnsafeRawPointer) -> Bool {
-            var next = entry
-            while next >= 0 {
-                let node = nodes.unsafelyUnwrapped + Int(next)
-                next = test(node, record) ? node.pointee.onTrue : node.pointee.onFalse
-            }
-            return next == RecordTest.resultTrue
+extension RecordTest.Node {
+    /// The same test in the engine's terms (cstorage.h, "Value filters").
+    var engineTest: cs_value_test {
+        let engineKind: cs_test_kind = switch kind {
+        case .isNull: CS_TEST_NULL
+        case .intRange: CS_TEST_I64_RANGE
+        case .intAsDouble: CS_TEST_I64_VS_F64
+        case .double: CS_TEST_F64
+        case .float: CS_TEST_F32
+        case .bool: CS_TEST_BOOL
+        case .bytesEqual: CS_TEST_BYTES_EQ
         }
-
-        @inline(__always)
-        private func test(_ node: UnsafePointer<Node>, _ record: UnsafeRawPointer) -> Bool {
-            let isNull = record.load(fromByteOffset: Int(node.pointee.nullByte), as: UInt8.self) & node.pointee.nullMask != 0
-            if node.pointee.kind == .isNull { return isNull == node.pointee.flag }
-            // A value test: nil satisfies only != (as operandTest).
-            if isNull { return node.pointee.comparison == .notEqual }
-            let field = record + Int(node.pointee.offset)
-            switch node.pointee.kind {
-            case .intRange:
-                let v = Int64(littleEndian: field.loadUnaligned(as: Int64.self)), low = node.pointee.low
-                let inRange = UInt64(bitPattern: v &- low) <= UInt64(bitPattern: node.pointee.high &- low)
-                return inRange != node.pointee.negate
-            case .intAsDouble:
-                return Self.compare(node.pointee.comparison, Double(Int64(littleEndian: field.loadUnaligned(as: Int64.self))),
-                               node.pointee.double)
-            case .double:
-                return Self.compare(node.pointee.comparison, Double(bitPattern: UInt64(littleEndian: field.loadUnaligned(as: UInt64.self))),
-                               node.pointee.double)
-            case .float:
-                return Self.compare(node.pointee.comparison, Double(Float(bitPattern: UInt32(littleEndian: field.loadUnaligned(as: UInt32.self)))),
-                               node.pointee.double)
-            case .bool:
-                return ((field.load(as: UInt8.self) != 0) == node.pointee.flag) != node.pointee.negate
-            case .bytesEqual:
-                let bytes = RecordView(base: record, size: 0).variable(Int(node.pointee.offset), layout)
-                let count = Int(node.pointee.high)
-                let equal = bytes.count == count
-                    && (count == 0 || memcmp(bytes.baseAddress!, constants.unsafelyUnwrapped + Int(node.pointee.low), count) == 0)
-                return equal != node.pointee.negate
-            case .isNull:
-                return isNull == node.pointee.flag
-            }
+        let engineComparison: cs_test_cmp = switch comparison {
+        case .equal: CS_CMP_EQ
+        case .notEqual: CS_CMP_NE
+        case .less: CS_CMP_LT
+        case .lessOrEqual: CS_CMP_LE
+        case .greater: CS_CMP_GT
+        case .greaterOrEqual: CS_CMP_GE
         }
-
-        /// QueryCompiler.compareDoubles: NaN equals NaN, and is never ordered.
-        @inline(__always)
-        private static func compare(_ comparison: Comparison, _ v: Double, _ c: Double) -> Bool {
-            switch comparison {
-            case .equal: return v == c || (v.isNaN && c.isNaN)
-            case .notEqual: return !(v == c || (v.isNaN && c.isNaN))
-            case .less: return v < c
-            case .lessOrEqual: return v <= c
-            case .greater: return v > c
-            case .greaterOrEqual: return v >= c
-            }
-        }
+        var test = cs_value_test()
+        test.kind = UInt8(engineKind.rawValue)
+        test.cmp = UInt8(engineComparison.rawValue)
+        test.flag = flag ? 1 : 0
+        test.negate = negate ? 1 : 0
+        test.null_mask = nullMask
+        test.null_byte = UInt32(nullByte)
+        test.offset = UInt32(offset)
+        test.on_true = onTrue
+        test.on_false = onFalse
+        test.low = low
+        test.high = high
+        test.f64 = double
+        return test
     }
 }
 
@@ -200,7 +186,8 @@ extension QueryCompiler {
         guard slot.width >= 0 else { return nil }
         var template = RecordTest.Node(kind: .isNull)
         template.nullByte = slot.nullBit >> 3
-        template.nullMask = 1 << UInt8(slot.nullBit & 7)
+        // A required column's null bit is never set: no need to read it.
+        template.nullMask = column.isOptional ? 1 << UInt8(slot.nullBit & 7) : 0
         template.offset = slot.offset
         func test(_ op: QueryOperator, _ value: QueryValue) -> RecordTest.Node? {
             valueTest(op, value, column, slot, template, &constants)

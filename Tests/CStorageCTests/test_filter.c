@@ -1,0 +1,322 @@
+/* test_filter.c — cs_filter_values (filter.c): compiled predicates over
+ * value bytes agree with the same predicates written as C expressions, on
+ * random values with nulls, NaNs and extreme integers; malformed filters and
+ * values too short for a test are refused, never read out of bounds.
+ * cs_count_matching over a tree (with overflow values, in read and write
+ * txns) counts what cs_filter_values counts. */
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "test.h"
+
+/* Value layout used here:
+ *   0 null bits (1 = i64, 2 = f64, 4 = f32) | 1 i64 | 9 f64 | 17 f32 | 21 bool
+ *   | 22 u32 end of the string | 26 string bytes */
+enum { NULL_AT = 0, I64_AT = 1, F64_AT = 9, F32_AT = 17, BOOL_AT = 21, VAR_TABLE = 22, VAR_DATA = 26 };
+#define NVALS 2000
+
+typedef struct row {
+    bool i_null, d_null, f_null, b;
+    int64_t i;
+    double d;
+    float f;
+    char s[8];
+    uint8_t bytes[3000]; /* padded past the string now and then: an overflow value */
+    size_t size;
+} row;
+
+static void encode(row *r) {
+    size_t len = strlen(r->s);
+    uint8_t *p = r->bytes;
+    p[NULL_AT] = (uint8_t)((r->i_null ? 1 : 0) | (r->d_null ? 2 : 0) | (r->f_null ? 4 : 0));
+    memcpy(p + I64_AT, &r->i, 8);
+    memcpy(p + F64_AT, &r->d, 8);
+    memcpy(p + F32_AT, &r->f, 4);
+    p[BOOL_AT] = r->b;
+    uint32_t end = (uint32_t)len;
+    memcpy(p + VAR_TABLE, &end, 4);
+    memcpy(p + VAR_DATA, r->s, len);
+    r->size = VAR_DATA + len;
+}
+
+static void make_rows(row *rows, uint64_t seed) {
+    static const int64_t ints[] = {0, 1, 2, 3, 50, 51, -7, INT64_MIN, INT64_MAX};
+    static const double dbls[] = {0.0, -0.0, 0.5, 2.5, 1e300, -INFINITY};
+    static const char *strs[] = {"", "a", "ab", "abc", "b"};
+    for (int k = 0; k < NVALS; k++) {
+        row *r = &rows[k];
+        memset(r, 0, sizeof *r);
+        r->i_null = rng_below(&seed, 7) == 0;
+        r->d_null = rng_below(&seed, 7) == 0;
+        r->f_null = rng_below(&seed, 7) == 0;
+        r->i = rng_below(&seed, 3) ? (int64_t)rng_below(&seed, 100) : ints[rng_below(&seed, 9)];
+        r->d = rng_below(&seed, 9) == 0 ? NAN : dbls[rng_below(&seed, 6)];
+        r->f = rng_below(&seed, 9) == 0 ? NAN : (float)rng_below(&seed, 4) * 0.25f;
+        r->b = rng_below(&seed, 2);
+        strcpy(r->s, strs[rng_below(&seed, 5)]);
+        encode(r);
+        if (rng_below(&seed, 50) == 0) r->size = 3000; /* bytes past the string: ignored */
+    }
+}
+
+static cs_value_test test_of(uint8_t kind, uint8_t null_mask, uint32_t offset, int32_t on_true, int32_t on_false) {
+    cs_value_test t;
+    memset(&t, 0, sizeof t);
+    t.kind = kind;
+    t.null_mask = null_mask;
+    t.null_byte = NULL_AT;
+    t.offset = offset;
+    t.on_true = on_true;
+    t.on_false = on_false;
+    return t;
+}
+
+static cs_filter filter_of(const cs_value_test *tests, uint32_t n, int32_t entry, const char *constants) {
+    cs_filter f = {tests, n, entry, (const uint8_t *)constants, constants ? strlen(constants) : 0, VAR_TABLE,
+                   VAR_DATA};
+    return f;
+}
+
+/* Runs the filter on every row and checks each verdict against want(). */
+static void agree(const char *what, const cs_filter *f, const row *rows, bool (*want)(const row *)) {
+    static cs_val vals[NVALS];
+    static uint32_t idx[NVALS];
+    for (int k = 0; k < NVALS; k++) vals[k] = V(rows[k].bytes, rows[k].size);
+    size_t n = 0, counted = 0;
+    CHECK_OK(cs_filter_values(f, vals, NVALS, idx, &n));
+    CHECK_OK(cs_filter_values(f, vals, NVALS, NULL, &counted));
+    CHECK_EQ(counted, n);
+    size_t j = 0, expected = 0, wrong = 0;
+    for (int k = 0; k < NVALS; k++) {
+        bool w = want(&rows[k]);
+        bool got = j < n && idx[j] == (uint32_t)k;
+        if (got) j++;
+        expected += w;
+        if (w != got) wrong++;
+    }
+    if (wrong) test_fail_(__FILE__, __LINE__, "%s: %zu rows disagree", what, wrong);
+    CHECK_EQ(n, expected);
+    CHECK(expected > 0 && expected < NVALS); /* the predicate splits the rows */
+}
+
+/* i > 50 AND b == true: the objects benchmark's count. */
+static bool want_and(const row *r) { return !r->i_null && r->i > 50 && r->b; }
+/* i IN {1, 2, INT64_MIN} OR i == nil */
+static bool want_in(const row *r) { return r->i_null || r->i == 1 || r->i == 2 || r->i == INT64_MIN; }
+/* NOT (s == "ab") */
+static bool want_not_bytes(const row *r) { return strcmp(r->s, "ab") != 0; }
+/* d == NaN (NaN equals NaN) */
+static bool want_nan(const row *r) { return !r->d_null && isnan(r->d); }
+/* d != 0.5: nil and NaN are unequal to 0.5 */
+static bool want_ne(const row *r) { return r->d_null || isnan(r->d) || r->d != 0.5; }
+/* f < 0.5 (nil and NaN never ordered) */
+static bool want_f_lt(const row *r) { return !r->f_null && r->f < 0.5f; }
+/* i (as double) >= 2.5 */
+static bool want_i_ge(const row *r) { return !r->i_null && (double)r->i >= 2.5; }
+/* i != 3 (nil is unequal) */
+static bool want_i_ne(const row *r) { return r->i_null || r->i != 3; }
+
+static void agreement(void) {
+    static row rows[NVALS];
+    make_rows(rows, 42);
+
+    /* AND: test 1 (entry) jumps to test 0 when true. */
+    cs_value_test t_and[2];
+    t_and[0] = test_of(CS_TEST_BOOL, 0, BOOL_AT, CS_FILTER_TRUE, CS_FILTER_FALSE);
+    t_and[0].flag = 1;
+    t_and[1] = test_of(CS_TEST_I64_RANGE, 1, I64_AT, 0, CS_FILTER_FALSE);
+    t_and[1].low = 51;
+    t_and[1].high = INT64_MAX;
+    cs_filter f = filter_of(t_and, 2, 1, NULL);
+    agree("i > 50 AND b", &f, rows, want_and);
+
+    /* IN as a chain of ORs, the nil check first. */
+    cs_value_test t_in[4];
+    int64_t members[3] = {1, 2, INT64_MIN};
+    for (int k = 0; k < 3; k++) {
+        t_in[k] = test_of(CS_TEST_I64_RANGE, 1, I64_AT, CS_FILTER_TRUE, k ? k - 1 : CS_FILTER_FALSE);
+        t_in[k].low = t_in[k].high = members[k];
+    }
+    t_in[3] = test_of(CS_TEST_NULL, 1, 0, CS_FILTER_TRUE, 2);
+    t_in[3].flag = 1;
+    f = filter_of(t_in, 4, 3, NULL);
+    agree("i IN {1, 2, min} OR nil", &f, rows, want_in);
+
+    cs_value_test t_bytes = test_of(CS_TEST_BYTES_EQ, 0, 0, CS_FILTER_FALSE, CS_FILTER_TRUE);
+    t_bytes.low = 1;
+    t_bytes.high = 2;
+    f = filter_of(&t_bytes, 1, 0, "xab");
+    agree("NOT s == 'ab'", &f, rows, want_not_bytes);
+
+    cs_value_test t_d = test_of(CS_TEST_F64, 2, F64_AT, CS_FILTER_TRUE, CS_FILTER_FALSE);
+    t_d.cmp = CS_CMP_EQ;
+    t_d.f64 = NAN;
+    f = filter_of(&t_d, 1, 0, NULL);
+    agree("d == NaN", &f, rows, want_nan);
+    t_d.cmp = CS_CMP_NE;
+    t_d.f64 = 0.5;
+    agree("d != 0.5", &f, rows, want_ne);
+
+    cs_value_test t_f = test_of(CS_TEST_F32, 4, F32_AT, CS_FILTER_TRUE, CS_FILTER_FALSE);
+    t_f.cmp = CS_CMP_LT;
+    t_f.f64 = 0.5;
+    f = filter_of(&t_f, 1, 0, NULL);
+    agree("f < 0.5", &f, rows, want_f_lt);
+
+    cs_value_test t_i = test_of(CS_TEST_I64_VS_F64, 1, I64_AT, CS_FILTER_TRUE, CS_FILTER_FALSE);
+    t_i.cmp = CS_CMP_GE;
+    t_i.f64 = 2.5;
+    f = filter_of(&t_i, 1, 0, NULL);
+    agree("i >= 2.5", &f, rows, want_i_ge);
+
+    cs_value_test t_ne = test_of(CS_TEST_I64_RANGE, 1, I64_AT, CS_FILTER_TRUE, CS_FILTER_FALSE);
+    t_ne.cmp = CS_CMP_NE; /* what a nil value gives */
+    t_ne.low = t_ne.high = 3;
+    t_ne.negate = 1;
+    f = filter_of(&t_ne, 1, 0, NULL);
+    agree("i != 3", &f, rows, want_i_ne);
+
+    /* Constant predicates: no tests at all. */
+    size_t n = 7;
+    cs_val one = V(rows[0].bytes, rows[0].size);
+    f = filter_of(NULL, 0, CS_FILTER_TRUE, NULL);
+    CHECK_OK(cs_filter_values(&f, &one, 1, NULL, &n));
+    CHECK_EQ(n, 1);
+    f.entry = CS_FILTER_FALSE;
+    CHECK_OK(cs_filter_values(&f, &one, 1, NULL, &n));
+    CHECK_EQ(n, 0);
+}
+
+static void refusals(void) {
+    row r;
+    memset(&r, 0, sizeof r);
+    strcpy(r.s, "abc");
+    encode(&r);
+    cs_val v = V(r.bytes, r.size);
+    size_t n = 99;
+
+    /* A jump upwards (could loop forever) is refused before any value is read. */
+    cs_value_test loop[2];
+    loop[0] = test_of(CS_TEST_BOOL, 0, BOOL_AT, 1, CS_FILTER_FALSE);
+    loop[1] = test_of(CS_TEST_BOOL, 0, BOOL_AT, 0, CS_FILTER_FALSE);
+    cs_filter f = filter_of(loop, 2, 1, NULL);
+    CHECK_RC(cs_filter_values(&f, &v, 1, NULL, &n), CS_EINVAL);
+    CHECK_EQ(n, 0);
+    loop[0].on_true = CS_FILTER_TRUE;
+    loop[1].on_false = -3;
+    CHECK_RC(cs_filter_values(&f, &v, 1, NULL, &n), CS_EINVAL);
+    loop[1].on_false = CS_FILTER_FALSE;
+    f.entry = 2;
+    CHECK_RC(cs_filter_values(&f, &v, 1, NULL, &n), CS_EINVAL);
+    f.entry = 1;
+    CHECK_OK(cs_filter_values(&f, &v, 1, NULL, &n));
+    loop[0].kind = 99;
+    CHECK_RC(cs_filter_values(&f, &v, 1, NULL, &n), CS_EINVAL);
+
+    /* Constants out of range. */
+    cs_value_test t = test_of(CS_TEST_BYTES_EQ, 0, 0, CS_FILTER_TRUE, CS_FILTER_FALSE);
+    t.low = 1;
+    t.high = 3;
+    f = filter_of(&t, 1, 0, "abc");
+    CHECK_RC(cs_filter_values(&f, &v, 1, NULL, &n), CS_EINVAL);
+    t.low = 0;
+    CHECK_OK(cs_filter_values(&f, &v, 1, NULL, &n));
+    CHECK_EQ(n, 1);
+
+    /* A variable field past the value's end, and a value too short for a
+     * fixed field: CS_ECORRUPT (ASan would report any read past the end). */
+    uint8_t *shortv = malloc(r.size);
+    REQUIRE(shortv);
+    memcpy(shortv, r.bytes, r.size);
+    cs_val trunc = V(shortv, r.size - 1);
+    CHECK_RC(cs_filter_values(&f, &trunc, 1, NULL, &n), CS_ECORRUPT);
+    uint32_t huge = 0xfffffff0u;
+    memcpy(shortv + VAR_TABLE, &huge, 4);
+    cs_val bad = V(shortv, r.size);
+    CHECK_RC(cs_filter_values(&f, &bad, 1, NULL, &n), CS_ECORRUPT);
+    cs_value_test fixed = test_of(CS_TEST_I64_RANGE, 0, 20, CS_FILTER_TRUE, CS_FILTER_FALSE);
+    f = filter_of(&fixed, 1, 0, NULL);
+    cs_val tiny = V(shortv, 27);
+    CHECK_RC(cs_filter_values(&f, &tiny, 1, NULL, &n), CS_ECORRUPT);
+    tiny.size = 28;
+    CHECK_OK(cs_filter_values(&f, &tiny, 1, NULL, &n));
+    free(shortv);
+
+    CHECK_RC(cs_filter_values(NULL, &v, 1, NULL, &n), CS_EINVAL);
+    CHECK_RC(cs_filter_values(&f, &v, 1, NULL, NULL), CS_EINVAL);
+}
+
+/* i == 0 OR i == 1 OR ... OR i == 69: more tests than the stack scratch. */
+static bool want_small(const row *r) { return !r->i_null && r->i >= 0 && r->i < 70; }
+
+static void tree_counts(void) {
+    static row rows[NVALS];
+    make_rows(rows, 7);
+    tpath path = test_path("filter.db");
+    cs_env *env = NULL;
+    REQUIRE_OK(test_open(path.s, 0, &env));
+    cs_txn *t;
+    cs_tree tree;
+    REQUIRE_OK(cs_txn_begin(env, 0, &t));
+    REQUIRE_OK(cs_tree_open(t, "rows", CS_CREATE, &tree));
+    for (uint32_t k = 0; k < NVALS; k++) {
+        uint8_t key[4] = {(uint8_t)(k >> 24), (uint8_t)(k >> 16), (uint8_t)(k >> 8), (uint8_t)k};
+        CHECK_OK(cs_put(t, tree, V(key, 4), V(rows[k].bytes, rows[k].size), 0));
+    }
+
+    static cs_value_test chain[70];
+    for (int k = 0; k < 70; k++) {
+        chain[k] = test_of(CS_TEST_I64_RANGE, 1, I64_AT, CS_FILTER_TRUE, k ? k - 1 : CS_FILTER_FALSE);
+        chain[k].low = chain[k].high = k;
+    }
+    cs_filter big = filter_of(chain, 70, 69, NULL);
+    cs_value_test t_and[2];
+    t_and[0] = test_of(CS_TEST_BOOL, 0, BOOL_AT, CS_FILTER_TRUE, CS_FILTER_FALSE);
+    t_and[0].flag = 1;
+    t_and[1] = test_of(CS_TEST_I64_RANGE, 1, I64_AT, 0, CS_FILTER_FALSE);
+    t_and[1].low = 51;
+    t_and[1].high = INT64_MAX;
+    cs_filter small = filter_of(t_and, 2, 1, NULL);
+    uint64_t want_big = 0, want_and_n = 0;
+    for (int k = 0; k < NVALS; k++) {
+        want_big += want_small(&rows[k]);
+        want_and_n += want_and(&rows[k]);
+    }
+    agree("70 ORs", &big, rows, want_small);
+    uint64_t n = 0;
+    CHECK_OK(cs_count_matching(t, tree, &big, &n)); /* in the write txn */
+    CHECK_EQ(n, want_big);
+    REQUIRE_OK(cs_txn_commit(t));
+
+    REQUIRE_OK(cs_txn_begin(env, CS_TXN_RDONLY, &t));
+    CHECK_OK(cs_count_matching(t, tree, &small, &n));
+    CHECK_EQ(n, want_and_n);
+    CHECK_OK(cs_count_matching(t, tree, &big, &n));
+    CHECK_EQ(n, want_big);
+    cs_filter always = filter_of(NULL, 0, CS_FILTER_TRUE, NULL);
+    CHECK_OK(cs_count_matching(t, tree, &always, &n));
+    CHECK_EQ(n, NVALS);
+    CHECK_RC(cs_count_matching(t, tree, &small, NULL), CS_EINVAL);
+    cs_txn_abort(t);
+
+    /* A value too short for the filter is reported, not read past. */
+    REQUIRE_OK(cs_txn_begin(env, 0, &t));
+    CHECK_OK(cs_put(t, tree, VS("zz"), VS("tiny"), 0));
+    CHECK_RC(cs_count_matching(t, tree, &small, &n), CS_ECORRUPT);
+    CHECK_EQ(n, 0);
+    cs_tree empty;
+    REQUIRE_OK(cs_tree_open(t, "empty", CS_CREATE, &empty));
+    CHECK_OK(cs_count_matching(t, empty, &small, &n));
+    CHECK_EQ(n, 0);
+    cs_txn_abort(t);
+    CHECK_OK(cs_env_close(env));
+}
+
+int main(void) {
+    agreement();
+    tree_counts();
+    refusals();
+    return test_report();
+}
