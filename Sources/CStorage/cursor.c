@@ -159,14 +159,7 @@ static inline void prefetch_ahead(cs_cursor *c, bool forward, unsigned idx, unsi
     int leaf = p->depth - 1;
     const uint8_t *pg = p->pg[leaf];
     if (forward ? idx + 2 < n : idx >= 2) __builtin_prefetch(pg + node_slot(pg, forward ? idx + 2 : idx - 2));
-    if ((forward ? idx + 1 != n : idx != 0) || leaf == 0 || !c->txn->rdonly) return;
-    const uint8_t *parent = p->pg[leaf - 1];
-    unsigned pidx = p->idx[leaf - 1];
-    if (forward ? pidx + 1u >= node_n(parent) : pidx == 0) return;
-    uint64_t next = branch_child(parent, forward ? pidx + 1 : pidx - 1);
-    if (next >= c->txn->map_pages) return;
-    const uint8_t *np = c->txn->map + (next << c->txn->env->psize_shift);
-    for (uint32_t off = 0; off < c->txn->psize; off += 64) __builtin_prefetch(np + off);
+    if (forward ? idx + 1 == n : idx == 0) bt_prefetch_sibling(c->txn, p, forward);
 }
 
 /* NEXT/PREV inside the current leaf of an unchanged snapshot: the common

@@ -101,9 +101,34 @@ typedef struct chunk {
     unsigned n;
 } chunk;
 
+/* A fixed-field test on one value (before null and negate). */
+static bool fixed_test(const cs_value_test *t, const uint8_t *v)
+{
+    const uint8_t *at = v + t->offset;
+    switch (t->kind) {
+    case CS_TEST_I64_RANGE: return rd64(at) - (uint64_t)t->low <= (uint64_t)t->high - (uint64_t)t->low;
+    case CS_TEST_I64_VS_F64: return f64_test(t->cmp, (double)(int64_t)rd64(at), t->f64);
+    case CS_TEST_F64: {
+        uint64_t bits = rd64(at);
+        double d;
+        memcpy(&d, &bits, 8);
+        return f64_test(t->cmp, d, t->f64);
+    }
+    case CS_TEST_F32: {
+        uint32_t bits = rd32(at);
+        float x;
+        memcpy(&x, &bits, 4);
+        return f64_test(t->cmp, (double)x, t->f64);
+    }
+    default: /* CS_TEST_BOOL */
+        return (at[0] != 0) == (t->flag != 0);
+    }
+}
+
 /* Bit k set where test t holds for value k. Fixed-field tests run over the
- * whole chunk (branch-free; every value is long enough); variable fields are
- * read only for the values in `want`. -1: such a field is out of bounds. */
+ * whole chunk, branch-free (every value is long enough), unless few values
+ * reach the test: then over those only. Variable fields are read only for
+ * the values in `want`. -1: such a field is out of bounds. */
 static int test_mask(const cs_filter *f, const cs_value_test *t, const chunk *c, uint64_t want, uint64_t *out)
 {
     const unsigned n = c->n;
@@ -111,6 +136,15 @@ static int test_mask(const cs_filter *f, const cs_value_test *t, const chunk *c,
     uint64_t nulls = 0, r = 0;
     if (t->null_mask)
         for (unsigned k = 0; k < n; k++) nulls |= (uint64_t)((c->v[k][t->null_byte] & t->null_mask) != 0) << k;
+    if (t->kind != CS_TEST_NULL && t->kind != CS_TEST_BYTES_EQ && 4u * (unsigned)__builtin_popcountll(want) < n) {
+        for (uint64_t w = want; w; w &= w - 1) {
+            unsigned k = (unsigned)__builtin_ctzll(w);
+            r |= (uint64_t)fixed_test(t, c->v[k]) << k;
+        }
+        if (t->negate) r = ~r;
+        *out = (r & ~nulls) | (t->cmp == CS_CMP_NE ? nulls : 0);
+        return 0;
+    }
     switch (t->kind) {
     case CS_TEST_NULL:
         *out = t->flag ? nulls : ~nulls;
@@ -230,26 +264,29 @@ int cs_count_matching(cs_txn *t, cs_tree tree, const cs_filter *filter, uint64_t
     for (bool more = true; more;) {
         const uint8_t *pg = p.pg[leaf];
         unsigned n = node_n(pg);
+        bt_prefetch_sibling(t, &p, true);
         for (unsigned i = 0; i < n; i++) {
             /* Inline values are read in place; overflow values and damaged
              * cells (which bt_read reports) go through bt_read. */
             uint32_t off = node_slot(pg, i), kl = 0, vl = VLEN_OVERFLOW;
-            if (CS_LIKELY(off >= PAGE_HDR && off + LEAF_CELL_HDR <= psize)) {
+            if (CS_LIKELY(off <= psize - LEAF_CELL_HDR)) {
                 kl = rd16(pg + off);
                 vl = rd32(pg + off + 2);
             }
             const uint8_t *v = pg + off + LEAF_CELL_HDR + kl;
-            if (CS_UNLIKELY((vl & VLEN_OVERFLOW) || off + LEAF_CELL_HDR + kl + vl > psize)) {
+            /* One test for the common case; the overflow flag makes the
+             * end exceed the page. */
+            if (CS_UNLIKELY((uint64_t)off + LEAF_CELL_HDR + kl + vl > psize || off < PAGE_HDR || vl < need)) {
                 cs_val val;
                 p.idx[leaf] = (uint16_t)i;
                 if ((rc = bt_read(t, &p, NULL, &val))) goto out;
                 v = val.data;
                 vl = (uint32_t)val.size;
-            }
-            if (CS_UNLIKELY(vl < need)) {
-                rc = cs_fail(CS_ECORRUPT, "page %llu: value %u has %u bytes; the filter reads %zu",
-                             (unsigned long long)PH(pg)->pgno, i, vl, need);
-                goto out;
+                if (vl < need) {
+                    rc = cs_fail(CS_ECORRUPT, "page %llu: value %u has %u bytes; the filter reads %zu",
+                                 (unsigned long long)PH(pg)->pgno, i, vl, need);
+                    goto out;
+                }
             }
             c.v[c.n] = v;
             c.size[c.n] = vl;

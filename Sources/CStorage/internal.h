@@ -379,6 +379,22 @@ typedef struct bt_path {
 int bt_descend(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, bt_path *p, bool *exact);
 int bt_edge(cs_txn *t, const cs_tree_desc *d, bool last, bt_path *p);
 int bt_step(cs_txn *t, bt_path *p, bool forward);   /* CS_NOTFOUND at end */
+/* Ask the CPU for the whole leaf after (or before) the path's leaf, read
+ * from its parent: scans cross leaves without waiting on memory (hardware
+ * prefetchers stop at page boundaries). Read txns only: a write txn's
+ * dirty pages are not in the map. */
+static inline void bt_prefetch_sibling(const cs_txn *t, const bt_path *p, bool forward)
+{
+    int leaf = p->depth - 1;
+    if (leaf == 0 || !t->rdonly) return;
+    const uint8_t *parent = p->pg[leaf - 1];
+    unsigned pidx = p->idx[leaf - 1];
+    if (forward ? pidx + 1u >= node_n(parent) : pidx == 0) return;
+    uint64_t next = branch_child(parent, forward ? pidx + 1 : pidx - 1);
+    if (next >= t->map_pages) return;
+    const uint8_t *np = t->map + (next << t->env->psize_shift);
+    for (uint32_t off = 0; off < t->psize; off += 64) __builtin_prefetch(np + off);
+}
 int bt_seek_rank(cs_txn *t, const cs_tree_desc *d, uint64_t rank, bt_path *p);
 int bt_rank(cs_txn *t, const bt_path *p, uint64_t *rank);
 int bt_read(cs_txn *t, const bt_path *p, cs_val *key, cs_val *val);

@@ -103,6 +103,8 @@ static void agree(const char *what, const cs_filter *f, const row *rows, bool (*
 
 /* i > 50 AND b == true: the objects benchmark's count. */
 static bool want_and(const row *r) { return !r->i_null && r->i > 50 && r->b; }
+static bool want_3_and(const row *r) { return !r->i_null && r->i == 3 && r->b; }
+static bool want_3_and_d(const row *r) { return !r->i_null && r->i == 3 && !r->d_null && r->d < 1.0; }
 /* i IN {1, 2, INT64_MIN} OR i == nil */
 static bool want_in(const row *r) { return r->i_null || r->i == 1 || r->i == 2 || r->i == INT64_MIN; }
 /* NOT (s == "ab") */
@@ -131,6 +133,16 @@ static void agreement(void) {
     t_and[1].high = INT64_MAX;
     cs_filter f = filter_of(t_and, 2, 1, NULL);
     agree("i > 50 AND b", &f, rows, want_and);
+
+    /* Few values pass the first test: the second runs only on those. */
+    t_and[1].low = t_and[1].high = 3;
+    agree("i == 3 AND b", &f, rows, want_3_and);
+    t_and[0].kind = CS_TEST_F64;
+    t_and[0].offset = F64_AT;
+    t_and[0].null_mask = 2;
+    t_and[0].cmp = CS_CMP_LT;
+    t_and[0].f64 = 1.0;
+    agree("i == 3 AND d < 1", &f, rows, want_3_and_d);
 
     /* IN as a chain of ORs, the nil check first. */
     cs_value_test t_in[4];

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 // Predicate strings: Realm's query language subset (docs/QUERIES.md).
 // A hand-written lexer and recursive-descent parser; every error names the
@@ -200,7 +201,9 @@ enum QueryDescriptor {
 }
 
 struct QueryParser {
-    private let lexer: QueryLexer
+    private let format: String
+    /// Only error messages need the lexer (its characters): made on demand.
+    private var lexer: QueryLexer { QueryLexer(format) }
     private let tokens: [QueryToken]
     private var index = 0
     private let arguments: [Any]
@@ -271,9 +274,24 @@ struct QueryParser {
     }
 
     private init(_ format: String, _ arguments: [Any]) throws {
-        lexer = QueryLexer(format)
-        tokens = try lexer.tokenize()
+        self.format = format
+        tokens = try Self.tokens(format)
         self.arguments = arguments
+    }
+
+    /// Tokens of recently used formats: apps run the same few query strings
+    /// again and again, and lexing by Character costs more than a filtered
+    /// count of 10k objects. Tokens do not depend on the arguments.
+    private static let recentTokens = Mutex<[String: [QueryToken]]>([:])
+
+    private static func tokens(_ format: String) throws -> [QueryToken] {
+        if let tokens = recentTokens.withLock({ $0[format] }) { return tokens }
+        let tokens = try QueryLexer(format).tokenize()
+        recentTokens.withLock { cache in
+            if cache.count >= 256 { cache.removeAll(keepingCapacity: true) }
+            cache[format] = tokens
+        }
+        return tokens
     }
 
     private var current: QueryToken { tokens[index] }
