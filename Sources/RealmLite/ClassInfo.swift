@@ -59,7 +59,17 @@ final class ClassInfo: @unchecked Sendable {
     let linkColumns: [Int]
     let indexedColumns: [Int]
     let objectsTree: cs_tree
+    /// `pk:` tree (encoded primary key -> object key); absentTree when the
+    /// class has no primary key or is keyed by it.
     let primaryKeyTree: cs_tree
+    /// The object key is the (required Int) primary key, order-preserving
+    /// (objectKey(primaryKey:)); the key's column is not in the record.
+    let keyedByPrimaryKey: Bool
+    /// Keyed classes: object key -> stamp of its last delete (and key
+    /// [0] -> stamp of the last delete of every object), so that accessors
+    /// of a deleted object stay invalid when its key is used again
+    /// (ObjectLifetime.swift). absentTree otherwise.
+    let deletedTree: cs_tree
     var name: String { descriptor.name }
     var type: ObjectBase.Type { descriptor.type }
     var isEmbedded: Bool { descriptor.isEmbedded }
@@ -79,15 +89,18 @@ final class ClassInfo: @unchecked Sendable {
         primaryKeyValueType = descriptor.primaryKeyIndex.map { accessors[$0].valueType }
         columnFieldOffsets = .allocate(capacity: columns.count)
         for (index, accessor) in accessors.enumerated() { columnFieldOffsets[index] = accessor.columnFieldOffset }
+        let keyColumn = stored.keyedByPrimaryKey == true ? descriptor.primaryKeyIndex : nil
+        keyedByPrimaryKey = keyColumn != nil
         var order: [Int] = []
         for property in stored.properties {
-            if let index = descriptor.propertyIndex[property.name], columns[index].property.isStored {
+            if let index = descriptor.propertyIndex[property.name], columns[index].property.isStored, index != keyColumn {
                 order.append(index)
             }
         }
         storageOrder = order
         slots = .allocate(capacity: max(columns.count, 1))
-        for column in columns { slots[column.index] = ColumnSlot(offset: 0, nullBit: 0, width: -1) }
+        for column in columns { slots[column.index] = ColumnSlot(offset: 0, nullBit: 0, width: ColumnSlot.unstored) }
+        if let keyColumn { slots[keyColumn] = ColumnSlot(offset: 0, nullBit: 0, width: ColumnSlot.objectKey) }
         let nullBytes = (order.count + 7) / 8
         var fixed = nullBytes, varCount = 0
         for (position, index) in order.enumerated() {
@@ -106,7 +119,8 @@ final class ClassInfo: @unchecked Sendable {
         indexedColumns = order.filter { columns[$0].isIndexed }
         let name = descriptor.name
         objectsTree = try openTree(TreeName.objects(name))
-        primaryKeyTree = descriptor.primaryKeyIndex == nil ? absentTree : try openTree(TreeName.primaryKey(name))
+        primaryKeyTree = descriptor.primaryKeyIndex == nil || keyedByPrimaryKey ? absentTree : try openTree(TreeName.primaryKey(name))
+        deletedTree = keyedByPrimaryKey ? try openTree(TreeName.deleted(name)) : absentTree
         for column in columns {
             if column.isIndexed { column.indexTree = try openTree(TreeName.index(name, column.name)) }
             if column.isLink { column.backlinkTree = try openTree(TreeName.backlinks(name, column.name)) }
@@ -128,7 +142,7 @@ final class ClassInfo: @unchecked Sendable {
         }
     }
 
-    /// Every tree this class owns (deleteAll clears them).
+    /// Every tree this class owns except deletedTree (deleteAll clears them).
     var allTrees: [cs_tree] {
         ([objectsTree, primaryKeyTree] + columns.flatMap { [$0.indexTree, $0.backlinkTree] }).filter { $0 != absentTree }
     }

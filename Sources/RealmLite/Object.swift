@@ -8,7 +8,7 @@ open class ObjectBase: CustomStringConvertible, Hashable {
     // Managed state. Set by Realm; nil/0 while unmanaged.
     @usableFromInline @exclusivity(unchecked) final var _realm: RealmCore?
     final var _info: ClassInfo?
-    final var _key: UInt64 = 0
+    @usableFromInline @exclusivity(unchecked) final var _key: UInt64 = 0
     // Copies of what property reads need, reachable without reference
     // counting: the core's HotState and the class's slots (both owned by
     // objects this one holds strongly: `_realm`, `_info`).
@@ -19,8 +19,10 @@ open class ObjectBase: CustomStringConvertible, Hashable {
     @usableFromInline @exclusivity(unchecked) final var _record: UnsafeRawPointer?
     @usableFromInline @exclusivity(unchecked) final var _recordSize = 0
     @usableFromInline @exclusivity(unchecked) final var _recordGeneration: UInt64 = 0
-    /// Set when this accessor's row was deleted through it.
+    /// Set when this accessor's row was deleted (through it, or found so).
     final var _deleted = false
+    /// Keyed classes: when this accessor was made (RealmCore.accessorStamp).
+    final var _born: UInt64 = 0
 
     public required init() {}
 
@@ -32,7 +34,7 @@ open class ObjectBase: CustomStringConvertible, Hashable {
         guard let realm = _realm, let info = _info else { return false }
         if _deleted { return true }
         if _recordGeneration == realm.generation, _record != nil { return false }
-        return realm.loadRecord(info, _key) == nil
+        return realm.loadRecord(info, _key) == nil || !realm.isSameIncarnation(self, info)
     }
 
     /// The schema of this object's class.
@@ -122,6 +124,7 @@ open class ObjectBase: CustomStringConvertible, Hashable {
         _slots = info.slots
         _layout = info.layout
         _key = key
+        if info.keyedByPrimaryKey { _born = core.accessorStamp() }
     }
 
     /// The record in the Realm's current snapshot (cached per generation),
@@ -140,7 +143,7 @@ open class ObjectBase: CustomStringConvertible, Hashable {
     @usableFromInline @inline(never)
     final func _reloadRecord() -> RecordView {
         guard let realm = _realm, let info = _info, !_deleted,
-              let value = realm.loadRecord(info, _key) else {
+              let value = realm.loadRecord(info, _key), realm.isSameIncarnation(self, info) else {
             realmFatal(.invalidated(Self.className()))
         }
         _record = UnsafeRawPointer(value.data)

@@ -52,7 +52,8 @@ extension RealmCore {
                 return nil
             }
             guard !object._deleted, let info = object._info,
-                  inserting.contains(ObjectIdentifier(object)) || loadRecord(info, object._key) != nil else {
+                  inserting.contains(ObjectIdentifier(object))
+                    || (loadRecord(info, object._key) != nil && isSameIncarnation(object, info)) else {
                 fail(.invalidated(type(of: object).className()))
                 return nil
             }
@@ -65,8 +66,24 @@ extension RealmCore {
             return nil
         }
         let key: UInt64
-        do { key = try newObjectKey(info) } catch let error as Realm.Error { fail(error); return nil } catch { return nil }
-        if let pk = info.primaryKeyColumn, let entry = info.accessors[pk].unmanagedIndexKey(object) {
+        if info.keyedByPrimaryKey, let pk = info.primaryKeyColumn {
+            // The primary key is the object key: a record under it is a duplicate.
+            guard let entry = info.accessors[pk].unmanagedIndexKey(object), entry.count == 9, entry[0] == 1 else {
+                fail(Realm.Error(.invalidValue, "Primary key of '\(info.name).\(info.columns[pk].name)' must be an Int."))
+                return nil
+            }
+            key = entry.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 1, as: UInt64.self)) }
+            if loadRecord(info, key) != nil {
+                guard update != .error else {
+                    fail(duplicatePrimaryKey(object, info, pk))
+                    return nil
+                }
+                return updateExisting(object, info, key: key, update: update, mask: mask)
+            }
+        } else {
+            do { key = try newObjectKey(info) } catch let error as Realm.Error { fail(error); return nil } catch { return nil }
+        }
+        if !info.keyedByPrimaryKey, let pk = info.primaryKeyColumn, let entry = info.accessors[pk].unmanagedIndexKey(object) {
             if entry.count >= maxIndexedValueBytes {
                 fail(Realm.Error(.invalidValue, "Primary key of '\(info.name).\(info.columns[pk].name)' is too long (at most \(maxIndexedValueBytes - 4) bytes)."))
                 return nil
@@ -80,8 +97,7 @@ extension RealmCore {
             generation &+= 1
             if rc == csExists, let existing = primaryKeyLookup(info, entry: entry) {
                 guard update != .error else {
-                    let value = describeValue(info.accessors[pk].value(of: object))
-                    fail(Realm.Error(.primaryKeyExists, "Attempting to create an object of type '\(info.name)' with an existing primary key value \(value) (property '\(info.name).\(info.columns[pk].name)'); use update: .modified or .all to update the existing object."))
+                    fail(duplicatePrimaryKey(object, info, pk))
                     return nil
                 }
                 return updateExisting(object, info, key: existing, update: update, mask: mask)
@@ -125,6 +141,15 @@ extension RealmCore {
         }
         info.bindColumns(object)
         return key
+    }
+
+    private func primaryKeyChange(_ info: ClassInfo, _ column: Column) -> Realm.Error {
+        Realm.Error(.primaryKeyChange, "Primary key property '\(info.name).\(column.name)' cannot be changed after the object was added; delete the object and add a new one instead.")
+    }
+
+    private func duplicatePrimaryKey(_ object: ObjectBase, _ info: ClassInfo, _ pk: Int) -> Realm.Error {
+        let value = describeValue(info.accessors[pk].value(of: object))
+        return Realm.Error(.primaryKeyExists, "Attempting to create an object of type '\(info.name)' with an existing primary key value \(value) (property '\(info.name).\(info.columns[pk].name)'); use update: .modified or .all to update the existing object.")
     }
 
     /// add(update:) / create(update:) on an existing primary key: rewrite the
@@ -188,11 +213,17 @@ extension RealmCore {
         requireWrite("modify property '\(info.name).\(column.name)'")
         let record = object._currentRecord()
         let slot = info.slots[c]
+        if slot.width == ColumnSlot.objectKey {
+            // Setting a keyed class's primary key to its current value is allowed (and does nothing).
+            if !isNull && withPrimaryKeyBytes(objectKey: object._key, { $0.elementsEqual(raw) }) { return }
+            fail(primaryKeyChange(info, column))
+            return
+        }
         let oldNull = record.isNull(slot)
         let oldField = record.field(slot, info.layout)
         if oldNull == isNull && (isNull || oldField.elementsEqual(raw)) { return }
         if column.isPrimary {
-            fail(Realm.Error(.primaryKeyChange, "Primary key property '\(info.name).\(column.name)' cannot be changed after the object was added; delete the object and add a new one instead."))
+            fail(primaryKeyChange(info, column))
             return
         }
         let newRecord = replacingColumn(record, slot, info.layout, isNull: isNull, raw)
@@ -311,7 +342,7 @@ extension RealmCore {
                     if let targetInfo = column.target, targetInfo.isEmbedded { cascade.append((targetInfo, target)) }
                 }
             }
-            if let pk = info.primaryKeyColumn {
+            if let pk = info.primaryKeyColumn, !info.keyedByPrimaryKey {
                 let slot = info.slots[pk]
                 delete(info.primaryKeyTree, indexKey(info.columns[pk].type, isNull: view.isNull(slot), view.field(slot, info.layout)))
             }
@@ -323,6 +354,7 @@ extension RealmCore {
         let rc = withKey(key) { cs_del(txn, info.objectsTree, $0) }
         generation &+= 1
         if rc != csOK && rc != csNotFound { fail(storageError(rc, "Deleting a '\(info.name)' object")) }
+        if info.keyedByPrimaryKey { recordDelete(info, key: key) }
         for (targetInfo, target) in cascade { deleteRow(targetInfo, target) }
     }
 }

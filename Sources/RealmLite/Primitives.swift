@@ -23,13 +23,16 @@ extension _RealmPrimitive {
     @inlinable @inline(__always)
     public static func _rlmGet(_ object: ObjectBase, _ column: Int) -> Self {
         let record = object._currentRecord()
-        return _rlmLoad(record.field(object._slots.unsafelyUnwrapped[column], object._layout))
+        let slot = object._slots.unsafelyUnwrapped[column]
+        if _slowPath(slot.width == ColumnSlot.objectKey) { return withPrimaryKeyBytes(objectKey: object._key, _rlmLoad) }
+        return _rlmLoad(record.field(slot, object._layout))
     }
 
     @inlinable @inline(__always)
     public static func _rlmGetOptional(_ object: ObjectBase, _ column: Int) -> Self? {
         let record = object._currentRecord()
         let slot = object._slots.unsafelyUnwrapped[column]
+        if _slowPath(slot.width == ColumnSlot.objectKey) { return withPrimaryKeyBytes(objectKey: object._key, _rlmLoad) }
         if record.isNull(slot) { return nil }
         return _rlmLoad(record.field(slot, object._layout))
     }

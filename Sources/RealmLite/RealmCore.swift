@@ -41,6 +41,11 @@ public final class RealmCore {
     /// One cursor per tree for the current transaction (live cores).
     var cursors: [cs_tree: OpaquePointer] = [:]
     var ownCursorClaims: UInt64 = 0
+    /// Accessor stamps of keyed classes (ObjectLifetime.swift).
+    var stamp: UInt64 = 0
+    var stampGeneration: UInt64 = 0
+    var deleteSerial: UInt64 = 0
+    var deleteSerialTxn: UInt64 = 0
     /// Next object key per class, loaded lazily in each write transaction.
     var nextKeys: [ObjectKeyCounter] = []
     /// A record buffer reused by inserts (taken while in use, so nested
@@ -425,9 +430,12 @@ public final class RealmCore {
         guard let column = info.primaryKeyColumn else {
             realmFatal(.invalidValue, "'\(info.name)' does not have a primary key; declare one with @Persisted(primaryKey: true).")
         }
-        let objectKey: UInt64?
-        if KeyType.self == info.primaryKeyValueType, let found = directPrimaryKeyLookup(info, key) {
-            objectKey = found
+        let rowKey: UInt64?
+        if info.keyedByPrimaryKey, KeyType.self == Int.self {
+            // The key is the object key: one lookup (of the record, below).
+            rowKey = objectKey(primaryKey: Int64(unsafeBitCast(key, to: Int.self)))
+        } else if KeyType.self == info.primaryKeyValueType, let found = directPrimaryKeyLookup(info, key) {
+            rowKey = found
         } else {
             let entry: [UInt8]?
             do {
@@ -437,11 +445,11 @@ public final class RealmCore {
             } catch {
                 realmFatal(.invalidValue, "\(error)")
             }
-            objectKey = entry.flatMap { primaryKeyLookup(info, entry: $0) }
+            rowKey = entry.flatMap { primaryKeyLookup(info, entry: $0) }
         }
         // No Optional.map here: in this generic function it copies through value witnesses.
-        guard let objectKey, let record = loadRecord(info, objectKey) else { return nil }
-        return unsafeDowncast(materialize(info, key: objectKey, record: record), to: Element.self)
+        guard let rowKey, let record = loadRecord(info, rowKey) else { return nil }
+        return unsafeDowncast(materialize(info, key: rowKey, record: record), to: Element.self)
     }
 
     /// Keys of the common primary-key types (Int, String, ObjectId, UUID),
@@ -470,6 +478,12 @@ public final class RealmCore {
     }
 
     func primaryKeyLookup(_ info: ClassInfo, entry: UnsafeRawBufferPointer) -> UInt64? {
+        if info.keyedByPrimaryKey {
+            // The entry is 0x01 then the key, big-endian (KeyEncoding.swift).
+            guard entry.count == 9, entry[0] == 1 else { return nil }
+            let key = UInt64(bigEndian: entry.loadUnaligned(fromByteOffset: 1, as: UInt64.self))
+            return loadRecord(info, key) == nil ? nil : key
+        }
         guard info.primaryKeyTree != absentTree else { return nil }
         var value = cs_val()
         let rc = cs_get(txn, info.primaryKeyTree, cs_val(data: entry.baseAddress, size: entry.count), &value)

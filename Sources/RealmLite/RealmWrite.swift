@@ -135,5 +135,6 @@ extension RealmCore {
             let rc = cs_tree_clear(txn, tree)
             if rc != csOK && rc != csNotFound { fail(storageError(rc, "Deleting all '\(info.name)' objects")) }
         }
+        if info.keyedByPrimaryKey { recordDelete(info, key: nil) }
     }
 }

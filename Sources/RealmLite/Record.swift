@@ -26,8 +26,31 @@ struct ColumnSlot: Sendable {
     @usableFromInline var offset: Int32
     /// Bit in the null bitmap (the column's storage position).
     @usableFromInline var nullBit: Int32
-    /// Width of the fixed slot; 0 for var fields; -1 for unstored columns.
+    /// Width of the fixed slot; 0 for var fields; `unstored` (linking
+    /// objects) or `objectKey` (not in the record: see below).
     @usableFromInline var width: Int32
+
+    @usableFromInline static var unstored: Int32 { -1 }
+    /// The primary key of a class keyed by it: its value is the object key
+    /// (objectKey(primaryKey:)), so readers take it from the key, never
+    /// from the record (whose null bit and offset it does not have).
+    @inlinable static var objectKey: Int32 { -2 }
+}
+
+/// The object key of a class keyed by its Int primary key: the value with
+/// its sign bit flipped, so that key order (unsigned, big-endian in the
+/// tree) is the primary key's order.
+@inlinable @inline(__always)
+func objectKey(primaryKey: Int64) -> UInt64 { UInt64(bitPattern: primaryKey) ^ (1 << 63) }
+
+@inlinable @inline(__always)
+func primaryKey(objectKey key: UInt64) -> Int64 { Int64(bitPattern: key ^ (1 << 63)) }
+
+/// Calls body with the stored bytes (little-endian Int64) of the primary key
+/// that `key` is, as a record's fixed slot would hold them.
+@inlinable @inline(__always)
+func withPrimaryKeyBytes<R>(objectKey key: UInt64, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    try withUnsafeBytes(of: primaryKey(objectKey: key).littleEndian, body)
 }
 
 /// A record read zero-copy from the map (or from a Swift buffer).

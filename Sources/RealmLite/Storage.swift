@@ -190,6 +190,7 @@ enum TreeName {
     static let meta = "realm:meta"
     static func objects(_ cls: String) -> String { "obj:" + cls }
     static func primaryKey(_ cls: String) -> String { "pk:" + cls }
+    static func deleted(_ cls: String) -> String { "del:" + cls }
     static func index(_ cls: String, _ prop: String) -> String { "idx:" + cls + "." + prop }
     static func backlinks(_ cls: String, _ prop: String) -> String { "bl:" + cls + "." + prop }
 }

@@ -31,11 +31,21 @@ struct StoredClass: Codable, Equatable {
     var name: String
     var embedded: Bool
     var properties: [StoredProperty]
+    /// The object key IS the primary key (a required Int): no `pk:` tree,
+    /// and records do not store the key's column (docs/OBJECTS.md). Fixed
+    /// when the class is first stored; absent (nil) in files written before
+    /// it existed, whose Int-keyed classes keep their `pk:` trees.
+    var keyedByPrimaryKey: Bool?
 
     init(_ descriptor: ClassDescriptor) {
         name = descriptor.name
         embedded = descriptor.isEmbedded
         properties = descriptor.properties.map(StoredProperty.init)
+        keyedByPrimaryKey = descriptor.primaryKeyIndex.map { index in
+            let property = descriptor.properties[index]
+            return property.shape.type == .int && !property.shape.isOptional && property.shape.collection == .none
+                && !property.isIndexed
+        } ?? false
     }
 }
 

@@ -87,7 +87,11 @@ final class IntegrityTests: RealmTestCase {
         var expectedBacklinks: [cs_tree: [UInt64: [UInt64: UInt32]]] = [:]
         for info in realm.core.schemaState.classes {
             let records = records(realm, info.objectsTree)
-            if let pk = info.primaryKeyColumn {
+            if let pk = info.primaryKeyColumn, info.keyedByPrimaryKey {
+                // Keyed by the primary key: no pk: tree, and the key is the value.
+                XCTAssertEqual(info.primaryKeyTree, absentTree, "\(label): \(info.name) has no pk: tree", file: file, line: line)
+                XCTAssertFalse(info.storageOrder.contains(pk), "\(label): \(info.name) records omit the key", file: file, line: line)
+            } else if let pk = info.primaryKeyColumn {
                 var expected = Set<[UInt8]>()
                 for (key, record) in records {
                     let view = record.withUnsafeBytes { RecordView(base: $0.baseAddress!, size: $0.count) }

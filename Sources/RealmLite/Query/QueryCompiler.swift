@@ -105,7 +105,7 @@ struct QueryCompiler {
         }
         let test = try valueTest(c, path)
         let source = path.source
-        if let column = path.directColumn, !path.isMulti, !path.isAggregate {
+        if let column = path.directColumn, !path.isMulti, !path.isAggregate, info.slots[column.index].width != ColumnSlot.objectKey {
             // One property of the row itself: read the field directly.
             let slot = info.slots[column.index], layout = info.layout
             return { _, record, _ in test(record.isNull(slot) ? .null : .raw(record.field(slot, layout))) }
@@ -524,7 +524,9 @@ struct QueryCompiler {
                   let index = info.descriptor.propertyIndex[components[0]] else { return nil }
             let column = info.columns[index]
             guard column.collection == .none, column.isPrimary || column.isIndexed else { return nil }
-            let tree = column.isPrimary ? info.primaryKeyTree : column.indexTree
+            // A class keyed by its primary key: equality is one lookup of the object key.
+            let tree = column.isPrimary ? (info.keyedByPrimaryKey ? info.objectsTree : info.primaryKeyTree) : column.indexTree
+            if info.keyedByPrimaryKey && column.isPrimary && c.op != .equal && c.op != .in { return nil }
             if c.op.isOrdering || c.op == .between {
                 // Ranges over fixed-width encodings only (strings may be truncated in the index).
                 guard column.type == .int || column.type == .date else { return nil }
@@ -569,7 +571,7 @@ struct QueryCompiler {
                 keys.append(key)
             }
             if column.isPrimary {
-                return IndexProbe(column: column, tree: info.primaryKeyTree, isPrimaryKey: true, keys: keys)
+                return IndexProbe(column: column, tree: tree, isPrimaryKey: true, keys: keys)
             }
             return IndexProbe(column: column, tree: column.indexTree, isPrimaryKey: false, keys: keys)
         default:

@@ -99,6 +99,11 @@ struct PathResolver {
             if let extra = rest.first {
                 throw fail("Property '\(info.name).\(name)' of type \(column.type) is not a link or collection, so '\(extra)' cannot follow it", position)
             }
+            if slot.width == ColumnSlot.objectKey {
+                return ResolvedPath(source: { _, _, key, visit in
+                    withPrimaryKeyBytes(objectKey: key) { visit(.raw($0)) }
+                }, type: column.type, isOptional: false, directColumn: column, text: text)
+            }
             return ResolvedPath(source: { _, record, _, visit in
                 visit(record.isNull(slot) ? .null : .raw(record.field(slot, layout)))
             }, type: column.type, isOptional: column.isOptional, directColumn: column, text: text)

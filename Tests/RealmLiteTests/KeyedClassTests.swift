@@ -1,0 +1,159 @@
+import CStorage
+import Foundation
+import XCTest
+@testable import RealmLite
+
+// Classes with a required Int primary key are keyed by it: the object key is
+// the primary key (no `pk:` tree, no copy of the key in the record; see
+// docs/OBJECTS.md). Everything a primary key does must work the same, and an
+// accessor of a deleted object must stay invalid when its key is reused
+// (ObjectLifetime.swift).
+
+final class Ledger: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var name = ""
+    @Persisted var balance = 0.0
+}
+
+final class KeyedClassTests: RealmTestCase {
+    private let types: [ObjectBase.Type] = [Ledger.self, StringKeyed.self, OptionalIntKeyed.self]
+    private let ids = [Int.min, -300, -1, 0, 1, 2, 255, 256, 1 << 40, Int.max]
+
+    private func fill(_ realm: Realm) throws {
+        try realm.write {
+            for id in ids.shuffled() { realm.create(Ledger.self, value: ["id": id, "name": "a\(id)", "balance": Double(id % 7)]) }
+        }
+    }
+
+    func testOnlyRequiredIntKeysKeyTheClass() throws {
+        let realm = try openRealm(types)
+        let account = try realm.core.classInfo(for: Ledger.self)
+        XCTAssertTrue(account.keyedByPrimaryKey)
+        XCTAssertEqual(account.primaryKeyTree, absentTree)
+        XCTAssertFalse(account.storageOrder.contains(account.primaryKeyColumn!), "the record omits the key")
+        XCTAssertNotEqual(account.deletedTree, absentTree)
+        for type in [StringKeyed.self, OptionalIntKeyed.self] as [ObjectBase.Type] {
+            let info = try realm.core.classInfo(for: type)
+            XCTAssertFalse(info.keyedByPrimaryKey, "\(type)")
+            XCTAssertNotEqual(info.primaryKeyTree, absentTree, "\(type)")
+        }
+        XCTAssertEqual(realm.core.schemaState.stored?.class(named: "Ledger")?.keyedByPrimaryKey, true)
+    }
+
+    func testKeyOrderLookupsAndQueries() throws {
+        try withRealm(types) { realm in try fill(realm) }
+        try withRealm(types) { realm in // after a reopen: the flag and the keys come from the file
+            let all = realm.objects(Ledger.self)
+            XCTAssertEqual(all.map(\.id), ids, "objects are in primary-key order")
+            XCTAssertEqual(all.map(\.name), ids.map { "a\($0)" })
+            for id in ids {
+                let account = try XCTUnwrap(realm.object(ofType: Ledger.self, forPrimaryKey: id))
+                XCTAssertEqual(account.id, id)
+                XCTAssertEqual(account["id"] as? Int, id)
+                XCTAssertEqual(realm.object(ofType: Ledger.self, forPrimaryKey: Int64(id))?.name, "a\(id)")
+            }
+            XCTAssertNil(realm.object(ofType: Ledger.self, forPrimaryKey: 3))
+            XCTAssertNil(realm.object(ofType: Ledger.self, forPrimaryKey: Int.min + 1))
+            XCTAssertEqual(all.filter("id == 256").map(\.name), ["a256"])
+            XCTAssertEqual(all.filter("id IN {-1, 2, 3}").map(\.id), [-1, 2])
+            XCTAssertEqual(all.filter("id > 1 AND id < 1000").map(\.id), [2, 255, 256])
+            XCTAssertEqual(all.filter("id BETWEEN {-300, 0}").count, 3)
+            XCTAssertEqual(all.filter("id != 0 AND balance >= 0").count, ids.filter { $0 != 0 && $0 % 7 >= 0 }.count)
+            XCTAssertEqual(all.where { $0.id < 0 }.count, 3)
+            XCTAssertEqual(all.sorted(byKeyPath: "id", ascending: false).map(\.id), ids.reversed())
+            XCTAssertEqual(all.max(ofProperty: "id") as Int?, Int.max)
+            XCTAssertEqual(all.min(ofProperty: "id") as Int?, Int.min)
+        }
+    }
+
+    func testPrimaryKeyRulesHold() throws {
+        let realm = try openRealm(types)
+        try fill(realm)
+        XCTAssertThrowsRealmError(.primaryKeyExists, mentioning: ["Ledger", "256"]) {
+            try realm.write { realm.add(Ledger(value: ["id": 256, "name": "again"])) }
+        }
+        try realm.write { realm.add(Ledger(value: ["id": 256, "name": "updated", "balance": 9.5]), update: .modified) }
+        XCTAssertEqual(realm.object(ofType: Ledger.self, forPrimaryKey: 256)?.name, "updated")
+        XCTAssertEqual(realm.objects(Ledger.self).count, ids.count)
+        let account = try XCTUnwrap(realm.object(ofType: Ledger.self, forPrimaryKey: 1))
+        XCTAssertThrowsRealmError(.primaryKeyChange, mentioning: ["Ledger.id"]) {
+            try realm.write { account.id = 5 }
+        }
+        try realm.write { account.id = 1 } // the same value: allowed, changes nothing
+        XCTAssertEqual(account.id, 1)
+    }
+
+    func testAccessorOfADeletedKeyStaysInvalidWhenTheKeyIsReused() throws {
+        let realm = try openRealm(types)
+        try fill(realm)
+        let old = try XCTUnwrap(realm.object(ofType: Ledger.self, forPrimaryKey: 2))
+        let other = try XCTUnwrap(realm.object(ofType: Ledger.self, forPrimaryKey: 2))
+
+        // Deleted through another accessor, re-added in the same write.
+        try realm.write {
+            realm.delete(other)
+            realm.create(Ledger.self, value: ["id": 2, "name": "second"])
+            let fresh = try XCTUnwrap(realm.object(ofType: Ledger.self, forPrimaryKey: 2))
+            XCTAssertEqual(fresh.name, "second", "an accessor made after the re-add sees the new object")
+        }
+        XCTAssertTrue(other.isInvalidated)
+        XCTAssertTrue(old.isInvalidated, "the old accessor must not show the new object")
+        let second = try XCTUnwrap(realm.object(ofType: Ledger.self, forPrimaryKey: 2))
+        XCTAssertFalse(second.isInvalidated)
+        XCTAssertEqual(second.name, "second")
+
+        // Deleted in one write, re-added in the next.
+        try realm.write { realm.delete(realm.objects(Ledger.self).filter("id == 2")) }
+        try realm.write { realm.create(Ledger.self, value: ["id": 2, "name": "third"]) }
+        XCTAssertTrue(second.isInvalidated)
+        XCTAssertEqual(realm.object(ofType: Ledger.self, forPrimaryKey: 2)?.name, "third")
+
+        // Every object deleted at once (the class's trees are cleared), then re-added.
+        let third = try XCTUnwrap(realm.object(ofType: Ledger.self, forPrimaryKey: 2))
+        let kept = try XCTUnwrap(realm.object(ofType: Ledger.self, forPrimaryKey: 1))
+        try realm.write {
+            realm.delete(realm.objects(Ledger.self))
+            realm.create(Ledger.self, value: ["id": 2, "name": "fourth"])
+        }
+        XCTAssertTrue(third.isInvalidated)
+        XCTAssertTrue(kept.isInvalidated)
+        XCTAssertEqual(realm.objects(Ledger.self).map(\.name), ["fourth"])
+        XCTAssertThrowsRealmError(.invalidatedObject) { try realm.write { realm.add(third) } }
+
+        // Not deleted: accessors stay valid across writes that delete other keys.
+        let fourth = try XCTUnwrap(realm.object(ofType: Ledger.self, forPrimaryKey: 2))
+        try realm.write {
+            realm.create(Ledger.self, value: ["id": 7, "name": "x"])
+            realm.delete(realm.objects(Ledger.self).filter("id == 7"))
+        }
+        XCTAssertFalse(fourth.isInvalidated)
+        XCTAssertEqual(fourth.name, "fourth")
+    }
+
+    func testAnotherThreadsAccessorIsInvalidatedByADeleteAndReAdd() throws {
+        let realm = try openRealm(types)
+        try fill(realm)
+        let configuration = configuration(types)
+        let ready = DispatchSemaphore(value: 0), changed = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        Thread {
+            defer { done.signal() }
+            do {
+                let mine = try Realm(configuration: configuration)
+                let account = mine.object(ofType: Ledger.self, forPrimaryKey: 255)!
+                XCTAssertEqual(account.name, "a255")
+                ready.signal()
+                changed.wait()
+                mine.refresh()
+                XCTAssertTrue(account.isInvalidated, "deleted and re-added by the other thread")
+                XCTAssertEqual(mine.object(ofType: Ledger.self, forPrimaryKey: 255)?.name, "new")
+            } catch {
+                XCTFail("\(error)")
+            }
+        }.start()
+        ready.wait()
+        try realm.write { realm.delete(realm.object(ofType: Ledger.self, forPrimaryKey: 255)!) }
+        try realm.write { realm.create(Ledger.self, value: ["id": 255, "name": "new"]) }
+        changed.signal()
+        done.wait()
+    }
+}
