@@ -42,6 +42,7 @@ extension RealmCore {
     /// nil if it does not exist in this core's version.
     func counterpart<T: ObjectBase>(of object: T) -> T? {
         guard let info = object._info, !object._deleted,
+              isIncarnation(info, key: object._key, bornAt: object._born),
               let found = self.object(info, key: object._key) else { return nil }
         return unsafeDowncast(found, to: T.self)
     }

@@ -224,7 +224,15 @@ extension RealmCore {
             defer { last = now }
             guard let old = last, let previous else { return block(.initial(value(core))) }
             let changed = now.objectClass.map { core.changedKeys($0, from: previous, keyPaths: keyPaths) } ?? []
-            let change = collectionChange(old: old.ids, new: now.ids) { changed.contains($0) }
+            var ids = now.ids
+            if let info = now.objectClass, info.keyedByPrimaryKey {
+                // A key deleted and added again is another object: a deletion and an insertion.
+                let deleted = core.deletedKeys(info, since: previous)
+                if deleted?.isEmpty != true {
+                    ids = ids.map { deleted?.contains($0) ?? true ? $0 + [0xFF] : $0 }
+                }
+            }
+            let change = collectionChange(old: old.ids, new: ids) { changed.contains($0) }
             if change.deletions.isEmpty && change.insertions.isEmpty && change.modifications.isEmpty { return }
             block(.update(value(core), deletions: change.deletions, insertions: change.insertions, modifications: change.modifications))
         }, what: what)

@@ -86,14 +86,38 @@ extension RealmCore {
     func isSameIncarnation(_ object: ObjectBase, _ info: ClassInfo) -> Bool {
         guard info.keyedByPrimaryKey else { return true }
         if object._deleted { return false }
+        if isIncarnation(info, key: object._key, bornAt: object._born) { return true }
+        object._deleted = true
+        return false
+    }
+
+    /// True unless `key` was deleted in this core's snapshot after `born`.
+    func isIncarnation(_ info: ClassInfo, key: UInt64, bornAt born: UInt64) -> Bool {
+        guard info.keyedByPrimaryKey else { return true }
         var deletes: UInt64 = 0
         guard cs_count(txn, info.deletedTree, &deletes) == csOK, deletes > 0 else { return true }
-        let born = object._born
-        if deleteStamp(info, nil) > born || deleteStamp(info, object._key) > born {
-            object._deleted = true
-            return false
+        return deleteStamp(info, nil) <= born && deleteStamp(info, key) <= born
+    }
+
+    /// Keys of `info` deleted (and maybe added again) between `old` and this
+    /// core's snapshot, as key bytes; nil if every object was deleted.
+    /// Collection changes report such a key as a deletion and an insertion.
+    func deletedKeys(_ info: ClassInfo, since old: RealmCore) -> Set<[UInt8]>? {
+        guard info.keyedByPrimaryKey else { return [] }
+        final class Collector {
+            var keys = Set<[UInt8]>()
+            var all = false
         }
-        return true
+        let collector = Collector()
+        let rc = cs_tree_diff(old.txn, txn, info.deletedTree, { ctx, kind, key, _, _ in
+            guard kind != CS_DIFF_DELETE else { return 0 }
+            let collector = Unmanaged<Collector>.fromOpaque(ctx!).takeUnretainedValue()
+            let bytes = Array(UnsafeRawBufferPointer(start: key.data, count: key.size))
+            if bytes == [0] { collector.all = true } else { collector.keys.insert(bytes) }
+            return 0
+        }, Unmanaged.passUnretained(collector).toOpaque())
+        mustSucceed(rc, "Comparing versions for a notification")
+        return collector.all ? nil : collector.keys
     }
 
     /// When `key` (nil: every object) was last deleted; 0 if never.

@@ -156,4 +156,113 @@ final class KeyedClassTests: RealmTestCase {
         changed.signal()
         done.wait()
     }
+
+    /// Lets the main queue run: scheduled notifications are delivered.
+    private func nextTurn() {
+        let turn = expectation(description: "turn")
+        DispatchQueue.main.async { turn.fulfill() }
+        wait(for: [turn], timeout: 10)
+    }
+
+    func testNotificationsAndThawSeeADeleteAndReAddAsAnotherObject() throws {
+        let realm = try openRealm(types)
+        try fill(realm)
+        let all = realm.objects(Ledger.self)
+        let index = try XCTUnwrap(ids.firstIndex(of: 2))
+        var updates: [(deletions: [Int], insertions: [Int], modifications: [Int])] = []
+        let token = all.observe { change in
+            if case .update(_, let deletions, let insertions, let modifications) = change {
+                updates.append((deletions, insertions, modifications))
+            }
+        }
+        let observed = try XCTUnwrap(realm.object(ofType: Ledger.self, forPrimaryKey: 2))
+        var objectEvents: [String] = []
+        let objectToken = observed.observe { change in
+            switch change {
+            case .change: objectEvents.append("change")
+            case .deleted: objectEvents.append("deleted")
+            case .error: objectEvents.append("error")
+            }
+        }
+        let frozen = observed.freeze()
+        nextTurn()
+
+        try realm.write {
+            realm.delete(realm.objects(Ledger.self).filter("id == 2"))
+            realm.create(Ledger.self, value: ["id": 2, "name": "again"])
+            realm.object(ofType: Ledger.self, forPrimaryKey: 1)!.name = "renamed"
+        }
+        nextTurn()
+        XCTAssertEqual(updates.count, 1)
+        XCTAssertEqual(updates.last?.deletions, [index])
+        XCTAssertEqual(updates.last?.insertions, [index])
+        XCTAssertEqual(updates.last?.modifications, [index - 1], "id 1 is just before id 2")
+        XCTAssertEqual(objectEvents, ["deleted"])
+        XCTAssertNil(frozen.thaw(), "the frozen object's row is gone, whatever holds its key now")
+
+        // Every object deleted, two added again: all old rows deleted, two inserted.
+        try realm.write {
+            realm.delete(realm.objects(Ledger.self))
+            realm.create(Ledger.self, value: ["id": 0, "name": "zero"])
+            realm.create(Ledger.self, value: ["id": 1, "name": "one"])
+        }
+        nextTurn()
+        XCTAssertEqual(updates.last?.deletions, Array(ids.indices))
+        XCTAssertEqual(updates.last?.insertions, [0, 1])
+        XCTAssertEqual(updates.last?.modifications, [])
+
+        // An ordinary change of a kept object is still a modification.
+        try realm.write { realm.object(ofType: Ledger.self, forPrimaryKey: 1)!.balance = 3 }
+        nextTurn()
+        XCTAssertEqual(updates.last?.deletions, [])
+        XCTAssertEqual(updates.last?.insertions, [])
+        XCTAssertEqual(updates.last?.modifications, [1])
+        token.invalidate()
+        objectToken.invalidate()
+    }
+
+    /// A file whose stored schema predates keyed classes (no flag): its
+    /// Int-keyed class keeps the `pk:` tree and the key in the record.
+    func testFilesWithoutTheFlagKeepThePrimaryKeyTree() throws {
+        try withRealm(types) { _ in }
+        var env: OpaquePointer?
+        XCTAssertEqual(cs_env_open(fileURL.path, nil, &env), 0)
+        var txn: OpaquePointer?
+        XCTAssertEqual(cs_txn_begin(env, 0, &txn), 0)
+        var meta: cs_tree = 0, pk: cs_tree = 0
+        XCTAssertEqual(cs_tree_open(txn, TreeName.meta, 0, &meta), 0)
+        XCTAssertEqual(cs_tree_open(txn, TreeName.primaryKey("Ledger"), UInt32(CS_CREATE), &pk), 0)
+        var value = cs_val()
+        XCTAssertEqual(withBytesKey(Array(MetaKey.schema.utf8)) { cs_get(txn, meta, $0, &value) }, 0)
+        var schema = try StoredSchema.decode(bytes(of: value))
+        let index = try XCTUnwrap(schema.classes.firstIndex { $0.name == "Ledger" })
+        schema.classes[index].keyedByPrimaryKey = nil
+        let json = schema.encoded()
+        XCTAssertEqual(withBytesKey(Array(MetaKey.schema.utf8)) { key in
+            json.withUnsafeBytes { cs_put(txn, meta, key, cs_val(data: $0.baseAddress, size: $0.count), 0) }
+        }, 0)
+        XCTAssertEqual(cs_txn_commit(txn), 0)
+        XCTAssertEqual(cs_env_close(env), 0)
+
+        try withRealm(types) { realm in
+            let info = try realm.core.classInfo(for: Ledger.self)
+            XCTAssertFalse(info.keyedByPrimaryKey)
+            XCTAssertNotEqual(info.primaryKeyTree, absentTree)
+            XCTAssertTrue(info.storageOrder.contains(info.primaryKeyColumn!))
+            try fill(realm)
+            XCTAssertThrowsRealmError(.primaryKeyExists) { try realm.write { _ = realm.create(Ledger.self, value: ["id": 0]) } }
+            try realm.write { realm.delete(realm.objects(Ledger.self).filter("id == 2")) }
+            var count: UInt64 = 0
+            XCTAssertEqual(cs_count(realm.core.txn, info.primaryKeyTree, &count), 0)
+            XCTAssertEqual(count, UInt64(ids.count - 1))
+        }
+        try withRealm(types) { realm in
+            XCTAssertEqual(Set(realm.objects(Ledger.self).map(\.id)), Set(ids.filter { $0 != 2 }))
+            for id in ids where id != 2 {
+                XCTAssertEqual(realm.object(ofType: Ledger.self, forPrimaryKey: id)?.name, "a\(id)")
+            }
+            XCTAssertNil(realm.object(ofType: Ledger.self, forPrimaryKey: 2))
+            XCTAssertEqual(realm.objects(Ledger.self).filter("id IN {-1, 2, 256}").count, 2)
+        }
+    }
 }
