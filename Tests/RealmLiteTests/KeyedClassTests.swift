@@ -56,7 +56,12 @@ final class KeyedClassTests: RealmTestCase {
             XCTAssertNil(realm.object(ofType: Ledger.self, forPrimaryKey: Int.min + 1))
             XCTAssertEqual(all.filter("id == 256").map(\.name), ["a256"])
             XCTAssertEqual(all.filter("id IN {-1, 2, 3}").map(\.id), [-1, 2])
-            XCTAssertEqual(all.filter("id > 1 AND id < 1000").map(\.id), [2, 255, 256])
+            let range = all.filter("id > 1 AND id < 1000")
+            XCTAssertEqual(range.map(\.id), [2, 255, 256])
+            guard case .query(let plan) = range.source else { return XCTFail("not a query") }
+            XCTAssertEqual(plan.compiled?.probe?.objectKeys, true, "a range of object keys, not a scan")
+            XCTAssertEqual(all.filter("id <= -1").map(\.id), [Int.min, -300, -1])
+            XCTAssertEqual(all.filter("id >= %@", Int.max).map(\.id), [Int.max])
             XCTAssertEqual(all.filter("id BETWEEN {-300, 0}").count, 3)
             XCTAssertEqual(all.filter("id != 0 AND balance >= 0").count, ids.filter { $0 != 0 && $0 % 7 >= 0 }.count)
             XCTAssertEqual(all.where { $0.id < 0 }.count, 3)

@@ -19,6 +19,9 @@ struct IndexProbe {
     var range: IndexRange?
     /// `keys` are prefixes (BEGINSWITH on strings): every entry starting with one.
     var prefixScan = false
+    /// `tree` is a keyed class's objects tree: its keys are object keys (an
+    /// int's index encoding without its leading 0x01).
+    var objectKeys = false
 }
 
 /// Encoded bounds; `low` defaults to the first non-nil value.
@@ -526,7 +529,7 @@ struct QueryCompiler {
             guard column.collection == .none, column.isPrimary || column.isIndexed else { return nil }
             // A class keyed by its primary key: equality is one lookup of the object key.
             let tree = column.isPrimary ? (info.keyedByPrimaryKey ? info.objectsTree : info.primaryKeyTree) : column.indexTree
-            if info.keyedByPrimaryKey && column.isPrimary && c.op != .equal && c.op != .in { return nil }
+            if info.keyedByPrimaryKey && column.isPrimary && c.op == .beginsWith { return nil }
             if c.op.isOrdering || c.op == .between {
                 // Ranges over fixed-width encodings only (strings may be truncated in the index).
                 guard column.type == .int || column.type == .date else { return nil }
@@ -548,7 +551,8 @@ struct QueryCompiler {
                 default:
                     return nil
                 }
-                return IndexProbe(column: column, tree: tree, isPrimaryKey: column.isPrimary, keys: [], range: range)
+                return IndexProbe(column: column, tree: tree, isPrimaryKey: column.isPrimary, keys: [], range: range,
+                                  objectKeys: info.keyedByPrimaryKey && column.isPrimary)
             }
             if c.op == .beginsWith {
                 guard column.type == .string, case .value(.string(let prefix), _) = c.right else { return nil }

@@ -289,7 +289,10 @@ extension IndexProbe {
             guard cs_cursor_open(realm.txn, tree, &cursor) == csOK, let cursor else { return [] }
             defer { cs_cursor_close(cursor) }
             var k = cs_val(), v = cs_val()
-            var rc = range.low.withUnsafeBytes { low -> Int32 in
+            // Object keys are the encodings without their 0x01 (non-nil) tag.
+            let low = objectKeys ? (range.low.count > 1 ? Array(range.low.dropFirst()) : [UInt8](repeating: 0, count: 8)) : range.low
+            let high = objectKeys ? range.high.map { Array($0.dropFirst()) } : range.high
+            var rc = low.withUnsafeBytes { low -> Int32 in
                 k = cs_val(data: low.baseAddress, size: low.count)
                 return cs_cursor_get(cursor, &k, &v, CS_SEEK)
             }
@@ -298,15 +301,15 @@ extension IndexProbe {
                 let valueLength = isPrimaryKey ? entry.count : entry.count - 8
                 guard valueLength >= 1 else { break }
                 let value = UnsafeRawBufferPointer(rebasing: entry[0..<valueLength])
-                if !range.lowInclusive, range.low.withUnsafeBytes({ compareBytes(value, $0) }) == 0 {
+                if !range.lowInclusive, low.withUnsafeBytes({ compareBytes(value, $0) }) == 0 {
                     rc = cs_cursor_get(cursor, &k, &v, CS_NEXT)
                     continue
                 }
-                if let high = range.high {
+                if let high {
                     let order = high.withUnsafeBytes { compareBytes(value, $0) }
                     if order > 0 || (order == 0 && !range.highInclusive) { break }
                 }
-                found.insert(isPrimaryKey ? keyValue(v) : keyValue(k, at: valueLength))
+                found.insert(objectKeys ? keyValue(k) : isPrimaryKey ? keyValue(v) : keyValue(k, at: valueLength))
                 rc = cs_cursor_get(cursor, &k, &v, CS_NEXT)
             }
             return found.sorted()
