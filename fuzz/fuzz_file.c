@@ -170,8 +170,22 @@ static void read_all(cs_env *env)
         cs_val k, v;
         cs_get(t, tr, (cs_val){"key-000007-1-0", 14}, &v);
         cs_get(t, tr, (cs_val){"blob3", 5}, &v);
+        /* Filtered counts read every value in place: damaged cells and
+         * values shorter than the filter must give an error, not a read
+         * out of bounds. */
+        cs_value_test tests[3] = {
+            {.kind = CS_TEST_BYTES_EQ, .offset = 0, .on_true = CS_FILTER_TRUE, .on_false = CS_FILTER_FALSE, .high = 3},
+            {.kind = CS_TEST_BOOL, .null_mask = 2, .null_byte = 1, .offset = 5, .flag = 1, .on_true = 0,
+             .on_false = CS_FILTER_FALSE},
+            {.kind = CS_TEST_I64_RANGE, .offset = 2, .low = 0, .high = 1 << 20, .on_true = 1, .on_false = 0},
+        };
+        cs_filter filter = {tests, 3, 2, (const uint8_t *)"abc", 3, 0, 4};
+        cs_count_matching(t, tr, &filter, &n);
         cs_cursor *c;
         if (cs_cursor_open(t, tr, &c)) continue;
+        cs_val batch[64];
+        size_t got = 0, matched;
+        if (cs_cursor_next_batch(c, NULL, batch, 64, &got) == CS_OK) cs_filter_values(&filter, batch, got, NULL, &matched);
         int steps = 0;
         for (int rc = cs_cursor_get(c, &k, &v, CS_FIRST); rc == CS_OK && steps < 8000; rc = cs_cursor_get(c, &k, &v, CS_NEXT))
             steps++;

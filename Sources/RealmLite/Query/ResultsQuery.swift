@@ -41,15 +41,21 @@ extension Results where Element: ObjectBase {
     /// Adds a predicate (checked against the class first, for messages that quote the format).
     func adding(_ predicate: QueryPredicate, format: String, useIndexes: Bool = true) throws -> Results<Element> {
         let parts = queryParts
-        _ = try QueryCompiler(info: parts.info, format: format).compile(predicate)
+        var compiler = QueryCompiler(info: parts.info, format: format)
+        compiler.useIndexes = useIndexes
+        let compiled = try compiler.compile(predicate)
         if parts.orderings.contains(where: { if case .limit = $0 { true } else { false } }) {
             // Filtering after LIMIT filters the limited objects: start from this Results' keys.
             let previous = queryPlan
             let plan = QueryPlan(info: parts.info, base: .keys(previous.keySource), predicate: nil, compiled: nil, orderings: [])
             return try Results(realm: realmInstance, source: .query(plan)).adding(predicate, format: format, useIndexes: useIndexes)
         }
-        let combined = parts.predicate.map { QueryPredicate.and($0, predicate) } ?? predicate
-        return try with(predicate: combined, orderings: parts.orderings, useIndexes: useIndexes)
+        guard let previous = parts.predicate else {
+            // The first filter: what was just compiled is the whole query.
+            let plan = QueryPlan(info: parts.info, base: parts.base, predicate: predicate, compiled: compiled, orderings: parts.orderings)
+            return Results(realm: realmInstance, source: .query(plan))
+        }
+        return try with(predicate: .and(previous, predicate), orderings: parts.orderings, useIndexes: useIndexes)
     }
 
     func checkedFilter(_ format: String, arguments: [Any], useIndexes: Bool = true) throws -> Results<Element> {
