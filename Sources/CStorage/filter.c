@@ -154,30 +154,11 @@ static int test_mask(const cs_filter *f, const cs_value_test *t, const chunk *c,
         for (unsigned k = 0; k < n; k++) r |= (uint64_t)(rd64(c->v[k] + off) - low <= span) << k;
         break;
     }
-    case CS_TEST_I64_VS_F64:
-        for (unsigned k = 0; k < n; k++) r |= (uint64_t)f64_test(t->cmp, (double)(int64_t)rd64(c->v[k] + off), t->f64) << k;
-        break;
-    case CS_TEST_F64:
-        for (unsigned k = 0; k < n; k++) {
-            uint64_t bits = rd64(c->v[k] + off);
-            double d;
-            memcpy(&d, &bits, 8);
-            r |= (uint64_t)f64_test(t->cmp, d, t->f64) << k;
-        }
-        break;
-    case CS_TEST_F32:
-        for (unsigned k = 0; k < n; k++) {
-            uint32_t bits = rd32(c->v[k] + off);
-            float x;
-            memcpy(&x, &bits, 4);
-            r |= (uint64_t)f64_test(t->cmp, (double)x, t->f64) << k;
-        }
-        break;
     case CS_TEST_BOOL:
         for (unsigned k = 0; k < n; k++) r |= (uint64_t)(c->v[k][off] != 0) << k;
         if (!t->flag) r = ~r;
         break;
-    default: /* CS_TEST_BYTES_EQ */
+    case CS_TEST_BYTES_EQ:
         for (uint64_t w = want & ~nulls; w; w &= w - 1) {
             unsigned k = (unsigned)__builtin_ctzll(w);
             const uint8_t *p;
@@ -186,6 +167,9 @@ static int test_mask(const cs_filter *f, const cs_value_test *t, const chunk *c,
             bool eq = len == (size_t)t->high && (len == 0 || memcmp(p, f->constants + t->low, len) == 0);
             r |= (uint64_t)eq << k;
         }
+        break;
+    default: /* the double comparisons: one loop, the comparison chosen per value */
+        for (unsigned k = 0; k < n; k++) r |= (uint64_t)fixed_test(t, c->v[k]) << k;
         break;
     }
     if (t->negate) r = ~r;

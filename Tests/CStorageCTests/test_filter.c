@@ -120,17 +120,21 @@ static bool want_i_ge(const row *r) { return !r->i_null && (double)r->i >= 2.5; 
 /* i != 3 (nil is unequal) */
 static bool want_i_ne(const row *r) { return r->i_null || r->i != 3; }
 
+/* i > 50 AND b: test 1 (the entry) jumps to test 0 when true. */
+static void i_over_50_and_b(cs_value_test t[2]) {
+    t[0] = test_of(CS_TEST_BOOL, 0, BOOL_AT, CS_FILTER_TRUE, CS_FILTER_FALSE);
+    t[0].flag = 1;
+    t[1] = test_of(CS_TEST_I64_RANGE, 1, I64_AT, 0, CS_FILTER_FALSE);
+    t[1].low = 51;
+    t[1].high = INT64_MAX;
+}
+
 static void agreement(void) {
     static row rows[NVALS];
     make_rows(rows, 42);
 
-    /* AND: test 1 (entry) jumps to test 0 when true. */
     cs_value_test t_and[2];
-    t_and[0] = test_of(CS_TEST_BOOL, 0, BOOL_AT, CS_FILTER_TRUE, CS_FILTER_FALSE);
-    t_and[0].flag = 1;
-    t_and[1] = test_of(CS_TEST_I64_RANGE, 1, I64_AT, 0, CS_FILTER_FALSE);
-    t_and[1].low = 51;
-    t_and[1].high = INT64_MAX;
+    i_over_50_and_b(t_and);
     cs_filter f = filter_of(t_and, 2, 1, NULL);
     agree("i > 50 AND b", &f, rows, want_and);
 
@@ -285,11 +289,7 @@ static void tree_counts(void) {
     }
     cs_filter big = filter_of(chain, 70, 69, NULL);
     cs_value_test t_and[2];
-    t_and[0] = test_of(CS_TEST_BOOL, 0, BOOL_AT, CS_FILTER_TRUE, CS_FILTER_FALSE);
-    t_and[0].flag = 1;
-    t_and[1] = test_of(CS_TEST_I64_RANGE, 1, I64_AT, 0, CS_FILTER_FALSE);
-    t_and[1].low = 51;
-    t_and[1].high = INT64_MAX;
+    i_over_50_and_b(t_and);
     cs_filter small = filter_of(t_and, 2, 1, NULL);
     uint64_t want_big = 0, want_and_n = 0;
     for (int k = 0; k < NVALS; k++) {
