@@ -101,12 +101,11 @@ typedef struct chunk {
     unsigned n;
 } chunk;
 
-/* A fixed-field test on one value (before null and negate). */
-static bool fixed_test(const cs_value_test *t, const uint8_t *v)
+/* A double comparison on one value (before null and negate). */
+static bool double_test(const cs_value_test *t, const uint8_t *v)
 {
     const uint8_t *at = v + t->offset;
     switch (t->kind) {
-    case CS_TEST_I64_RANGE: return rd64(at) - (uint64_t)t->low <= (uint64_t)t->high - (uint64_t)t->low;
     case CS_TEST_I64_VS_F64: return f64_test(t->cmp, (double)(int64_t)rd64(at), t->f64);
     case CS_TEST_F64: {
         uint64_t bits = rd64(at);
@@ -114,48 +113,50 @@ static bool fixed_test(const cs_value_test *t, const uint8_t *v)
         memcpy(&d, &bits, 8);
         return f64_test(t->cmp, d, t->f64);
     }
-    case CS_TEST_F32: {
+    default: { /* CS_TEST_F32 */
         uint32_t bits = rd32(at);
         float x;
         memcpy(&x, &bits, 4);
         return f64_test(t->cmp, (double)x, t->f64);
     }
-    default: /* CS_TEST_BOOL */
-        return (at[0] != 0) == (t->flag != 0);
     }
 }
 
-/* Bit k set where test t holds for value k. Fixed-field tests run over the
- * whole chunk, branch-free (every value is long enough), unless few values
- * reach the test: then over those only. Variable fields are read only for
- * the values in `want`. -1: such a field is out of bounds. */
+/* Bit k set where test t holds for value k. Fixed-field tests read every
+ * value of the chunk, branch-free (each is long enough), unless under half
+ * of them reach the test: then only those (cheaper than the branch-free
+ * pass below that density for the int and bool tests; the double tests,
+ * which dispatch per value, switch at a quarter). Variable fields are read
+ * only for the values in `want`. -1: such a field is out of bounds. */
 static int test_mask(const cs_filter *f, const cs_value_test *t, const chunk *c, uint64_t want, uint64_t *out)
 {
-    const unsigned n = c->n;
+    const unsigned n = c->n, reach = (unsigned)__builtin_popcountll(want);
     const uint32_t off = t->offset;
     uint64_t nulls = 0, r = 0;
     if (t->null_mask)
         for (unsigned k = 0; k < n; k++) nulls |= (uint64_t)((c->v[k][t->null_byte] & t->null_mask) != 0) << k;
-    if (t->kind != CS_TEST_NULL && t->kind != CS_TEST_BYTES_EQ && 4u * (unsigned)__builtin_popcountll(want) < n) {
-        for (uint64_t w = want; w; w &= w - 1) {
-            unsigned k = (unsigned)__builtin_ctzll(w);
-            r |= (uint64_t)fixed_test(t, c->v[k]) << k;
-        }
-        if (t->negate) r = ~r;
-        *out = (r & ~nulls) | (t->cmp == CS_CMP_NE ? nulls : 0);
-        return 0;
-    }
+    /* r |= bit for each value of the chunk, or for each value in `want` */
+#define EACH(sparse, bit)                                                                \
+    do {                                                                                 \
+        if (sparse)                                                                      \
+            for (uint64_t w = want; w; w &= w - 1) {                                     \
+                unsigned k = (unsigned)__builtin_ctzll(w);                               \
+                r |= (uint64_t)(bit) << k;                                               \
+            }                                                                            \
+        else                                                                             \
+            for (unsigned k = 0; k < n; k++) r |= (uint64_t)(bit) << k;                  \
+    } while (0)
     switch (t->kind) {
     case CS_TEST_NULL:
         *out = t->flag ? nulls : ~nulls;
         return 0;
     case CS_TEST_I64_RANGE: {
         const uint64_t low = (uint64_t)t->low, span = (uint64_t)t->high - low;
-        for (unsigned k = 0; k < n; k++) r |= (uint64_t)(rd64(c->v[k] + off) - low <= span) << k;
+        EACH(2 * reach < n, rd64(c->v[k] + off) - low <= span);
         break;
     }
     case CS_TEST_BOOL:
-        for (unsigned k = 0; k < n; k++) r |= (uint64_t)(c->v[k][off] != 0) << k;
+        EACH(2 * reach < n, c->v[k][off] != 0);
         if (!t->flag) r = ~r;
         break;
     case CS_TEST_BYTES_EQ:
@@ -168,10 +169,11 @@ static int test_mask(const cs_filter *f, const cs_value_test *t, const chunk *c,
             r |= (uint64_t)eq << k;
         }
         break;
-    default: /* the double comparisons: one loop, the comparison chosen per value */
-        for (unsigned k = 0; k < n; k++) r |= (uint64_t)fixed_test(t, c->v[k]) << k;
+    default: /* the double comparisons: the comparison is chosen per value */
+        EACH(4 * reach < n, double_test(t, c->v[k]));
         break;
     }
+#undef EACH
     if (t->negate) r = ~r;
     /* nil is unequal to every constant and never ordered */
     *out = (r & ~nulls) | (t->cmp == CS_CMP_NE ? nulls : 0);
@@ -249,6 +251,7 @@ int cs_count_matching(cs_txn *t, cs_tree tree, const cs_filter *filter, uint64_t
         const uint8_t *pg = p.pg[leaf];
         unsigned n = node_n(pg);
         bt_prefetch_sibling(t, &p, true);
+        unsigned cn = c.n; /* in a register: c's address escapes to eval_chunk */
         for (unsigned i = 0; i < n; i++) {
             /* Inline values are read in place; overflow values and damaged
              * cells (which bt_read reports) go through bt_read. */
@@ -272,14 +275,16 @@ int cs_count_matching(cs_txn *t, cs_tree tree, const cs_filter *filter, uint64_t
                     goto out;
                 }
             }
-            c.v[c.n] = v;
-            c.size[c.n] = vl;
-            if (++c.n == CHUNK) {
+            c.v[cn] = v;
+            c.size[cn] = vl;
+            if (++cn == CHUNK) {
+                c.n = cn;
                 if (eval_chunk(filter, &c, sc.at, &match)) goto bad_field;
                 got += (uint64_t)__builtin_popcountll(match);
-                c.n = 0;
+                cn = 0;
             }
         }
+        c.n = cn;
         /* The next leaf: bt_step from the last entry climbs and descends. */
         p.idx[leaf] = (uint16_t)(n ? n - 1 : 0);
         rc = bt_step(t, &p, true);

@@ -103,6 +103,7 @@ static void agree(const char *what, const cs_filter *f, const row *rows, bool (*
 
 /* i > 50 AND b == true: the objects benchmark's count. */
 static bool want_and(const row *r) { return !r->i_null && r->i > 50 && r->b; }
+static bool want_3(const row *r) { return !r->i_null && r->i == 3; }
 static bool want_3_and(const row *r) { return !r->i_null && r->i == 3 && r->b; }
 static bool want_3_and_d(const row *r) { return !r->i_null && r->i == 3 && !r->d_null && r->d < 1.0; }
 /* i IN {1, 2, INT64_MIN} OR i == nil */
@@ -141,6 +142,13 @@ static void agreement(void) {
     /* Few values pass the first test: the second runs only on those. */
     t_and[1].low = t_and[1].high = 3;
     agree("i == 3 AND b", &f, rows, want_3_and);
+    cs_value_test t_ii[2] = {test_of(CS_TEST_I64_RANGE, 1, I64_AT, CS_FILTER_TRUE, CS_FILTER_FALSE),
+                             test_of(CS_TEST_I64_RANGE, 1, I64_AT, 0, CS_FILTER_FALSE)};
+    t_ii[0].low = 0; /* i >= 0, reached only by i == 3 */
+    t_ii[0].high = INT64_MAX;
+    t_ii[1].low = t_ii[1].high = 3;
+    cs_filter f_ii = filter_of(t_ii, 2, 1, NULL);
+    agree("i == 3 AND i >= 0", &f_ii, rows, want_3);
     t_and[0].kind = CS_TEST_F64;
     t_and[0].offset = F64_AT;
     t_and[0].null_mask = 2;
