@@ -7,7 +7,10 @@
 open class ObjectBase: CustomStringConvertible, Hashable {
     // Managed state. Set by Realm; nil/0 while unmanaged.
     @usableFromInline @exclusivity(unchecked) final var _realm: RealmCore?
-    final var _info: ClassInfo?
+    /// Not reference counted (one retain/release pair less per object
+    /// read): a ClassInfo lives as long as its file's SharedEnv
+    /// (retiredClasses), which `_realm` keeps alive.
+    unowned(unsafe) final var _info: ClassInfo?
     @usableFromInline @exclusivity(unchecked) final var _key: UInt64 = 0
     // Copies of what property reads need, reachable without reference
     // counting: the core's HotState and the class's slots (both owned by

@@ -150,10 +150,14 @@ extension RealmCore {
         guard !registeredInWrite.isEmpty else { return }
         let forgotten = Set(registeredInWrite)
         registeredInWrite = []
-        schemaState = env.schema.withLock { state in
-            state = SchemaState(classes: state.classes.filter { !forgotten.contains($0.name) }, stored: state.stored)
-            return state
+        let retired = env.schema.withLock { state in
+            let (kept, retired) = (state.classes.filter { !forgotten.contains($0.name) },
+                                   state.classes.filter { forgotten.contains($0.name) })
+            state = SchemaState(classes: kept, stored: state.stored)
+            return retired
         }
+        env.retiredClasses.withLock { $0 += retired }
+        schemaState = env.schema.withLock { $0 }
     }
 
     // MARK: - Object keys

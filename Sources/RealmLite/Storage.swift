@@ -72,6 +72,11 @@ final class SharedEnv: @unchecked Sendable {
     let path: String
     /// Classes registered in this file so far (see SchemaRegistration.swift).
     let schema = Mutex<SchemaState>(SchemaState.empty)
+    /// Classes a cancelled write registered and took back. Kept for the
+    /// env's lifetime: accessors refer to their ClassInfo without a
+    /// reference count (ObjectBase._info), so no ClassInfo may go away
+    /// while an object of its file can exist.
+    let retiredClasses = Mutex<[ClassInfo]>([])
     /// Per class: object keys below this were handed out by a write that was
     /// cancelled. Never reusing them keeps the invalidated accessors of that
     /// write from ever seeing another object.
