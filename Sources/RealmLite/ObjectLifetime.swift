@@ -30,9 +30,11 @@ extension RealmCore {
     private static let snapshotSerial: UInt64 = 0xFF_FFFF
 
     /// The stamp of an accessor made now (cached per generation: iteration
-    /// materializes many objects in one generation).
+    /// materializes many objects in one generation). A frozen core is read
+    /// by several threads at once, so it caches nothing: its stamp is fixed.
     @inline(__always)
     func accessorStamp() -> UInt64 {
+        if let frozenReaders { return cs_txn_id(frozenReaders.base) << 24 | Self.snapshotSerial }
         if stampGeneration == generation { return stamp }
         return accessorStampSlow()
     }
