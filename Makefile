@@ -1,6 +1,6 @@
 # RealmLite — build, test, demo, bench.
 #   make demo    build and run the example app
-#   make test    C engine tests under ASan/UBSan, then swift test
+#   make test    C engine tests under ASan/UBSan, swift test, TSan, fuzz, bench smoke
 #   make bench   benchmarks (QUICK=1 for a smoke run)
 #   make fuzz    libFuzzer harnesses (FUZZ_SECONDS per harness)
 #   make stress  long crash-loop / power-loss / multi-process runs
@@ -68,6 +68,7 @@ test: deps
 	@mkdir -p $(BUILD)
 	$(MAKE) ctest
 	$(MAKE) swifttest
+	$(MAKE) tsan
 	@if [ -f fuzz/Makefile ]; then $(MAKE) -C fuzz test-short; fi
 	@if [ -f benchmarks/Makefile ]; then $(MAKE) -C benchmarks QUICK=1 bench; fi
 	@# One closing line for CI: C test programs plus XCTest cases.
@@ -87,9 +88,10 @@ fuzz: deps
 stress: deps
 	$(MAKE) -C fuzz stress
 
-# The threading, notification and Realm tests under ThreadSanitizer (a
-# separate build in .build-tsan; a few minutes, so not part of make test).
-TSAN_TESTS ?= ThreadingTests|ThreadingGuideTests|NotificationTests|RealmTests
+# The threading, notification, Realm and keyed-class tests under
+# ThreadSanitizer (a separate build in .build-tsan; part of make test since
+# it found a race that the other suites cannot see).
+TSAN_TESTS ?= ThreadingTests|ThreadingGuideTests|NotificationTests|RealmTests|KeyedClassTests
 tsan: deps
 	swift build --build-tests --sanitize=thread --scratch-path .build-tsan
 	TSAN_OPTIONS=halt_on_error=1 swift test --skip-build --sanitize=thread --scratch-path .build-tsan --filter "$(TSAN_TESTS)"
