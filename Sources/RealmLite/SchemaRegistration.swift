@@ -53,6 +53,7 @@ extension RealmCore {
             if missing.isEmpty && !needsWrite { return state }
             var infos: [ClassInfo] = []
             if needsWrite && !env.isReadOnly {
+                updated.format = StoredSchema.currentFormat // what this version may have added
                 try withSchemaWrite { txn in
                     let json = updated.encoded()
                     let meta = try openTree(txn, TreeName.meta, create: true)

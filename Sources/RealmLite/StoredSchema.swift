@@ -9,15 +9,28 @@ import Foundation
 struct StoredSchema: Codable, Equatable {
     var version: UInt64
     var classes: [StoredClass]
+    /// How objects are stored: 1 (absent) before keyed classes, 2 since.
+    /// A reader refuses a file of a format newer than it knows, rather than
+    /// misread its records (a version that knew nothing of keyed classes
+    /// would look for a primary key in records that do not hold it).
+    var format: Int? = StoredSchema.currentFormat
+
+    static let currentFormat = 2
 
     func `class`(named name: String) -> StoredClass? { classes.first { $0.name == name } }
 
     static func decode(_ bytes: UnsafeRawBufferPointer) throws -> StoredSchema {
+        let schema: StoredSchema
         do {
-            return try JSONDecoder().decode(StoredSchema.self, from: Data(bytes))
+            schema = try JSONDecoder().decode(StoredSchema.self, from: Data(bytes))
         } catch {
             throw Realm.Error(.fileFormatUpgradeRequired, "The schema stored in the Realm file cannot be read (\(error)).")
         }
+        if let format = schema.format, format > currentFormat {
+            throw Realm.Error(.fileFormatUpgradeRequired,
+                              "The Realm file was written by a newer version of RealmLite (object format \(format); this version reads up to \(currentFormat)); open it with that version or newer.")
+        }
+        return schema
     }
 
     func encoded() -> [UInt8] {

@@ -230,24 +230,12 @@ final class KeyedClassTests: RealmTestCase {
     /// Int-keyed class keeps the `pk:` tree and the key in the record.
     func testFilesWithoutTheFlagKeepThePrimaryKeyTree() throws {
         try withRealm(types) { _ in }
-        var env: OpaquePointer?
-        XCTAssertEqual(cs_env_open(fileURL.path, nil, &env), 0)
-        var txn: OpaquePointer?
-        XCTAssertEqual(cs_txn_begin(env, 0, &txn), 0)
-        var meta: cs_tree = 0, pk: cs_tree = 0
-        XCTAssertEqual(cs_tree_open(txn, TreeName.meta, 0, &meta), 0)
-        XCTAssertEqual(cs_tree_open(txn, TreeName.primaryKey("Ledger"), UInt32(CS_CREATE), &pk), 0)
-        var value = cs_val()
-        XCTAssertEqual(withBytesKey(Array(MetaKey.schema.utf8)) { cs_get(txn, meta, $0, &value) }, 0)
-        var schema = try StoredSchema.decode(bytes(of: value))
-        let index = try XCTUnwrap(schema.classes.firstIndex { $0.name == "Ledger" })
-        schema.classes[index].keyedByPrimaryKey = nil
-        let json = schema.encoded()
-        XCTAssertEqual(withBytesKey(Array(MetaKey.schema.utf8)) { key in
-            json.withUnsafeBytes { cs_put(txn, meta, key, cs_val(data: $0.baseAddress, size: $0.count), 0) }
-        }, 0)
-        XCTAssertEqual(cs_txn_commit(txn), 0)
-        XCTAssertEqual(cs_env_close(env), 0)
+        try rewriteStoredSchema { txn, schema in
+            var pk: cs_tree = 0
+            XCTAssertEqual(cs_tree_open(txn, TreeName.primaryKey("Ledger"), UInt32(CS_CREATE), &pk), 0)
+            let index = try XCTUnwrap(schema.classes.firstIndex { $0.name == "Ledger" })
+            schema.classes[index].keyedByPrimaryKey = nil
+        }
 
         try withRealm(types) { realm in
             let info = try realm.core.classInfo(for: Ledger.self)
@@ -269,5 +257,34 @@ final class KeyedClassTests: RealmTestCase {
             XCTAssertNil(realm.object(ofType: Ledger.self, forPrimaryKey: 2))
             XCTAssertEqual(realm.objects(Ledger.self).filter("id IN {-1, 2, 256}").count, 2)
         }
+    }
+
+    /// A file of a newer object format is refused, not misread.
+    func testANewerObjectFormatIsRefused() throws {
+        try withRealm(types) { realm in
+            XCTAssertEqual(realm.core.schemaState.stored?.format, StoredSchema.currentFormat)
+        }
+        try rewriteStoredSchema { _, schema in schema.format = StoredSchema.currentFormat + 1 }
+        XCTAssertThrowsRealmError(.fileFormatUpgradeRequired, mentioning: ["newer version"]) { _ = try openRealm(types) }
+    }
+
+    /// Rewrites the file's stored schema through the engine (the file closed).
+    private func rewriteStoredSchema(_ change: (OpaquePointer?, inout StoredSchema) throws -> Void) throws {
+        var env: OpaquePointer?
+        XCTAssertEqual(cs_env_open(fileURL.path, nil, &env), 0)
+        var txn: OpaquePointer?
+        XCTAssertEqual(cs_txn_begin(env, 0, &txn), 0)
+        var meta: cs_tree = 0
+        XCTAssertEqual(cs_tree_open(txn, TreeName.meta, 0, &meta), 0)
+        var value = cs_val()
+        XCTAssertEqual(withBytesKey(Array(MetaKey.schema.utf8)) { cs_get(txn, meta, $0, &value) }, 0)
+        var schema = try StoredSchema.decode(bytes(of: value))
+        try change(txn, &schema)
+        let json = schema.encoded()
+        XCTAssertEqual(withBytesKey(Array(MetaKey.schema.utf8)) { key in
+            json.withUnsafeBytes { cs_put(txn, meta, key, cs_val(data: $0.baseAddress, size: $0.count), 0) }
+        }, 0)
+        XCTAssertEqual(cs_txn_commit(txn), 0)
+        XCTAssertEqual(cs_env_close(env), 0)
     }
 }
