@@ -137,6 +137,15 @@ enum QueryValue: CustomStringConvertible {
     /// Converts an argument (%@, builder operand). Arrays are handled by the
     /// caller; nil for unsupported types.
     static func from(_ any: Any) -> QueryValue? {
+        // The common constants first: one concrete cast costs less than the
+        // optional checks below (which a nil or wrapped value needs).
+        switch any {
+        case let v as String: return .string(v)
+        case let v as Int: return .int(Int64(v))
+        case let v as Bool: return .bool(v)
+        case let v as Double: return .double(v)
+        default: break
+        }
         if isNil(any) { return .null }
         let value = unwrapOptional(any)
         switch value {

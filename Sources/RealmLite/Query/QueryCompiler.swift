@@ -50,7 +50,10 @@ struct QueryCompiler {
     private var resolver: PathResolver { PathResolver(root: info, format: format) }
 
     func compile(_ predicate: QueryPredicate) throws -> CompiledQuery {
-        CompiledQuery(filter: try filter(predicate), probe: useIndexes ? probe(predicate) : nil, test: recordTest(predicate))
+        let filter = try filter(predicate)
+        // Scans use the RecordTest; a query an index answers never scans.
+        let probe = useIndexes ? probe(predicate) : nil
+        return CompiledQuery(filter: filter, probe: probe, test: probe == nil ? recordTest(predicate) : nil)
     }
 
     private func filter(_ predicate: QueryPredicate) throws -> RowFilter {

@@ -35,8 +35,7 @@ public struct Query<T> {
     fileprivate func appending<Root, V>(_ keyPath: KeyPath<Root, V>, _ root: ObjectBase.Type) -> Query<V> {
         guard case .path(let path) = node else { return Query<V>(node.asFailure("a property cannot follow a predicate")) }
         do {
-            let name = try KeyPathRecorder.name(of: keyPath, root: root)
-            return Query<V>(path: path + name.split(separator: ".").map(String.init))
+            return Query<V>(path: path + (try KeyPathRecorder.components(of: keyPath, root: root)))
         } catch let error as Realm.Error {
             return Query<V>(.failed(error))
         } catch {
@@ -221,9 +220,15 @@ enum KeyPathRecorder {
         let keyPath: AnyKeyPath
     }
 
-    private static let cache = Mutex<[Key: String]>([:])
+    /// The property names a key path goes through (a `where` query builds
+    /// its paths from these on every call, so they are kept split).
+    private static let cache = Mutex<[Key: [String]]>([:])
 
     static func name(of keyPath: AnyKeyPath, root: ObjectBase.Type) throws -> String {
+        try components(of: keyPath, root: root).joined(separator: ".")
+    }
+
+    static func components(of keyPath: AnyKeyPath, root: ObjectBase.Type) throws -> [String] {
         if let known = cache.withLock({ $0[Key(keyPath: keyPath)] }) { return known }
         let log = KeyPathLog()
         var prototypes: [ObjectIdentifier: ObjectBase] = [:]
@@ -265,10 +270,10 @@ enum KeyPathRecorder {
         guard !log.names.isEmpty else {
             throw Realm.Error.query("Key path \(keyPath) of '\(root)' does not name a persisted property; use @Persisted properties (and to-one links) only.")
         }
-        let name = log.names.joined(separator: ".")
+        let names = log.names
         let key = Key(keyPath: keyPath)
-        cache.withLock { $0[key] = name }
-        return name
+        cache.withLock { $0[key] = names }
+        return names
     }
 }
 
