@@ -6,9 +6,13 @@ import Foundation
 //   objects-bench [--quick] [--reps N] [--engines realmlite,grdb,sqlite]
 //                 [--dir DIR] [--json FILE] [--source-rev REV] [--no-big] [--keep]
 //   objects-bench --child ENGINE DIR ID     (internal: one cold open + lookup)
+//   objects-bench --suite ENGINE DIR [--quick]  (internal: one repetition)
 //
 // Each repetition runs the whole suite once per engine, in a rotated order,
-// on fresh files; cells are medians over repetitions (min–max).
+// on fresh files, each in a process of its own: an engine that runs after
+// another in one process inherits its heap (RealmLite's pk lookups, which
+// allocate an accessor each, were 37% slower after GRDB and SQLite had run
+// than first in a fresh process). Cells are medians over repetitions (min–max).
 
 nonisolated(unsafe) let allEngines: [any Engine.Type] = [RealmLiteEngine.self, GRDBEngine.self, SQLiteEngine.self]
 
@@ -159,15 +163,18 @@ func runBig(_ type: any Engine.Type, sizes: Sizes, directory: URL, reps: Int, ke
 
 /// RealmLite's child is realmlite-open, beside this binary: RealmLite alone.
 func runChild(_ arguments: [String]) throws -> [String: Any] {
-    let process = Process()
-    let me = URL(fileURLWithPath: CommandLine.arguments[0])
     if arguments[0] == RealmLiteEngine.name {
-        process.executableURL = me.deletingLastPathComponent().appendingPathComponent("realmlite-open")
-        process.arguments = Array(arguments.dropFirst())
-    } else {
-        process.executableURL = me
-        process.arguments = ["--child"] + arguments
+        let me = URL(fileURLWithPath: CommandLine.arguments[0])
+        return try runProcess(Array(arguments.dropFirst()), executable: me.deletingLastPathComponent().appendingPathComponent("realmlite-open"))
     }
+    return try runProcess(["--child"] + arguments)
+}
+
+/// Runs `executable` (this binary by default) and parses the JSON object it prints.
+func runProcess(_ arguments: [String], executable: URL = URL(fileURLWithPath: CommandLine.arguments[0])) throws -> [String: Any] {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
     let pipe = Pipe()
     process.standardOutput = pipe
     try process.run()
@@ -187,8 +194,35 @@ func childMain(_ arguments: [String]) -> Never {
     reportOpen { try type.openBigAndLookup(at: directory, id: Int(arguments[2])!) }
 }
 
+/// One repetition in a fresh process: `--suite ENGINE DIR [--quick]`; prints
+/// the recorded values as JSON ({workload: value}) for the parent.
+func suiteChildMain(_ arguments: [String]) -> Never {
+    guard let type = engineType(arguments[0]) else { fatalError("unknown engine \(arguments[0])") }
+    let sizes = arguments.contains("--quick") ? Sizes.quick : Sizes()
+    let report = Report(specs: specs, engines: [(type.name, type.settings)])
+    do {
+        try runSuite(type, sizes: sizes, directory: URL(fileURLWithPath: arguments[1]), keep: arguments.contains("--keep"), report: report)
+    } catch {
+        fatalError("\(type.name): \(error)")
+    }
+    var values: [String: Double] = [:]
+    for (workload, engines) in report.results { values[workload] = engines[type.name]?.last }
+    let data = (try? JSONSerialization.data(withJSONObject: values)) ?? Data()
+    FileHandle.standardOutput.write(data)
+    exit(0)
+}
+
+/// Runs one repetition of `type`'s suite in a child process and records it.
+func runSuiteInChild(_ type: any Engine.Type, quick: Bool, directory: URL, keep: Bool, report: Report) throws {
+    let values = try runProcess(["--suite", type.name, directory.path] + (quick ? ["--quick"] : []) + (keep ? ["--keep"] : []))
+    for spec in specs {
+        if let value = values[spec.name] as? Double { report.record(spec.name, type.name, value) }
+    }
+}
+
 let arguments = CommandLine.arguments
 if arguments.count > 1 && arguments[1] == "--child" { childMain(Array(arguments.dropFirst(2))) }
+if arguments.count > 1 && arguments[1] == "--suite" { suiteChildMain(Array(arguments.dropFirst(2))) }
 
 let options = Options(arguments)
 let sizes = options.quick ? Sizes.quick : Sizes()
@@ -203,7 +237,10 @@ print("objects tier: \(types.map { $0.name }.joined(separator: ", ")); \(sizes.p
 for rep in 0..<options.reps {
     for k in 0..<types.count {
         let type = types[(k + rep) % types.count]
-        let (secs, _) = try timed { try runSuite(type, sizes: sizes, directory: runDirectory.appendingPathComponent(type.name), keep: options.keep, report: report) }
+        let (secs, _) = try timed {
+            try runSuiteInChild(type, quick: options.quick, directory: runDirectory.appendingPathComponent(type.name),
+                                keep: options.keep, report: report)
+        }
         print(String(format: "  repetition %d: %@ %.1f s", rep + 1, type.name, secs))
     }
 }
@@ -225,7 +262,7 @@ let config: [String: Any] = [
     "durable_transactions": sizes.durableTransactions, "indexed_lookups": sizes.indexedLookups,
     "unindexed_lookups": sizes.unindexedLookups, "count_repeats": sizes.countRepeats,
     "big_objects": sizes.bigObjects, "bio_bytes": sizes.bioBytes, "reps": options.reps,
-    "order": "each repetition runs the suite per engine in a rotated order, on fresh files",
+    "order": "each repetition runs the suite per engine in a rotated order, on fresh files, in a process of its own",
 ]
 var markdown = [
     "- Date: \(ISO8601DateFormatter().string(from: Date())); RealmLite source: commit \(options.sourceRev)",
