@@ -25,7 +25,7 @@ open class ObjectBase: CustomStringConvertible, Hashable {
     /// Set when this accessor's row was deleted (through it, or found so).
     final var _deleted = false
     /// Keyed classes: when this accessor was made (RealmCore.accessorStamp).
-    final var _born: UInt64 = 0
+    final var _born = Incarnation.never
 
     public required init() {}
 

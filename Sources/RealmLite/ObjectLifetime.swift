@@ -16,56 +16,71 @@ import CStorage
 // (after a write, refresh or commit) and only if the class has ever had a
 // delete (the tree's O(1) count), so reads and iteration pay nothing.
 //
-// Stamps: (transaction id << 24) | serial. A read snapshot T is born at
-// (T << 24) | 0xFFFFFF, after every delete committed by T. Inside a write
-// transaction (which commits as T+1) the serial counts this write's
-// deletes, so an accessor made after a delete is newer than it, and one
-// made before is older. Left alone: an accessor made inside a write that was
-// then cancelled, whose key another writer deletes and re-adds in the next
-// transaction, is not detected (the serials of the two writes are unrelated).
-// The `del:` tree keeps one entry per deleted key (a delete-everything
-// replaces them all with one).
+// Stamps (Incarnation): (transaction id << 24) | serial, and the write
+// attempt that made them. A read snapshot T is born at (T << 24) | 0xFFFFFF,
+// after every delete committed by T. Inside a write transaction (which
+// commits as T+1) the serial counts this write's deletes, so an accessor
+// made after a delete is newer than it, and one made before is older. A
+// cancelled write's transaction id is used again by the next write, possibly
+// in another process; the write attempt (a random number per write) tells
+// its accessors apart: a delete committed under their transaction id by
+// another attempt came after them. The `del:` tree keeps one entry per
+// deleted key (a delete of every object replaces them all with one).
+
+/// When an accessor was made, or when a delete happened.
+struct Incarnation: Equatable {
+    /// (transaction id << 24) | serial.
+    var stamp: UInt64
+    /// The write attempt that made it; 0 for a read snapshot.
+    var write: UInt64
+
+    static let never = Incarnation(stamp: 0, write: 0)
+
+    /// True if this delete happened after an accessor made at `born`.
+    func isAfter(_ born: Incarnation) -> Bool {
+        if stamp >> 24 != born.stamp >> 24 || born.write == 0 { return stamp > born.stamp }
+        // Both under one transaction id: by the accessor's own write, the
+        // serials order them; by another attempt, the accessor's write was
+        // cancelled, and everything committed under that id came after it.
+        return write != born.write || stamp > born.stamp
+    }
+}
 
 extension RealmCore {
     private static let snapshotSerial: UInt64 = 0xFF_FFFF
 
-    /// The stamp of an accessor made now (cached per generation: iteration
+    /// When an accessor made now is born (cached per generation: iteration
     /// materializes many objects in one generation). A frozen core is read
     /// by several threads at once, so it caches nothing: its stamp is fixed.
     @inline(__always)
-    func accessorStamp() -> UInt64 {
-        if let frozenReaders { return cs_txn_id(frozenReaders.base) << 24 | Self.snapshotSerial }
+    func accessorStamp() -> Incarnation {
+        if let frozenReaders { return Incarnation(stamp: cs_txn_id(frozenReaders.base) << 24 | Self.snapshotSerial, write: 0) }
         if stampGeneration == generation { return stamp }
         return accessorStampSlow()
     }
 
     @inline(never)
-    private func accessorStampSlow() -> UInt64 {
+    private func accessorStampSlow() -> Incarnation {
         if let writeTxn {
-            stamp = cs_txn_id(writeTxn) << 24 | currentDeleteSerial(writeTxn)
+            stamp = Incarnation(stamp: cs_txn_id(writeTxn) << 24 | deleteSerial, write: writeAttempt)
         } else {
-            stamp = cs_txn_id(txn) << 24 | Self.snapshotSerial
+            stamp = Incarnation(stamp: cs_txn_id(txn) << 24 | Self.snapshotSerial, write: 0)
         }
         stampGeneration = generation
         return stamp
     }
 
-    /// This write's delete count (kept across a cancel: the retry commits
-    /// under the same transaction id).
-    private func currentDeleteSerial(_ writeTxn: OpaquePointer) -> UInt64 {
-        let id = cs_txn_id(writeTxn)
-        if id != deleteSerialTxn {
-            deleteSerialTxn = id
-            deleteSerial = 0
-        }
-        return deleteSerial
+    /// A new write attempt: its own number, its deletes counted from 0.
+    func beginWriteAttempt() {
+        writeAttempt = UInt64.random(in: 1...UInt64.max)
+        deleteSerial = 0
     }
 
     /// Records the delete of `key` (nil: of every object) of a keyed class.
     func recordDelete(_ info: ClassInfo, key: UInt64?) {
         guard let writeTxn else { return }
-        deleteSerial = min(currentDeleteSerial(writeTxn) + 1, Self.snapshotSerial - 1)
-        let stamp = (cs_txn_id(writeTxn) << 24 | deleteSerial).littleEndian
+        deleteSerial = min(deleteSerial + 1, Self.snapshotSerial - 1)
+        let value = [(cs_txn_id(writeTxn) << 24 | deleteSerial).littleEndian, writeAttempt.littleEndian]
         generation &+= 1 // accessors made from here on are newer
         var rc: Int32 = csOK
         if key == nil {
@@ -73,8 +88,8 @@ extension RealmCore {
             if rc == csNotFound { rc = csOK }
         }
         if rc == csOK {
-            rc = withUnsafeBytes(of: stamp) { value in
-                let put = { (k: cs_val) in cs_put(writeTxn, info.deletedTree, k, cs_val(data: value.baseAddress, size: 8), 0) }
+            rc = value.withUnsafeBytes { value in
+                let put = { (k: cs_val) in cs_put(writeTxn, info.deletedTree, k, cs_val(data: value.baseAddress, size: value.count), 0) }
                 if let key { return withKey(key, put) }
                 return withBytesKey([0], put)
             }
@@ -94,11 +109,11 @@ extension RealmCore {
     }
 
     /// True unless `key` was deleted in this core's snapshot after `born`.
-    func isIncarnation(_ info: ClassInfo, key: UInt64, bornAt born: UInt64) -> Bool {
+    func isIncarnation(_ info: ClassInfo, key: UInt64, bornAt born: Incarnation) -> Bool {
         guard info.keyedByPrimaryKey else { return true }
         var deletes: UInt64 = 0
         guard cs_count(txn, info.deletedTree, &deletes) == csOK, deletes > 0 else { return true }
-        return deleteStamp(info, nil) <= born && deleteStamp(info, key) <= born
+        return !deleteStamp(info, nil).isAfter(born) && !deleteStamp(info, key).isAfter(born)
     }
 
     /// Keys of `info` deleted (and maybe added again) between `old` and this
@@ -122,13 +137,14 @@ extension RealmCore {
         return collector.all ? nil : collector.keys
     }
 
-    /// When `key` (nil: every object) was last deleted; 0 if never.
-    private func deleteStamp(_ info: ClassInfo, _ key: UInt64?) -> UInt64 {
+    /// When `key` (nil: every object) was last deleted; `never` if never.
+    private func deleteStamp(_ info: ClassInfo, _ key: UInt64?) -> Incarnation {
         var value = cs_val()
         let txn = self.txn
         let get = { (k: cs_val) in cs_get(txn, info.deletedTree, k, &value) }
         let rc = key.map { withKey($0, get) } ?? withBytesKey([0], get)
-        guard rc == csOK, value.size == 8 else { return 0 }
-        return UInt64(littleEndian: UnsafeRawPointer(value.data!).loadUnaligned(as: UInt64.self))
+        guard rc == csOK, value.size == 16, let bytes = value.data else { return .never }
+        return Incarnation(stamp: UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self)),
+                           write: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
     }
 }

@@ -42,10 +42,10 @@ public final class RealmCore {
     var cursors: [cs_tree: OpaquePointer] = [:]
     var ownCursorClaims: UInt64 = 0
     /// Accessor stamps of keyed classes (ObjectLifetime.swift).
-    var stamp: UInt64 = 0
+    var stamp = Incarnation.never
     var stampGeneration: UInt64 = 0
     var deleteSerial: UInt64 = 0
-    var deleteSerialTxn: UInt64 = 0
+    var writeAttempt: UInt64 = 0
     /// Next object key per class, loaded lazily in each write transaction.
     var nextKeys: [ObjectKeyCounter] = []
     /// A record buffer reused by inserts (taken while in use, so nested
@@ -196,6 +196,7 @@ public final class RealmCore {
         pendingError = nil
         nextKeys = []
         registeredInWrite = []
+        beginWriteAttempt()
         return true
     }
 

@@ -162,6 +162,31 @@ final class KeyedClassTests: RealmTestCase {
         done.wait()
     }
 
+    /// An accessor made inside a write that was then cancelled: the next
+    /// write reuses the transaction id (here from another Realm, whose
+    /// delete count starts again at 0), and its delete must still count as
+    /// later than the accessor.
+    func testAccessorFromACancelledWriteSeesALaterDelete() throws {
+        let realm = try openRealm(types)
+        try fill(realm)
+        realm.beginWrite()
+        for id in [0, 1, 255, 256] { realm.delete(realm.object(ofType: Ledger.self, forPrimaryKey: id)!) }
+        let made = try XCTUnwrap(realm.object(ofType: Ledger.self, forPrimaryKey: 2))
+        realm.cancelWrite()
+        XCTAssertFalse(made.isInvalidated)
+        let configuration = configuration(types)
+        onOtherThread {
+            let other = try Realm(configuration: configuration)
+            try other.write {
+                other.delete(other.object(ofType: Ledger.self, forPrimaryKey: 2)!)
+                other.create(Ledger.self, value: ["id": 2, "name": "other"])
+            }
+        }
+        realm.refresh()
+        XCTAssertEqual(realm.object(ofType: Ledger.self, forPrimaryKey: 2)?.name, "other")
+        XCTAssertTrue(made.isInvalidated, "deleted after the accessor was made, in a write that reused the cancelled write's id")
+    }
+
     /// Lets the main queue run: scheduled notifications are delivered.
     private func nextTurn() {
         let turn = expectation(description: "turn")
