@@ -12,7 +12,8 @@ import Synchronization
 // through one engine transaction and caches pointers into it; a second
 // thread moving that snapshot (refresh, commit) under the first would leave
 // it reading pages the writer is reusing. Every accessor checks the context
-// (one pthread_self() compare on the fast path) and stops with
+// (one compare of the inline-read thread pointer, cs_thread_token(), on the
+// fast path) and stops with
 // "Realm accessed from incorrect thread."; throwing APIs throw it. Frozen
 // cores have no context: their snapshot never moves.
 
@@ -126,14 +127,15 @@ extension Realm.Error {
 struct HotState {
     /// Bumped whenever cached record pointers may be stale.
     @usableFromInline var generation: UInt64
-    /// The confining thread (0 if confined to a queue/actor, or frozen).
-    @usableFromInline let confinedThread: pthread_t
+    /// The confining thread's cs_thread_token() (0 if confined to a
+    /// queue/actor, frozen, or unknown: then every read takes the full check).
+    @usableFromInline let confinedToken: UInt
     @usableFromInline let isFrozen: Bool
 
     /// True if the caller may read through this core without further checks.
     @inlinable @inline(__always)
     var isCurrentThreadOrFrozen: Bool {
-        (confinedThread != 0 && confinedThread == pthread_self()) || isFrozen
+        (confinedToken != 0 && confinedToken == cs_thread_token()) || isFrozen
     }
 }
 

@@ -111,7 +111,9 @@ public final class RealmCore {
         self.confinement = confinement
         if case .thread(let thread, _) = confinement { confinedThread = thread } else { confinedThread = 0 }
         hot = .allocate(capacity: 1)
-        hot.initialize(to: HotState(generation: 1, confinedThread: confinedThread, isFrozen: false))
+        // The token is read on the confining thread, or not at all.
+        let token = confinedThread != 0 && pthread_equal(confinedThread, pthread_self()) != 0 ? cs_thread_token() : 0
+        hot.initialize(to: HotState(generation: 1, confinedToken: token, isFrozen: false))
         frozenReaders = nil
         env = try SharedEnv.open(configuration)
         schemaState = env.schema.withLock { $0 }
@@ -128,7 +130,7 @@ public final class RealmCore {
         confinement = .frozen
         confinedThread = 0
         hot = .allocate(capacity: 1)
-        hot.initialize(to: HotState(generation: 1, confinedThread: 0, isFrozen: true))
+        hot.initialize(to: HotState(generation: 1, confinedToken: 0, isFrozen: true))
         env = live.env
         schemaState = live.schemaState
         metaTree = live.metaTree

@@ -272,6 +272,22 @@ int cs_cursor_index(cs_cursor *cur, uint64_t *out);
 /* Rebind a cursor to another read txn on the same env (after renew). */
 int cs_cursor_renew(cs_txn *txn, cs_cursor *cur);
 
+/* ---- Thread token -------------------------------------------------------- */
+/* A cheap identity of the calling thread: its thread pointer, read inline
+ * (one instruction on x86-64 and AArch64; pthread_self() is a call). Unique
+ * among the threads alive at one time. RealmLite compares it on every
+ * property read to tell "on the Realm's own thread" without a call; any
+ * mismatch falls back to the full check. */
+static inline uintptr_t cs_thread_token(void)
+{
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_thread_pointer) && (defined(__x86_64__) || defined(__aarch64__))
+    return (uintptr_t)__builtin_thread_pointer();
+#endif
+#endif
+    return 0; /* unknown here: callers then always take the full check */
+}
+
 /* ---- Value filters ------------------------------------------------------- */
 /* A predicate over value bytes, compiled once by the caller (RealmLite
  * compiles its common query predicates into one) and evaluated here over a
