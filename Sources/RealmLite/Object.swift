@@ -13,8 +13,8 @@ open class ObjectBase: CustomStringConvertible, Hashable {
     unowned(unsafe) final var _info: ClassInfo?
     @usableFromInline @exclusivity(unchecked) final var _key: UInt64 = 0
     // Copies of what property reads need, reachable without reference
-    // counting: the core's HotState and the class's slots (both owned by
-    // objects this one holds strongly: `_realm`, `_info`).
+    // counting: the core's HotState and the class's slots (owned by the
+    // core, which `_realm` holds, and by the ClassInfo, which its env keeps).
     @usableFromInline @exclusivity(unchecked) final var _hot: UnsafeMutablePointer<HotState>?
     @usableFromInline @exclusivity(unchecked) final var _slots: UnsafeMutablePointer<ColumnSlot>?
     @usableFromInline @exclusivity(unchecked) final var _layout = RecordLayout(columnCount: 0, nullBytes: 0, fixedSize: 0, varCount: 0)
