@@ -227,31 +227,88 @@ static void scratch_free(scratch *s)
     if (s->at != s->local) free(s->at);
 }
 
-int cs_count_matching(cs_txn *t, cs_tree tree, const cs_filter *filter, uint64_t *out)
+/* The commonest filter: `a AND b ...` of at most two int-range and two
+ * bool tests on required fields (no null bit). A count evaluates it record
+ * by record as it walks the leaves, with no chunk to fill and no branch per
+ * test: the walk is compiled once per shape (how many tests of each kind),
+ * so the tests are unrolled straight-line code. `age > 50 AND active` over
+ * 100k records: 0.24 ms with chunks, 0.17 ms this way. */
+enum { CONJ_MAX = 2 };
+typedef struct conj {
+    unsigned nint, nbool;
+    uint32_t int_off[CONJ_MAX];
+    uint64_t int_low[CONJ_MAX], int_span[CONJ_MAX], int_flip[CONJ_MAX]; /* flip: 1 for != */
+    uint32_t bool_off[CONJ_MAX];
+    uint64_t bool_want[CONJ_MAX];
+} conj;
+
+static bool conj_of(const cs_filter *f, conj *q)
 {
-    if (!out) return cs_fail(CS_EINVAL, "cs_count_matching: NULL count");
-    *out = 0;
-    size_t need;
-    int rc = validate(filter, &need);
-    if (rc || (rc = txn_check(t, false))) return rc;
-    cs_tree_desc *d;
-    if ((rc = txn_tree_get(t, tree, false, &d))) return rc == CS_NOTFOUND ? CS_OK : rc;
+    q->nint = q->nbool = 0;
+    for (int32_t j = f->entry; j != CS_FILTER_TRUE;) {
+        if (j < 0) return false;
+        const cs_value_test *t = &f->tests[j];
+        if (t->on_false != CS_FILTER_FALSE || t->null_mask) return false;
+        if (t->kind == CS_TEST_I64_RANGE && q->nint < CONJ_MAX) {
+            q->int_off[q->nint] = t->offset;
+            q->int_low[q->nint] = (uint64_t)t->low;
+            q->int_span[q->nint] = (uint64_t)t->high - (uint64_t)t->low;
+            q->int_flip[q->nint++] = t->negate != 0;
+        } else if (t->kind == CS_TEST_BOOL && q->nbool < CONJ_MAX) {
+            q->bool_off[q->nbool] = t->offset;
+            /* ((v != 0) == flag) != negate  <=>  (v != 0) == (flag != negate) */
+            q->bool_want[q->nbool++] = (t->flag != 0) != (t->negate != 0);
+        } else {
+            return false;
+        }
+        j = t->on_true;
+    }
+    return q->nint + q->nbool > 0;
+}
+
+/* 1 if value v passes q's first nint int tests and nbool bool tests (both
+ * compile-time constants at every use, so the loops unroll). */
+static inline __attribute__((always_inline)) uint64_t conj_eval(const conj *q, const uint8_t *v, unsigned nint,
+                                                               unsigned nbool)
+{
+    uint64_t ok = 1;
+    for (unsigned j = 0; j < nint; j++)
+        ok &= (uint64_t)(rd64(v + q->int_off[j]) - q->int_low[j] <= q->int_span[j]) ^ q->int_flip[j];
+    for (unsigned j = 0; j < nbool; j++) ok &= (uint64_t)(v[q->bool_off[j]] != 0) == q->bool_want[j];
+    return ok;
+}
+
+/* What a count's walk over the leaves carries. */
+typedef struct count_state {
+    cs_txn *t;
     bt_path p;
-    if ((rc = bt_edge(t, d, false, &p))) return rc == CS_NOTFOUND ? CS_OK : rc;
-    scratch sc;
-    if ((rc = scratch_init(&sc, filter))) return rc;
-    const uint32_t psize = t->psize;
-    const int leaf = p.depth - 1;
-    uint64_t got = 0, match;
+    const cs_filter *filter;
+    size_t need;
+    conj q;
     chunk c;
-    c.n = 0;
+    uint64_t *at;
+    uint64_t got;
+} count_state;
+
+/* Walks every leaf, counting matches: with q's tests when nint + nbool > 0
+ * (constants at each call: cs_count_matching instantiates one walk per
+ * shape), else through chunks and eval_chunk. */
+static inline __attribute__((always_inline)) int count_walk(count_state *s, unsigned nint, unsigned nbool)
+{
+    const uint32_t psize = s->t->psize;
+    const size_t need = s->need;
+    const int leaf = s->p.depth - 1;
+    const bool chunked = nint + nbool == 0;
+    const conj q = s->q; /* a local copy the compiler can keep in registers */
+    uint64_t got = 0, match;
+    int rc;
     /* Chunks may span leaves: in a read txn (and in a write txn until its
      * next change) every page of the snapshot stays where it is. */
     for (bool more = true; more;) {
-        const uint8_t *pg = p.pg[leaf];
+        const uint8_t *pg = s->p.pg[leaf];
         unsigned n = node_n(pg);
-        bt_prefetch_sibling(t, &p, true);
-        unsigned cn = c.n; /* in a register: c's address escapes to eval_chunk */
+        bt_prefetch_sibling(s->t, &s->p, true);
+        unsigned cn = s->c.n; /* in a register: the chunk's address escapes to eval_chunk */
         for (unsigned i = 0; i < n; i++) {
             /* Inline values are read in place; overflow values and damaged
              * cells (which bt_read reports) go through bt_read. */
@@ -263,44 +320,75 @@ int cs_count_matching(cs_txn *t, cs_tree tree, const cs_filter *filter, uint64_t
             const uint8_t *v = pg + off + LEAF_CELL_HDR + kl;
             /* One test for the common case; the overflow flag makes the
              * end exceed the page. */
-            if (CS_UNLIKELY((uint64_t)off + LEAF_CELL_HDR + kl + vl > psize || off < PAGE_HDR || vl < need)) {
+            if (CS_UNLIKELY(((uint64_t)off + LEAF_CELL_HDR + kl + vl > psize) | (off < PAGE_HDR) | (vl < need))) {
                 cs_val val;
-                p.idx[leaf] = (uint16_t)i;
-                if ((rc = bt_read(t, &p, NULL, &val))) goto out;
+                s->p.idx[leaf] = (uint16_t)i;
+                if ((rc = bt_read(s->t, &s->p, NULL, &val))) return rc;
                 v = val.data;
                 vl = (uint32_t)val.size;
-                if (vl < need) {
-                    rc = cs_fail(CS_ECORRUPT, "page %llu: value %u has %u bytes; the filter reads %zu",
-                                 (unsigned long long)PH(pg)->pgno, i, vl, need);
-                    goto out;
-                }
+                if (vl < need)
+                    return cs_fail(CS_ECORRUPT, "page %llu: value %u has %u bytes; the filter reads %zu",
+                                   (unsigned long long)PH(pg)->pgno, i, vl, need);
             }
-            c.v[cn] = v;
-            c.size[cn] = vl;
+            if (!chunked) {
+                got += conj_eval(&q, v, nint, nbool);
+                continue;
+            }
+            s->c.v[cn] = v;
+            s->c.size[cn] = vl;
             if (++cn == CHUNK) {
-                c.n = cn;
-                if (eval_chunk(filter, &c, sc.at, &match)) goto bad_field;
+                s->c.n = cn;
+                if (eval_chunk(s->filter, &s->c, s->at, &match)) return -1;
                 got += (uint64_t)__builtin_popcountll(match);
                 cn = 0;
             }
         }
-        c.n = cn;
+        s->c.n = cn;
         /* The next leaf: bt_step from the last entry climbs and descends. */
-        p.idx[leaf] = (uint16_t)(n ? n - 1 : 0);
-        rc = bt_step(t, &p, true);
+        s->p.idx[leaf] = (uint16_t)(n ? n - 1 : 0);
+        rc = bt_step(s->t, &s->p, true);
         more = rc == CS_OK;
-        if (rc && rc != CS_NOTFOUND) goto out;
+        if (rc && rc != CS_NOTFOUND) return rc;
     }
-    if (c.n) {
-        if (eval_chunk(filter, &c, sc.at, &match)) goto bad_field;
+    if (s->c.n) {
+        if (eval_chunk(s->filter, &s->c, s->at, &match)) return -1;
         got += (uint64_t)__builtin_popcountll(match);
     }
-    *out = got;
-    rc = CS_OK;
-    goto out;
-bad_field:
-    rc = cs_fail(CS_ECORRUPT, "a value's variable field lies outside the value");
-out:
+    s->got = got;
+    return CS_OK;
+}
+
+int cs_count_matching(cs_txn *t, cs_tree tree, const cs_filter *filter, uint64_t *out)
+{
+    if (!out) return cs_fail(CS_EINVAL, "cs_count_matching: NULL count");
+    *out = 0;
+    count_state s;
+    int rc = validate(filter, &s.need);
+    if (rc || (rc = txn_check(t, false))) return rc;
+    cs_tree_desc *d;
+    if ((rc = txn_tree_get(t, tree, false, &d))) return rc == CS_NOTFOUND ? CS_OK : rc;
+    if ((rc = bt_edge(t, d, false, &s.p))) return rc == CS_NOTFOUND ? CS_OK : rc;
+    scratch sc;
+    if ((rc = scratch_init(&sc, filter))) return rc;
+    s.t = t;
+    s.filter = filter;
+    s.c.n = 0;
+    s.at = sc.at;
+    s.got = 0;
+    unsigned shape = conj_of(filter, &s.q) ? s.q.nint * 10 + s.q.nbool : 0;
+    switch (shape) {
+    case 1: rc = count_walk(&s, 0, 1); break;
+    case 2: rc = count_walk(&s, 0, 2); break;
+    case 10: rc = count_walk(&s, 1, 0); break;
+    case 11: rc = count_walk(&s, 1, 1); break;
+    case 12: rc = count_walk(&s, 1, 2); break;
+    case 20: rc = count_walk(&s, 2, 0); break;
+    case 21: rc = count_walk(&s, 2, 1); break;
+    case 22: rc = count_walk(&s, 2, 2); break;
+    default: rc = count_walk(&s, 0, 0);
+    }
+    if (rc < 0) rc = cs_fail(CS_ECORRUPT, "a value's variable field lies outside the value");
+    if (rc == CS_OK) *out = s.got;
     scratch_free(&sc);
     return rc;
 }

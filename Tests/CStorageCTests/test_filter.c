@@ -275,6 +275,66 @@ static void refusals(void) {
 /* i == 0 OR i == 1 OR ... OR i == 69: more tests than the stack scratch. */
 static bool want_small(const row *r) { return !r->i_null && r->i >= 0 && r->i < 70; }
 
+/* ANDs of up to two int-range and two bool tests without null bits:
+ * cs_count_matching counts them record by record (filter.c, conj); the
+ * count must equal the chunked path's (cs_filter_values over the same
+ * values) and, for one shape, a C expression. The second int test reads the
+ * double's bytes as an int, the second bool test the null byte: any bytes
+ * do. */
+static void conj_counts(cs_txn *t, cs_tree tree, const row *rows) {
+    static cs_val vals[NVALS];
+    cs_cursor *cur;
+    REQUIRE_OK(cs_cursor_open(t, tree, &cur));
+    size_t nv = 0;
+    cs_val k;
+    for (int rc = cs_cursor_get(cur, &k, &vals[0], CS_FIRST); rc == CS_OK && nv < NVALS;
+         rc = cs_cursor_get(cur, &k, &vals[nv], CS_NEXT))
+        nv++;
+    cs_cursor_close(cur);
+    CHECK_EQ(nv, NVALS);
+    for (unsigned variant = 0; variant < 4; variant++) {
+        for (unsigned nint = 0; nint <= 3; nint++) {
+            for (unsigned nbool = 0; nbool <= 3; nbool++) {
+                if (nint + nbool == 0) continue;
+                cs_value_test tests[6];
+                unsigned n = 0;
+                for (unsigned j = 0; j < nint; j++) {
+                    cs_value_test x = test_of(CS_TEST_I64_RANGE, 0, j % 2 ? F64_AT : I64_AT, 0, CS_FILTER_FALSE);
+                    x.low = j % 2 ? 0 : 40 + (int64_t)variant;
+                    x.high = j % 2 ? INT64_MAX : 90;
+                    x.negate = (variant & 1) && j == 0;
+                    tests[n++] = x;
+                }
+                for (unsigned j = 0; j < nbool; j++) {
+                    cs_value_test x = test_of(CS_TEST_BOOL, 0, j % 2 ? NULL_AT : BOOL_AT, 0, CS_FILTER_FALSE);
+                    x.flag = !(variant & 2);
+                    x.negate = j == 1;
+                    tests[n++] = x;
+                }
+                /* chain: test i goes on to test i-1 when true; test 0 to TRUE */
+                for (unsigned i = 0; i < n; i++) tests[i].on_true = i ? (int32_t)i - 1 : CS_FILTER_TRUE;
+                cs_filter f = filter_of(tests, n, (int32_t)n - 1, NULL);
+                uint64_t counted = 0;
+                size_t chunked = 0;
+                CHECK_OK(cs_count_matching(t, tree, &f, &counted));
+                CHECK_OK(cs_filter_values(&f, vals, nv, NULL, &chunked));
+                if (counted != chunked)
+                    test_fail_(__FILE__, __LINE__, "%u ints, %u bools, variant %u: count %llu, chunks %zu", nint, nbool,
+                               variant, (unsigned long long)counted, chunked);
+                if (nint == 1 && nbool == 1) {
+                    uint64_t want = 0;
+                    for (int r = 0; r < NVALS; r++) {
+                        bool in = rows[r].i >= 40 + (int64_t)variant && rows[r].i <= 90;
+                        if (variant & 1) in = !in;
+                        want += in && (rows[r].b == !(variant & 2));
+                    }
+                    CHECK_EQ(counted, want);
+                }
+            }
+        }
+    }
+}
+
 static void tree_counts(void) {
     static row rows[NVALS];
     make_rows(rows, 7);
@@ -311,6 +371,7 @@ static void tree_counts(void) {
     REQUIRE_OK(cs_txn_commit(t));
 
     REQUIRE_OK(cs_txn_begin(env, CS_TXN_RDONLY, &t));
+    conj_counts(t, tree, rows);
     CHECK_OK(cs_count_matching(t, tree, &small, &n));
     CHECK_EQ(n, want_and_n);
     CHECK_OK(cs_count_matching(t, tree, &big, &n));
