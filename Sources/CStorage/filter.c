@@ -14,7 +14,9 @@
  * bit per value, and the bits are routed along the test's two jumps (bit k
  * of at[j] = value k reaches test j). Jumps go to lower indexes, so walking
  * the tests from the entry downwards visits each once, after all its
- * predecessors.
+ * predecessors. A count of the commonest shape (an AND of a few int and
+ * bool tests without null bits) skips the chunks: its walk is compiled per
+ * shape and tests each record in straight-line code (conj, below).
  *
  * Invariants checked once per call: every jump goes to a LOWER test index or
  * to a final result, so evaluation always ends; byte constants are in range.
