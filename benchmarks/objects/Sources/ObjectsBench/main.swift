@@ -12,7 +12,8 @@ import Foundation
 // on fresh files, each in a process of its own: an engine that runs after
 // another in one process inherits its heap (RealmLite's pk lookups, which
 // allocate an accessor each, were 37% slower after GRDB and SQLite had run
-// than first in a fresh process). Cells are medians over repetitions (min–max).
+// than first in a fresh process). Each child first runs the quick suite,
+// untimed, as a warm-up. Cells are medians over repetitions (min–max).
 
 nonisolated(unsafe) let allEngines: [any Engine.Type] = [RealmLiteEngine.self, GRDBEngine.self, SQLiteEngine.self]
 
@@ -200,8 +201,15 @@ func suiteChildMain(_ arguments: [String]) -> Never {
     guard let type = engineType(arguments[0]) else { fatalError("unknown engine \(arguments[0])") }
     let sizes = arguments.contains("--quick") ? Sizes.quick : Sizes()
     let report = Report(specs: specs, engines: [(type.name, type.settings)])
+    let directory = URL(fileURLWithPath: arguments[1])
     do {
-        try runSuite(type, sizes: sizes, directory: URL(fileURLWithPath: arguments[1]), keep: arguments.contains("--keep"), report: report)
+        // Warm-up, untimed: the quick suite on its own files, so that the
+        // measured run does not pay for first use in a fresh process (Swift
+        // metadata, lazy binding, the heap's first growth) — the state of an
+        // app that has been running, for every engine alike.
+        try runSuite(type, sizes: .quick, directory: directory.appendingPathComponent("warm-up"), keep: false,
+                     report: Report(specs: specs, engines: [(type.name, type.settings)]))
+        try runSuite(type, sizes: sizes, directory: directory, keep: arguments.contains("--keep"), report: report)
     } catch {
         fatalError("\(type.name): \(error)")
     }
@@ -262,7 +270,7 @@ let config: [String: Any] = [
     "durable_transactions": sizes.durableTransactions, "indexed_lookups": sizes.indexedLookups,
     "unindexed_lookups": sizes.unindexedLookups, "count_repeats": sizes.countRepeats,
     "big_objects": sizes.bigObjects, "bio_bytes": sizes.bioBytes, "reps": options.reps,
-    "order": "each repetition runs the suite per engine in a rotated order, on fresh files, in a process of its own",
+    "order": "each repetition runs the suite per engine in a rotated order, on fresh files, in a process of its own after an untimed quick-suite warm-up",
 ]
 var markdown = [
     "- Date: \(ISO8601DateFormatter().string(from: Date())); RealmLite source: commit \(options.sourceRev)",
