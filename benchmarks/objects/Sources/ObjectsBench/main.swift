@@ -20,7 +20,7 @@ nonisolated(unsafe) let allEngines: [any Engine.Type] = [RealmLiteEngine.self, G
 func engineType(_ name: String) -> (any Engine.Type)? { allEngines.first { $0.name == name } }
 
 struct Options {
-    var quick = false, reps = 3, big = true, keep = false
+    var quick = false, reps = 5, big = true, keep = false // 5: this VM swings by a third for minutes at a time
     var engines = allEngines.map { $0.name }
     var directory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("tmp")
     var json: String?
