@@ -79,6 +79,10 @@ int bt_descend(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, 
         if (fence && idx > 0 && (rc = node_key(pg, t->psize, idx, &fence[0]))) return rc;
         if (fence && idx + 1u < node_n(pg) && (rc = node_key(pg, t->psize, idx + 1, &fence[1]))) return rc;
         pgno = branch_child(pg, idx);
+        /* The next page is the leaf: its entry count is this cell's count. */
+        if (clean && level + 2 == (int)d->depth && pgno >= 2 && pgno < t->map_pages)
+            node_prefetch_leaf(t->map + (pgno << t->env->psize_shift), t->psize, (unsigned)branch_count(pg, idx), k, kl,
+                               fence);
     }
 }
 

@@ -352,6 +352,15 @@ static inline bool key_is_text(const uint8_t *k, uint32_t kl)
  * guess. */
 int node_search_leaf(const uint8_t *pg, uint32_t psize, const uint8_t *k, uint32_t kl,
                      const cs_key *fence, unsigned *idx, bool *exact);
+/* Before a descent reads leaf pg (n entries, keys in [fence[0], fence[1])),
+ * ask for the lines its search will want: the header, the slot that an
+ * interpolation guess picks and, for a leaf filled by appends, that slot's
+ * cell. Reads nothing of pg (prefetches never fault), so pg may be any
+ * address in the map. Why: a lookup's leaf is usually a cache miss, and
+ * header, slot and cell are read one after another; asked for at once,
+ * their misses overlap. */
+void node_prefetch_leaf(const uint8_t *pg, uint32_t psize, unsigned n, const uint8_t *k, uint32_t kl,
+                        const cs_key *fence);
 /* Child index in a branch for key k (last i with key[i] <= k, or 0). */
 int node_search_branch(const uint8_t *pg, uint32_t psize, const uint8_t *k, uint32_t kl,
                        const cs_key *fence, unsigned *idx);

@@ -105,6 +105,39 @@ static inline bool textual_window(uint64_t a, uint64_t b)
     return printable_byte(a, 0) && printable_byte(a, 1) && printable_byte(b, 0) && printable_byte(b, 1);
 }
 
+/* Where key k would sit among `span` slots after `base` if keys were spread
+ * evenly between the bounds fk and lk (the 8 bytes after their common
+ * prefix read as numbers); false when that says nothing (k outside the
+ * bounds, equal bounds, text). */
+static inline __attribute__((always_inline)) bool interp_guess(const uint8_t *fk, uint32_t fl, const uint8_t *lk,
+                                                              uint32_t ll, const uint8_t *k, uint32_t kl, unsigned base,
+                                                              unsigned span, unsigned *g)
+{
+    uint32_t p = common_prefix(fk, fl, lk, ll);
+    uint64_t a = key_word(fk, fl, p), b = key_word(lk, ll, p), x = key_word(k, kl, p);
+    if (!(b > a && x >= a && x <= b) || textual_window(a, b)) return false;
+    *g = base + (unsigned)((double)(x - a) / (double)(b - a) * (double)span);
+    return true;
+}
+
+void node_prefetch_leaf(const uint8_t *pg, uint32_t psize, unsigned n, const uint8_t *k, uint32_t kl,
+                        const cs_key *fence)
+{
+    __builtin_prefetch(pg);
+    unsigned g;
+    if (n < INTERPOLATE_MIN || !fence || !fence[0].p || !fence[1].p ||
+        !interp_guess(fence[0].p, fence[0].len, fence[1].p, fence[1].len, k, kl, 0, n, &g))
+        return;
+    if (g >= n) g = n - 1;
+    __builtin_prefetch(pg + PAGE_HDR + 2 * g);
+    /* A leaf filled by appends (the append hints keep it so) holds its
+     * cells from the page end down, in slot order, about equally sized. */
+    uint32_t cell = (psize - PAGE_HDR - 2 * n) / n;
+    uint64_t at = psize - (uint64_t)(g + 1) * cell;
+    __builtin_prefetch(pg + at);
+    if (at + 64 < psize) __builtin_prefetch(pg + at + 64);
+}
+
 
 /* The first index i in [lo, hi) whose key is "after" k — leaf: key >= k,
  * branch: key > k — or hi if none; *exact when a leaf key equals k.
@@ -175,10 +208,8 @@ static inline __attribute__((always_inline)) int node_search(const uint8_t *pg, 
             base = lo - 1;
             span = hi - lo + 1;
         }
-        uint32_t p = common_prefix(fk, fl, lk, ll);
-        uint64_t a = key_word(fk, fl, p), b = key_word(lk, ll, p), x = key_word(k, kl, p);
-        if (lo < hi && b > a && x >= a && x <= b && !textual_window(a, b)) {
-            unsigned g = base + (unsigned)((double)(x - a) / (double)(b - a) * (double)span);
+        unsigned g;
+        if (lo < hi && interp_guess(fk, fl, lk, ll, k, kl, base, span, &g)) {
             if (g < lo) g = lo;
             if (g > hi - 1) g = hi - 1;
             PROBE(g);
