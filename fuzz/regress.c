@@ -132,6 +132,68 @@ static void huge_next_pgno(void)
     cases++;
 }
 
+/* Bug 6 (btree.c branch_child): descents along a tree's edge (cursor
+ * steps, diffs) read a branch cell's child without checking that the slot
+ * points inside the page. A damaged slot in a page the write txn had
+ * copied to the heap read past the copy (found by fuzz_file as a
+ * heap-buffer-overflow in cs_tree_diff). Now such a cell reads as child 0,
+ * which loading reports as damage. */
+static int count_change(void *ctx, cs_diff_kind kind, cs_val key, cs_val old_val, cs_val new_val)
+{
+    (void)kind, (void)key, (void)old_val, (void)new_val;
+    ++*(int *)ctx;
+    return 0;
+}
+
+static void branch_cell_outside_page(void)
+{
+    char path[600];
+    rel_path(path, sizeof path, dir, "branch.db");
+    make_db(path, 2000); /* a root branch over ~10 leaves */
+    int fd = open(path, O_RDWR);
+    cs_meta m;
+    newest_meta(fd, &m);
+    uint8_t pg[4096];
+    uint64_t root;
+    if (pread(fd, pg, sizeof pg, (off_t)(m.catalog.root * 4096)) != (ssize_t)sizeof pg) abort();
+    uint16_t slot = rd16(pg + PAGE_HDR);
+    memcpy(&root, pg + slot + LEAF_CELL_HDR + rd16(pg + slot), 8);
+    if (pread(fd, pg, sizeof pg, (off_t)(root * 4096)) != (ssize_t)sizeof pg) abort();
+    unsigned n = node_n(pg);
+    EXPECT(PH(pg)->type == PT_BRANCH && n >= 3, "branch regression: root is not a branch of 3+ children");
+    wr16(pg + PAGE_HDR + 2 * (n - 1), 4096 - 4); /* the last child's cell: 4 bytes before the page end */
+    PHW(pg)->checksum = cs_page_checksum(pg, sizeof pg);
+    if (pwrite(fd, pg, sizeof pg, (off_t)(root * 4096)) != (ssize_t)sizeof pg) abort();
+    close(fd);
+    cs_env *env;
+    cs_txn *r, *t;
+    cs_tree tr;
+    cs_cursor *c;
+    if (cs_env_open(path, NULL, &env) || cs_txn_begin(env, CS_TXN_RDONLY, &r) || cs_txn_begin(env, 0, &t) ||
+        cs_tree_open(t, "t", 0, &tr))
+        abort();
+    /* A put near the start copies the root to the heap without probing the damaged cell. */
+    int rc = cs_put(t, tr, (cs_val){"k00000a", 7}, (cs_val){"v", 1}, 0);
+    EXPECT(rc == CS_OK, "branch regression: put gave %s", cs_strerror(rc));
+    cs_val k, v;
+    int steps = 0;
+    if (cs_cursor_open(t, tr, &c) == CS_OK) {
+        for (rc = cs_cursor_get(c, &k, &v, CS_FIRST); rc == CS_OK && steps < 5000; rc = cs_cursor_get(c, &k, &v, CS_NEXT))
+            steps++;
+        EXPECT(rc == CS_ECORRUPT, "branch regression: stepping into the damaged cell gave %s", cs_strerror(rc));
+        rc = cs_cursor_get(c, &k, &v, CS_LAST);
+        EXPECT(rc == CS_ECORRUPT, "branch regression: CS_LAST gave %s", cs_strerror(rc));
+        cs_cursor_close(c);
+    }
+    int changes = 0;
+    rc = cs_tree_diff(r, t, tr, count_change, &changes);
+    EXPECT(rc == CS_ECORRUPT, "branch regression: diff gave %s", cs_strerror(rc));
+    cs_txn_abort(t);
+    cs_txn_abort(r);
+    cs_env_close(env);
+    cases++;
+}
+
 /* Hooks for bug 4: a durable shadow of the file. A failed flush drops the
  * pending writes, as Linux may after a writeback error ("fsyncgate"): a
  * later flush then succeeds without them ever reaching the disk. */
@@ -269,6 +331,7 @@ int main(void)
     huge_next_pgno();
     no_meta_after_failed_flush();
     writer_killed_inside_publish();
+    branch_cell_outside_page();
     if (rel_failures == 0) rel_rmdir(dir);
     return rel_report("regress", cases);
 }

@@ -78,10 +78,10 @@ int bt_descend(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, 
         p->idx[level] = (uint16_t)idx;
         if (fence && idx > 0 && (rc = node_key(pg, t->psize, idx, &fence[0]))) return rc;
         if (fence && idx + 1u < node_n(pg) && (rc = node_key(pg, t->psize, idx + 1, &fence[1]))) return rc;
-        pgno = branch_child(pg, idx);
+        pgno = branch_child(pg, t->psize, idx);
         /* The next page is the leaf: its entry count is this cell's count. */
         if (clean && level + 2 == (int)d->depth && pgno >= 2 && pgno < t->map_pages)
-            node_prefetch_leaf(t->map + (pgno << t->env->psize_shift), t->psize, (unsigned)branch_count(pg, idx), k, kl,
+            node_prefetch_leaf(t->map + (pgno << t->env->psize_shift), t->psize, (unsigned)branch_count(pg, t->psize, idx), k, kl,
                                fence);
     }
 }
@@ -90,7 +90,7 @@ int bt_descend(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, 
 static int descend_edge(cs_txn *t, bt_path *p, int from, int depth, bool last)
 {
     for (int level = from; level < depth; level++) {
-        if (level > 0) p->pgno[level] = branch_child(p->pg[level - 1], p->idx[level - 1]);
+        if (level > 0) p->pgno[level] = branch_child(p->pg[level - 1], t->psize, p->idx[level - 1]);
         int rc = load_node(t, p->pgno[level], level == depth - 1, &p->pg[level]);
         if (rc) return rc;
         p->idx[level] = (uint16_t)(last ? node_n(p->pg[level]) - 1 : 0);
@@ -144,13 +144,13 @@ int bt_seek_rank(cs_txn *t, const cs_tree_desc *d, uint64_t rank, bt_path *p)
             return CS_OK;
         }
         for (; i < n; i++) {
-            uint64_t c = branch_count(pg, i);
+            uint64_t c = branch_count(pg, t->psize, i);
             if (rank < c) break;
             rank -= c;
         }
         if (i == n) return cs_fail(CS_ECORRUPT, "page %llu: entry counts disagree", (unsigned long long)pgno);
         p->idx[level] = (uint16_t)i;
-        pgno = branch_child(pg, i);
+        pgno = branch_child(pg, t->psize, i);
     }
     return cs_fail(CS_ECORRUPT, "tree depth does not match its pages");
 }
@@ -160,7 +160,7 @@ int bt_rank(cs_txn *t, const bt_path *p, uint64_t *rank)
     CS_UNUSED(t);
     uint64_t r = 0;
     for (int level = 0; level < p->depth - 1; level++)
-        for (unsigned i = 0; i < p->idx[level]; i++) r += branch_count(p->pg[level], i);
+        for (unsigned i = 0; i < p->idx[level]; i++) r += branch_count(p->pg[level], t->psize, i);
     *rank = r + p->idx[p->depth - 1];
     return CS_OK;
 }
@@ -225,7 +225,7 @@ static int touch_path(cs_txn *t, cs_tree_desc *d, bt_path *p)
         if (rc) return rc;
         if (pgno != p->pgno[level]) {
             if (level == 0) d->root = pgno;
-            else branch_set_child((uint8_t *)p->pg[level - 1], p->idx[level - 1], pgno);
+            else branch_set_child((uint8_t *)p->pg[level - 1], t->psize, p->idx[level - 1], pgno);
             p->pgno[level] = pgno;
         }
         p->pg[level] = w;
@@ -362,7 +362,7 @@ static int insert_at(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, unsigned
     }
     uint8_t *parent = (uint8_t *)p->pg[level - 1];
     unsigned pidx = p->idx[level - 1];
-    branch_set_count(parent, pidx, lcount);
+    branch_set_count(parent, t->psize, pidx, lcount);
     uint32_t ps = branch_cell_build(pcell, rpgno, rcount, sep, seplen);
     return insert_at(t, d, p, level - 1, pidx + 1, pcell, ps);
 }
@@ -411,11 +411,11 @@ static int free_cell_overflow(cs_txn *t, cs_tree_desc *d, const uint8_t *pg, uns
     return page_free(t, op, np);
 }
 
-static void add_counts(bt_path *p, int64_t delta)
+static void add_counts(const cs_txn *t, bt_path *p, int64_t delta)
 {
     for (int l = 0; l < p->depth - 1; l++) {
         uint8_t *pg = (uint8_t *)p->pg[l];
-        branch_set_count(pg, p->idx[l], branch_count(pg, p->idx[l]) + (uint64_t)delta);
+        branch_set_count(pg, t->psize, p->idx[l], branch_count(pg, t->psize, p->idx[l]) + (uint64_t)delta);
     }
 }
 
@@ -464,7 +464,7 @@ static bool hint_path(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32
             p->depth = h->depth;
             return true;
         }
-        if (branch_child(pg, n - 1) != h->pgno[level + 1]) return false;
+        if (branch_child(pg, t->psize, n - 1) != h->pgno[level + 1]) return false;
         p->idx[level] = (uint16_t)(n - 1);
     }
     return false;
@@ -513,7 +513,7 @@ int bt_put(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl, const void
         node_remove(leaf, t->psize, idx, old);
     } else {
         d->entries++;
-        add_counts(&p, 1);
+        add_counts(t, &p, 1);
     }
     /* An append: remember the path (after a split it no longer holds, and
      * the next put searches and records the new one). */
@@ -540,15 +540,15 @@ static int rebalance_level(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, bo
     if (pn < 2) return CS_OK; /* only child: the parent is underfull too */
     unsigned L = pidx > 0 ? pidx - 1 : pidx, R = L + 1;
     unsigned sib = pidx > 0 ? L : R;
-    uint64_t spg = branch_child(parent, sib);
+    uint64_t spg = branch_child(parent, t->psize, sib);
     uint8_t *sibling;
     int rc = page_touch(t, &spg, &sibling);
     if (rc) return rc;
-    branch_set_child(parent, sib, spg);
+    branch_set_child(parent, t->psize, sib, spg);
     if ((rc = node_check(sibling, t->psize, spg))) return rc;
     if (node_is_leaf(sibling) != leaf) return cs_fail(CS_ECORRUPT, "page %llu: sibling of another kind", (unsigned long long)spg);
     uint8_t *lpg = sib == L ? sibling : pg, *rpg = sib == R ? sibling : pg;
-    uint64_t rpgno = branch_child(parent, R);
+    uint64_t rpgno = branch_child(parent, t->psize, R);
 
     /* The parent's separator for R comes down into R's first branch cell. */
     cs_key psep;
@@ -572,9 +572,9 @@ static int rebalance_level(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, bo
     uint8_t *rebuild_scratch = t->scratch + 2 * (size_t)t->psize;
 
     if (bytes <= cap) { /* merge R into L */
-        uint64_t lc = branch_count(parent, L) + branch_count(parent, R);
+        uint64_t lc = branch_count(parent, t->psize, L) + branch_count(parent, t->psize, R);
         node_rebuild(lpg, t->psize, refs, total, rebuild_scratch);
-        branch_set_count(parent, L, lc);
+        branch_set_count(parent, t->psize, L, lc);
         uint32_t rsz;
         if ((rc = node_cell_size(parent, t->psize, R, &rsz))) return rc;
         node_remove(parent, t->psize, R, rsz);
@@ -616,7 +616,7 @@ static int rebalance_level(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, bo
     uint64_t rcount = leaf ? total - m : sum_counts(refs, m, total);
     node_rebuild(rpg, t->psize, refs + m, total - m, rebuild_scratch);
     node_rebuild(lpg, t->psize, refs, m, rebuild_scratch);
-    branch_set_count(parent, L, lcount);
+    branch_set_count(parent, t->psize, L, lcount);
     node_remove(parent, t->psize, R, oldsz);
     uint8_t pcell[BRANCH_CELL_HDR + CS_MAX_KEY];
     uint32_t ps = branch_cell_build(pcell, rpgno, rcount, sep, seplen);
@@ -634,7 +634,7 @@ static int collapse_root(cs_txn *t, cs_tree_desc *d)
         int rc = page_get(t, d->root, &root);
         if (rc) return rc;
         if (node_n(root) != 1) return CS_OK;
-        uint64_t child = branch_child(root, 0), old = d->root;
+        uint64_t child = branch_child(root, t->psize, 0), old = d->root;
         d->root = child;
         d->depth--;
         d->branch_pages--;
@@ -673,7 +673,7 @@ int bt_del(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl)
     if ((rc = free_cell_overflow(t, d, leaf, idx))) return rc;
     node_remove(leaf, t->psize, idx, sz);
     d->entries--;
-    add_counts(&p, -1);
+    add_counts(t, &p, -1);
     for (int level = leaf_level; level > 0; level--) {
         bool done;
         if ((rc = rebalance_level(t, d, &p, level, &done))) return rc;
@@ -692,7 +692,7 @@ static int free_subtree(cs_txn *t, cs_tree_desc *d, uint64_t pgno, int level)
     unsigned n = node_n(pg);
     for (unsigned i = 0; i < n && rc == CS_OK; i++) {
         if (leaf) rc = free_cell_overflow(t, d, pg, i);
-        else rc = free_subtree(t, d, branch_child(pg, i), level + 1);
+        else rc = free_subtree(t, d, branch_child(pg, t->psize, i), level + 1);
         if (rc == CS_OK && (rc = page_get(t, pgno, &pg))) break; /* re-fetch: frees do not move it */
     }
     if (rc) return rc;

@@ -138,10 +138,10 @@ static void walk(checker *c, cs_tree_desc *d, uint64_t pgno, int level, bounds b
             cb.hi = nk.p, cb.hil = nk.len;
         }
         tally sub = {0};
-        walk(c, d, branch_child(pg, i), level + 1, cb, &sub);
-        if (sub.entries != branch_count(pg, i))
+        walk(c, d, branch_child(pg, c->t->psize, i), level + 1, cb, &sub);
+        if (sub.entries != branch_count(pg, c->t->psize, i))
             problem(c, "page %llu: child %u counts %llu entries, has %llu", (unsigned long long)pgno, i,
-                    (unsigned long long)branch_count(pg, i), (unsigned long long)sub.entries);
+                    (unsigned long long)branch_count(pg, c->t->psize, i), (unsigned long long)sub.entries);
         out->entries += sub.entries;
         out->branch += sub.branch;
         out->leaf += sub.leaf;

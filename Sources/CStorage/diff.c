@@ -50,7 +50,7 @@ static int skip_subtree(side *s, int l)
     bt_path *p = &s->p;
     for (int level = l; level < p->depth; level++) {
         if (level > l) {
-            p->pgno[level] = branch_child(p->pg[level - 1], p->idx[level - 1]);
+            p->pgno[level] = branch_child(p->pg[level - 1], s->t->psize, p->idx[level - 1]);
             int rc = page_get(s->t, p->pgno[level], &p->pg[level]);
             if (rc) return rc;
             if ((rc = node_check(p->pg[level], s->t->psize, p->pgno[level]))) return rc;

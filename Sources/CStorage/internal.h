@@ -311,10 +311,31 @@ static inline int node_key(const uint8_t *pg, uint32_t psize, unsigned i, cs_key
     return node_cell_key(pg, psize, node_is_leaf(pg), i, k);
 }
 int node_cell_size(const uint8_t *pg, uint32_t psize, unsigned i, uint32_t *size);
-static inline uint64_t branch_child(const uint8_t *pg, unsigned i) { return rd64(pg + node_slot(pg, i)); }
-static inline uint64_t branch_count(const uint8_t *pg, unsigned i) { return rd64(pg + node_slot(pg, i) + 8); }
-static inline void branch_set_child(uint8_t *pg, unsigned i, uint64_t c) { wr64(pg + node_slot(pg, i), c); }
-static inline void branch_set_count(uint8_t *pg, unsigned i, uint64_t c) { wr64(pg + node_slot(pg, i) + 8, c); }
+/* Branch cell i's child and entry count. A cell outside the page (a
+ * damaged slot: load_node checks a page's header, not every slot) reads as
+ * child 0 and count 0, and is never written: page 0 is a meta, so loading
+ * "child 0" reports the damage instead of reading past the page. */
+static inline bool branch_cell_ok(const uint8_t *pg, uint32_t psize, unsigned i)
+{
+    uint32_t off = node_slot(pg, i);
+    return CS_LIKELY(off >= PAGE_HDR && off + BRANCH_CELL_HDR <= psize);
+}
+static inline uint64_t branch_child(const uint8_t *pg, uint32_t psize, unsigned i)
+{
+    return branch_cell_ok(pg, psize, i) ? rd64(pg + node_slot(pg, i)) : 0;
+}
+static inline uint64_t branch_count(const uint8_t *pg, uint32_t psize, unsigned i)
+{
+    return branch_cell_ok(pg, psize, i) ? rd64(pg + node_slot(pg, i) + 8) : 0;
+}
+static inline void branch_set_child(uint8_t *pg, uint32_t psize, unsigned i, uint64_t c)
+{
+    if (branch_cell_ok(pg, psize, i)) wr64(pg + node_slot(pg, i), c);
+}
+static inline void branch_set_count(uint8_t *pg, uint32_t psize, unsigned i, uint64_t c)
+{
+    if (branch_cell_ok(pg, psize, i)) wr64(pg + node_slot(pg, i) + 8, c);
+}
 /* Leaf value: inline pointer, or the overflow pgno (*ovf true). */
 int leaf_value(const uint8_t *pg, uint32_t psize, unsigned i, const uint8_t **v,
                uint32_t *vlen, bool *ovf, uint64_t *ovf_pgno);
@@ -399,7 +420,7 @@ static inline void bt_prefetch_sibling(const cs_txn *t, const bt_path *p, bool f
     const uint8_t *parent = p->pg[leaf - 1];
     unsigned pidx = p->idx[leaf - 1];
     if (forward ? pidx + 1u >= node_n(parent) : pidx == 0) return;
-    uint64_t next = branch_child(parent, forward ? pidx + 1 : pidx - 1);
+    uint64_t next = branch_child(parent, t->psize, forward ? pidx + 1 : pidx - 1);
     if (next >= t->map_pages) return;
     const uint8_t *np = t->map + (next << t->env->psize_shift);
     for (uint32_t off = 0; off < t->psize; off += 64) __builtin_prefetch(np + off);
