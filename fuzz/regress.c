@@ -48,6 +48,27 @@ static int newest_meta(int fd, cs_meta *m)
     return a.txnid > b.txnid ? 0 : 1;
 }
 
+/* Reads the root page of tree "t" (the catalog's first entry) into pg and
+ * returns its number. */
+static uint64_t read_t_root(int fd, uint8_t pg[4096])
+{
+    cs_meta m;
+    newest_meta(fd, &m);
+    uint64_t root;
+    if (pread(fd, pg, 4096, (off_t)(m.catalog.root * 4096)) != 4096) abort();
+    uint16_t slot = rd16(pg + PAGE_HDR);
+    memcpy(&root, pg + slot + LEAF_CELL_HDR + rd16(pg + slot), 8);
+    if (pread(fd, pg, 4096, (off_t)(root * 4096)) != 4096) abort();
+    return root;
+}
+
+/* Writes page pgno back with a valid checksum (damage the harness meant). */
+static void reseal_page(int fd, uint8_t pg[4096], uint64_t pgno)
+{
+    PHW(pg)->checksum = cs_page_checksum(pg, 4096);
+    if (pwrite(fd, pg, 4096, (off_t)(pgno * 4096)) != 4096) abort();
+}
+
 /* Bug 1 (env.c read_meta): a power loss during creation left a valid meta
  * page 0 of the empty database in a 1536-byte file; open failed forever
  * with "truncated". It must be created again. */
@@ -89,15 +110,9 @@ static void page_claims_writer_txnid(void)
     cs_meta m;
     newest_meta(fd, &m);
     uint8_t pg[4096];
-    uint64_t root;
-    /* catalog root is a leaf holding "t" -> descriptor; its root leaf: */
-    if (pread(fd, pg, sizeof pg, (off_t)(m.catalog.root * 4096)) != (ssize_t)sizeof pg) abort();
-    uint16_t slot = rd16(pg + PAGE_HDR);
-    memcpy(&root, pg + slot + LEAF_CELL_HDR + rd16(pg + slot), 8);
-    if (pread(fd, pg, sizeof pg, (off_t)(root * 4096)) != (ssize_t)sizeof pg) abort();
+    uint64_t root = read_t_root(fd, pg);
     PHW(pg)->txnid = m.txnid + 1; /* what the next writer will use */
-    PHW(pg)->checksum = cs_page_checksum(pg, sizeof pg);
-    if (pwrite(fd, pg, sizeof pg, (off_t)(root * 4096)) != (ssize_t)sizeof pg) abort();
+    reseal_page(fd, pg, root);
     close(fd);
     cs_env *env;
     cs_txn *t;
@@ -151,19 +166,12 @@ static void branch_cell_outside_page(void)
     rel_path(path, sizeof path, dir, "branch.db");
     make_db(path, 2000); /* a root branch over ~10 leaves */
     int fd = open(path, O_RDWR);
-    cs_meta m;
-    newest_meta(fd, &m);
     uint8_t pg[4096];
-    uint64_t root;
-    if (pread(fd, pg, sizeof pg, (off_t)(m.catalog.root * 4096)) != (ssize_t)sizeof pg) abort();
-    uint16_t slot = rd16(pg + PAGE_HDR);
-    memcpy(&root, pg + slot + LEAF_CELL_HDR + rd16(pg + slot), 8);
-    if (pread(fd, pg, sizeof pg, (off_t)(root * 4096)) != (ssize_t)sizeof pg) abort();
+    uint64_t root = read_t_root(fd, pg);
     unsigned n = node_n(pg);
     EXPECT(PH(pg)->type == PT_BRANCH && n >= 3, "branch regression: root is not a branch of 3+ children");
     wr16(pg + PAGE_HDR + 2 * (n - 1), 4096 - 4); /* the last child's cell: 4 bytes before the page end */
-    PHW(pg)->checksum = cs_page_checksum(pg, sizeof pg);
-    if (pwrite(fd, pg, sizeof pg, (off_t)(root * 4096)) != (ssize_t)sizeof pg) abort();
+    reseal_page(fd, pg, root);
     close(fd);
     cs_env *env;
     cs_txn *r, *t;
