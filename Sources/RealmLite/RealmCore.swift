@@ -475,7 +475,10 @@ public final class RealmCore {
         return nil
     }
 
-    /// The object key stored under an encoded primary key (KeyEncoding.swift).
+    /// The object key of an encoded primary key (KeyEncoding.swift): looked
+    /// up in the `pk:` tree, or, for a keyed class, computed without a
+    /// lookup. Either way the caller reads the record next, which says
+    /// whether the object exists.
     func primaryKeyLookup(_ info: ClassInfo, entry: [UInt8]) -> UInt64? {
         entry.withUnsafeBytes { primaryKeyLookup(info, entry: $0) }
     }
@@ -484,8 +487,7 @@ public final class RealmCore {
         if info.keyedByPrimaryKey {
             // The entry is 0x01 then the key, big-endian (KeyEncoding.swift).
             guard entry.count == 9, entry[0] == 1 else { return nil }
-            let key = UInt64(bigEndian: entry.loadUnaligned(fromByteOffset: 1, as: UInt64.self))
-            return loadRecord(info, key) == nil ? nil : key
+            return UInt64(bigEndian: entry.loadUnaligned(fromByteOffset: 1, as: UInt64.self))
         }
         guard info.primaryKeyTree != absentTree else { return nil }
         var value = cs_val()
