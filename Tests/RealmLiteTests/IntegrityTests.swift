@@ -149,7 +149,7 @@ final class IntegrityTests: RealmTestCase {
     func entries(_ realm: Realm, _ tree: cs_tree) -> [(key: [UInt8], value: [UInt8])] {
         var result: [(key: [UInt8], value: [UInt8])] = []
         var cursor: OpaquePointer?
-        guard cs_cursor_open(realm.core.txn, tree, &cursor) == 0, let cursor else { return [] }
+        guard cs_cursor_open(realm.core.txn.handle, tree, &cursor) == 0, let cursor else { return [] }
         defer { cs_cursor_close(cursor) }
         var key = cs_val(), value = cs_val()
         var rc = cs_cursor_get(cursor, &key, &value, CS_FIRST)

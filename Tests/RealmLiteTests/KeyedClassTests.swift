@@ -271,7 +271,7 @@ final class KeyedClassTests: RealmTestCase {
             XCTAssertThrowsRealmError(.primaryKeyExists) { try realm.write { _ = realm.create(Ledger.self, value: ["id": 0]) } }
             try realm.write { realm.delete(realm.objects(Ledger.self).filter("id == 2")) }
             var count: UInt64 = 0
-            XCTAssertEqual(cs_count(realm.core.txn, info.primaryKeyTree, &count), 0)
+            XCTAssertEqual(cs_count(realm.core.txn.handle, info.primaryKeyTree, &count), 0)
             XCTAssertEqual(count, UInt64(ids.count - 1))
         }
         try withRealm(types) { realm in

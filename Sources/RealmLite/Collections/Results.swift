@@ -1,10 +1,10 @@
 import CStorage
 
 // Results: a live view of objects, evaluated on access against the Realm's
-// current snapshot. Today the only source is "every object of a class",
-// which maps straight onto the engine: count is the tree's O(1) count,
-// subscript is O(log n) rank access, iteration walks a cursor. Queries and
-// sorting (issue 6) add sources to `ResultsSource`; the public API stays.
+// current snapshot. Two sources: every object of a class, which maps straight
+// onto the engine (count is the tree's O(1) count, subscript is O(log n)
+// rank access, iteration walks a cursor), and a query (filter, sort,
+// distinct, limit: Query/QueryPlan.swift), evaluated once per snapshot.
 
 /// What a Results evaluates.
 enum ResultsSource {
@@ -72,27 +72,23 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
             }
             return unsafeBitCast(object, to: Element.self)
         }
-        var key = cs_val(), value = cs_val()
-        guard position >= 0, let cursor = realmInstance.cursor(info.objectsTree),
-              cs_cursor_seek_index(cursor, UInt64(position), &key, &value) == csOK else {
+        guard let (key, value) = realmInstance.cursor(info.objectsTree)?.seek(toIndex: position) else {
             realmFatal(.invalidValue, "Index \(position) is out of bounds for Results<\(info.name)> (count \(count)).")
         }
         return element(key, value)
     }
 
-    public var first: Element? { edge(CS_FIRST) }
-    public var last: Element? { edge(CS_LAST) }
+    public var first: Element? { edge(last: false) }
+    public var last: Element? { edge(last: true) }
 
-    private func edge(_ op: cs_cursor_op) -> Element? {
+    private func edge(last: Bool) -> Element? {
         if case .query(let plan) = source {
             let count = plan.keys(realmInstance).count
-            guard count > 0, let object = plan.object(at: op == CS_FIRST ? 0 : count - 1, realmInstance) else { return nil }
+            guard count > 0, let object = plan.object(at: last ? count - 1 : 0, realmInstance) else { return nil }
             return unsafeBitCast(object, to: Element.self)
         }
-        var key = cs_val(), value = cs_val()
-        guard let cursor = realmInstance.cursor(info.objectsTree), cs_cursor_get(cursor, &key, &value, op) == csOK else {
-            return nil
-        }
+        guard let cursor = realmInstance.cursor(info.objectsTree),
+              let (key, value) = last ? cursor.last() : cursor.first() else { return nil }
         return element(key, value)
     }
 
@@ -100,14 +96,9 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     public func index(of object: Element) -> Int? {
         guard let object = object as? ObjectBase, object._realm === realmInstance, object._info === info else { return nil }
         if case .query(let plan) = source { return plan.keys(realmInstance).firstIndex(of: object._key) }
-        var position: UInt64 = 0
-        let found = withKey(object._key) { keyVal -> Bool in
-            var key = keyVal
-            guard let cursor = realmInstance.cursor(info.objectsTree),
-                  cs_cursor_get(cursor, &key, nil, CS_SEEK_EXACT) == csOK else { return false }
-            return cs_cursor_index(cursor, &position) == csOK
-        }
-        return found ? Int(position) : nil
+        guard let cursor = realmInstance.cursor(info.objectsTree),
+              withKey(object._key, { cursor.seekExact($0) }) != nil else { return nil }
+        return cursor.index()
     }
 
     @inline(__always)
@@ -125,7 +116,7 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
 /// re-seeks after the last key seen, so writes during iteration are safe.
 public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
     let results: Results<Element>
-    private var cursor: OpaquePointer?
+    private var cursor: EngineCursor?
     private var lastKey: UInt64 = 0
     private var started = false
     private var generation: UInt64 = 0
@@ -210,8 +201,7 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
             lastKey = keyValue(keys[i])
             return yield(realm, info, lastKey, values[i])
         }
-        var key = cs_val(), value = cs_val()
-        var rc: Int32
+        let entry: EngineCursor.Entry?
         if started, let cursor, realm.generation == generation, realm.cursorClaims == claims {
             if batch == nil {
                 let storage = RowBatch()
@@ -219,35 +209,30 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
                 batchKeys = storage.keys
                 batchValues = storage.values
             }
-            var count = 0
-            rc = cs_cursor_next_batch(cursor, batchKeys, batchValues, RowBatch.capacity, &count)
-            if rc == csOK, let keys = batchKeys, let values = batchValues {
-                key = keys[0]
-                value = values[0]
+            let keys = batchKeys.unsafelyUnwrapped, values = batchValues.unsafelyUnwrapped
+            let count = cursor.nextBatch(keys: keys, values: values, capacity: RowBatch.capacity)
+            if count > 0 {
+                entry = (keys[0], values[0])
                 batchCount = count
                 batchPosition = 1
+            } else {
+                entry = nil
             }
         } else {
             batchCount = 0
             guard let fresh = realm.cursor(info.objectsTree) else { return nil }
             cursor = fresh
             if !started {
-                rc = cs_cursor_get(fresh, &key, &value, CS_FIRST)
+                entry = fresh.first()
             } else {
                 if lastKey == .max { return nil }
-                rc = withKey(lastKey + 1) { start in
-                    key = start
-                    return cs_cursor_get(fresh, &key, &value, CS_SEEK)
-                }
+                entry = withKey(lastKey + 1) { fresh.seek($0) }
             }
             generation = realm.generation
             claims = realm.cursorClaims
         }
         started = true
-        guard rc == csOK else {
-            if rc != csNotFound { mustSucceed(rc, "Iterating Results") }
-            return nil
-        }
+        guard let (key, value) = entry else { return nil }
         lastKey = keyValue(key)
         return yield(realm, info, lastKey, value)
     }

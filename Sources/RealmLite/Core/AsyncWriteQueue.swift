@@ -88,7 +88,7 @@ extension RealmCore {
         try checkThread()
         if let index = asyncWrites.waiting.firstIndex(where: { $0.id == id }) {
             asyncWrites.waiting.remove(at: index)
-        } else if asyncWrites.running == id, writeTxn != nil {
+        } else if asyncWrites.running == id, write != nil {
             cancelWriteTransaction()
             asyncWrites.running = nil
             try? schedulePump()
@@ -120,7 +120,7 @@ extension RealmCore {
     /// One step: run the next queued block if the lock can be had, else
     /// flush the commits made so far.
     private func pumpAsyncWrites() {
-        if writeTxn != nil || asyncWrites.running != nil { return } // resumes at commit/cancel
+        if write != nil || asyncWrites.running != nil { return } // resumes at commit/cancel
         if let next = asyncWrites.waiting.first {
             let acquired: Bool
             do {
@@ -139,7 +139,7 @@ extension RealmCore {
             next.block()
             // The block committed or cancelled (running is nil again), or left
             // the transaction open for a later commitAsyncWrite.
-            if asyncWrites.running == nil && writeTxn == nil { try? schedulePump() }
+            if asyncWrites.running == nil && write == nil { try? schedulePump() }
             return
         }
         if !asyncWrites.unflushed.isEmpty { startFlush() }
@@ -172,8 +172,7 @@ extension RealmCore {
         let env = self.env
         let me = UncheckedSendable(value: self)
         DispatchQueue.global().async {
-            let rc = cs_env_sync(env.handle)
-            let error = rc == csOK ? nil : storageError(rc, "Flushing async commits")
+            let error = env.syncError("Flushing async commits")
             _ = me.value.confinement.schedule {
                 let core = me.value
                 let done = core.asyncWrites.flushing
@@ -188,28 +187,19 @@ extension RealmCore {
     /// flushes and calls their callbacks (before a synchronous write,
     /// invalidate(), or when the Realm goes away).
     func runAsyncWritesNow() throws {
-        if writeTxn != nil { return }
+        if write != nil { return }
         while !asyncWrites.waiting.isEmpty {
             let next = asyncWrites.waiting.removeFirst()
             try beginWriteTransaction(wait: true, runningQueued: true)
             asyncWrites.running = next.id
             next.block()
-            if writeTxn != nil && asyncWrites.running == next.id { return } // left open by the block
+            if write != nil && asyncWrites.running == next.id { return } // left open by the block
         }
         guard !asyncWrites.unflushed.isEmpty else { return }
         let done = asyncWrites.unflushed
         asyncWrites.unflushed = []
-        let rc = cs_env_sync(env.handle)
-        let error = rc == csOK ? nil : storageError(rc, "Flushing async commits")
+        let error = env.syncError("Flushing async commits")
         for commit in done { commit.onComplete?(error) }
-    }
-}
-
-extension SharedEnv {
-    /// Blocks until no writer holds the lock (takes and drops it).
-    func waitForWriteLock() {
-        var txn: OpaquePointer?
-        if cs_txn_begin(handle, 0, &txn) == csOK { cs_txn_abort(txn) }
     }
 }
 
@@ -280,20 +270,13 @@ extension Realm {
                 }
             }
         }
-        let result: Result
-        do {
-            result = try block()
-        } catch {
-            if core.isInWriteTransaction { core.cancelWriteTransaction() }
-            throw error
-        }
-        if core.isInWriteTransaction {
-            try core.commitWriteTransaction(deferFlush: true)
+        let (result, committed) = try core.performWrite(deferFlush: true, block)
+        if committed {
             let env = core.env
-            let rc: Int32 = await withCheckedContinuation { resume in
-                DispatchQueue.global().async { resume.resume(returning: cs_env_sync(env.handle)) }
+            let error: Realm.Error? = await withCheckedContinuation { resume in
+                DispatchQueue.global().async { resume.resume(returning: env.syncError("Flushing the write")) }
             }
-            try check(rc, "Flushing the write")
+            if let error { throw error }
         }
         return result
     }

@@ -66,7 +66,7 @@ extension ObjectBase: _RealmOptionalWrapped, RealmCollectionValue {
     public static func _rlmEncodeElement(_ value: ObjectBase, _ out: inout [UInt8], _ realm: RealmCore) throws {
         let target = try realm.classInfo(for: type(of: value))
         guard let key = realm.linkKey(for: value, target: target) else {
-            throw realm.pendingError ?? Realm.Error(.invalidValue, "Cannot store object of type '\(target.name)'.")
+            throw realm.write?.error ?? Realm.Error(.invalidValue, "Cannot store object of type '\(target.name)'.")
         }
         withLinkBytes(key) { out.appendRaw($0) }
     }

@@ -99,7 +99,7 @@ extension RealmCore {
         if isFrozen {
             realmFatal(.frozen, "Cannot observe a frozen \(what): frozen values never change. Observe the live one (thaw()).")
         }
-        if writeTxn != nil {
+        if write != nil {
             realmFatal(.wrongTransactionState, "Cannot add a notification block inside a write transaction: register it before realm.write { }.")
         }
         let observer = Observer()
@@ -127,7 +127,7 @@ extension RealmCore {
     func deliverNotifications() {
         observers.removeAll { $0.cancelled.load(ordering: .acquiring) }
         guard !observers.isEmpty else { return }
-        if writeTxn != nil || delivering { return scheduleNotifications() } // after the write / the current block
+        if write != nil || delivering { return scheduleNotifications() } // after the write / the current block
         if readState != .active { return }
         delivering = true
         defer { delivering = false }
@@ -241,38 +241,26 @@ extension RealmCore {
     /// Keys of `info`'s objects whose record differs between `old` and this
     /// core's version (only in `keyPaths`' top-level properties, if given).
     func changedKeys(_ info: ClassInfo, from old: RealmCore, keyPaths: [String]?) -> Set<[UInt8]> {
-        guard info.objectsTree != absentTree else { return [] }
         let columns = keyPaths.map { paths in
             Set(paths.compactMap { path in info.columns.firstIndex { $0.name == path.split(separator: ".").first.map(String.init) } })
         }
-        final class Collector {
-            var keys = Set<[UInt8]>()
-            let info: ClassInfo
-            let columns: Set<Int>?
-            init(info: ClassInfo, columns: Set<Int>?) { self.info = info; self.columns = columns }
-        }
-        let collector = Collector(info: info, columns: columns)
-        let context = Unmanaged.passUnretained(collector).toOpaque()
-        let rc = cs_tree_diff(old.txn, txn, info.objectsTree, { ctx, kind, key, oldValue, newValue in
-            guard kind == CS_DIFF_UPDATE else { return 0 }
-            let collector = Unmanaged<Collector>.fromOpaque(ctx!).takeUnretainedValue()
-            if let columns = collector.columns {
+        var keys = Set<[UInt8]>()
+        txn.changes(from: old.txn, in: info.objectsTree, "Comparing versions for a notification") { kind, key, oldValue, newValue in
+            guard kind == CS_DIFF_UPDATE else { return }
+            if let columns {
                 let before = RecordView(base: oldValue.data, size: oldValue.size)
                 let after = RecordView(base: newValue.data, size: newValue.size)
-                let info = collector.info
                 let relevant = columns.contains { column in
                     let slot = info.slots[column]
                     guard slot.width >= 0 else { return false }
                     return before.isNull(slot) != after.isNull(slot)
                         || !before.field(slot, info.layout).elementsEqual(after.field(slot, info.layout))
                 }
-                if !relevant { return 0 }
+                if !relevant { return }
             }
-            collector.keys.insert(Array(UnsafeRawBufferPointer(start: key.data, count: key.size)))
-            return 0
-        }, context)
-        mustSucceed(rc, "Comparing versions for a notification")
-        return collector.keys
+            keys.insert(Array(bytes(of: key)))
+        }
+        return keys
     }
 }
 
@@ -342,15 +330,12 @@ extension RealmCore {
     /// Every object key of a class, in key order.
     func allKeys(_ info: ClassInfo) -> [UInt64] {
         var keys: [UInt64] = []
-        guard info.objectsTree != absentTree else { return keys }
-        var cursor: OpaquePointer?
-        guard cs_cursor_open(txn, info.objectsTree, &cursor) == csOK, let cursor else { return keys }
-        defer { cs_cursor_close(cursor) }
-        var k = cs_val()
-        var rc = cs_cursor_get(cursor, &k, nil, CS_FIRST)
-        while rc == csOK {
-            keys.append(keyValue(k))
-            rc = cs_cursor_get(cursor, &k, nil, CS_NEXT)
+        txn.withCursor(info.objectsTree) { cursor in
+            var entry = cursor.first()
+            while let (key, _) = entry {
+                keys.append(keyValue(key))
+                entry = cursor.next()
+            }
         }
         return keys
     }

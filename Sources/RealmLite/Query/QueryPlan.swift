@@ -95,11 +95,8 @@ final class QueryPlan {
         }
         guard let compiled else { return realm.count(of: info) }
         guard let test = compiled.test else { return keys(realm).count }
-        guard info.objectsTree != absentTree else { return 0 }
-        var n: UInt64 = 0
-        let rc = test.withFilter { cs_count_matching(realm.txn, info.objectsTree, $0, &n) }
         // A record the filter cannot read (damaged): the general filter decides.
-        return rc == csOK ? Int(n) : keys(realm).count
+        return test.withFilter { realm.txn.countMatching(info.objectsTree, $0) } ?? keys(realm).count
     }
 
     /// Keys and records of the matching objects in the current snapshot.
@@ -194,21 +191,21 @@ final class QueryPlan {
     /// The rows whose records pass `test`; false if the engine could not
     /// read some record (then the general filter decides).
     private func scanMatching(_ realm: RealmCore, _ test: RecordTest, into rows: inout Rows) -> Bool {
-        var rc = csOK
+        var readable = true
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: Self.scanBatch) { matches in
             test.withFilter { filter in
                 scan(realm, keys: true) { keys, values, count in
-                    var matched = 0
-                    rc = cs_filter_values(filter, values, count, matches.baseAddress, &matched)
-                    for m in matches.prefix(matched) {
+                    let matched = filterRecords(filter, values, count, matches.baseAddress!)
+                    for m in matches.prefix(matched ?? 0) {
                         let i = Int(m)
                         rows.append(keyValue(keys[i]), RecordView(base: UnsafeRawPointer(values[i].data!), size: values[i].size))
                     }
-                    return rc == csOK
+                    readable = matched != nil
+                    return readable
                 }
             }
         }
-        return rc == csOK
+        return readable
     }
 
     private static let scanBatch = 256
@@ -218,20 +215,15 @@ final class QueryPlan {
     /// returns false.
     private func scan(_ realm: RealmCore, keys wantKeys: Bool,
                       _ body: (UnsafePointer<cs_val>, UnsafePointer<cs_val>, Int) -> Bool) {
-        guard info.objectsTree != absentTree else { return }
-        var cursor: OpaquePointer?
-        guard cs_cursor_open(realm.txn, info.objectsTree, &cursor) == csOK, let cursor else { return }
-        defer { cs_cursor_close(cursor) }
         let capacity = Self.scanBatch
-        withUnsafeTemporaryAllocation(of: cs_val.self, capacity: capacity) { keys in
-            withUnsafeTemporaryAllocation(of: cs_val.self, capacity: capacity) { values in
-                var count = 0
-                var rc: Int32
-                repeat {
-                    rc = cs_cursor_next_batch(cursor, wantKeys ? keys.baseAddress : nil, values.baseAddress, capacity, &count)
-                    if rc == csOK, !body(UnsafePointer(keys.baseAddress!), UnsafePointer(values.baseAddress!), count) { return }
-                } while rc == csOK
-                if rc != csNotFound { mustSucceed(rc, "Evaluating a query on '\(info.name)'") }
+        realm.txn.withCursor(info.objectsTree) { cursor in
+            withUnsafeTemporaryAllocation(of: cs_val.self, capacity: capacity) { keys in
+                withUnsafeTemporaryAllocation(of: cs_val.self, capacity: capacity) { values in
+                    while true {
+                        let count = cursor.nextBatch(keys: wantKeys ? keys.baseAddress : nil, values: values.baseAddress!, capacity: capacity)
+                        if count == 0 || !body(UnsafePointer(keys.baseAddress!), UnsafePointer(values.baseAddress!), count) { return }
+                    }
+                }
             }
         }
     }
@@ -285,67 +277,48 @@ extension IndexProbe {
         var found = Set<UInt64>()
         guard tree != absentTree else { return [] }
         if let range {
-            var cursor: OpaquePointer?
-            guard cs_cursor_open(realm.txn, tree, &cursor) == csOK, let cursor else { return [] }
-            defer { cs_cursor_close(cursor) }
-            var k = cs_val(), v = cs_val()
             // Object keys are the encodings without their 0x01 (non-nil) tag.
             let low = objectKeys ? (range.low.count > 1 ? Array(range.low.dropFirst()) : [UInt8](repeating: 0, count: 8)) : range.low
             let high = objectKeys ? range.high.map { Array($0.dropFirst()) } : range.high
-            var rc = low.withUnsafeBytes { low -> Int32 in
-                k = cs_val(data: low.baseAddress, size: low.count)
-                return cs_cursor_get(cursor, &k, &v, CS_SEEK)
-            }
-            while rc == csOK {
-                let entry = bytes(of: k)
-                let valueLength = isPrimaryKey ? entry.count : entry.count - 8
-                guard valueLength >= 1 else { break }
-                let value = UnsafeRawBufferPointer(rebasing: entry[0..<valueLength])
-                if !range.lowInclusive, low.withUnsafeBytes({ compareBytes(value, $0) }) == 0 {
-                    rc = cs_cursor_get(cursor, &k, &v, CS_NEXT)
-                    continue
-                }
-                if let high {
-                    let order = high.withUnsafeBytes { compareBytes(value, $0) }
-                    if order > 0 || (order == 0 && !range.highInclusive) { break }
-                }
-                found.insert(objectKeys ? keyValue(k) : isPrimaryKey ? keyValue(v) : keyValue(k, at: valueLength))
-                rc = cs_cursor_get(cursor, &k, &v, CS_NEXT)
-            }
-            return found.sorted()
-        }
-        if prefixScan {
-            var cursor: OpaquePointer?
-            guard cs_cursor_open(realm.txn, tree, &cursor) == csOK, let cursor else { return [] }
-            defer { cs_cursor_close(cursor) }
-            for prefix in keys {
-                prefix.withUnsafeBytes { p in
-                    var k = cs_val(data: p.baseAddress, size: p.count), v = cs_val()
-                    var rc = cs_cursor_get(cursor, &k, &v, CS_SEEK)
-                    while rc == csOK, k.size >= p.count + (isPrimaryKey ? 0 : 8), memcmp(k.data, p.baseAddress!, p.count) == 0 {
-                        found.insert(isPrimaryKey ? keyValue(v) : keyValue(k, at: k.size - 8))
-                        rc = cs_cursor_get(cursor, &k, &v, CS_NEXT)
+            realm.txn.withCursor(tree) { cursor in
+                var next = withBytesKey(low) { cursor.seek($0) }
+                while let (k, v) = next {
+                    let entry = bytes(of: k)
+                    let valueLength = isPrimaryKey ? entry.count : entry.count - 8
+                    guard valueLength >= 1 else { break }
+                    let value = UnsafeRawBufferPointer(rebasing: entry[0..<valueLength])
+                    let excluded = !range.lowInclusive && low.withUnsafeBytes({ compareBytes(value, $0) }) == 0
+                    if !excluded, let high {
+                        let order = high.withUnsafeBytes { compareBytes(value, $0) }
+                        if order > 0 || (order == 0 && !range.highInclusive) { break }
                     }
+                    if !excluded { found.insert(objectKeys ? keyValue(k) : isPrimaryKey ? keyValue(v) : keyValue(k, at: valueLength)) }
+                    next = cursor.next()
                 }
             }
             return found.sorted()
         }
-        if isPrimaryKey {
+        if isPrimaryKey && !prefixScan {
             for entry in keys {
                 if let key = realm.primaryKeyLookup(info, entry: entry) { found.insert(key) }
             }
-        } else {
-            var cursor: OpaquePointer?
-            guard cs_cursor_open(realm.txn, tree, &cursor) == csOK, let cursor else { return [] }
-            defer { cs_cursor_close(cursor) }
+            return found.sorted()
+        }
+        // Index entries are value ++ object key: a value's entries are one
+        // prefix (for a prefix scan, every value starting with it). Primary
+        // key entries map the value to the object key.
+        realm.txn.withCursor(tree) { cursor in
             for prefix in keys {
                 prefix.withUnsafeBytes { p in
-                    var k = cs_val(data: p.baseAddress, size: p.count)
-                    var rc = cs_cursor_get(cursor, &k, nil, CS_SEEK)
-                    while rc == csOK, k.size == p.count + 8,
-                          memcmp(k.data, p.baseAddress!, p.count) == 0 {
-                        found.insert(keyValue(k, at: p.count))
-                        rc = cs_cursor_get(cursor, &k, nil, CS_NEXT)
+                    cursor.forEach(prefix: p) { k, v in
+                        if isPrimaryKey {
+                            found.insert(keyValue(v))
+                        } else if prefixScan ? k.size >= p.count + 8 : k.size == p.count + 8 {
+                            found.insert(keyValue(k, at: k.size - 8))
+                        } else if !prefixScan {
+                            return false
+                        }
+                        return true
                     }
                 }
             }

@@ -25,14 +25,12 @@ extension RealmCore {
     /// Adds an unmanaged object (and every unmanaged object it links to);
     /// the object becomes managed by this Realm.
     func add(_ object: Object, update: UpdatePolicy = .error) {
-        requireWrite("add an object of type '\(type(of: object).className())'")
-        currentUpdatePolicy = update
+        requireWrite("add an object of type '\(type(of: object).className())'").updatePolicy = update
         insert(object, update: update)
     }
 
     func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) where S.Iterator.Element: Object {
-        requireWrite("add objects")
-        currentUpdatePolicy = update
+        requireWrite("add objects").updatePolicy = update
         for object in objects { insert(object, update: update) }
     }
 
@@ -42,13 +40,13 @@ extension RealmCore {
     /// properties present in the dictionary are changed.
     @discardableResult
     func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) -> T {
-        requireWrite("create an object of type '\(type.className())'")
+        let write = requireWrite("create an object of type '\(type.className())'")
         let object = T()
         let descriptor: ClassDescriptor
         do { descriptor = try classInfo(for: type).descriptor } catch let error as Realm.Error { fail(error); return object } catch { return object }
         do {
             let provided = try assignProperties(of: object, descriptor, from: value, realm: self)
-            currentUpdatePolicy = update
+            write.updatePolicy = update
             insert(object, update: update, mask: update == .error ? nil : provided)
         } catch let error as Realm.Error {
             fail(error)
@@ -131,9 +129,9 @@ extension RealmCore {
 
     /// Empties every tree of a class (objects, primary key, indexes, backlinks).
     private func clearClass(_ info: ClassInfo) {
-        for tree in info.allTrees {
-            let rc = cs_tree_clear(txn, tree)
-            if rc != csOK && rc != csNotFound { fail(storageError(rc, "Deleting all '\(info.name)' objects")) }
+        let write = requireWrite("delete all objects")
+        for tree in info.allTrees where tree != absentTree {
+            write.clear(tree, "Deleting all '\(info.name)' objects")
         }
         if info.keyedByPrimaryKey { recordDelete(info, key: nil) }
     }

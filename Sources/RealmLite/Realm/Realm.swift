@@ -115,15 +115,7 @@ public struct Realm {
     @discardableResult
     public func write<Result>(withoutNotifying tokens: [NotificationToken] = [], _ block: () throws -> Result) throws -> Result {
         try core.beginWriteTransaction()
-        let result: Result
-        do {
-            result = try block()
-        } catch {
-            if core.isInWriteTransaction { core.cancelWriteTransaction() }
-            throw error
-        }
-        if core.isInWriteTransaction { try core.commitWriteTransaction(withoutNotifying: tokens) }
-        return result
+        return try core.performWrite(deferFlush: false, withoutNotifying: tokens, block).result
     }
 
     /// Starts a write transaction; blocks while another writer holds the lock.

@@ -5,6 +5,38 @@ import CStorage
 // trees of new classes, store the schema, publish a new SchemaState.
 
 extension RealmCore {
+    /// The ClassInfo of a model class, registering it on first use when the
+    /// configuration has no objectTypes list.
+    func classInfo(for type: ObjectBase.Type) throws -> ClassInfo {
+        if let last = lastClass, last.type == ObjectIdentifier(type), last.state === schemaState { return last.info }
+        if let info = schemaState.byType[ObjectIdentifier(type)] {
+            // Frozen cores are shared by threads: no cache there.
+            if !isFrozen { lastClass = (ObjectIdentifier(type), schemaState, info) }
+            return info
+        }
+        let latest = env.schema.withLock { $0 }
+        // A frozen core is shared by threads: it never replaces its state
+        // (classes added later simply have no trees in its snapshot).
+        if isFrozen { if let info = latest.byType[ObjectIdentifier(type)] { return info } } else { schemaState = latest }
+        if let info = schemaState.byType[ObjectIdentifier(type)] { return info }
+        if isFrozen {
+            throw Realm.Error(.objectTypeNotInSchema, "Object type '\(type.className())' is not in this frozen Realm's schema.")
+        }
+        if configuration.objectTypes != nil {
+            throw Realm.Error(.objectTypeNotInSchema,
+                              "Object type '\(type.className())' is not managed by this Realm: add \(type.className()).self to Realm.Configuration.objectTypes.")
+        }
+        try register([type])
+        guard let info = schemaState.byType[ObjectIdentifier(type)] else {
+            throw Realm.Error(.objectTypeNotInSchema, "Object type '\(type.className())' could not be added to the Realm's schema.")
+        }
+        return info
+    }
+
+    func classInfoOrStop(_ type: ObjectBase.Type) -> ClassInfo {
+        do { return try classInfo(for: type) } catch let error as Realm.Error { realmFatal(error) } catch { realmFatal(.fail, "\(error)") }
+    }
+
     /// At open: check the stored schema version and register objectTypes.
     func openSchema() throws {
         let stored = try readStoredSchema()
@@ -55,22 +87,21 @@ extension RealmCore {
             if needsWrite && !env.isReadOnly {
                 updated.format = StoredSchema.currentFormat // what this version may have added
                 try withSchemaWrite { txn in
-                    let json = updated.encoded()
-                    let meta = try openTree(txn, TreeName.meta, create: true)
-                    let rc = withBytesKey(Array(MetaKey.schema.utf8)) { key in
-                        json.withUnsafeBytes { cs_put(txn, meta, key, cs_val(data: $0.baseAddress, size: $0.count), 0) }
+                    let meta = try txn.openTree(TreeName.meta, create: true)
+                    try updated.encoded().withUnsafeBytes {
+                        try txn.store(meta, Array(MetaKey.schema.utf8), $0, "Storing the schema")
                     }
-                    try check(rc, "Storing the schema")
                     for (descriptor, storedClass) in zip(missing, storedClasses) {
-                        infos.append(try ClassInfo(descriptor: descriptor, stored: storedClass) { try openTree(txn, $0, create: true) })
+                        infos.append(try ClassInfo(descriptor: descriptor, stored: storedClass) { try txn.openTree($0, create: true) })
                     }
                 }
             } else {
+                let txn = self.txn
                 for (descriptor, storedClass) in zip(missing, storedClasses) {
-                    infos.append(try ClassInfo(descriptor: descriptor, stored: storedClass) { try openTree(txn, $0, create: false) })
+                    infos.append(try ClassInfo(descriptor: descriptor, stored: storedClass) { try txn.openTree($0, create: false) })
                 }
             }
-            if writeTxn != nil { registeredInWrite += infos.map(\.name) }
+            write?.registeredClasses += infos.map(\.name)
             state = SchemaState(classes: state.classes + infos, stored: updated)
             return state
         }
@@ -95,38 +126,28 @@ extension RealmCore {
 
     /// Runs body in the current write transaction, or in a short one of its
     /// own (then moves this Realm's snapshot forward to see the result).
-    private func withSchemaWrite(_ body: (OpaquePointer) throws -> Void) throws {
-        if let writeTxn {
-            try body(writeTxn)
+    private func withSchemaWrite(_ body: (EngineTxn) throws -> Void) throws {
+        if let write {
+            try body(write.txn)
             generation &+= 1
             return
         }
-        var handle: OpaquePointer?
-        try check(cs_txn_begin(env.handle, 0, &handle), "Beginning the schema write transaction")
-        guard let handle else { return }
+        guard let txn = try env.beginWrite(wait: true) else { return }
         do {
-            try body(handle)
+            try body(txn)
         } catch {
-            cs_txn_abort(handle)
+            txn.abort()
             throw error
         }
-        try check(cs_txn_commit(handle), "Committing the schema")
+        try txn.commit(deferFlush: false)
         closeReadCursors()
-        cs_txn_reset(readTxn)
+        readTxn.reset()
         renewReadTransaction()
-    }
-
-    func openTree(_ txn: OpaquePointer, _ name: String, create: Bool) throws -> cs_tree {
-        var tree: cs_tree = 0
-        let rc = cs_tree_open(txn, name, create ? UInt32(CS_CREATE) : 0, &tree)
-        if rc == csNotFound && !create { return absentTree }
-        try check(rc, "Opening tree '\(name)'")
-        return tree
     }
 
     func metaTreeHandle() throws -> cs_tree {
         if metaTree != absentTree { return metaTree }
-        let tree = try openTree(txn, TreeName.meta, create: writeTxn != nil)
+        let tree = try txn.openTree(TreeName.meta, create: write != nil)
         if tree != absentTree { metaTree = tree }
         return tree
     }
@@ -138,19 +159,14 @@ extension RealmCore {
 
     func readMeta(_ key: String) throws -> cs_val? {
         let tree = try metaTreeHandle()
-        guard tree != absentTree else { return nil }
-        var value = cs_val()
-        let rc = withBytesKey(Array(key.utf8)) { cs_get(txn, tree, $0, &value) }
-        if rc == csNotFound { return nil }
-        try check(rc, "Reading '\(key)' from the meta tree")
-        return value
+        return try withBytesKey(Array(key.utf8)) { try txn.lookup(tree, $0, "Reading '\(key)' from the meta tree") }
     }
 
-    /// A cancelled write takes the classes it registered with it.
-    func forgetClassesRegisteredInWrite() {
-        guard !registeredInWrite.isEmpty else { return }
-        let forgotten = Set(registeredInWrite)
-        registeredInWrite = []
+    /// A write that did not commit takes the classes it registered with it.
+    func forgetClasses(registeredBy transaction: WriteTransaction) {
+        guard !transaction.registeredClasses.isEmpty else { return }
+        let forgotten = Set(transaction.registeredClasses)
+        transaction.registeredClasses = []
         let retired = env.schema.withLock { state in
             let (kept, retired) = (state.classes.filter { !forgotten.contains($0.name) },
                                    state.classes.filter { forgotten.contains($0.name) })
@@ -165,8 +181,8 @@ extension RealmCore {
 
     /// A new object key: never reused, even after deletes (kept in the meta
     /// tree, saved at commit).
-    func newObjectKey(_ info: ClassInfo) throws -> UInt64 {
-        for counter in nextKeys where counter.info === info {
+    func newObjectKey(_ info: ClassInfo, in write: WriteTransaction) throws -> UInt64 {
+        for counter in write.nextKeys where counter.info === info {
             counter.next += 1
             return counter.next - 1
         }
@@ -174,24 +190,21 @@ extension RealmCore {
         if let stored = try readMeta(MetaKey.nextObjectKey(info.name)), stored.size == 8 {
             next = max(next, keyValue(stored))
         }
-        if let cursor = cursor(info.objectsTree) {
-            var key = cs_val()
-            if cs_cursor_get(cursor, &key, nil, CS_LAST) == csOK, key.size == 8 {
-                next = max(next, keyValue(key) + 1)
-            }
+        if let (key, _) = cursor(info.objectsTree)?.last(), key.size == 8 {
+            next = max(next, keyValue(key) + 1)
         }
-        nextKeys.append(ObjectKeyCounter(info: info, next: next + 1))
+        write.nextKeys.append(ObjectKeyCounter(info: info, next: next + 1))
         return next
     }
 
-    func saveNextKeys() throws {
-        guard let txn = writeTxn, !nextKeys.isEmpty else { return }
+    func saveNextKeys(_ write: WriteTransaction) throws {
+        guard !write.nextKeys.isEmpty else { return }
         let meta = try metaTreeHandle()
-        for counter in nextKeys {
-            let rc = withBytesKey(Array(MetaKey.nextObjectKey(counter.info.name).utf8)) { key in
-                withKey(counter.next) { cs_put(txn, meta, key, $0, 0) }
+        for counter in write.nextKeys {
+            try withUnsafeBytes(of: counter.next.bigEndian) {
+                try write.txn.store(meta, Array(MetaKey.nextObjectKey(counter.info.name).utf8), $0,
+                                    "Saving the next object key of '\(counter.info.name)'")
             }
-            try check(rc, "Saving the next object key of '\(counter.info.name)'")
         }
     }
 }

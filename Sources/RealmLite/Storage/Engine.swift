@@ -1,16 +1,33 @@
 import CStorage
 import Foundation
-import Synchronization
 
-// Thin Swift glue over the CStorage C API: error mapping, byte keys, and the
-// process-wide table of open environments (one cs_env per file per process,
-// shared by every Realm instance on that file).
+// The object layer's one seam over the storage engine (CStorage). Every
+// engine call RealmLite makes goes through the types below, and each kind of
+// call fails in one way, decided here rather than at each call site:
+//
+//   kind of call                         on failure
+//   -----------------------------------  -----------------------------------
+//   lifecycle: open, begin, commit,      throws Realm.Error: the caller can
+//   sync, clone, open a tree, and reads  report it or try again (a damaged
+//   while opening (`lookup`)             file must not stop the program)
+//   reads: get, count, cursors, diffs,   stops with the Realm.Error's message:
+//   filtered counts                      a read fails only on a damaged file
+//                                        or a RealmLite bug, and RealmSwift's
+//                                        reads cannot throw
+//   writes inside a write transaction    recorded on the WriteTransaction
+//   (WriteTransaction.put/delete/clear)  (its first error): write {} and
+//                                        commitWrite() cancel and throw it,
+//                                        since RealmSwift's mutators cannot
+//                                        throw either
+//
+// CS_NOTFOUND is never a failure: reads return nil, deletes ignore it.
+// The absent tree (`absentTree`, FileLayout.swift) reads as empty.
 
 let csOK: Int32 = 0
 let csNotFound = Int32(CS_NOTFOUND.rawValue)
 let csExists = Int32(CS_EXISTS.rawValue)
 
-/// Turns an engine return code into a Realm.Error (nil for CS_OK).
+/// Turns an engine return code into a Realm.Error.
 func storageError(_ rc: Int32, _ what: String) -> Realm.Error {
     let name = String(cString: cs_strerror(rc))
     let detail = String(cString: cs_last_error_detail())
@@ -27,31 +44,39 @@ func storageError(_ rc: Int32, _ what: String) -> Realm.Error {
     return Realm.Error(code, "\(what) failed: \(name)\(suffix)")
 }
 
+/// Lifecycle calls: throw.
 @inline(__always)
 func check(_ rc: Int32, _ what: @autoclosure () -> String) throws {
     if rc != csOK { throw storageError(rc, what()) }
 }
 
-/// For engine calls that cannot fail unless RealmLite itself is wrong or the
-/// file is damaged, inside APIs that cannot throw.
+/// Reads: stop.
 @inline(__always)
 func mustSucceed(_ rc: Int32, _ what: @autoclosure () -> String) {
     if rc != csOK { realmFatal(storageError(rc, what())) }
 }
 
+// MARK: - Keys and values
+
 /// Object keys and other integers inside tree keys are big-endian so that
 /// memcmp order is numeric order.
 @inline(__always)
-func withKey<R>(_ key: UInt64, _ body: (cs_val) -> R) -> R {
+func withKey<R>(_ key: UInt64, _ body: (cs_val) throws -> R) rethrows -> R {
     var be = key.bigEndian
-    return withUnsafeBytes(of: &be) { body(cs_val(data: $0.baseAddress, size: 8)) }
+    return try withUnsafeBytes(of: &be) { try body(cs_val(data: $0.baseAddress, size: 8)) }
 }
 
 @inline(__always)
-func withBytesKey<R>(_ bytes: [UInt8], _ body: (cs_val) -> R) -> R {
-    bytes.withUnsafeBytes { body(cs_val(data: $0.baseAddress, size: $0.count)) }
+func withBytesKey<R>(_ bytes: [UInt8], _ body: (cs_val) throws -> R) rethrows -> R {
+    try bytes.withUnsafeBytes { try body(cs_val(data: $0.baseAddress, size: $0.count)) }
 }
 
+@inline(__always)
+func withBytesKey<R>(_ bytes: UnsafeRawBufferPointer, _ body: (cs_val) throws -> R) rethrows -> R {
+    try body(cs_val(data: bytes.baseAddress, size: bytes.count))
+}
+
+/// The big-endian u64 at `offset` of a key or value.
 @inline(__always)
 func keyValue(_ val: cs_val, at offset: Int = 0) -> UInt64 {
     UInt64(bigEndian: UnsafeRawPointer(val.data!).loadUnaligned(fromByteOffset: offset, as: UInt64.self))
@@ -61,151 +86,274 @@ func bytes(of val: cs_val) -> UnsafeRawBufferPointer {
     UnsafeRawBufferPointer(start: val.data, count: val.size)
 }
 
-/// One open database file (or in-memory database), shared by all Realm
-/// instances on it in this process.
-/// @unchecked Sendable: cs_env is documented thread-safe; the only mutable
-/// state, the schema, is guarded by `schema`.
-final class SharedEnv: @unchecked Sendable {
-    let handle: OpaquePointer
-    let cacheKey: String
-    let isReadOnly: Bool
-    let path: String
-    /// Classes registered in this file so far (see SchemaRegistration.swift).
-    let schema = Mutex<SchemaState>(SchemaState.empty)
-    /// Classes a cancelled write registered and took back. Kept for the
-    /// env's lifetime: accessors refer to their ClassInfo without a
-    /// reference count (ObjectBase._info), so no ClassInfo may go away
-    /// while an object of its file can exist.
-    let retiredClasses = Mutex<[ClassInfo]>([])
-    /// Per class: object keys below this were handed out by a write that was
-    /// cancelled. Never reusing them keeps the invalidated accessors of that
-    /// write from ever seeing another object.
-    let cancelledKeyFloor = Mutex<[String: UInt64]>([:])
-
-    private init(handle: OpaquePointer, cacheKey: String, path: String, isReadOnly: Bool) {
-        self.handle = handle
-        self.cacheKey = cacheKey
-        self.path = path
-        self.isReadOnly = isReadOnly
-    }
-
-    deinit {
-        cs_env_close(handle)
-        let key = cacheKey
-        openEnvs.withLock { table in
-            if table[key]?.env == nil { table[key] = nil }
-        }
-    }
-
-    /// Live cores on this env by serial, told when one of them commits
-    /// (autorefresh). Unretained, and not weak (see CoreCache): a core
-    /// unregisters in deinit.
-    private let coresLock = NSLock()
-    private var cores: [UInt64: Unmanaged<RealmCore>] = [:]
-
-    func register(_ core: RealmCore) {
-        coresLock.lock()
-        cores[core.serial] = Unmanaged.passUnretained(core)
-        coresLock.unlock()
-    }
-
-    func unregister(_ core: RealmCore) {
-        coresLock.lock()
-        cores[core.serial] = nil
-        coresLock.unlock()
-    }
-
-    /// The live core with this serial, if it is still open.
-    func liveCore(_ serial: UInt64) -> RealmCore? {
-        coresLock.lock()
-        defer { coresLock.unlock() }
-        return cores[serial]?.takeUnretainedValue()
-    }
-
-    /// `core` committed: every other live core on the file may advance.
-    func didCommit(from core: RealmCore) {
-        coresLock.lock()
-        defer { coresLock.unlock() }
-        for (serial, other) in cores where serial != core.serial {
-            other._withUnsafeGuaranteedRef { $0.scheduleAutorefresh() }
-        }
-    }
-
-    /// The file's path (or in-memory name) for a configuration.
-    static func path(for config: Realm.Configuration) -> String? {
-        if let id = config.inMemoryIdentifier { return "realmlite-memory-" + id }
-        return config.fileURL?.path
-    }
-
-    /// Configurations with equal keys share one env.
-    static func key(for config: Realm.Configuration) -> String {
-        (config.inMemoryIdentifier != nil ? "mem:" : "file:") + (path(for: config) ?? "") + (config.readOnly ? ":ro" : "")
-    }
-
-    /// The shared env for a configuration, opening it if no Realm has it open.
-    static func open(_ config: Realm.Configuration) throws -> SharedEnv {
-        let inMemory = config.inMemoryIdentifier != nil
-        guard let path = path(for: config) else {
-            throw Realm.Error(.fileAccess, "Realm.Configuration has neither a fileURL nor an inMemoryIdentifier.")
-        }
-        let key = key(for: config)
-        return try openEnvs.withLock { table -> SharedEnv in
-            if let env = table[key]?.env { return env }
-            if !inMemory && config.readOnly && !FileManager.default.fileExists(atPath: path) {
-                throw Realm.Error(.fileNotFound, "Cannot open '\(path)' read-only: the file does not exist.")
-            }
-            var options = cs_options()
-            // No readahead: object access is lookups (keys, links, indexes)
-            // in a copy-on-write file whose pages scatter as it is updated.
-            options.flags = (inMemory ? UInt32(CS_ENV_IN_MEMORY) : 0) | (config.readOnly ? UInt32(CS_ENV_RDONLY) : 0)
-                | UInt32(CS_ENV_NORDAHEAD)
-            options.durability = CS_DURABLE_FULL
-            var handle: OpaquePointer?
-            let rc = cs_env_open(path, &options, &handle)
-            guard rc == csOK, let handle else {
-                var error = storageError(rc, "Opening the Realm at '\(path)'")
-                if UInt32(rc) == CS_EIO.rawValue, errno == EACCES {
-                    error = Realm.Error(.filePermissionDenied, error.message)
-                }
-                throw error
-            }
-            let env = SharedEnv(handle: handle, cacheKey: key, path: path, isReadOnly: config.readOnly)
-            table[key] = WeakEnv(env: env)
-            return env
-        }
-    }
-}
+// MARK: - Environments
 
 extension SharedEnv {
-    /// True while some Realm in this process has the file open (tests use it
-    /// to prove that a reopen really re-reads the file).
-    static func isOpen(path: String) -> Bool {
-        openEnvs.withLock { table in table.values.contains { $0.env?.path == path } }
+    /// A read transaction on the newest version.
+    func beginRead() throws -> EngineTxn {
+        var handle: OpaquePointer?
+        try check(cs_txn_begin(self.handle, UInt32(CS_TXN_RDONLY), &handle), "Beginning a read transaction")
+        return EngineTxn(handle: handle!)
+    }
+
+    /// The write transaction; nil when `wait` is false and another writer
+    /// holds the lock. Throws if this thread already writes through another
+    /// Realm instance (the engine's lock is per thread).
+    func beginWrite(wait: Bool) throws -> EngineTxn? {
+        var handle: OpaquePointer?
+        let rc = cs_txn_begin(self.handle, wait ? 0 : UInt32(CS_TXN_TRY), &handle)
+        if UInt32(rc) == CS_EBUSY.rawValue {
+            if !wait { return nil }
+            throw Realm.Error(.wrongTransactionState,
+                              "This thread already has a write transaction open on '\(path)' through another Realm instance; commit or cancel it first.")
+        }
+        try check(rc, "Beginning a write transaction")
+        return EngineTxn(handle: handle!)
+    }
+
+    /// Makes every commit so far durable (deferred commits included).
+    func sync(_ what: String) throws {
+        try check(cs_env_sync(handle), what)
+    }
+
+    /// sync(), for callers that hand the error on (completion callbacks).
+    func syncError(_ what: String) -> Realm.Error? {
+        let rc = cs_env_sync(handle)
+        return rc == csOK ? nil : storageError(rc, what)
+    }
+
+    /// Distinct versions pinned by readers.
+    func activeVersions() throws -> UInt32 {
+        var pinned: UInt32 = 0
+        try check(cs_env_active_versions(handle, &pinned), "Counting active versions")
+        return pinned
+    }
+
+    /// Blocks until no writer holds the lock (takes and drops it).
+    func waitForWriteLock() {
+        var txn: OpaquePointer?
+        if cs_txn_begin(handle, 0, &txn) == csOK { cs_txn_abort(txn) }
     }
 }
 
-struct WeakEnv {
-    weak var env: SharedEnv?
+// MARK: - Transactions
+
+/// One engine transaction: a read snapshot or the write transaction. A
+/// value: whoever began it ends it (commit/abort); the object layer's
+/// owners are ReadContext (snapshots) and WriteTransaction.
+struct EngineTxn {
+    let handle: OpaquePointer
+
+    /// The version read (for a write: the version it will commit as).
+    var id: UInt64 { cs_txn_id(handle) }
+
+    /// The value of `key`, or nil.
+    @inline(__always)
+    func get(_ tree: cs_tree, _ key: cs_val, _ what: @autoclosure () -> String) -> cs_val? {
+        guard tree != absentTree else { return nil }
+        var value = cs_val()
+        let rc = cs_get(handle, tree, key, &value)
+        if _fastPath(rc == csOK) { return value }
+        if rc == csNotFound { return nil }
+        realmFatal(storageError(rc, what()))
+    }
+
+    /// The value of `key`, or nil; throws on failure (reads while opening).
+    func lookup(_ tree: cs_tree, _ key: cs_val, _ what: @autoclosure () -> String) throws -> cs_val? {
+        guard tree != absentTree else { return nil }
+        var value = cs_val()
+        let rc = cs_get(handle, tree, key, &value)
+        if rc == csNotFound { return nil }
+        try check(rc, what())
+        return value
+    }
+
+    @inline(__always)
+    func get(_ tree: cs_tree, key: UInt64, _ what: @autoclosure () -> String) -> cs_val? {
+        withKey(key) { get(tree, $0, what()) }
+    }
+
+    /// Entries in the tree (O(1)); 0 for an absent tree.
+    func count(_ tree: cs_tree, _ what: @autoclosure () -> String) -> Int {
+        guard tree != absentTree else { return 0 }
+        var n: UInt64 = 0
+        let rc = cs_count(handle, tree, &n)
+        if rc == csNotFound { return 0 }
+        mustSucceed(rc, what())
+        return Int(n)
+    }
+
+    /// A new cursor on `tree` (nil if the tree is absent); the caller closes
+    /// it, or lets the transaction's end close it.
+    func openCursor(_ tree: cs_tree) -> EngineCursor? {
+        guard tree != absentTree else { return nil }
+        var cursor: OpaquePointer?
+        let rc = cs_cursor_open(handle, tree, &cursor)
+        if rc == csNotFound { return nil }
+        mustSucceed(rc, "Opening a cursor")
+        return EngineCursor(handle: cursor!)
+    }
+
+    /// Runs `body` with a cursor of its own on `tree`, closed afterwards.
+    func withCursor<R>(_ tree: cs_tree, _ body: (EngineCursor) throws -> R) rethrows -> R? {
+        guard let cursor = openCursor(tree) else { return nil }
+        defer { cursor.close() }
+        return try body(cursor)
+    }
+
+    /// Records of `tree` passing `filter`, counted in the engine; nil if a
+    /// record is one the filter cannot read (the caller's general path decides).
+    func countMatching(_ tree: cs_tree, _ filter: UnsafePointer<cs_filter>) -> Int? {
+        guard tree != absentTree else { return 0 }
+        var n: UInt64 = 0
+        return cs_count_matching(handle, tree, filter, &n) == csOK ? Int(n) : nil
+    }
+
+    /// Calls `body(kind, key, old value, new value)` for each entry of
+    /// `tree` that differs between `old` and this snapshot (cost
+    /// proportional to the change).
+    func changes(from old: EngineTxn, in tree: cs_tree, _ what: @autoclosure () -> String,
+                 _ body: (cs_diff_kind, cs_val, cs_val, cs_val) -> Void) {
+        guard tree != absentTree else { return }
+        withoutActuallyEscaping(body) { body in
+            final class Box {
+                let body: (cs_diff_kind, cs_val, cs_val, cs_val) -> Void
+                init(_ body: @escaping (cs_diff_kind, cs_val, cs_val, cs_val) -> Void) { self.body = body }
+            }
+            let box = Box(body)
+            let rc = cs_tree_diff(old.handle, handle, tree, { ctx, kind, key, oldValue, newValue in
+                Unmanaged<Box>.fromOpaque(ctx!).takeUnretainedValue().body(kind, key, oldValue, newValue)
+                return 0
+            }, Unmanaged.passUnretained(box).toOpaque())
+            mustSucceed(rc, what())
+        }
+    }
+
+    /// The tree named `name`: `absentTree` if it does not exist and
+    /// `create` is false (a read-only Realm on a file that lacks a class).
+    func openTree(_ name: String, create: Bool) throws -> cs_tree {
+        var tree: cs_tree = 0
+        let rc = cs_tree_open(handle, name, create ? UInt32(CS_CREATE) : 0, &tree)
+        if rc == csNotFound && !create { return absentTree }
+        try check(rc, "Opening tree '\(name)'")
+        return tree
+    }
+
+    // Lifecycle.
+
+    func commit(deferFlush: Bool) throws {
+        try check(deferFlush ? cs_txn_commit_deferred(handle) : cs_txn_commit(handle), "Committing the write transaction")
+    }
+
+    func abort() { cs_txn_abort(handle) }
+
+    /// A read transaction lets its snapshot go, keeping its slot for renew().
+    func reset() { cs_txn_reset(handle) }
+
+    /// A reset read transaction takes the newest snapshot.
+    func renew() { mustSucceed(cs_txn_renew(handle), "Renewing the read transaction") }
+
+    /// Another read transaction on the same snapshot (for another thread).
+    func clone(_ what: String) throws -> EngineTxn {
+        var copy: OpaquePointer?
+        try check(cs_txn_clone(handle, &copy), what)
+        return EngineTxn(handle: copy!)
+    }
+
+    // Raw writes, for WriteTransaction, which records their failures.
+
+    @inline(__always)
+    func put(_ tree: cs_tree, _ key: cs_val, _ value: cs_val, flags: UInt32 = 0) -> Int32 {
+        cs_put(handle, tree, key, value, flags)
+    }
+
+    @inline(__always)
+    func delete(_ tree: cs_tree, _ key: cs_val) -> Int32 { cs_del(handle, tree, key) }
+
+    func clear(_ tree: cs_tree) -> Int32 { cs_tree_clear(handle, tree) }
+
+    /// Sets `key` to `value`, throwing: for schema changes and the object key
+    /// counters saved at commit, whose callers throw rather than record.
+    func store(_ tree: cs_tree, _ key: [UInt8], _ value: UnsafeRawBufferPointer, _ what: @autoclosure () -> String) throws {
+        let rc = withBytesKey(key) { k in cs_put(handle, tree, k, cs_val(data: value.baseAddress, size: value.count), 0) }
+        try check(rc, what())
+    }
 }
 
-private let openEnvs = Mutex<[String: WeakEnv]>([:])
-
-/// Tree names inside a Realm file. Short prefixes keep keys small.
-enum TreeName {
-    static let meta = "realm:meta"
-    static func objects(_ cls: String) -> String { "obj:" + cls }
-    static func primaryKey(_ cls: String) -> String { "pk:" + cls }
-    static func deleted(_ cls: String) -> String { "del:" + cls }
-    static func index(_ cls: String, _ prop: String) -> String { "idx:" + cls + "." + prop }
-    static func backlinks(_ cls: String, _ prop: String) -> String { "bl:" + cls + "." + prop }
+/// Runs a compiled record filter over `count` records; the indexes of those
+/// that pass go to `matches` (room for `count`). Returns how many passed, or
+/// nil if a record is one the filter cannot read (the caller's general path
+/// decides).
+@inline(__always)
+func filterRecords(_ filter: UnsafePointer<cs_filter>, _ values: UnsafePointer<cs_val>, _ count: Int,
+                   _ matches: UnsafeMutablePointer<UInt32>) -> Int? {
+    var matched = 0
+    return cs_filter_values(filter, values, count, matches, &matched) == csOK ? matched : nil
 }
 
-/// Keys in the meta tree.
-enum MetaKey {
-    static let schema = "schema"
-    static func nextObjectKey(_ cls: String) -> String { "nextkey:" + cls }
-}
+// MARK: - Cursors
 
-/// Tree handle meaning "this tree does not exist in the file" (read-only
-/// Realm opened on a file that lacks a class): reads see it empty.
-let absentTree: cs_tree = .max
+/// A position in one tree of one transaction. Moves return the entry they
+/// land on, or nil past the end (or when the key or index does not exist).
+struct EngineCursor {
+    typealias Entry = (key: cs_val, value: cs_val)
+    let handle: OpaquePointer
+
+    @inline(__always)
+    private func move(_ op: cs_cursor_op, from start: cs_val = cs_val()) -> Entry? {
+        var key = start, value = cs_val()
+        let rc = cs_cursor_get(handle, &key, &value, op)
+        if _fastPath(rc == csOK) { return (key, value) }
+        if rc == csNotFound { return nil }
+        realmFatal(storageError(rc, "Reading through a cursor"))
+    }
+
+    @inline(__always) func first() -> Entry? { move(CS_FIRST) }
+    @inline(__always) func last() -> Entry? { move(CS_LAST) }
+    @inline(__always) func next() -> Entry? { move(CS_NEXT) }
+    /// The first entry at or after `key`.
+    @inline(__always) func seek(_ key: cs_val) -> Entry? { move(CS_SEEK, from: key) }
+    /// The entry of exactly `key`.
+    @inline(__always) func seekExact(_ key: cs_val) -> Entry? { move(CS_SEEK_EXACT, from: key) }
+
+    /// The entry at rank `index` (O(log n)).
+    func seek(toIndex index: Int) -> Entry? {
+        guard index >= 0 else { return nil }
+        var key = cs_val(), value = cs_val()
+        let rc = cs_cursor_seek_index(handle, UInt64(index), &key, &value)
+        if rc == csOK { return (key, value) }
+        if rc == csNotFound { return nil }
+        realmFatal(storageError(rc, "Reading by position"))
+    }
+
+    /// The rank of the current entry.
+    func index() -> Int {
+        var position: UInt64 = 0
+        mustSucceed(cs_cursor_index(handle, &position), "Reading a position")
+        return Int(position)
+    }
+
+    /// The next entries up to the end of the current leaf (at most
+    /// `capacity`; keys only if `keys` is given); 0 at the end.
+    @inline(__always)
+    func nextBatch(keys: UnsafeMutablePointer<cs_val>?, values: UnsafeMutablePointer<cs_val>, capacity: Int) -> Int {
+        var count = 0
+        let rc = cs_cursor_next_batch(handle, keys, values, capacity, &count)
+        if _fastPath(rc == csOK) { return count }
+        if rc == csNotFound { return 0 }
+        realmFatal(storageError(rc, "Reading a batch of records"))
+    }
+
+    /// Calls `body` for each entry whose key starts with `prefix`, in key
+    /// order, until it returns false.
+    func forEach(prefix: UnsafeRawBufferPointer, _ body: (cs_val, cs_val) -> Bool) {
+        var entry = seek(cs_val(data: prefix.baseAddress, size: prefix.count))
+        while let (key, value) = entry, key.size >= prefix.count,
+              prefix.isEmpty || memcmp(key.data, prefix.baseAddress!, prefix.count) == 0 {
+            if !body(key, value) { return }
+            entry = next()
+        }
+    }
+
+    func close() { cs_cursor_close(handle) }
+}

@@ -54,47 +54,35 @@ extension RealmCore {
     /// by several threads at once, so it caches nothing: its stamp is fixed.
     @inline(__always)
     func accessorStamp() -> Incarnation {
-        if let frozenReaders { return Incarnation(stamp: cs_txn_id(frozenReaders.base) << 24 | Self.snapshotSerial, write: 0) }
+        if let frozenReaders { return Incarnation(stamp: frozenReaders.base.id << 24 | Self.snapshotSerial, write: 0) }
         if stampGeneration == generation { return stamp }
         return accessorStampSlow()
     }
 
     @inline(never)
     private func accessorStampSlow() -> Incarnation {
-        if let writeTxn {
-            stamp = Incarnation(stamp: cs_txn_id(writeTxn) << 24 | deleteSerial, write: writeAttempt)
+        if let write {
+            stamp = Incarnation(stamp: write.txn.id << 24 | write.deleteSerial, write: write.attempt)
         } else {
-            stamp = Incarnation(stamp: cs_txn_id(txn) << 24 | Self.snapshotSerial, write: 0)
+            stamp = Incarnation(stamp: txn.id << 24 | Self.snapshotSerial, write: 0)
         }
         stampGeneration = generation
         return stamp
     }
 
-    /// A new write attempt: its own number, its deletes counted from 0.
-    func beginWriteAttempt() {
-        writeAttempt = UInt64.random(in: 1...UInt64.max)
-        deleteSerial = 0
-    }
-
     /// Records the delete of `key` (nil: of every object) of a keyed class.
     func recordDelete(_ info: ClassInfo, key: UInt64?) {
-        guard let writeTxn else { return }
-        deleteSerial = min(deleteSerial + 1, Self.snapshotSerial - 1)
-        let value = [(cs_txn_id(writeTxn) << 24 | deleteSerial).littleEndian, writeAttempt.littleEndian]
+        guard let write else { return }
+        write.deleteSerial = min(write.deleteSerial + 1, Self.snapshotSerial - 1)
+        let value = [(write.txn.id << 24 | write.deleteSerial).littleEndian, write.attempt.littleEndian]
         generation &+= 1 // accessors made from here on are newer
-        var rc: Int32 = csOK
-        if key == nil {
-            rc = cs_tree_clear(writeTxn, info.deletedTree)
-            if rc == csNotFound { rc = csOK }
+        let what = "Recording the delete of a '\(info.name)' object"
+        if key == nil { write.clear(info.deletedTree, what) }
+        if write.error != nil { return }
+        value.withUnsafeBytes { value in
+            let put = { (k: cs_val) in write.put(info.deletedTree, k, cs_val(data: value.baseAddress, size: value.count), what) }
+            _ = key.map { withKey($0, put) } ?? withBytesKey([0], put)
         }
-        if rc == csOK {
-            rc = value.withUnsafeBytes { value in
-                let put = { (k: cs_val) in cs_put(writeTxn, info.deletedTree, k, cs_val(data: value.baseAddress, size: value.count), 0) }
-                if let key { return withKey(key, put) }
-                return withBytesKey([0], put)
-            }
-        }
-        if rc != csOK { fail(storageError(rc, "Recording the delete of a '\(info.name)' object")) }
     }
 
     /// False if `object`'s key was deleted after the accessor was made (the
@@ -111,8 +99,7 @@ extension RealmCore {
     /// True unless `key` was deleted in this core's snapshot after `born`.
     func isIncarnation(_ info: ClassInfo, key: UInt64, bornAt born: Incarnation) -> Bool {
         guard info.keyedByPrimaryKey else { return true }
-        var deletes: UInt64 = 0
-        guard cs_count(txn, info.deletedTree, &deletes) == csOK, deletes > 0 else { return true }
+        guard txn.count(info.deletedTree, "Reading the deletes of '\(info.name)'") > 0 else { return true }
         return !deleteStamp(info, nil).isAfter(born) && !deleteStamp(info, key).isAfter(born)
     }
 
@@ -121,29 +108,22 @@ extension RealmCore {
     /// Collection changes report such a key as a deletion and an insertion.
     func deletedKeys(_ info: ClassInfo, since old: RealmCore) -> Set<[UInt8]>? {
         guard info.keyedByPrimaryKey else { return [] }
-        final class Collector {
-            var keys = Set<[UInt8]>()
-            var all = false
+        var keys = Set<[UInt8]>()
+        var all = false
+        txn.changes(from: old.txn, in: info.deletedTree, "Comparing versions for a notification") { kind, key, _, _ in
+            guard kind != CS_DIFF_DELETE else { return }
+            let entry = Array(bytes(of: key))
+            if entry == [0] { all = true } else { keys.insert(entry) }
         }
-        let collector = Collector()
-        let rc = cs_tree_diff(old.txn, txn, info.deletedTree, { ctx, kind, key, _, _ in
-            guard kind != CS_DIFF_DELETE else { return 0 }
-            let collector = Unmanaged<Collector>.fromOpaque(ctx!).takeUnretainedValue()
-            let bytes = Array(UnsafeRawBufferPointer(start: key.data, count: key.size))
-            if bytes == [0] { collector.all = true } else { collector.keys.insert(bytes) }
-            return 0
-        }, Unmanaged.passUnretained(collector).toOpaque())
-        mustSucceed(rc, "Comparing versions for a notification")
-        return collector.all ? nil : collector.keys
+        return all ? nil : keys
     }
 
     /// When `key` (nil: every object) was last deleted; `never` if never.
     private func deleteStamp(_ info: ClassInfo, _ key: UInt64?) -> Incarnation {
-        var value = cs_val()
         let txn = self.txn
-        let get = { (k: cs_val) in cs_get(txn, info.deletedTree, k, &value) }
-        let rc = key.map { withKey($0, get) } ?? withBytesKey([0], get)
-        guard rc == csOK, value.size == 16, let bytes = value.data else { return .never }
+        let get = { (k: cs_val) in txn.get(info.deletedTree, k, "Reading a delete of '\(info.name)'") }
+        let value = key.map { withKey($0, get) } ?? withBytesKey([0], get)
+        guard let value, value.size == 16, let bytes = value.data else { return .never }
         return Incarnation(stamp: UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self)),
                            write: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
     }

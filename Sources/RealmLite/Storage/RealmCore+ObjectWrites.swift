@@ -4,34 +4,19 @@ import CStorage
 // column, deleting rows, and keeping the primary-key, index and backlink
 // trees in step with the records. Public entry points are in RealmWrite.swift.
 //
-// Errors inside a write transaction are recorded with fail() (the write then
-// cancels and throws them); each operation stops at its first error.
+// Every change goes through the WriteTransaction (Core/WriteTransaction.swift),
+// which records the first failure (the write then cancels and throws it);
+// each operation stops at its first error.
 
 extension RealmCore {
     // MARK: - Raw records
 
     @discardableResult
     func putRecord(_ info: ClassInfo, _ key: UInt64, _ record: [UInt8]) -> Bool {
-        let rc = withKey(key) { k in
-            record.withUnsafeBytes { cs_put(txn, info.objectsTree, k, cs_val(data: $0.baseAddress, size: $0.count), 0) }
+        let write = requireWrite("write a '\(info.name)' object")
+        return withKey(key) { k in
+            record.withUnsafeBytes { write.put(info.objectsTree, k, cs_val(data: $0.baseAddress, size: $0.count), "Writing a '\(info.name)' object") }
         }
-        generation &+= 1
-        if rc != csOK { fail(storageError(rc, "Writing a '\(info.name)' object")); return false }
-        return true
-    }
-
-    private func put(_ tree: cs_tree, _ key: [UInt8], _ value: [UInt8], what: String) {
-        let rc = withBytesKey(key) { k in
-            value.withUnsafeBytes { cs_put(txn, tree, k, cs_val(data: $0.baseAddress, size: $0.count), 0) }
-        }
-        generation &+= 1
-        if rc != csOK { fail(storageError(rc, what)) }
-    }
-
-    private func delete(_ tree: cs_tree, _ key: [UInt8]) {
-        let rc = withBytesKey(key) { cs_del(txn, tree, $0) }
-        generation &+= 1
-        if rc != csOK && rc != csNotFound { fail(storageError(rc, "Deleting an index entry")) }
     }
 
     // MARK: - Insert
@@ -46,13 +31,14 @@ extension RealmCore {
     /// Returns its key, or nil after recording an error.
     @discardableResult
     func insert(_ object: ObjectBase, update: UpdatePolicy, mask: Set<Int>? = nil, asEmbedded: Bool = false) -> UInt64? {
+        let write = requireWrite("add an object of type '\(type(of: object).className())'")
         if let owner = object._realm {
             guard owner === self else {
                 fail(Realm.Error(.wrongRealm, "Object of type '\(type(of: object).className())' is managed by another Realm; create a copy with realm.create(\(type(of: object).className()).self, value: object) instead."))
                 return nil
             }
             guard !object._deleted, let info = object._info,
-                  inserting.contains(ObjectIdentifier(object))
+                  write.inserting.contains(ObjectIdentifier(object))
                     || (loadRecord(info, object._key) != nil && isSameIncarnation(object, info)) else {
                 fail(.invalidated(type(of: object).className()))
                 return nil
@@ -81,7 +67,7 @@ extension RealmCore {
                 return updateExisting(object, info, key: key, update: update, mask: mask)
             }
         } else {
-            do { key = try newObjectKey(info) } catch let error as Realm.Error { fail(error); return nil } catch { return nil }
+            do { key = try newObjectKey(info, in: write) } catch let error as Realm.Error { fail(error); return nil } catch { return nil }
         }
         if !info.keyedByPrimaryKey, let pk = info.primaryKeyColumn, let entry = info.accessors[pk].unmanagedIndexKey(object) {
             if entry.count >= maxIndexedValueBytes {
@@ -91,27 +77,26 @@ extension RealmCore {
             // Claim the primary key first: one tree descent both checks for a
             // duplicate and indexes the new object (a duplicate wastes the
             // key number, which is harmless: keys are never reused anyway).
-            let rc = withKey(key) { objectKey in
-                withBytesKey(entry) { cs_put(txn, info.primaryKeyTree, $0, objectKey, UInt32(CS_NOOVERWRITE)) }
+            let claim = withKey(key) { objectKey in
+                withBytesKey(entry) { write.claim(info.primaryKeyTree, $0, objectKey, "Indexing the primary key of '\(info.name)'") }
             }
-            generation &+= 1
-            if rc == csExists, let existing = primaryKeyLookup(info, entry: entry) {
+            if claim == .exists, let existing = primaryKeyLookup(info, entry: entry) {
                 guard update != .error else {
                     fail(duplicatePrimaryKey(object, info, pk))
                     return nil
                 }
                 return updateExisting(object, info, key: existing, update: update, mask: mask)
             }
-            if rc != csOK {
-                fail(storageError(rc, "Indexing the primary key of '\(info.name)'"))
+            if claim != .claimed {
+                if claim == .exists { fail(storageError(csExists, "Indexing the primary key of '\(info.name)'")) }
                 return nil
             }
         }
         // Managed from here on, so that links back to it (cycles) resolve.
         object._attach(to: self, info, key: key)
         let mayCycle = !info.linkColumns.isEmpty
-        if mayCycle { inserting.insert(ObjectIdentifier(object)) }
-        defer { if mayCycle { inserting.remove(ObjectIdentifier(object)) } }
+        if mayCycle { write.inserting.insert(ObjectIdentifier(object)) }
+        defer { if mayCycle { write.inserting.remove(ObjectIdentifier(object)) } }
         var writer = _RecordWriter(info: info, realm: self, buffer: takeRecordScratch())
         do {
             for column in info.storageOrder {
@@ -131,7 +116,7 @@ extension RealmCore {
             for c in info.indexedColumns {
                 let column = info.columns[c]
                 let slot = info.slots[c]
-                put(column.indexTree, indexEntry(column, view.isNull(slot), view.field(slot, info.layout), key), [], what: "Indexing '\(info.name).\(column.name)'")
+                write.put(column.indexTree, indexEntry(column, view.isNull(slot), view.field(slot, info.layout), key), [], "Indexing '\(info.name).\(column.name)'")
             }
             for c in info.linkColumns {
                 let column = info.columns[c]
@@ -197,7 +182,7 @@ extension RealmCore {
             fail(Realm.Error(.invalidValue, "Cannot link to an existing managed embedded object of type '\(target.name)': embedded objects have exactly one parent; assign a new unmanaged object instead."))
             return nil
         }
-        return insert(value, update: currentUpdatePolicy, asEmbedded: target.isEmbedded)
+        return insert(value, update: requireWrite("link to an object").updatePolicy, asEmbedded: target.isEmbedded)
     }
 
     // MARK: - Update one column
@@ -210,7 +195,7 @@ extension RealmCore {
                       linkDelta: (removed: [UInt64], added: [UInt64])? = nil) {
         guard let info = object._info else { return }
         let column = info.columns[c]
-        requireWrite("modify property '\(info.name).\(column.name)'")
+        let write = requireWrite("modify property '\(info.name).\(column.name)'")
         let record = object._currentRecord()
         let slot = info.slots[c]
         if slot.width == ColumnSlot.objectKey {
@@ -231,8 +216,8 @@ extension RealmCore {
         let oldTargets = column.isLink && linkDelta == nil ? linkTargets(column, isNull: oldNull, oldField) : []
         // `record` / `oldField` point into the map: not used past this line.
         if let oldIndex {
-            delete(column.indexTree, oldIndex)
-            put(column.indexTree, indexEntry(column, isNull, raw, object._key), [], what: "Indexing '\(info.name).\(column.name)'")
+            write.delete(column.indexTree, oldIndex, "Deleting an index entry")
+            write.put(column.indexTree, indexEntry(column, isNull, raw, object._key), [], "Indexing '\(info.name).\(column.name)'")
         }
         var orphans: [UInt64] = []
         if column.isLink {
@@ -254,24 +239,16 @@ extension RealmCore {
 
     // MARK: - Backlinks: (target key, source key) -> link count
 
-    private func backlinkKey(_ target: UInt64, _ source: UInt64) -> [UInt8] {
-        var key: [UInt8] = []
-        key.reserveCapacity(16)
-        appendBigEndian(target, to: &key)
-        appendBigEndian(source, to: &key)
-        return key
-    }
-
     func backlinkCount(_ column: Column, target: UInt64, source: UInt64) -> UInt32 {
-        var value = cs_val()
-        let rc = withBytesKey(backlinkKey(target, source)) { cs_get(txn, column.backlinkTree, $0, &value) }
-        guard rc == csOK, value.size == 4 else { return 0 }
+        let value = withBytesKey(backlinkKey(target, source)) { txn.get(column.backlinkTree, $0, "Reading a link of '\(column.name)'") }
+        guard let value, value.size == 4 else { return 0 }
         return UnsafeRawPointer(value.data!).loadUnaligned(as: UInt32.self)
     }
 
     /// Applies the change old -> new of one source's targets; returns the
     /// targets this source no longer links to.
     func adjustBacklinks(_ column: Column, source: UInt64, old: [UInt64], new: [UInt64]) -> [UInt64] {
+        let write = requireWrite("change a link of '\(column.name)'")
         var delta: [UInt64: Int] = [:]
         for target in old { delta[target, default: 0] -= 1 }
         for target in new { delta[target, default: 0] += 1 }
@@ -280,11 +257,10 @@ extension RealmCore {
             let count = Int(backlinkCount(column, target: target, source: source)) + change
             let key = backlinkKey(target, source)
             if count <= 0 {
-                delete(column.backlinkTree, key)
+                write.delete(column.backlinkTree, key, "Deleting a link of '\(column.name)'")
                 dropped.append(target)
             } else {
-                var le = UInt32(count).littleEndian
-                put(column.backlinkTree, key, withUnsafeBytes(of: &le) { Array($0) }, what: "Recording a link of '\(column.name)'")
+                write.put(column.backlinkTree, key, withUnsafeBytes(of: UInt32(count).littleEndian) { Array($0) }, "Recording a link of '\(column.name)'")
             }
         }
         return dropped
@@ -294,16 +270,12 @@ extension RealmCore {
     func backlinkSources(_ column: Column, target: UInt64) -> [UInt64] {
         guard let cursor = cursor(column.backlinkTree) else { return [] }
         var sources: [UInt64] = []
-        var prefix: [UInt8] = []
-        appendBigEndian(target, to: &prefix)
-        var key = cs_val()
-        var rc = prefix.withUnsafeBytes { p -> Int32 in
-            key = cs_val(data: p.baseAddress, size: 8)
-            return cs_cursor_get(cursor, &key, nil, CS_SEEK)
-        }
-        while rc == csOK, key.size == 16, keyValue(key) == target {
-            sources.append(keyValue(key, at: 8))
-            rc = cs_cursor_get(cursor, &key, nil, CS_NEXT)
+        withUnsafeBytes(of: target.bigEndian) { prefix in
+            cursor.forEach(prefix: prefix) { key, _ in
+                guard key.size == 16 else { return false }
+                sources.append(keyValue(key, at: 8))
+                return true
+            }
         }
         return sources
     }
@@ -313,6 +285,7 @@ extension RealmCore {
     /// Deletes a row: nullifies links to it, drops its own links (deleting the
     /// embedded objects it owns), its primary key and index entries.
     func deleteRow(_ info: ClassInfo, _ key: UInt64) {
+        let write = requireWrite("delete an object of type '\(info.name)'")
         guard let value = loadRecord(info, key) else { return }
         let record = [UInt8](copying: bytes(of: value))
         var cascade: [(ClassInfo, UInt64)] = []
@@ -330,7 +303,7 @@ extension RealmCore {
                     let newRecord = replaced.bytes.withUnsafeBytes {
                         replacingColumn(sourceRecord, slot, source.layout, isNull: replaced.isNull, $0)
                     }
-                    delete(column.backlinkTree, backlinkKey(key, sourceKey))
+                    write.delete(column.backlinkTree, backlinkKey(key, sourceKey), "Deleting a link of '\(column.name)'")
                     putRecord(source, sourceKey, newRecord)
                 }
             }
@@ -338,22 +311,21 @@ extension RealmCore {
                 let column = info.columns[c]
                 let slot = info.slots[c]
                 for target in Set(linkTargets(column, isNull: view.isNull(slot), view.field(slot, info.layout))) {
-                    delete(column.backlinkTree, backlinkKey(target, key))
+                    write.delete(column.backlinkTree, backlinkKey(target, key), "Deleting a link of '\(column.name)'")
                     if let targetInfo = column.target, targetInfo.isEmbedded { cascade.append((targetInfo, target)) }
                 }
             }
             if let pk = info.primaryKeyColumn, !info.keyedByPrimaryKey {
                 let slot = info.slots[pk]
-                delete(info.primaryKeyTree, indexKey(info.columns[pk].type, isNull: view.isNull(slot), view.field(slot, info.layout)))
+                write.delete(info.primaryKeyTree, indexKey(info.columns[pk].type, isNull: view.isNull(slot), view.field(slot, info.layout)),
+                             "Deleting the primary key of a '\(info.name)' object")
             }
             for column in info.columns where column.isIndexed {
                 let slot = info.slots[column.index]
-                delete(column.indexTree, indexEntry(column, view.isNull(slot), view.field(slot, info.layout), key))
+                write.delete(column.indexTree, indexEntry(column, view.isNull(slot), view.field(slot, info.layout), key), "Deleting an index entry")
             }
         }
-        let rc = withKey(key) { cs_del(txn, info.objectsTree, $0) }
-        generation &+= 1
-        if rc != csOK && rc != csNotFound { fail(storageError(rc, "Deleting a '\(info.name)' object")) }
+        withKey(key) { write.delete(info.objectsTree, $0, "Deleting a '\(info.name)' object") }
         if info.keyedByPrimaryKey { recordDelete(info, key: key) }
         for (targetInfo, target) in cascade { deleteRow(targetInfo, target) }
     }

@@ -7,7 +7,8 @@
 //
 // Column order, slot offsets and var indexes come from the class's stored
 // schema (ClassInfo), so a field read is: one bit test plus one unaligned
-// load, or two u32 loads for a variable-size field. See docs/OBJECTS.md.
+// load, or two u32 loads for a variable-size field. FileLayout.swift has the
+// whole file's layout; docs/OBJECTS.md says why.
 
 @usableFromInline
 struct RecordLayout: Sendable {
@@ -35,22 +36,6 @@ struct ColumnSlot: Sendable {
     /// (objectKey(primaryKey:)), so readers take it from the key, never
     /// from the record (whose null bit and offset it does not have).
     @inlinable static var objectKey: Int32 { -2 }
-}
-
-/// The object key of a class keyed by its Int primary key: the value with
-/// its sign bit flipped, so that key order (unsigned, big-endian in the
-/// tree) is the primary key's order.
-@inlinable @inline(__always)
-func objectKey(primaryKey: Int64) -> UInt64 { UInt64(bitPattern: primaryKey) ^ (1 << 63) }
-
-@inlinable @inline(__always)
-func primaryKey(objectKey key: UInt64) -> Int64 { Int64(bitPattern: key ^ (1 << 63)) }
-
-/// Calls body with the stored bytes (little-endian Int64) of the primary key
-/// that `key` is, as a record's fixed slot would hold them.
-@inlinable @inline(__always)
-func withPrimaryKeyBytes<R>(objectKey key: UInt64, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-    try withUnsafeBytes(of: primaryKey(objectKey: key).littleEndian, body)
 }
 
 /// A record read zero-copy from the map (or from a Swift buffer).

@@ -13,7 +13,7 @@ extension RealmCore {
     func freeze() throws -> RealmCore {
         if isFrozen { return self }
         try checkThread()
-        if writeTxn != nil {
+        if write != nil {
             throw Realm.Error(.wrongTransactionState,
                               "Cannot freeze inside a write transaction: commit it first, then freeze the committed version.")
         }
@@ -24,17 +24,11 @@ extension RealmCore {
         return frozen
     }
 
-    /// The version read now (the snapshot's commit id).
-    var version: UInt64 {
-        if let frozenReaders { return cs_txn_id(frozenReaders.base) }
-        return cs_txn_id(writeTxn ?? readTxn)
-    }
-
     /// The live core for this configuration in the calling context, at least
     /// at `version` (a frozen object may be newer than this thread's Realm).
     static func live(for configuration: Realm.Configuration, atLeast version: UInt64) throws -> RealmCore {
         let core = try RealmCore.cached(configuration, .current())
-        if core.writeTxn == nil && core.version < version { core.refresh() }
+        if core.write == nil && core.version < version { core.refresh() }
         return core
     }
 

@@ -140,7 +140,7 @@ public struct ThreadSafeReference<Confined: ThreadConfined>: @unchecked Sendable
         if core.isFrozen {
             throw Realm.Error(.frozen, "Cannot resolve a ThreadSafeReference in a frozen Realm: resolve it in a live one.")
         }
-        if core.writeTxn == nil && core.version < box.version { core.refresh() }
+        if core.write == nil && core.version < box.version { core.refresh() }
         return frozen._rlmMoved(to: core)
     }
 }

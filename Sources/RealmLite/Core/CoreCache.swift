@@ -1,0 +1,64 @@
+import Foundation
+
+/// `Realm()` twice in one context gives the same core. The table does not
+/// keep cores alive (a Realm nobody holds closes) and holds no weak
+/// references either: a weakly referenced object pays a slower reference
+/// count on every retain, and objects retain their core on every read path.
+/// A core removes itself in deinit. (Its last release happens in its own
+/// context, where lookups for its key happen too; releasing a confined
+/// Realm's last reference on another thread is the one misuse this cannot
+/// defend against.)
+final class CoreCache: @unchecked Sendable {
+    static let shared = CoreCache()
+
+    private struct Key: Hashable {
+        let configuration: String
+        let context: ContextKey
+    }
+
+    private let lock = NSLock()
+    private var table: [Key: Unmanaged<RealmCore>] = [:]
+    private var keys: [UInt64: Key] = [:]
+
+    func core(for configuration: Realm.Configuration, in confinement: Confinement) throws -> RealmCore {
+        guard let context = confinement.cacheKey else {
+            return try RealmCore(configuration: configuration, confinement: confinement)
+        }
+        let key = Key(configuration: configuration.instanceKey, context: context)
+        lock.lock()
+        let cached = table[key]?.takeUnretainedValue()
+        lock.unlock()
+        if let cached { return cached }
+        // Opened outside the lock: opening may wait on the file.
+        let core = try RealmCore(configuration: configuration, confinement: confinement)
+        lock.lock()
+        defer { lock.unlock() }
+        if let raced = table[key]?.takeUnretainedValue() { return raced }
+        table[key] = Unmanaged.passUnretained(core)
+        keys[core.serial] = key
+        return core
+    }
+
+    func remove(_ core: RealmCore) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let key = keys.removeValue(forKey: core.serial) else { return }
+        if table[key]?.toOpaque() == Unmanaged.passUnretained(core).toOpaque() { table[key] = nil }
+    }
+}
+
+extension RealmCore {
+    /// The core for `configuration` in `confinement`, shared with every
+    /// other Realm value opened there.
+    static func cached(_ configuration: Realm.Configuration, _ confinement: Confinement) throws -> RealmCore {
+        try CoreCache.shared.core(for: configuration, in: confinement)
+    }
+}
+
+extension Realm.Configuration {
+    /// Configurations that open the same instance in one context.
+    var instanceKey: String {
+        let types = objectTypes.map { $0.map { String(reflecting: $0) }.sorted().joined(separator: ",") } ?? "*"
+        return SharedEnv.key(for: self) + "|v\(schemaVersion)|\(types)|\(maximumNumberOfActiveVersions.map(String.init) ?? "-")"
+    }
+}

@@ -1,0 +1,137 @@
+import CStorage
+import Foundation
+import Synchronization
+
+// The process-wide table of open files: one engine environment (cs_env) per
+// file per process, shared by every Realm instance on that file, and what
+// those instances share through it (the schema, the live cores to tell when
+// one commits).
+
+/// One open database file (or in-memory database), shared by all Realm
+/// instances on it in this process.
+/// @unchecked Sendable: cs_env is documented thread-safe; the only mutable
+/// state, the schema, is guarded by `schema`.
+final class SharedEnv: @unchecked Sendable {
+    let handle: OpaquePointer
+    let cacheKey: String
+    let isReadOnly: Bool
+    let path: String
+    /// Classes registered in this file so far (see SchemaRegistration.swift).
+    let schema = Mutex<SchemaState>(SchemaState.empty)
+    /// Classes a cancelled write registered and took back. Kept for the
+    /// env's lifetime: accessors refer to their ClassInfo without a
+    /// reference count (ObjectBase._info), so no ClassInfo may go away
+    /// while an object of its file can exist.
+    let retiredClasses = Mutex<[ClassInfo]>([])
+    /// Per class: object keys below this were handed out by a write that was
+    /// cancelled. Never reusing them keeps the invalidated accessors of that
+    /// write from ever seeing another object.
+    let cancelledKeyFloor = Mutex<[String: UInt64]>([:])
+
+    private init(handle: OpaquePointer, cacheKey: String, path: String, isReadOnly: Bool) {
+        self.handle = handle
+        self.cacheKey = cacheKey
+        self.path = path
+        self.isReadOnly = isReadOnly
+    }
+
+    deinit {
+        cs_env_close(handle)
+        let key = cacheKey
+        openEnvs.withLock { table in
+            if table[key]?.env == nil { table[key] = nil }
+        }
+    }
+
+    /// Live cores on this env by serial, told when one of them commits
+    /// (autorefresh). Unretained, and not weak (see CoreCache): a core
+    /// unregisters in deinit.
+    private let coresLock = NSLock()
+    private var cores: [UInt64: Unmanaged<RealmCore>] = [:]
+
+    func register(_ core: RealmCore) {
+        coresLock.lock()
+        cores[core.serial] = Unmanaged.passUnretained(core)
+        coresLock.unlock()
+    }
+
+    func unregister(_ core: RealmCore) {
+        coresLock.lock()
+        cores[core.serial] = nil
+        coresLock.unlock()
+    }
+
+    /// The live core with this serial, if it is still open.
+    func liveCore(_ serial: UInt64) -> RealmCore? {
+        coresLock.lock()
+        defer { coresLock.unlock() }
+        return cores[serial]?.takeUnretainedValue()
+    }
+
+    /// `core` committed: every other live core on the file may advance.
+    func didCommit(from core: RealmCore) {
+        coresLock.lock()
+        defer { coresLock.unlock() }
+        for (serial, other) in cores where serial != core.serial {
+            other._withUnsafeGuaranteedRef { $0.scheduleAutorefresh() }
+        }
+    }
+
+    /// The file's path (or in-memory name) for a configuration.
+    static func path(for config: Realm.Configuration) -> String? {
+        if let id = config.inMemoryIdentifier { return "realmlite-memory-" + id }
+        return config.fileURL?.path
+    }
+
+    /// Configurations with equal keys share one env.
+    static func key(for config: Realm.Configuration) -> String {
+        (config.inMemoryIdentifier != nil ? "mem:" : "file:") + (path(for: config) ?? "") + (config.readOnly ? ":ro" : "")
+    }
+
+    /// The shared env for a configuration, opening it if no Realm has it open.
+    static func open(_ config: Realm.Configuration) throws -> SharedEnv {
+        let inMemory = config.inMemoryIdentifier != nil
+        guard let path = path(for: config) else {
+            throw Realm.Error(.fileAccess, "Realm.Configuration has neither a fileURL nor an inMemoryIdentifier.")
+        }
+        let key = key(for: config)
+        return try openEnvs.withLock { table -> SharedEnv in
+            if let env = table[key]?.env { return env }
+            if !inMemory && config.readOnly && !FileManager.default.fileExists(atPath: path) {
+                throw Realm.Error(.fileNotFound, "Cannot open '\(path)' read-only: the file does not exist.")
+            }
+            var options = cs_options()
+            // No readahead: object access is lookups (keys, links, indexes)
+            // in a copy-on-write file whose pages scatter as it is updated.
+            options.flags = (inMemory ? UInt32(CS_ENV_IN_MEMORY) : 0) | (config.readOnly ? UInt32(CS_ENV_RDONLY) : 0)
+                | UInt32(CS_ENV_NORDAHEAD)
+            options.durability = CS_DURABLE_FULL
+            var handle: OpaquePointer?
+            let rc = cs_env_open(path, &options, &handle)
+            guard rc == csOK, let handle else {
+                var error = storageError(rc, "Opening the Realm at '\(path)'")
+                if UInt32(rc) == CS_EIO.rawValue, errno == EACCES {
+                    error = Realm.Error(.filePermissionDenied, error.message)
+                }
+                throw error
+            }
+            let env = SharedEnv(handle: handle, cacheKey: key, path: path, isReadOnly: config.readOnly)
+            table[key] = WeakEnv(env: env)
+            return env
+        }
+    }
+}
+
+extension SharedEnv {
+    /// True while some Realm in this process has the file open (tests use it
+    /// to prove that a reopen really re-reads the file).
+    static func isOpen(path: String) -> Bool {
+        openEnvs.withLock { table in table.values.contains { $0.env?.path == path } }
+    }
+}
+
+struct WeakEnv {
+    weak var env: SharedEnv?
+}
+
+private let openEnvs = Mutex<[String: WeakEnv]>([:])
