@@ -59,14 +59,7 @@ struct CollectionField {
         var encoded: [[UInt8]] = []
         for value in values {
             var bytes: [UInt8] = []
-            do {
-                try S.Element._rlmEncodeElement(value, &bytes, realm)
-            } catch let error as Realm.Error {
-                realm.fail(error)
-                return nil
-            } catch {
-                return nil
-            }
+            guard realm.recording({ try S.Element._rlmEncodeElement(value, &bytes, realm) }) != nil else { return nil }
             encoded.append(bytes)
         }
         return encoded

@@ -52,14 +52,7 @@ extension RealmCore {
         } else if KeyType.self == info.primaryKeyValueType, let found = directPrimaryKeyLookup(info, key) {
             rowKey = found
         } else {
-            let entry: [UInt8]?
-            do {
-                entry = try info.accessors[column].indexKey(for: key)
-            } catch let error as Realm.Error {
-                realmFatal(error)
-            } catch {
-                realmFatal(.invalidValue, "\(error)")
-            }
+            let entry = orStop { try info.accessors[column].indexKey(for: key) }
             rowKey = entry.flatMap { primaryKeyLookup(info, entry: $0) }
         }
         // No Optional.map here: in this generic function it copies through value witnesses.

@@ -80,13 +80,7 @@ open class ObjectBase: CustomStringConvertible, Hashable {
             guard let (descriptor, index) = propertyIndex(key) else {
                 realmFatal(.invalidValue, "'\(Self.className())' has no property named '\(key)'.")
             }
-            do {
-                try descriptor.properties[index].accessor.setValue(newValue as Any, on: self, realm: _realm)
-            } catch let error as Realm.Error {
-                realmFatal(error)
-            } catch {
-                realmFatal(.invalidValue, "\(error)")
-            }
+            orStop { try descriptor.properties[index].accessor.setValue(newValue as Any, on: self, realm: _realm) }
         }
     }
 
@@ -189,12 +183,6 @@ open class EmbeddedObject: ObjectBase {
 
 extension ObjectBase {
     func assignInitialValues(_ value: Any) {
-        do {
-            _ = try assignProperties(of: self, SchemaDiscovery.descriptor(for: type(of: self)), from: value, realm: nil)
-        } catch let error as Realm.Error {
-            realmFatal(error)
-        } catch {
-            realmFatal(.invalidValue, "\(error)")
-        }
+        orStop { _ = try assignProperties(of: self, SchemaDiscovery.descriptor(for: type(of: self)), from: value, realm: nil) }
     }
 }

@@ -157,14 +157,8 @@ struct QueryCompiler {
         return ResolvedPath(source: { realm, record, key, visit in
             var n: Int64 = 0
             _ = elements(realm, record, key) { operand in
-                let linked: UInt64
-                switch operand {
-                case .raw(let bytes): linked = UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self))
-                case .int(let k): linked = UInt64(bitPattern: k)
-                default: return true
-                }
-                guard let value = realm.loadRecord(target, linked) else { return true }
-                if inner(realm, RecordView(base: UnsafeRawPointer(value.data!), size: value.size), linked) { n += 1 }
+                guard let linked = operand.linkedKey, let record = realm.linkedRecord(target, linked) else { return true }
+                if inner(realm, record, linked) { n += 1 }
                 return true
             }
             return visit(.int(n))
@@ -470,12 +464,7 @@ struct QueryCompiler {
             }
             let key = object._key
             return { operand in
-                let linked: UInt64
-                switch operand {
-                case .raw(let bytes): linked = UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self))
-                case .int(let k): linked = UInt64(bitPattern: k)
-                default: return false
-                }
+                guard let linked = operand.linkedKey else { return false }
                 return (linked == key) == (op == .equal)
             }
         default:

@@ -18,6 +18,28 @@ enum QueryOperand {
     case decimal(Decimal128)
 }
 
+extension QueryOperand {
+    /// The object key a link operand holds: a stored link (little-endian,
+    /// in a record field or collection element) or a linking object's key.
+    @inline(__always)
+    var linkedKey: UInt64? {
+        switch self {
+        case .raw(let bytes): UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self))
+        case .int(let k): UInt64(bitPattern: k)
+        default: nil
+        }
+    }
+}
+
+extension RealmCore {
+    /// The record of the linked object `key` of class `target`; nil if it is gone.
+    @inline(__always)
+    func linkedRecord(_ target: ClassInfo, _ key: UInt64) -> RecordView? {
+        guard let value = loadRecord(target, key) else { return nil }
+        return RecordView(base: UnsafeRawPointer(value.data!), size: value.size)
+    }
+}
+
 /// Visits the values of a key path for one row; the visitor returns false to
 /// stop early, and so does the source.
 typealias QuerySource = (RealmCore, RecordView, UInt64, (QueryOperand) -> Bool) -> Bool
@@ -88,9 +110,9 @@ struct PathResolver {
                 let inner = next.source
                 next.source = { realm, record, _, visit in
                     if record.isNull(slot) { return visit(.null) }
-                    let key = UInt64(littleEndian: record.field(slot, layout).loadUnaligned(as: UInt64.self))
-                    guard let value = realm.loadRecord(target, key) else { return visit(.null) }
-                    return inner(realm, RecordView(base: UnsafeRawPointer(value.data!), size: value.size), key, visit)
+                    guard let key = QueryOperand.raw(record.field(slot, layout)).linkedKey,
+                          let linked = realm.linkedRecord(target, key) else { return visit(.null) }
+                    return inner(realm, linked, key, visit)
                 }
                 next.isOptional = true
                 next.directColumn = nil
@@ -188,14 +210,8 @@ struct PathResolver {
     private func objectWalk(_ elements: @escaping QuerySource, _ target: ClassInfo, _ inner: @escaping QuerySource) -> QuerySource {
         { realm, record, key, visit in
             elements(realm, record, key) { operand in
-                let linked: UInt64
-                switch operand {
-                case .raw(let bytes): linked = UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self))
-                case .int(let k): linked = UInt64(bitPattern: k)
-                default: return true
-                }
-                guard let value = realm.loadRecord(target, linked) else { return true }
-                return inner(realm, RecordView(base: UnsafeRawPointer(value.data!), size: value.size), linked, visit)
+                guard let linked = operand.linkedKey, let record = realm.linkedRecord(target, linked) else { return true }
+                return inner(realm, record, linked, visit)
             }
         }
     }

@@ -22,6 +22,11 @@ public struct Query<T> {
     init(path: [String]) { node = .path(path) }
     init(_ node: Node) { self.node = node }
 
+    /// The query `build` makes, or a failed one carrying its error.
+    static func catching(_ build: () throws -> Query<T>) -> Query<T> {
+        do { return try build() } catch { return Query<T>(.failed(Realm.Error(error, otherwise: .invalidValue))) }
+    }
+
     /// The predicate this query stands for (a Bool key path means `== true`).
     func predicate() throws -> QueryPredicate {
         switch node {
@@ -34,13 +39,7 @@ public struct Query<T> {
 
     fileprivate func appending<Root, V>(_ keyPath: KeyPath<Root, V>, _ root: ObjectBase.Type) -> Query<V> {
         guard case .path(let path) = node else { return Query<V>(node.asFailure("a property cannot follow a predicate")) }
-        do {
-            return Query<V>(path: path + (try KeyPathRecorder.components(of: keyPath, root: root)))
-        } catch let error as Realm.Error {
-            return Query<V>(.failed(error))
-        } catch {
-            return Query<V>(.failed(.query("\(error)")))
-        }
+        return Query<V>.catching { Query<V>(path: path + (try KeyPathRecorder.components(of: keyPath, root: root))) }
     }
 
     fileprivate func compare<U>(_ op: QueryOperator, _ value: Any, options: StringOptions = [], quantifier: QueryQuantifier = .implicit) -> Query<U> {
@@ -194,15 +193,11 @@ extension Query where T == Bool {
     public static func || (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> { combine(lhs, rhs) { .or($0, $1) } }
 
     public static prefix func ! (query: Query<Bool>) -> Query<Bool> {
-        do { return Query<Bool>(.predicate(.not(try query.predicate()))) } catch let error as Realm.Error {
-            return Query<Bool>(.failed(error))
-        } catch { return Query<Bool>(.failed(.query("\(error)"))) }
+        catching { Query<Bool>(.predicate(.not(try query.predicate()))) }
     }
 
     private static func combine(_ a: Query<Bool>, _ b: Query<Bool>, _ make: (QueryPredicate, QueryPredicate) -> QueryPredicate) -> Query<Bool> {
-        do { return Query<Bool>(.predicate(make(try a.predicate(), try b.predicate()))) } catch let error as Realm.Error {
-            return Query<Bool>(.failed(error))
-        } catch { return Query<Bool>(.failed(.query("\(error)"))) }
+        catching { Query<Bool>(.predicate(make(try a.predicate(), try b.predicate()))) }
     }
 }
 

@@ -98,9 +98,29 @@ extension Realm.Error {
     }
 }
 
+extension Realm.Error {
+    /// `error` itself if it is a Realm.Error, else wrapped with `code`.
+    init(_ error: Swift.Error, otherwise code: Code = .fail) {
+        self = error as? Realm.Error ?? Realm.Error(code, "\(error)")
+    }
+}
+
 /// Runs a throwing operation inside a non-throwing RealmSwift API: stops
 /// with the Realm.Error's message.
 @discardableResult
 func orStop<R>(_ body: () throws -> R) -> R {
-    do { return try body() } catch let error as Realm.Error { realmFatal(error) } catch { realmFatal(.fail, "\(error)") }
+    do { return try body() } catch { realmFatal(Realm.Error(error)) }
+}
+
+extension RealmCore {
+    /// Runs a throwing step of a write inside a non-throwing RealmSwift API:
+    /// its error is recorded on the write transaction (write {} and
+    /// commitWrite() then cancel and throw it) and nil is returned.
+    @inline(__always)
+    func recording<R>(_ body: () throws -> R) -> R? {
+        do { return try body() } catch {
+            fail(Realm.Error(error))
+            return nil
+        }
+    }
 }

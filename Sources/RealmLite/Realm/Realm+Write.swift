@@ -42,17 +42,10 @@ extension RealmCore {
     func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) -> T {
         let write = requireWrite("create an object of type '\(type.className())'")
         let object = T()
-        let descriptor: ClassDescriptor
-        do { descriptor = try classInfo(for: type).descriptor } catch let error as Realm.Error { fail(error); return object } catch { return object }
-        do {
-            let provided = try assignProperties(of: object, descriptor, from: value, realm: self)
-            write.updatePolicy = update
-            insert(object, update: update, mask: update == .error ? nil : provided)
-        } catch let error as Realm.Error {
-            fail(error)
-        } catch {
-            fail(Realm.Error(.invalidValue, "\(error)"))
-        }
+        guard let descriptor = recording({ try classInfo(for: type).descriptor }),
+              let provided = recording({ try assignProperties(of: object, descriptor, from: value, realm: self) }) else { return object }
+        write.updatePolicy = update
+        insert(object, update: update, mask: update == .error ? nil : provided)
         return object
     }
 

@@ -34,7 +34,7 @@ extension RealmCore {
     }
 
     func classInfoOrStop(_ type: ObjectBase.Type) -> ClassInfo {
-        do { return try classInfo(for: type) } catch let error as Realm.Error { realmFatal(error) } catch { realmFatal(.fail, "\(error)") }
+        orStop { try classInfo(for: type) }
     }
 
     /// At open: check the stored schema version and register objectTypes.

@@ -45,13 +45,12 @@ extension RealmCore {
             }
             return object._key
         }
-        let info: ClassInfo
-        do { info = try classInfo(for: type(of: object)) } catch let error as Realm.Error { fail(error); return nil } catch { return nil }
+        guard let info = recording({ try classInfo(for: type(of: object)) }) else { return nil }
         if info.isEmbedded && !asEmbedded {
             fail(Realm.Error(.invalidValue, "Embedded object of type '\(info.name)' cannot be added to a Realm on its own; assign it to a property of its parent object."))
             return nil
         }
-        let key: UInt64
+        var key: UInt64 = 0
         if info.keyedByPrimaryKey, let pk = info.primaryKeyColumn {
             // The primary key is the object key: a record under it is a duplicate.
             guard let entry = info.accessors[pk].unmanagedIndexKey(object), entry.count == 9, entry[0] == 1 else {
@@ -67,7 +66,8 @@ extension RealmCore {
                 return updateExisting(object, info, key: key, update: update, mask: mask)
             }
         } else {
-            do { key = try newObjectKey(info, in: write) } catch let error as Realm.Error { fail(error); return nil } catch { return nil }
+            guard let next = recording({ try newObjectKey(info, in: write) }) else { return nil }
+            key = next
         }
         if !info.keyedByPrimaryKey, let pk = info.primaryKeyColumn, let entry = info.accessors[pk].unmanagedIndexKey(object) {
             if entry.count >= maxIndexedValueBytes {
@@ -98,16 +98,12 @@ extension RealmCore {
         if mayCycle { write.inserting.insert(ObjectIdentifier(object)) }
         defer { if mayCycle { write.inserting.remove(ObjectIdentifier(object)) } }
         var writer = _RecordWriter(info: info, realm: self, buffer: takeRecordScratch())
-        do {
+        let encoded: Void? = recording {
             for column in info.storageOrder {
                 try info.accessors[column].encodeUnmanaged(object, column: column, into: &writer)
             }
-        } catch let error as Realm.Error {
-            fail(error)
-            return nil
-        } catch {
-            return nil
         }
+        guard encoded != nil else { return nil }
         let record = writer.bytes
         defer { recordScratch = record }
         guard putRecord(info, key, record) else { return nil }
@@ -141,7 +137,7 @@ extension RealmCore {
     /// columns that differ (all of them, or those in mask).
     private func updateExisting(_ object: ObjectBase, _ info: ClassInfo, key: UInt64, update: UpdatePolicy, mask: Set<Int>?) -> UInt64? {
         var writer = _RecordWriter(info: info, realm: self)
-        do {
+        let encoded: Void? = recording {
             for column in info.storageOrder {
                 if let mask, !mask.contains(column) {
                     writer.write(column, isNull: true, UnsafeRawBufferPointer(start: nil, count: 0))
@@ -149,12 +145,8 @@ extension RealmCore {
                     try info.accessors[column].encodeUnmanaged(object, column: column, into: &writer)
                 }
             }
-        } catch let error as Realm.Error {
-            fail(error)
-            return nil
-        } catch {
-            return nil
         }
+        guard encoded != nil else { return nil }
         object._attach(to: self, info, key: key)
         object._recordGeneration = 0
         writer.bytes.withUnsafeBytes { raw in
