@@ -102,3 +102,15 @@ func elementsDescription(_ kind: String, _ elements: [Any]) -> String {
     let items = elements.enumerated().map { "\t[\($0.offset)] \(describeValue($0.element))" }
     return "\(kind) <\(items.count)> (\n" + items.joined(separator: ",\n") + "\n)"
 }
+
+extension CollectionField {
+    var isFrozen: Bool { owner._realm?.isFrozen ?? false }
+
+    func frozen() -> CollectionField {
+        CollectionField(owner: owner._freeze(), column: column)
+    }
+
+    func thawed() -> CollectionField? {
+        owner._thaw().map { CollectionField(owner: $0, column: column) }
+    }
+}

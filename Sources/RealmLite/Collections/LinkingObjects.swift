@@ -1,3 +1,5 @@
+import Dispatch
+
 /// The objects linking to this one through a property:
 /// `@Persisted(originProperty: "dogs") var owners: LinkingObjects<Person>`.
 /// Computed from the backlink tree of the origin property; always current.
@@ -73,4 +75,38 @@ extension LinkingObjects: _RealmValue, _Persistable {
     public static func _rlmEncode(_ value: LinkingObjects, _ column: Int, _ writer: inout _RecordWriter) throws {}
     public static func _rlmIndexKey(_ value: LinkingObjects) -> [UInt8]? { nil }
     public static func _rlmConvert(_ value: Any, _ realm: RealmCore?) throws -> LinkingObjects? { nil }
+}
+
+extension LinkingObjects {
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+                        _ block: @escaping (RealmCollectionChange<LinkingObjects<Element>>) -> Void) -> NotificationToken {
+        if let queue { return RealmLite.observe(self, on: queue) { $0.observe(keyPaths: keyPaths, block) } }
+        guard let owner, let realm = owner._realm, let info = owner._info else {
+            realmFatal(.invalidValue, "Only the LinkingObjects of a managed object can be observed.")
+        }
+        let linking = info.columns[column]
+        guard let origin = linking.target, linking.originColumn >= 0 else {
+            realmFatal(.invalidSchema, "LinkingObjects '\(propertyName)' has no origin property in the schema.")
+        }
+        let originColumn = origin.columns[linking.originColumn]
+        let value = self
+        return realm.observeCollection("LinkingObjects", keyPaths: keyPaths, read: { core in
+            guard let owner = core.counterpart(of: owner) else { return nil }
+            return ObservedElements(ids: core.backlinkSources(originColumn, target: owner._key).map(keyIdentity), objectClass: origin)
+        }, value: { _ in value }, block)
+    }
+}
+
+extension LinkingObjects {
+    public var isFrozen: Bool { owner?.isFrozen ?? false }
+
+    public func freeze() -> LinkingObjects {
+        guard let owner else { realmFatal(.invalidValue, "Cannot freeze LinkingObjects of an unmanaged object.") }
+        return LinkingObjects(propertyName: propertyName, owner: owner._freeze(), column: column)
+    }
+
+    public func thaw() -> LinkingObjects? {
+        guard let owner else { return self }
+        return owner._thaw().map { LinkingObjects(propertyName: propertyName, owner: $0, column: column) }
+    }
 }

@@ -1,3 +1,5 @@
+import Dispatch
+
 /// An ordered collection property: `@Persisted var dogs: List<Dog>`.
 /// Unmanaged it is a Swift array; managed, it reads the owner's record.
 public final class List<Element: RealmCollectionValue>: RandomAccessCollection, MutableCollection,
@@ -153,5 +155,31 @@ func encodeForNewRecord<S: Sequence>(_ values: S, _ realm: RealmCore) throws -> 
         var bytes: [UInt8] = []
         try S.Element._rlmEncodeElement(value, &bytes, realm)
         return bytes
+    }
+}
+
+extension List {
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+                        _ block: @escaping (RealmCollectionChange<List<Element>>) -> Void) -> NotificationToken {
+        if let queue { return RealmLite.observe(self, on: queue) { $0.observe(keyPaths: keyPaths, block) } }
+        guard let field else { realmFatal(.invalidValue, "Only a managed List can be observed: add its owner to a Realm first.") }
+        return field.observe("List", keyPaths: keyPaths, value: self, block)
+    }
+}
+
+extension List {
+    public var isFrozen: Bool { field?.isFrozen ?? false }
+
+    /// The list as of the current version, immutable and readable anywhere.
+    /// An unmanaged list cannot be frozen.
+    public func freeze() -> List {
+        guard let field else { realmFatal(.invalidValue, "Cannot freeze an unmanaged List: add its owner to a Realm first.") }
+        return List(field: field.frozen())
+    }
+
+    /// The live list in the calling thread's Realm; nil if its owner was deleted.
+    public func thaw() -> List? {
+        guard let field else { return self }
+        return field.thawed().map { List(field: $0) }
     }
 }

@@ -153,3 +153,17 @@ extension Map: _RealmValue, _Persistable {
         return map
     }
 }
+
+extension Map {
+    public var isFrozen: Bool { field?.isFrozen ?? false }
+
+    public func freeze() -> Map {
+        guard let field else { realmFatal(.invalidValue, "Cannot freeze an unmanaged Map: add its owner to a Realm first.") }
+        return Map(field: field.frozen())
+    }
+
+    public func thaw() -> Map? {
+        guard let field else { return self }
+        return field.thawed().map { Map(field: $0) }
+    }
+}

@@ -1,3 +1,5 @@
+import Dispatch
+
 /// An unordered collection of distinct values: `@Persisted var tags: MutableSet<String>`.
 /// Elements keep insertion order; equality is by stored value (objects: by row).
 public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollection, CustomStringConvertible {
@@ -123,5 +125,28 @@ extension MutableSet: _RealmValue, _Persistable {
         let set = MutableSet()
         set.insert(objectsIn: list.unmanaged)
         return set
+    }
+}
+
+extension MutableSet {
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+                        _ block: @escaping (RealmCollectionChange<MutableSet<Element>>) -> Void) -> NotificationToken {
+        if let queue { return RealmLite.observe(self, on: queue) { $0.observe(keyPaths: keyPaths, block) } }
+        guard let field else { realmFatal(.invalidValue, "Only a managed MutableSet can be observed: add its owner to a Realm first.") }
+        return field.observe("MutableSet", keyPaths: keyPaths, value: self, block)
+    }
+}
+
+extension MutableSet {
+    public var isFrozen: Bool { field?.isFrozen ?? false }
+
+    public func freeze() -> MutableSet {
+        guard let field else { realmFatal(.invalidValue, "Cannot freeze an unmanaged MutableSet: add its owner to a Realm first.") }
+        return MutableSet(field: field.frozen())
+    }
+
+    public func thaw() -> MutableSet? {
+        guard let field else { return self }
+        return field.thawed().map { MutableSet(field: $0) }
     }
 }

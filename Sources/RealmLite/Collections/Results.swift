@@ -1,3 +1,4 @@
+import Dispatch
 import CStorage
 
 // Results: a live view of objects, evaluated on access against the Realm's
@@ -265,5 +266,59 @@ final class RowBatch {
     deinit {
         keys.deallocate()
         values.deallocate()
+    }
+}
+
+extension Results {
+    /// Calls `block` with `.initial` at the next turn, then with each change
+    /// (`keyPaths`: only changes to these properties count as modifications).
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+                        _ block: @escaping (RealmCollectionChange<Results<Element>>) -> Void) -> NotificationToken {
+        if let queue { return RealmLite.observe(self, on: queue) { $0.observe(keyPaths: keyPaths, block) } }
+        let results = self
+        let info: ClassInfo
+        switch source {
+        case .all(let all): info = all
+        case .query(let plan): info = plan.info
+        }
+        return realmInstance.observeCollection("Results", keyPaths: keyPaths, read: { core in
+            guard let moved = results.source.moved(to: core) else { return nil }
+            let keys: [UInt64]
+            switch moved {
+            case .all(let info): keys = core.allKeys(info)
+            case .query(let plan): keys = plan.keys(core)
+            }
+            return ObservedElements(ids: keys.map(keyIdentity), objectClass: info)
+        }, value: { _ in results }, block)
+    }
+}
+
+extension ResultsSource {
+    func moved(to core: RealmCore) -> ResultsSource? {
+        switch self {
+        case .all: return self
+        case .query(let plan): return plan.moved(to: core).map { .query($0) }
+        }
+    }
+}
+
+extension Results {
+    public var isFrozen: Bool { core.isFrozen }
+
+    /// These results as of the current version: the query is evaluated
+    /// there, once, and the frozen Results can be read from any thread.
+    public func freeze() -> Results {
+        if core.isFrozen { return self }
+        let frozen = orStop { try realmInstance.freeze() }
+        guard let moved = source.moved(to: frozen) else { realmFatal(.invalidValue, "Cannot freeze Results whose collection was deleted.") }
+        return Results(realm: frozen, source: moved)
+    }
+
+    /// The live Results in the calling thread's Realm (the query re-runs
+    /// there); nil if the collection they came from was deleted.
+    public func thaw() -> Results? {
+        guard core.isFrozen else { return self }
+        let live = orStop { try RealmCore.live(for: core.configuration, atLeast: core.version) }
+        return source.moved(to: live).map { Results(realm: live, source: $0) }
     }
 }

@@ -1,3 +1,5 @@
+import Dispatch
+
 // Object, EmbeddedObject and their shared base. An unmanaged object is a
 // plain Swift object whose @Persisted properties hold their values. Once
 // managed, it is an accessor: a Realm, a class, a row key, and a cached
@@ -185,4 +187,57 @@ extension ObjectBase {
     func assignInitialValues(_ value: Any) {
         orStop { _ = try assignProperties(of: self, SchemaDiscovery.descriptor(for: type(of: self)), from: value, realm: nil) }
     }
+}
+
+extension ThreadConfined where Self: Object {
+    /// Calls `block` after each commit that changes this object (with the
+    /// changed properties, old and new values), and once with `.deleted`.
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+                        _ block: @escaping (ObjectChange<Self>) -> Void) -> NotificationToken {
+        if let queue { return RealmLite.observe(self, on: queue) { $0.observe(keyPaths: keyPaths, block) } }
+        return _observe(self, keyPaths: keyPaths, block)
+    }
+}
+
+extension ObjectBase {
+    /// True if this object was read through a frozen Realm.
+    public var isFrozen: Bool { _realm?.isFrozen ?? false }
+
+    /// The frozen object of the current version (self if already frozen).
+    func _freeze() -> Self {
+        let realm = _managingRealmForFreeze("freeze")
+        if realm.isFrozen { return self }
+        let frozen = orStop { try realm.freeze() }
+        guard let object = frozen.counterpart(of: self) else { realmFatal(.invalidated(Self.className())) }
+        return object
+    }
+
+    /// The live object on the calling thread's Realm; nil if it was deleted.
+    func _thaw() -> Self? {
+        let realm = _managingRealmForFreeze("thaw")
+        guard realm.isFrozen else { return self }
+        let live = orStop { try RealmCore.live(for: realm.configuration, atLeast: realm.version) }
+        return live.counterpart(of: self)
+    }
+
+    private func _managingRealmForFreeze(_ verb: String) -> RealmCore {
+        guard let realm = _realm else {
+            realmFatal(.invalidValue, "Cannot \(verb) an unmanaged object of type '\(Self.className())': add it to a Realm first.")
+        }
+        return realm
+    }
+}
+
+extension Object {
+    /// An immutable snapshot of this object at the Realm's current version,
+    /// readable from any thread. Stops for an unmanaged or deleted object.
+    public func freeze() -> Self { _freeze() }
+
+    /// The live object in the calling thread's Realm, nil if deleted since.
+    public func thaw() -> Self? { _thaw() }
+}
+
+extension EmbeddedObject {
+    public func freeze() -> Self { _freeze() }
+    public func thaw() -> Self? { _thaw() }
 }

@@ -379,3 +379,21 @@ enum SortValue: Hashable {
         }
     }
 }
+
+extension QueryPlan {
+    /// This plan as a key source (LIMIT followed by a filter).
+    var keySource: KeySource {
+        KeySource(read: { self.keys($0) }, moved: { core in self.moved(to: core)?.keySource })
+    }
+
+    /// The same query over the same collection read through `core`.
+    func moved(to core: RealmCore) -> QueryPlan? {
+        switch base {
+        case .all:
+            return QueryPlan(info: info, base: .all, predicate: predicate, compiled: compiled, orderings: orderings)
+        case .keys(let source):
+            guard let moved = source.moved(core) else { return nil }
+            return QueryPlan(info: info, base: .keys(moved), predicate: predicate, compiled: compiled, orderings: orderings)
+        }
+    }
+}

@@ -106,36 +106,7 @@ public struct Realm {
         nonmutating set { core.verifyThread(); core.autorefresh = newValue }
     }
 
-    // MARK: - Transactions
-
-    /// Runs `block` in a write transaction and commits it. An error thrown by
-    /// the block, or by any operation inside it (duplicate primary key...),
-    /// cancels the transaction and is rethrown. Blocks while another thread
-    /// or process writes.
-    @discardableResult
-    public func write<Result>(withoutNotifying tokens: [NotificationToken] = [], _ block: () throws -> Result) throws -> Result {
-        try core.beginWriteTransaction()
-        return try core.performWrite(deferFlush: false, withoutNotifying: tokens, block).result
-    }
-
-    /// Starts a write transaction; blocks while another writer holds the lock.
-    /// Stops the program on a nested write (use `write {}` to get a thrown error).
-    public func beginWrite() {
-        orStop { try core.beginWriteTransaction() }
-    }
-
-    /// Commits the write transaction. If an operation inside it failed, the
-    /// transaction is cancelled instead and that error is thrown.
-    public func commitWrite(withoutNotifying tokens: [NotificationToken] = []) throws {
-        try core.commitWriteTransaction(withoutNotifying: tokens)
-    }
-
-    /// Discards every change of the write transaction. Objects added in it
-    /// become invalidated.
-    public func cancelWrite() {
-        core.verifyThread()
-        core.cancelWriteTransaction()
-    }
+    // MARK: - Versions
 
     /// Moves to the newest version. Returns true if it changed. A frozen
     /// Realm never changes (false).
@@ -147,7 +118,7 @@ public struct Realm {
     /// newest version. Finishes pending async writes, cancels a write.
     public func invalidate() { core.invalidate() }
 
-    // MARK: - Reading and writing objects
+    // MARK: - Reading objects
 
     /// All objects of a class (live).
     public func objects<Element: Object>(_ type: Element.Type) -> Results<Element> {
@@ -160,27 +131,6 @@ public struct Realm {
         core.verifyThread()
         return core.object(ofType: type, forPrimaryKey: key)
     }
-
-    /// Adds an unmanaged object (and the unmanaged objects it links to).
-    public func add(_ object: Object, update: UpdatePolicy = .error) {
-        core.add(object, update: update)
-    }
-
-    public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) where S.Iterator.Element: Object {
-        core.add(objects, update: update)
-    }
-
-    /// Creates an object from a dictionary, array or another object.
-    @discardableResult
-    public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) -> T {
-        core.create(type, value: value, update: update)
-    }
-
-    public func delete(_ object: ObjectBase) { core.delete(object) }
-
-    public func delete<S: Sequence>(_ objects: S) where S.Iterator.Element: ObjectBase { core.delete(objects) }
-
-    public func deleteAll() { core.deleteAll() }
 
     // MARK: - Frozen Realms
 

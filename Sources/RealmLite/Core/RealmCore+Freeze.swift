@@ -1,0 +1,45 @@
+import CStorage
+
+// Freezing a core, and finding an object's counterpart in another version
+// (what freeze()/thaw() of objects and collections, next to each type, and
+// notifications use).
+//
+// A frozen core reads one pinned version (ReadContext.swift: FrozenReaders)
+// and is never refreshed, so everything read through it is immutable and may
+// be shared by threads. Its version stays pinned while any frozen Realm,
+// object or collection of it is alive (they hold the core), then its pages
+// become reusable. Writing to, or observing, a frozen instance is an error.
+
+extension RealmCore {
+    /// The frozen core of the current version (one per version while held).
+    func freeze() throws -> RealmCore {
+        if isFrozen { return self }
+        try checkThread()
+        if write != nil {
+            throw Realm.Error(.wrongTransactionState,
+                              "Cannot freeze inside a write transaction: commit it first, then freeze the committed version.")
+        }
+        if readState == .released { _ = refresh() }
+        if let frozen = frozenCache, frozen.version == version { return frozen }
+        let frozen = try RealmCore(freezing: self)
+        frozenCache = frozen
+        return frozen
+    }
+
+    /// The live core for this configuration in the calling context, at least
+    /// at `version` (a frozen object may be newer than this thread's Realm).
+    static func live(for configuration: Realm.Configuration, atLeast version: UInt64) throws -> RealmCore {
+        let core = try RealmCore.cached(configuration, .current())
+        if core.write == nil && core.version < version { core.refresh() }
+        return core
+    }
+
+    /// The object with `object`'s class and key as read through this core;
+    /// nil if it does not exist in this core's version.
+    func counterpart<T: ObjectBase>(of object: T) -> T? {
+        guard let info = object._info, !object._deleted,
+              isIncarnation(info, key: object._key, bornAt: object._born),
+              let found = self.object(info, key: object._key) else { return nil }
+        return unsafeDowncast(found, to: T.self)
+    }
+}

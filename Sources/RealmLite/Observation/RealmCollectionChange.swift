@@ -1,0 +1,162 @@
+import CStorage
+
+// Collection changes: what changed between the version an observer reported
+// last and the current one, as deletions, insertions and modifications.
+
+/// A collection change (RealmSwift's RealmCollectionChange). Deletions and
+/// modifications are indices in the previous version, insertions in the new one.
+public enum RealmCollectionChange<CollectionType> {
+    case initial(CollectionType)
+    case update(CollectionType, deletions: [Int], insertions: [Int], modifications: [Int])
+    case error(Swift.Error)
+}
+
+/// How a collection observer reads its elements at a version.
+struct ObservedElements {
+    /// Element identities in order: object keys (as 8 bytes) or value bytes.
+    let ids: [[UInt8]]
+    /// For object collections: the class whose records to diff.
+    let objectClass: ClassInfo?
+}
+
+extension RealmCore {
+    /// Registers a collection observer. `read(core)` gives the collection's
+    /// elements as of `core` (nil: the collection is gone, e.g. its owner was
+    /// deleted); `value(core)` the collection to hand to the block.
+    func observeCollection<C>(_ what: String, keyPaths: [String]?,
+                              read: @escaping (RealmCore) -> ObservedElements?,
+                              value: @escaping (RealmCore) -> C,
+                              _ block: @escaping (RealmCollectionChange<C>) -> Void) -> NotificationToken {
+        var last: ObservedElements?
+        return addObserver({ observer, core in
+            let previous = observer.reported
+            observer.reported = core.snapshotForObservers()
+            guard let now = read(core) else {
+                // The owner of the collection was deleted: report it emptied, once.
+                if let old = last, !old.ids.isEmpty {
+                    last = ObservedElements(ids: [], objectClass: old.objectClass)
+                    block(.update(value(core), deletions: Array(old.ids.indices), insertions: [], modifications: []))
+                }
+                return
+            }
+            defer { last = now }
+            guard let old = last, let previous else { return block(.initial(value(core))) }
+            let changed = now.objectClass.map { core.changedKeys($0, from: previous, keyPaths: keyPaths) } ?? []
+            var ids = now.ids
+            if let info = now.objectClass, info.keyedByPrimaryKey {
+                // A key deleted and added again is another object: a deletion and an insertion.
+                let deleted = core.deletedKeys(info, since: previous)
+                if deleted?.isEmpty != true {
+                    ids = ids.map { deleted?.contains($0) ?? true ? $0 + [0xFF] : $0 }
+                }
+            }
+            let change = collectionChange(old: old.ids, new: ids) { changed.contains($0) }
+            if change.deletions.isEmpty && change.insertions.isEmpty && change.modifications.isEmpty { return }
+            block(.update(value(core), deletions: change.deletions, insertions: change.insertions, modifications: change.modifications))
+        }, what: what)
+    }
+
+    /// Keys of `info`'s objects whose record differs between `old` and this
+    /// core's version (only in `keyPaths`' top-level properties, if given).
+    func changedKeys(_ info: ClassInfo, from old: RealmCore, keyPaths: [String]?) -> Set<[UInt8]> {
+        let columns = keyPaths.map { paths in
+            Set(paths.compactMap { path in info.columns.firstIndex { $0.name == path.split(separator: ".").first.map(String.init) } })
+        }
+        var keys = Set<[UInt8]>()
+        txn.changes(from: old.txn, in: info.objectsTree, "Comparing versions for a notification") { kind, key, oldValue, newValue in
+            guard kind == CS_DIFF_UPDATE else { return }
+            if let columns {
+                let before = RecordView(base: oldValue.data, size: oldValue.size)
+                let after = RecordView(base: newValue.data, size: newValue.size)
+                let relevant = columns.contains { column in
+                    let slot = info.slots[column]
+                    guard slot.width >= 0 else { return false }
+                    return before.isNull(slot) != after.isNull(slot)
+                        || !before.field(slot, info.layout).elementsEqual(after.field(slot, info.layout))
+                }
+                if !relevant { return }
+            }
+            keys.insert(Array(bytes(of: key)))
+        }
+        return keys
+    }
+}
+
+/// Deletions (old indices), insertions (new indices) and modifications (old
+/// indices of elements kept whose content changed) between two sequences.
+func collectionChange(old: [[UInt8]], new: [[UInt8]], modified: ([UInt8]) -> Bool)
+    -> (deletions: [Int], insertions: [Int], modifications: [Int]) {
+    var deletions: [Int] = [], insertions: [Int] = []
+    if old != new {
+        for change in new.difference(from: old) {
+            switch change {
+            case .remove(let offset, _, _): deletions.append(offset)
+            case .insert(let offset, _, _): insertions.append(offset)
+            }
+        }
+        deletions.sort()
+        insertions.sort()
+    }
+    // Kept elements keep their relative order: pair them up in order.
+    var modifications: [Int] = []
+    var newIndex = 0, deletion = 0, insertion = 0
+    for oldIndex in old.indices {
+        if deletion < deletions.count && deletions[deletion] == oldIndex {
+            deletion += 1
+            continue
+        }
+        while insertion < insertions.count && insertions[insertion] == newIndex {
+            insertion += 1
+            newIndex += 1
+        }
+        if modified(new[newIndex]) { modifications.append(oldIndex) }
+        newIndex += 1
+    }
+    return (deletions, insertions, modifications)
+}
+
+/// An object key as an element identity.
+func keyIdentity(_ key: UInt64) -> [UInt8] {
+    withUnsafeBytes(of: key.bigEndian) { Array($0) }
+}
+
+extension RealmCore {
+    /// Every object key of a class, in key order.
+    func allKeys(_ info: ClassInfo) -> [UInt64] {
+        var keys: [UInt64] = []
+        txn.withCursor(info.objectsTree) { cursor in
+            var entry = cursor.first()
+            while let (key, _) = entry {
+                keys.append(keyValue(key))
+                entry = cursor.next()
+            }
+        }
+        return keys
+    }
+}
+
+extension CollectionField {
+    /// The elements of this field as read through `core` (nil if the owner is gone there).
+    func observedElements(in core: RealmCore) -> ObservedElements? {
+        guard let owner = core.counterpart(of: owner) else { return nil }
+        let field = CollectionField(owner: owner, column: column)
+        let view = field.view
+        let info = owner._info.unsafelyUnwrapped
+        let columnInfo = info.columns[column]
+        let ids = (0..<view.count).map { index -> [UInt8] in
+            let element = view.element(index)
+            // Link elements hold the key little-endian (after a tag byte if
+            // optional); identities use the tree's big-endian key bytes.
+            guard columnInfo.isLink, element.count >= 8 else { return Array(element) }
+            return keyIdentity(UInt64(littleEndian: element.loadUnaligned(fromByteOffset: element.count - 8, as: UInt64.self)))
+        }
+        return ObservedElements(ids: ids, objectClass: columnInfo.isLink ? columnInfo.target : nil)
+    }
+
+    func observe<C>(_ what: String, keyPaths: [String]?, value: C,
+                    _ block: @escaping (RealmCollectionChange<C>) -> Void) -> NotificationToken {
+        let field = self
+        return realm.observeCollection(what, keyPaths: keyPaths, read: { field.observedElements(in: $0) },
+                                       value: { _ in value }, block)
+    }
+}

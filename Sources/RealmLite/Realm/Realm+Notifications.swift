@@ -1,0 +1,26 @@
+// Realm-level notifications (RealmSwift's Realm.observe).
+
+extension Realm {
+    /// What a Realm notification reports.
+    public enum Notification: String, Sendable {
+        /// The Realm advanced to a newer version (a commit here or elsewhere).
+        case didChange = "RLMRealmDidChangeNotification"
+        /// Another Realm committed while autorefresh is off (call refresh()).
+        case refreshRequired = "RLMRealmRefreshRequiredNotification"
+    }
+
+    public typealias NotificationBlock = (_ notification: Notification, _ realm: Realm) -> Void
+
+    /// Calls `block` each time this Realm advances to a newer version.
+    public func observe(_ block: @escaping NotificationBlock) -> NotificationToken {
+        let token = core.addObserver({ observer, core in
+            let first = observer.reported == nil
+            observer.reported = core.snapshotForObservers()
+            if !first { block(.didChange, Realm(core: core)) }
+        }, what: "Realm")
+        // The observer lives in the core's list and is only called by it.
+        unowned(unsafe) let core = self.core
+        token.observer?.refreshRequired = { block(.refreshRequired, Realm(core: core)) }
+        return token
+    }
+}
