@@ -1,6 +1,6 @@
 // Order-preserving key encodings for the primary-key and index trees: the
 // memcmp order of the encoded keys is the natural order of the values, so
-// range scans and sorted walks (queries, issue 6) need no decoding.
+// range scans and sorted walks (queries) need no decoding.
 //
 //   nil            0x00
 //   value          0x01 body
