@@ -12,9 +12,8 @@ extension RealmCore {
     // MARK: - Raw records
 
     @discardableResult
-    func putRecord(_ info: ClassInfo, _ key: UInt64, _ record: [UInt8]) -> Bool {
-        let write = requireWrite("write a '\(info.name)' object")
-        return withKey(key) { k in
+    func putRecord(_ info: ClassInfo, _ key: UInt64, _ record: [UInt8], in write: WriteTransaction) -> Bool {
+        withKey(key) { k in
             record.withUnsafeBytes { write.put(info.objectsTree, k, cs_val(data: $0.baseAddress, size: $0.count), "Writing a '\(info.name)' object") }
         }
     }
@@ -106,7 +105,7 @@ extension RealmCore {
         guard encoded != nil else { return nil }
         let record = writer.bytes
         defer { recordScratch = record }
-        guard putRecord(info, key, record) else { return nil }
+        guard putRecord(info, key, record, in: write) else { return nil }
         record.withUnsafeBytes { raw in
             let view = RecordView(base: raw.baseAddress!, size: raw.count)
             for c in info.indexedColumns {
@@ -217,7 +216,7 @@ extension RealmCore {
                                       old: linkDelta?.removed ?? oldTargets,
                                       new: linkDelta?.added ?? linkTargets(column, isNull: isNull, raw))
         }
-        putRecord(info, object._key, newRecord)
+        putRecord(info, object._key, newRecord, in: write)
         if let target = column.target, target.isEmbedded {
             for orphan in orphans { deleteRow(target, orphan) }
         }
@@ -296,7 +295,7 @@ extension RealmCore {
                         replacingColumn(sourceRecord, slot, source.layout, isNull: replaced.isNull, $0)
                     }
                     write.delete(column.backlinkTree, backlinkKey(key, sourceKey), "Deleting a link of '\(column.name)'")
-                    putRecord(source, sourceKey, newRecord)
+                    putRecord(source, sourceKey, newRecord, in: write)
                 }
             }
             for c in info.linkColumns {
