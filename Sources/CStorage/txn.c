@@ -6,19 +6,27 @@
  * store cannot have freed anything of it: see free_limit). No lock taken.
  *
  * Write: take the writer mutex; pages are copied on write (pager.c). Commit
- *   1. write the changed tree descriptors into the catalog,
- *   2. write the new free list (freelist.c),
- *   3. write all dirty pages, flush           (phase one: data)
- *   4. write the meta page not holding the newest durable meta, flush
- *                                             (phase two: the commit point)
- *   5. publish the meta in the lock file for readers.
- * A deferred commit (cs_txn_commit_deferred) does 1-3 and 5 only: readers
- * see it at once, and the next flush (cs_env_sync or a normal commit, by
- * any process) makes it and every deferred commit before it durable. Until
- * then nothing newer than the durable meta's snapshot may be overwritten,
- * which free_limit ensures.
- * A crash before 4 completes leaves the previous meta, whose pages nothing
- * has overwritten; see docs/FORMAT.md for the full argument.
+ * (write txn N, holding the writer mutex):
+ *   C1 write the changed tree descriptors into the catalog (copy-on-write);
+ *   C2 build the new free-list run: free extents, the pending groups, and
+ *      group N (the pages N freed, including the old run);
+ *   C3 write every dirty page, sorted               (CS_STAGE_DATA_WRITTEN)
+ *   C4 flush the data                               (CS_STAGE_DATA_SYNCED)
+ *   C5 write the meta into the page that does not hold the newest durable
+ *      meta (I1)                                    (CS_STAGE_META_WRITTEN)
+ *   C6 flush the meta: the commit point; N is now the durable meta;
+ *   C7 publish the meta in the lock file: new readers see N (CS_STAGE_DONE).
+ * Variants: a single-flush commit (format.h: TWO WAYS TO COMMIT) skips C4,
+ * lists its units after the meta in C5, and C6 flushes data and meta at
+ * once. NO_META_SYNC skips C6, NO_SYNC skips C4 and C6. A deferred commit
+ * (cs_txn_commit_deferred) does C1-C3 and C7 only: readers see it at once,
+ * and the next flush (env_flush_deferred: cs_env_sync, cs_env_close or a
+ * normal commit, by any process) does C4-C6 for the newest published meta,
+ * making it and every deferred commit before it durable. Until then I7's
+ * reuse rule (free_limit) keeps the durable snapshot whole.
+ * A crash before C5 completes, or between C5 and C6 with the meta lost,
+ * leaves the previous meta, whose pages nothing has overwritten (I7); see
+ * docs/FORMAT.md for the full argument.
  */
 #include "internal.h"
 
