@@ -368,7 +368,7 @@ int cs_count_matching(cs_txn *t, cs_tree tree, const cs_filter *filter, uint64_t
     int rc = validate(filter, &s.need);
     if (rc || (rc = txn_check(t, false))) return rc;
     cs_tree_desc *d;
-    if ((rc = txn_tree_get(t, tree, false, &d))) return rc == CS_NOTFOUND ? CS_OK : rc;
+    if ((rc = tree_desc_get(t, tree, false, &d))) return rc == CS_NOTFOUND ? CS_OK : rc;
     if ((rc = bt_edge(t, d, false, &s.p))) return rc == CS_NOTFOUND ? CS_OK : rc;
     scratch sc;
     if ((rc = scratch_init(&sc, filter))) return rc;
