@@ -2,9 +2,12 @@
  * check.c — the integrity checker.
  *
  * Walks one snapshot and accounts for every page below next_pgno exactly
- * once: meta pages, tree pages (branch, leaf, overflow), the free-list run,
- * and free or pending extents. Also verifies checksums, key order within
- * the separators, entry counts, depth and descriptor page counts. Every
+ * once (I6): meta pages, tree pages (branch, leaf, overflow), the free-list
+ * run, and free or pending extents. Also verifies checksums (I2), key order
+ * (I3) within the separators (I4), entry counts (I5), node structure (I8),
+ * depth (I9), overflow runs (I10), the free list (I11) and the catalog
+ * (I12). Each problem is reported with the number of the invariant it
+ * breaks. I1 is checked by open; I7 is about time, not one snapshot. Every
  * read is bounds-checked, so a damaged file gives a report, not a crash.
  */
 #include "internal.h"

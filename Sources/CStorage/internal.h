@@ -34,6 +34,8 @@
 #define CS_LIKELY(x) __builtin_expect(!!(x), 1)
 #define CS_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+_Static_assert(CSTORAGE_FORMAT_VERSION == CS_FORMAT_VERSION, "cstorage.h names the format version format.h defines");
+
 /* ==== L0 base: error.c crc32c.c vec.c ==== */
 
 /* Unaligned little-endian fields (the engine runs on little-endian hosts). */
@@ -103,7 +105,7 @@ typedef struct cs_key {
 } cs_key;
 
 uint32_t node_max_cell(uint32_t psize);
-/* Validate the header of a branch/leaf page (inline: every descent checks
+/* Validate the header of a branch/leaf page, I8 (inline: every descent checks
  * each page it visits). */
 static inline int node_check(const uint8_t *pg, uint32_t psize, uint64_t pgno)
 {

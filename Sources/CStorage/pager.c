@@ -190,6 +190,8 @@ int page_free(cs_txn *t, uint64_t pgno, uint64_t npages)
     return extvec_push(&t->freed, pgno, npages);
 }
 
+/* I7: a committed page is copied, never written; the old one joins this
+ * commit's freed group (page_free). */
 int page_touch(cs_txn *t, uint64_t *pgno, uint8_t **page)
 {
     uint8_t *d = dirty_find(t, *pgno);

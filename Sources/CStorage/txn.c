@@ -41,9 +41,9 @@ static int take_snapshot(cs_txn *t)
     return CS_OK;
 }
 
-/* Groups freed by commits <= this are reusable: no reader's snapshot is
- * older than them, and the previous commit's snapshot (the fallback meta)
- * stays whole, which the NO_META_SYNC mode relies on. */
+/* I7's reuse rule: groups freed by commits <= this are reusable: no
+ * reader's snapshot is older than them, and the previous commit's snapshot
+ * (the fallback meta) stays whole, which the NO_META_SYNC mode relies on. */
 static uint64_t free_limit(cs_env *env, uint64_t latest)
 {
     uint64_t oldest = lock_oldest_reader(&env->lock, latest, NULL);
