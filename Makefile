@@ -1,6 +1,6 @@
 # RealmLite — build, test, demo, bench.
 #   make demo    build and run the example app
-#   make test    C engine tests under ASan/UBSan, swift test, TSan, fuzz, bench smoke
+#   make test    engine layer check, C engine tests under ASan/UBSan, swift test, TSan, fuzz, bench smoke
 #   make bench   benchmarks (QUICK=1 for a smoke run)
 #   make fuzz    libFuzzer harnesses (FUZZ_SECONDS per harness)
 #   make stress  long crash-loop / power-loss / multi-process runs
@@ -23,7 +23,7 @@ SAN := -fuse-ld=lld -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sa
 ASAN_FLAGS := $(CWARN) $(CINC) -O1 -g $(SAN)
 REL_FLAGS := $(CWARN) $(CINC) -O2 -g
 
-.PHONY: all deps test ctest swifttest tsan demo bench fuzz stress clean
+.PHONY: all deps layers test ctest swifttest tsan demo bench fuzz stress clean
 
 all:
 	swift build
@@ -47,9 +47,14 @@ $(BUILD)/rel/%: $(CTEST_DIR)/%.c $(CSTORAGE_SRC) $(CSTORAGE_HDR) $(CTEST_SUPPORT
 	@mkdir -p $(dir $@)
 	$(CC) $(REL_FLAGS) -o $@ $< $(CSTORAGE_SRC) $(CTEST_SUPPORT) -llmdb -lpthread
 
+# The engine's layers call only downward: fails on any call from a lower
+# layer into a higher one (table in Sources/CStorage/internal.h).
+layers:
+	python3 scripts/check_layers.py --cc $(CC) --src Sources/CStorage
+
 # Every C test runs under ASan/UBSan; each prints its own checks and exits
-# non-zero on failure.
-ctest: deps $(addprefix $(BUILD)/asan/,$(CTEST_NAMES))
+# non-zero on failure. The layer check runs first.
+ctest: deps layers $(addprefix $(BUILD)/asan/,$(CTEST_NAMES))
 	@pass=0; fail=0; failed=""; \
 	for t in $(CTEST_NAMES); do \
 	  echo "== $$t (asan+ubsan)"; \

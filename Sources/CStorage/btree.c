@@ -8,10 +8,11 @@
  * what lets readers run without locks and a crash leave the last commit
  * whole.
  *
- * Invariants kept here (format.h): all leaves at depth d->depth; a non-root
- * page is never empty; branch cell i counts the entries under child i, so
- * d->entries equals the sum over the root; separators satisfy
- * key[i] <= every key under child i < key[i+1].
+ * Invariants kept here (format.h): I3 key order within a node; I4
+ * separators: key[i] <= every key under child i < key[i+1]; I5 branch cell
+ * i counts the entries under child i, so d->entries equals the sum over the
+ * root; I9 all leaves at depth d->depth and no page empty; I7 through
+ * copy-on-write.
  */
 #include "internal.h"
 

@@ -2,9 +2,12 @@
  * check.c — the integrity checker.
  *
  * Walks one snapshot and accounts for every page below next_pgno exactly
- * once: meta pages, tree pages (branch, leaf, overflow), the free-list run,
- * and free or pending extents. Also verifies checksums, key order within
- * the separators, entry counts, depth and descriptor page counts. Every
+ * once (I6): meta pages, tree pages (branch, leaf, overflow), the free-list
+ * run, and free or pending extents. Also verifies checksums (I2), key order
+ * (I3) within the separators (I4), entry counts (I5), node structure (I8),
+ * depth (I9), overflow runs (I10), the free list (I11) and the catalog
+ * (I12). Each problem is reported with the number of the invariant it
+ * breaks. I1 is checked by open; I7 is about time, not one snapshot. Every
  * read is bounds-checked, so a damaged file gives a report, not a crash.
  */
 #include "internal.h"
@@ -34,12 +37,12 @@ __attribute__((format(printf, 2, 3))) static void problem(checker *c, const char
 static bool mark(checker *c, uint64_t pgno, uint64_t n, const char *what)
 {
     if (pgno >= c->npages || n > c->npages - pgno) {
-        problem(c, "%s at page %llu+%llu is outside the file", what, (unsigned long long)pgno, (unsigned long long)n);
+        problem(c, "I6 page accounting: %s at page %llu+%llu is outside the file", what, (unsigned long long)pgno, (unsigned long long)n);
         return false;
     }
     for (uint64_t i = pgno; i < pgno + n; i++) {
         if (c->seen[i >> 3] & (1u << (i & 7))) {
-            problem(c, "page %llu is used twice (%s)", (unsigned long long)i, what);
+            problem(c, "I6 page accounting: page %llu is used twice (%s)", (unsigned long long)i, what);
             return false;
         }
         c->seen[i >> 3] |= (uint8_t)(1u << (i & 7));
@@ -50,7 +53,7 @@ static bool mark(checker *c, uint64_t pgno, uint64_t n, const char *what)
 static void check_sum(checker *c, const uint8_t *pg, size_t len, uint64_t pgno)
 {
     if (cs_page_checksum(pg, len) != PH(pg)->checksum)
-        problem(c, "page %llu: checksum mismatch", (unsigned long long)pgno);
+        problem(c, "I2 page checksum: page %llu: checksum mismatch", (unsigned long long)pgno);
 }
 
 typedef struct bounds {
@@ -65,7 +68,7 @@ static void check_overflow(checker *c, cs_tree_desc *d, const uint8_t *leaf, uns
     bool isovf;
     uint64_t op;
     if (leaf_value(leaf, c->t->psize, i, &v, &vl, &isovf, &op)) {
-        problem(c, "page %llu: value %u out of bounds", (unsigned long long)PH(leaf)->pgno, i);
+        problem(c, "I8 node structure: page %llu: value %u out of bounds", (unsigned long long)PH(leaf)->pgno, i);
         return;
     }
     CS_UNUSED(d);
@@ -74,11 +77,11 @@ static void check_overflow(checker *c, cs_tree_desc *d, const uint8_t *leaf, uns
     if (!mark(c, op, np, "overflow run")) return;
     const uint8_t *run;
     if (page_get_run(c->t, op, np, &run)) {
-        problem(c, "overflow run at page %llu unreadable", (unsigned long long)op);
+        problem(c, "I10 overflow run: overflow run at page %llu unreadable", (unsigned long long)op);
         return;
     }
     if (PH(run)->type != PT_OVERFLOW || PH(run)->npages != np || PH(run)->pgno != op) {
-        problem(c, "overflow run at page %llu: bad header", (unsigned long long)op);
+        problem(c, "I10 overflow run: overflow run at page %llu: bad header", (unsigned long long)op);
         return;
     }
     check_sum(c, run, np * c->t->psize, op);
@@ -95,13 +98,13 @@ static void walk(checker *c, cs_tree_desc *d, uint64_t pgno, int level, bounds b
     if (!mark(c, pgno, 1, "tree page")) return;
     const uint8_t *pg;
     if (page_get(t, pgno, &pg) || node_check(pg, t->psize, pgno)) {
-        problem(c, "page %llu: not a valid tree page", (unsigned long long)pgno);
+        problem(c, "I8 node structure: page %llu: not a valid tree page", (unsigned long long)pgno);
         return;
     }
     check_sum(c, pg, t->psize, pgno);
     bool leaf = level == (int)d->depth - 1;
     if (node_is_leaf(pg) != leaf || node_n(pg) == 0) {
-        problem(c, "page %llu: %s page at level %d of %u", (unsigned long long)pgno, node_is_leaf(pg) ? "leaf" : "branch",
+        problem(c, "I9 tree shape: page %llu: %s page at level %d of %u", (unsigned long long)pgno, node_is_leaf(pg) ? "leaf" : "branch",
                 level, d->depth);
         return;
     }
@@ -111,18 +114,18 @@ static void walk(checker *c, cs_tree_desc *d, uint64_t pgno, int level, bounds b
         cs_key k;
         uint32_t sz;
         if (node_key(pg, t->psize, i, &k) || node_cell_size(pg, t->psize, i, &sz)) {
-            problem(c, "page %llu: cell %u out of bounds", (unsigned long long)pgno, i);
+            problem(c, "I8 node structure: page %llu: cell %u out of bounds", (unsigned long long)pgno, i);
             return;
         }
         bool ignored = !leaf && i == 0;
         if (!ignored) {
-            if (k.len == 0 || k.len > CS_MAX_KEY) problem(c, "page %llu: key %u has %u bytes", (unsigned long long)pgno, i, k.len);
+            if (k.len == 0 || k.len > CS_MAX_KEY) problem(c, "I3 key order: page %llu: key %u has %u bytes", (unsigned long long)pgno, i, k.len);
             if (i > (leaf ? 0u : 1u) && key_cmp(prev.p, prev.len, k.p, k.len) >= 0)
-                problem(c, "page %llu: keys out of order at %u", (unsigned long long)pgno, i);
+                problem(c, "I3 key order: page %llu: keys out of order at %u", (unsigned long long)pgno, i);
             if (b.lo && key_cmp(k.p, k.len, b.lo, b.lol) < 0)
-                problem(c, "page %llu: key %u below its separator", (unsigned long long)pgno, i);
+                problem(c, "I4 separator range: page %llu: key %u below its separator", (unsigned long long)pgno, i);
             if (b.hi && key_cmp(k.p, k.len, b.hi, b.hil) >= 0)
-                problem(c, "page %llu: key %u above the next separator", (unsigned long long)pgno, i);
+                problem(c, "I4 separator range: page %llu: key %u above the next separator", (unsigned long long)pgno, i);
             prev = k;
         }
         if (leaf) {
@@ -140,7 +143,7 @@ static void walk(checker *c, cs_tree_desc *d, uint64_t pgno, int level, bounds b
         tally sub = {0};
         walk(c, d, branch_child(pg, c->t->psize, i), level + 1, cb, &sub);
         if (sub.entries != branch_count(pg, c->t->psize, i))
-            problem(c, "page %llu: child %u counts %llu entries, has %llu", (unsigned long long)pgno, i,
+            problem(c, "I5 entry count: page %llu: child %u counts %llu entries, has %llu", (unsigned long long)pgno, i,
                     (unsigned long long)branch_count(pg, c->t->psize, i), (unsigned long long)sub.entries);
         out->entries += sub.entries;
         out->branch += sub.branch;
@@ -156,16 +159,16 @@ static void check_tree(checker *c, cs_tree_desc *d, const char *name, bool user_
     tally tl = {0};
     if (d->root) {
         if (d->depth == 0 || d->depth > CS_MAX_DEPTH) {
-            problem(c, "tree %s: depth %u", name, d->depth);
+            problem(c, "I9 tree shape: tree %s: depth %u", name, d->depth);
             return;
         }
         walk(c, d, d->root, 0, (bounds){0}, &tl);
     }
     if (tl.entries != d->entries)
-        problem(c, "tree %s: descriptor says %llu entries, found %llu", name, (unsigned long long)d->entries,
+        problem(c, "I5 entry count: tree %s: descriptor says %llu entries, found %llu", name, (unsigned long long)d->entries,
                 (unsigned long long)tl.entries);
     if (tl.branch != d->branch_pages || tl.leaf != d->leaf_pages || tl.ovf != d->overflow_pages)
-        problem(c, "tree %s: page counts %llu/%llu/%llu, found %llu/%llu/%llu", name,
+        problem(c, "I5 entry count: tree %s: page counts %llu/%llu/%llu, found %llu/%llu/%llu", name,
                 (unsigned long long)d->branch_pages, (unsigned long long)d->leaf_pages,
                 (unsigned long long)d->overflow_pages, (unsigned long long)tl.branch, (unsigned long long)tl.leaf,
                 (unsigned long long)tl.ovf);
@@ -191,16 +194,16 @@ static void check_catalog(checker *c)
         name[nl] = 0;
         cs_tree_desc d;
         if (v.size != sizeof d) {
-            problem(c, "catalog entry %s: %zu bytes", name, v.size);
+            problem(c, "I12 catalog: catalog entry %s: %zu bytes", name, v.size);
         } else {
             memcpy(&d, v.data, sizeof d);
-            if (d.root >= c->npages || (d.root == 0) != (d.depth == 0)) problem(c, "tree %s: bad descriptor", name);
+            if (d.root >= c->npages || (d.root == 0) != (d.depth == 0)) problem(c, "I12 catalog: tree %s: bad descriptor", name);
             else check_tree(c, &d, name, true);
             c->r->trees++;
         }
         rc = bt_step(t, &p, true);
     }
-    if (rc != CS_NOTFOUND && rc != CS_OK) problem(c, "catalog walk failed: %s", cs_last_error_detail());
+    if (rc != CS_NOTFOUND && rc != CS_OK) problem(c, "I8 node structure: catalog walk failed: %s", cs_last_error_detail());
 }
 
 static void check_freelist(checker *c)
@@ -213,7 +216,7 @@ static void check_freelist(checker *c)
     cs_freelist fl;
     if (page_get_run(t, t->meta.fl_pgno, t->meta.fl_npages, &run) ||
         freelist_load(run, t->meta.fl_npages, t->psize, t->meta.next_pgno, &fl)) {
-        problem(c, "free list: %s", cs_last_error_detail());
+        problem(c, "I11 free list: free list: %s", cs_last_error_detail());
         return;
     }
     for (size_t i = 0; i < fl.free.n; i++) {
@@ -249,7 +252,7 @@ int cs_check(cs_env *env, cs_check_report *report)
     uint64_t leaked = 0, first = 0;
     for (uint64_t i = 0; i < c.npages; i++)
         if (!(c.seen[i >> 3] & (1u << (i & 7))) && leaked++ == 0) first = i;
-    if (leaked) problem(&c, "%llu pages are not reachable (first: %llu)", (unsigned long long)leaked, (unsigned long long)first);
+    if (leaked) problem(&c, "I6 page accounting: %llu pages are not reachable (first: %llu)", (unsigned long long)leaked, (unsigned long long)first);
     free(c.seen);
     cs_txn_abort(t);
     return report->errors ? cs_fail(CS_ECORRUPT, "%s", report->first_error) : CS_OK;

@@ -55,7 +55,7 @@ int cs_cursor_open(cs_txn *txn, cs_tree tree, cs_cursor **out)
     int rc = txn_check(txn, false);
     if (rc) return rc;
     cs_tree_desc *d;
-    if ((rc = txn_tree_get(txn, tree, false, &d))) return rc;
+    if ((rc = tree_desc_get(txn, tree, false, &d))) return rc;
     cs_cursor *c = calloc(1, sizeof *c);
     if (!c) return cs_fail(CS_ENOMEM, "cursor");
     c->txn = txn;
@@ -110,7 +110,7 @@ static int prepare(cs_cursor *c, cs_tree_desc **d)
     if (!c || !c->txn) return cs_fail(CS_EINVAL, "cursor is closed or its transaction ended");
     int rc = txn_check(c->txn, false);
     if (rc) return rc;
-    if ((rc = txn_tree_get(c->txn, c->tree, false, d))) return rc;
+    if ((rc = tree_desc_get(c->txn, c->tree, false, d))) return rc;
     if (c->txn->rdonly || c->state == CUR_UNSET || c->gen == c->txn->gen) return CS_OK;
     /* The txn changed since we looked: find our key again. */
     bool exact;
@@ -294,7 +294,7 @@ int cs_cursor_put(cs_cursor *c, cs_val key, cs_val val, unsigned flags)
     int rc = prepare(c, &d);
     if (rc) return rc;
     if ((rc = txn_check(c->txn, true))) return rc;
-    if ((rc = txn_tree_get(c->txn, c->tree, true, &d))) return rc;
+    if ((rc = tree_desc_get(c->txn, c->tree, true, &d))) return rc;
     if (key.size == 0 || key.size > CS_MAX_KEY || !key.data)
         return cs_fail(CS_EKEYSIZE, "key of %zu bytes (allowed: 1..%u)", key.size, CS_MAX_KEY);
     uint8_t kcopy[CS_MAX_KEY];
@@ -315,7 +315,7 @@ int cs_cursor_del(cs_cursor *c)
     if (rc) return rc;
     if ((rc = txn_check(c->txn, true))) return rc;
     if (c->state != CUR_ON) return cs_fail(CS_EINVAL, "cursor is not on an entry");
-    if ((rc = txn_tree_get(c->txn, c->tree, true, &d))) return rc;
+    if ((rc = tree_desc_get(c->txn, c->tree, true, &d))) return rc;
     rc = bt_del(c->txn, d, c->key, c->klen);
     if (rc) return txn_note(c->txn, rc);
     c->state = CUR_BETWEEN;

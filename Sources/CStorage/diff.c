@@ -18,7 +18,7 @@ typedef struct side {
 static int side_start(side *s, cs_tree tree)
 {
     cs_tree_desc *d;
-    int rc = txn_tree_get(s->t, tree, false, &d);
+    int rc = tree_desc_get(s->t, tree, false, &d);
     if (rc == CS_NOTFOUND) { /* a tree missing on one side is empty there */
         s->end = true;
         return CS_OK;

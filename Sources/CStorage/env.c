@@ -1,11 +1,10 @@
 /*
- * env.c — opening a database: data file, lock file, mappings, I/O.
+ * env.c — the public environment calls: open (data file, lock file, the
+ * meta to start from), close, sync, and the info calls.
  *
- * The data file is mapped read-only and only ever written with the I/O
- * hooks (pwrite by default), so a stray pointer cannot damage it and tests
- * can fault-inject every write. The map reserves address space beyond the
- * file; when the file outgrows it a larger mapping is made and the old one
- * kept until close, so growth never invalidates a reader's pointers.
+ * Open creates a missing or never-initialised file (two metas of an empty
+ * database), or picks the durable meta of an existing one (I1); the first
+ * process to open the database rebuilds the lock file from that meta.
  */
 #include "internal.h"
 
@@ -15,141 +14,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#define MIN_MAP_RESERVE (1ull << 30)
-#define MAX_POOL_PAGES 4096
-
-static int default_write(void *ctx, int fd, const void *buf, size_t len, uint64_t off)
-{
-    CS_UNUSED(ctx);
-    const uint8_t *p = buf;
-    while (len) {
-        ssize_t n = pwrite(fd, p, len, (off_t)off);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return errno;
-        }
-        if (n == 0) return EIO;
-        p += n;
-        len -= (size_t)n;
-        off += (uint64_t)n;
-    }
-    return 0;
-}
-
-static int default_sync(void *ctx, int fd)
-{
-    CS_UNUSED(ctx);
-    return fdatasync(fd) == 0 ? 0 : errno;
-}
-
-static int default_grow(void *ctx, int fd, uint64_t size)
-{
-    CS_UNUSED(ctx);
-    int e = posix_fallocate(fd, 0, (off_t)size);
-    if (e == EOPNOTSUPP || e == EINVAL) e = ftruncate(fd, (off_t)size) == 0 ? 0 : errno;
-    return e;
-}
-
-static int io_error(int e, const char *what)
-{
-    if (e == ENOSPC || e == EDQUOT || e == EFBIG)
-        return cs_fail(CS_ENOSPACE, "%s: %s (nothing was committed; free space and retry)", what, strerror(e));
-    return cs_fail(CS_EIO, "%s: %s", what, strerror(e));
-}
-
-int env_io_write(cs_env *env, const void *buf, size_t len, uint64_t off)
-{
-    int e = env->io.write(env->io.ctx, env->fd, buf, len, off);
-    return e ? io_error(e, "write") : CS_OK;
-}
-
-int env_io_sync(cs_env *env)
-{
-    int e = env->io.sync(env->io.ctx, env->fd);
-    return e ? io_error(e, "flush") : CS_OK;
-}
-
-int env_grow_file(cs_env *env, uint64_t need)
-{
-    if (need <= env->file_size) return CS_OK;
-    struct stat st;
-    if (fstat(env->fd, &st) == 0 && (uint64_t)st.st_size > env->file_size) env->file_size = (uint64_t)st.st_size;
-    if (need <= env->file_size) return CS_OK;
-    /* Grow in chunks so that a flush rarely has to commit a size change. */
-    uint64_t chunk = env->file_size / 16;
-    if (chunk < (1u << 20)) chunk = 1u << 20;
-    if (chunk > (64u << 20)) chunk = 64u << 20;
-    uint64_t size = (need + chunk - 1) / chunk * chunk;
-    int e = env->io.grow(env->io.ctx, env->fd, size);
-    if (e) return io_error(e, "growing the file");
-    env->file_size = size;
-    return CS_OK;
-}
-
-int env_map_for(cs_env *env, uint64_t next_pgno, const uint8_t **base, uint64_t *pages)
-{
-    uint64_t need = next_pgno << env->psize_shift;
-    cs_mapping *m = atomic_load(&env->map);
-    if (CS_UNLIKELY(!m || m->size < need)) {
-        pthread_mutex_lock(&env->mu);
-        m = atomic_load(&env->map);
-        if (!m || m->size < need) {
-            uint64_t size = m ? m->size : MIN_MAP_RESERVE;
-            while (size < need * 2) size *= 2;
-            cs_mapping *nm = malloc(sizeof *nm);
-            void *p = nm ? mmap(NULL, size, PROT_READ, MAP_SHARED, env->fd, 0) : MAP_FAILED;
-            if (p == MAP_FAILED) {
-                int e = errno;
-                free(nm);
-                pthread_mutex_unlock(&env->mu);
-                return cs_fail(CS_ENOMEM, "cannot map %llu bytes: %s", (unsigned long long)size, strerror(e));
-            }
-            if (env->flags & CS_ENV_NORDAHEAD) (void)madvise(p, size, MADV_RANDOM); /* advisory */
-            nm->base = p;
-            nm->size = size;
-            nm->next = m;
-            atomic_store(&env->map, nm);
-            m = nm;
-        }
-        pthread_mutex_unlock(&env->mu);
-    }
-    *base = m->base;
-    *pages = m->size >> env->psize_shift;
-    return CS_OK;
-}
-
-uint8_t *env_page_buf(cs_env *env)
-{
-    if (env->npool) return env->page_pool[--env->npool];
-    return malloc(env->psize);
-}
-
-void env_page_buf_put(cs_env *env, uint8_t *p)
-{
-    if (env->npool == env->cap_pool && env->cap_pool < MAX_POOL_PAGES) {
-        size_t cap = env->cap_pool ? env->cap_pool * 2 : 64;
-        uint8_t **np = realloc(env->page_pool, cap * sizeof *np);
-        if (np) {
-            env->page_pool = np;
-            env->cap_pool = cap;
-        }
-    }
-    if (env->npool < env->cap_pool) env->page_pool[env->npool++] = p;
-    else free(p);
-}
-
-int env_tree_name(cs_env *env, cs_tree t, const char **name, uint32_t *len)
-{
-    pthread_mutex_lock(&env->mu);
-    int rc = t < env->ntrees ? CS_OK : CS_EINVAL;
-    if (rc == CS_OK) {
-        *name = env->tree_names[t];
-        *len = env->tree_name_lens[t];
-    }
-    pthread_mutex_unlock(&env->mu);
-    return rc;
-}
 
 /* Write the two meta pages of an empty database. */
 static int create_file(cs_env *env, cs_meta *out)
@@ -172,9 +36,9 @@ static int create_file(cs_env *env, cs_meta *out)
         memcpy(buf + i * env->psize, &m, sizeof m);
         *out = m;
     }
-    int rc = env_grow_file(env, len);
-    if (rc == CS_OK) rc = env_io_write(env, buf, len, 0);
-    if (rc == CS_OK) rc = env_io_sync(env);
+    int rc = io_grow_file(env, len);
+    if (rc == CS_OK) rc = io_write(env, buf, len, 0);
+    if (rc == CS_OK) rc = io_sync(env);
     free(buf);
     return rc;
 }
@@ -273,13 +137,7 @@ int cs_env_open(const char *path, const cs_options *opts, cs_env **out)
     env->path = strdup(path);
     env->flags = o.flags;
     env->durability = o.durability;
-    env->io = (cs_io_hooks){.write = default_write, .sync = default_sync, .grow = default_grow};
-    if (o.io) {
-        env->io.ctx = o.io->ctx;
-        if (o.io->write) env->io.write = o.io->write;
-        if (o.io->sync) env->io.sync = o.io->sync;
-        if (o.io->grow) env->io.grow = o.io->grow;
-    }
+    io_init_hooks(env, o.io);
     env->commit_hook = o.commit_hook;
     env->commit_hook_ctx = o.commit_hook_ctx;
     env->pid = getpid();
@@ -306,7 +164,7 @@ int cs_env_open(const char *path, const cs_options *opts, cs_env **out)
         uint64_t pages;
         cs_meta cur;
         lock_read_meta(&env->lock, &cur);
-        rc = env_map_for(env, cur.next_pgno > 2 ? cur.next_pgno : 2, &b, &pages);
+        rc = io_map_for(env, cur.next_pgno > 2 ? cur.next_pgno : 2, &b, &pages);
     }
     if (rc) {
         atomic_store(&env->live_txns, 0);
@@ -326,21 +184,13 @@ int cs_env_close(cs_env *env)
     /* Deferred commits of any process become durable before we go. */
     if (env->ready && !(env->flags & (CS_ENV_RDONLY | CS_ENV_IN_MEMORY))) {
         bool flushed;
-        env_flush_deferred(env, &flushed);
+        commit_flush_deferred(env, &flushed);
     }
-    for (cs_mapping *m = atomic_load(&env->map), *n; m; m = n) {
-        n = m->next;
-        munmap(m->base, m->size);
-        free(m);
-    }
+    io_release(env);
     if (env->fd >= 0) close(env->fd);
     lock_close(&env->lock);
-    for (uint32_t i = 0; i < env->ntrees; i++) free(env->tree_names[i]);
-    free(env->tree_names);
-    free(env->tree_name_lens);
+    tree_names_free(env);
     freelist_free(&env->fl);
-    for (size_t i = 0; i < env->npool; i++) free(env->page_pool[i]);
-    free(env->page_pool);
     free(env->stage);
     free(env->path);
     pthread_mutex_destroy(&env->mu);
@@ -353,8 +203,8 @@ int cs_env_sync(cs_env *env)
     if (!env) return cs_fail(CS_EINVAL, "cs_env_sync: NULL env");
     if (env->flags & CS_ENV_RDONLY) return CS_OK;
     bool flushed;
-    int rc = env_flush_deferred(env, &flushed);
-    if (rc == CS_OK && !flushed) rc = env_io_sync(env);
+    int rc = commit_flush_deferred(env, &flushed);
+    if (rc == CS_OK && !flushed) rc = io_sync(env);
     return rc;
 }
 

@@ -77,9 +77,8 @@
  *    A branch with n cells has n children. key[0] is ignored (stored empty):
  *    child i holds keys k with key[i] <= k < key[i+1]. `count` is the
  *    number of entries under child i, which gives O(log n) rank access.
- *  Invariants: every leaf is at the same depth; a non-root page is never
- *  empty; cells never exceed max_cell (about a third of a page) so that a
- *  split always yields two pages that fit.
+ *  Cells never exceed max_cell (about a third of a page) so that a split
+ *  always yields two pages that fit.
  *
  *  OVERFLOW RUN: npages contiguous pages; header then the value's bytes
  *  (vlen, from the leaf cell), contiguous in the map so a read is zero-copy.
@@ -104,6 +103,49 @@
  *  first to get it exclusively rebuilds the file); a shared lock on byte
  *  CS_LOCK_PID_BASE + pid marks a process alive, so stale slots of dead
  *  processes can be told apart from those of a reused pid.
+ *
+ *  INVARIANTS. Code that relies on one cites it by number; cs_check
+ *  (check.c) prefixes each problem it reports with the number it breaks.
+ *  Per snapshot (a valid meta and everything reachable from it):
+ *   I1  meta: a meta page is valid iff magic, version, page_size and the
+ *       CRC-32C of its first 512 bytes match. Open takes the valid meta
+ *       with the higher txnid; a single-flush meta (nkeys = n > 0) counts
+ *       only if each of its n units is on disk with the listed checksum,
+ *       its own pgno and the meta's txnid (else the other meta). A commit
+ *       writes the meta page that does not hold the newest durable meta.
+ *   I2  page checksums: every page or run carries the CRC-32C of its bytes
+ *       (field taken as 0) and its own pgno. cs_check, the free-list load
+ *       and I1's unit check verify them; tree reads are zero-copy and
+ *       rely on I8's bounds checks instead.
+ *   I3  key order within a node: the keys of a leaf, and keys 1..n-1 of a
+ *       branch (key[0] is ignored), are 1..CS_MAX_KEY bytes and strictly
+ *       ascending (memcmp, shorter first on a tie).
+ *   I4  separator ranges: every key under child i of a branch lies in
+ *       [key[i], key[i+1]) (unbounded below for i = 0 and above for the
+ *       last child, within the parent's own range).
+ *   I5  entry counts: a branch cell's count equals the entries under its
+ *       child; a tree descriptor's entries and branch/leaf/overflow page
+ *       counts equal its tree's.
+ *   I6  page accounting: every page below next_pgno is exactly one of:
+ *       meta (0, 1), tree page, overflow page, free-list run page, free
+ *       extent, pending (grouped) extent. None is reached twice (no double
+ *       use), none is unreached (no leak), none lies past next_pgno.
+ *   I7  snapshot immutability: a page reachable from a committed meta is
+ *       never written again while a reader may hold that snapshot or while
+ *       it is the durable meta's fallback. Writers copy on write; pages
+ *       freed by commit T are reusable only once
+ *       T <= min(oldest reader snapshot, durable txnid - 1).
+ *   I8  node structure: a branch/leaf page has a sane header (type, own
+ *       pgno, slot array below upper <= page size, frag within the free
+ *       space) and every cell lies inside the page.
+ *   I9  tree shape: all leaves sit at level depth (1..CS_MAX_DEPTH), no
+ *       tree page is empty, and root = 0 iff depth = 0.
+ *   I10 overflow runs: the run of a value of vlen bytes has type overflow,
+ *       its own pgno and npages = ceil((32 + vlen) / page size).
+ *   I11 free list: the run parses (counts within the run, groups in
+ *       ascending txnid) and every extent lies in [2, next_pgno).
+ *   I12 catalog: every catalog value is a 48-byte tree descriptor with
+ *       root < next_pgno and depth <= CS_MAX_DEPTH.
  */
 #ifndef CSTORAGE_FORMAT_H
 #define CSTORAGE_FORMAT_H

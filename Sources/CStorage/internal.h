@@ -1,7 +1,22 @@
 /*
- * internal.h — the engine's in-memory structures and the functions the
- * concept files (pager, node, btree, cursor, txn, freelist, lock, meta,
- * tree, check) offer each other. Nothing here is public API.
+ * internal.h — the engine's in-memory structures and the functions its
+ * files offer each other. Nothing here is public API.
+ *
+ * LAYERS, lowest first. A function may call functions of its own layer and
+ * of the layers below, never above (scripts/check_layers.py checks this in
+ * `make ctest`; it reads the table below and the "==== L<n>" sections that
+ * order this file's declarations the same way).
+ *  L0  base      error.c crc32c.c vec.c: error detail, CRC-32C, extent vectors; calls libc only
+ *  L1  format    meta.c node.c freelist.c: the on-disk structures (meta pages, slotted nodes, the free-list run), bytes in and out; calls L0
+ *  L2  os        io.c lock.c: data-file writes/flushes/growth, mappings and the page-buffer pool; the lock file (writer mutex, reader table, published meta); calls L0-L1
+ *  L3  txnstate  internal.h: struct cs_txn and the gates txn_check/txn_note (inline); calls L0
+ *  L4  pager     pager.c: pages as a txn sees them, dirty pages, allocation, copy-on-write; calls L0-L3
+ *  L5  btree     btree.c: search, insert/split, delete/merge, rank over one tree descriptor; calls L0-L4
+ *  L6  trees     tree.c: the tree-name registry, the catalog, a txn's descriptors, cs_tree_* and cs_get/put/del/count; calls L0-L5
+ *  L7  access    cursor.c diff.c filter.c: cursors, snapshot diffs, value filters; calls L0-L6
+ *  L8  txn       txn.c: begin (snapshot or writer), clone, reset, renew, abort; calls L0-L7
+ *  L9  commit    commit.c: the commit steps C1-C7, flushing deferred commits; calls L0-L8
+ *  L10 env       env.c check.c: cs_env_open/close/sync/info, cs_check; calls L0-L9
  */
 #ifndef CSTORAGE_INTERNAL_H
 #define CSTORAGE_INTERNAL_H
@@ -18,6 +33,18 @@
 #define CS_UNUSED(x) ((void)(x))
 #define CS_LIKELY(x) __builtin_expect(!!(x), 1)
 #define CS_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+_Static_assert(CSTORAGE_FORMAT_VERSION == CS_FORMAT_VERSION, "cstorage.h names the format version format.h defines");
+
+/* ==== L0 base: error.c crc32c.c vec.c ==== */
+
+/* Unaligned little-endian fields (the engine runs on little-endian hosts). */
+static inline uint16_t rd16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
+static inline uint32_t rd32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static inline uint64_t rd64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static inline void wr16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
+static inline void wr32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static inline void wr64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
 
 /* ---- error.c ---- */
 /* Record a detail message for the calling thread and return err. */
@@ -45,59 +72,7 @@ int extvec_merge(cs_extvec *dst, const cs_extent *a, size_t an, cs_extvec *add);
 uint64_t extvec_pages(const cs_extvec *ev);
 void extvec_free(cs_extvec *ev);
 
-/* ---- freelist.c ---- */
-/* Pages freed by commit `txnid`: reusable once every reader's snapshot is
- * >= txnid (those pages were live only in snapshots older than txnid). */
-typedef struct fl_group {
-    uint64_t txnid;
-    cs_extvec ext;
-} fl_group;
-typedef struct cs_freelist {
-    cs_extvec free;          /* reusable now, sorted and coalesced          */
-    fl_group *groups;        /* ascending txnid                             */
-    size_t ngroups, cap;
-} cs_freelist;
-void freelist_free(cs_freelist *fl);
-int freelist_add_group(cs_freelist *fl, uint64_t txnid, cs_extvec *ext); /* takes ext */
-/* Move groups with txnid <= limit into fl->free. */
-int freelist_release(cs_freelist *fl, uint64_t limit);
-size_t freelist_serial_size(const cs_freelist *fl, size_t extra_extents);
-void freelist_serialize(const cs_freelist *fl, uint8_t *payload);
-/* Parse a free-list run (page pointer to its first page); validates
- * bounds against next_pgno and the checksum. */
-int freelist_load(const uint8_t *run, uint64_t npages, uint32_t psize,
-                  uint64_t next_pgno, cs_freelist *out);
-
-/* ---- lock.c ---- */
-typedef struct cs_lock {
-    int fd;                  /* -1 for in-memory envs                       */
-    cs_lock_hdr *hdr;
-    cs_reader_slot *slots;
-    size_t size;
-    uint32_t max_readers;
-} cs_lock;
-/* Open/create the lock file and take the init lock. *first = no other
- * process has the env open, so the caller must (re)initialise the header
- * (lock_init_header) before lock_open_done. */
-int lock_open(cs_lock *lk, const char *path, uint32_t mode, uint32_t max_readers,
-              bool in_memory, bool *first);
-int lock_init_header(cs_lock *lk, const cs_meta *meta, uint32_t meta_slot);
-int lock_open_done(cs_lock *lk, bool first);
-void lock_close(cs_lock *lk);
-void lock_publish_meta(cs_lock *lk, const cs_meta *meta);
-void lock_read_meta(const cs_lock *lk, cs_meta *out);
-/* Writer mutex. *owner_died = the previous owner died holding it. */
-int lock_writer_acquire(cs_lock *lk, bool try_only, bool *owner_died);
-void lock_writer_release(cs_lock *lk);
-int lock_slot_acquire(cs_lock *lk, _Atomic uint32_t *hint, cs_reader_slot **out);
-void lock_slot_release(cs_reader_slot *slot);
-/* Oldest snapshot held by a reader (0 = none); clears dead processes'
- * slots that pin snapshots older than `latest`. */
-uint64_t lock_oldest_reader(cs_lock *lk, uint64_t latest, uint32_t *readers);
-uint32_t lock_clear_dead(cs_lock *lk);
-/* Distinct snapshot ids held by live reader slots (dead processes' slots
- * pinning versions older than `latest` are cleared first). */
-uint32_t lock_active_versions(cs_lock *lk, uint64_t latest);
+/* ==== L1 format: meta.c node.c freelist.c ==== */
 
 /* ---- meta.c ---- */
 void meta_seal(cs_meta *m);                        /* sets the checksum  */
@@ -111,160 +86,11 @@ int meta_choose(const uint8_t *p0, const uint8_t *p1, size_t avail, cs_meta *out
  * not all on disk in `fd` (a crash before its flush completed), the other. */
 int meta_choose_durable(const uint8_t *p0, const uint8_t *p1, size_t avail, int fd, cs_meta *out, uint32_t *slot);
 
-/* ---- env (env.c) ---- */
-/* A read-only mapping of the data file. Mappings are immutable once
- * published and kept until close: a reader keeps using the one it started
- * with while a larger one serves newer snapshots (growth never moves pages
- * under a reader, and never waits for one). */
-typedef struct cs_mapping {
-    uint8_t *base;
-    size_t size;
-    struct cs_mapping *next;
-} cs_mapping;
-
-struct cs_env {
-    char *path;
-    int fd;
-    uint32_t flags;
-    uint32_t psize;
-    uint32_t psize_shift;
-    cs_durability durability;
-    cs_io_hooks io;
-    void (*commit_hook)(void *, cs_commit_stage, uint64_t);
-    void *commit_hook_ctx;
-    pid_t pid;
-
-    pthread_mutex_t mu;         /* guards the fields below                 */
-    cs_mapping *_Atomic map;    /* newest mapping; older ones on ->next     */
-    uint64_t file_size;
-    char **tree_names;          /* cs_tree handle -> name                   */
-    uint32_t *tree_name_lens;
-    uint32_t ntrees, cap_trees;
-    cs_freelist fl;             /* free list as of commit fl_txnid (cache)  */
-    uint64_t fl_txnid;
-    uint8_t **page_pool;        /* recycled page buffers                    */
-    size_t npool, cap_pool;
-    uint8_t *stage;             /* writer's coalescing buffer (commit)      */
-    _Atomic int live_txns;
-    _Atomic uint32_t slot_hint;  /* where to look for a free reader slot */
-    _Atomic int panic;          /* a flush failed: writes refused           */
-    bool ready;                 /* open completed (close may flush)         */
-
-    cs_lock lock;
-};
-
-/* The mapping to use for a snapshot of next_pgno pages (grows the map). */
-int env_map_for(cs_env *env, uint64_t next_pgno, const uint8_t **base, uint64_t *pages);
-int env_grow_file(cs_env *env, uint64_t need_bytes);
-int env_io_write(cs_env *env, const void *buf, size_t len, uint64_t off);
-int env_io_sync(cs_env *env);
-uint8_t *env_page_buf(cs_env *env);              /* one page, from pool  */
-void env_page_buf_put(cs_env *env, uint8_t *p);
-int env_tree_name(cs_env *env, cs_tree t, const char **name, uint32_t *len);
-
-/* ---- transactions (txn.c) ---- */
+/* ---- node.c: slotted branch/leaf pages ---- */
 typedef struct cs_cellref {
     const uint8_t *p;
     uint32_t size;
-} cs_cellref;
-
-typedef struct dirty_entry {
-    uint64_t pgno;              /* 0 = empty slot                           */
-    uint8_t *page;
-    uint32_t npages;
-} dirty_entry;
-
-typedef struct txn_tree {
-    cs_tree_desc desc;
-    cs_tree_desc orig;          /* as in the catalog when loaded            */
-    uint8_t known;              /* desc looked up in this snapshot          */
-    uint8_t exists;
-    uint8_t in_catalog;         /* orig came from the catalog               */
-    uint8_t dirty;              /* desc changed: write to catalog at commit */
-} txn_tree;
-
-enum { TXN_ACTIVE = 0, TXN_RESET, TXN_FAILED };
-
-/* Where a write txn's last append to a tree went (btree.c, bt_put): a
- * guess at the tree's rightmost path, checked before each use. */
-#define BT_HINTS 4
-typedef struct bt_hint {
-    const cs_tree_desc *desc;   /* which tree (compared, never dereferenced) */
-    int depth;
-    uint64_t pgno[CS_MAX_DEPTH];
-} bt_hint;
-
-struct cs_txn {
-    cs_env *env;
-    bool rdonly;
-    int state;
-    int err;                    /* write txn: sticky first error            */
-    uint64_t txnid;
-    cs_meta meta;               /* snapshot (read) / base (write)           */
-    const uint8_t *map;
-    uint64_t map_pages;         /* pages addressable through map            */
-    uint32_t psize;
-    cs_reader_slot *slot;
-    txn_tree *trees;
-    uint32_t ntrees;
-    cs_tree_desc catalog;
-    cs_cursor *cursors;
-    uint64_t gen;               /* bumped by every modification             */
-
-    /* write transactions only */
-    dirty_entry *dirty;
-    size_t dirty_cap, dirty_n;
-    uint64_t next_pgno;
-    cs_extvec pool;             /* allocatable extents, sorted              */
-    size_t pool_head;
-    cs_extvec reuse;            /* allocated and freed in this txn          */
-    cs_extvec freed;            /* pages of older snapshots freed now       */
-    cs_freelist fl;             /* groups not yet reusable                  */
-    uint8_t *scratch;           /* 3 pages for node rebuilds                */
-    cs_cellref *refs;           /* cells of two pages plus one (rebuilds)   */
-    bt_hint hints[BT_HINTS];    /* append paths, most recent trees          */
-    unsigned next_hint;         /* round-robin replacement                  */
-};
-
-static inline void txn_touch_gen(cs_txn *t) { t->gen++; }
-int txn_check(cs_txn *t, bool need_write);
-/* After a failed write: errors that may leave a tree half-changed poison
- * the txn (only abort remains); returns rc. */
-int txn_note(cs_txn *t, int rc);
-int txn_tree_get(cs_txn *t, cs_tree tree, bool for_write, cs_tree_desc **out);
-
-/* ---- pager.c ---- */
-/* Page `pgno` as seen by txn; CS_ECORRUPT if out of range. */
-int page_get(cs_txn *t, uint64_t pgno, const uint8_t **out);
-/* page_get without the dirty-page probe when `clean`: a writer copies
- * whole root-to-leaf paths, so below a page it has not copied, none is. */
-int page_get_in(cs_txn *t, uint64_t pgno, bool clean, const uint8_t **out);
-static inline bool page_is_mapped(const cs_txn *t, const uint8_t *pg)
-{
-    return pg >= t->map && pg < t->map + (t->map_pages << t->env->psize_shift);
-}
-/* Page of a run of npages (overflow/free list), bounds-checked. */
-int page_get_run(cs_txn *t, uint64_t pgno, uint64_t npages, const uint8_t **out);
-uint8_t *dirty_find(cs_txn *t, uint64_t pgno);
-/* Allocate npages contiguous new pages with a zeroed dirty buffer. */
-int page_alloc(cs_txn *t, uint32_t npages, uint64_t *pgno, uint8_t **buf);
-/* Give up pages: reusable at once if allocated by this txn, else pending. */
-int page_free(cs_txn *t, uint64_t pgno, uint64_t npages);
-/* Make page writable in this txn (copy-on-write). *pgno is updated when the
- * page moves; *page points at the writable copy. */
-int page_touch(cs_txn *t, uint64_t *pgno, uint8_t **page);
-void dirty_release_all(cs_txn *t);
-/* Commit: write the dirty pages, sorted. The first `cap` units written go
- * to `units` (may be NULL); *nunits = how many were written in all. */
-int pager_write_dirty(cs_txn *t, cs_commit_unit *units, uint32_t cap, uint32_t *nunits);
-
-/* ---- node.c: slotted branch/leaf pages ---- */
-static inline uint16_t rd16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
-static inline uint32_t rd32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
-static inline uint64_t rd64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
-static inline void wr16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
-static inline void wr32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
-static inline void wr64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+} cs_cellref; /* a cell to (re)build a page from */
 
 static inline const cs_page_hdr *PH(const uint8_t *pg) { return (const cs_page_hdr *)(const void *)pg; }
 static inline cs_page_hdr *PHW(uint8_t *pg) { return (cs_page_hdr *)(void *)pg; }
@@ -279,7 +105,7 @@ typedef struct cs_key {
 } cs_key;
 
 uint32_t node_max_cell(uint32_t psize);
-/* Validate the header of a branch/leaf page (inline: every descent checks
+/* Validate the header of a branch/leaf page, I8 (inline: every descent checks
  * each page it visits). */
 static inline int node_check(const uint8_t *pg, uint32_t psize, uint64_t pgno)
 {
@@ -398,7 +224,237 @@ uint32_t leaf_cell_build(uint8_t *out, const uint8_t *k, uint32_t kl, const uint
                          uint32_t vl, bool ovf, uint64_t ovf_pgno);
 uint32_t branch_cell_build(uint8_t *out, uint64_t child, uint64_t count, const uint8_t *k, uint32_t kl);
 
-/* ---- btree.c ---- */
+/* ---- freelist.c ---- */
+/* Pages freed by commit `txnid`: reusable once every reader's snapshot is
+ * >= txnid (those pages were live only in snapshots older than txnid). */
+typedef struct fl_group {
+    uint64_t txnid;
+    cs_extvec ext;
+} fl_group;
+typedef struct cs_freelist {
+    cs_extvec free;          /* reusable now, sorted and coalesced          */
+    fl_group *groups;        /* ascending txnid                             */
+    size_t ngroups, cap;
+} cs_freelist;
+void freelist_free(cs_freelist *fl);
+int freelist_add_group(cs_freelist *fl, uint64_t txnid, cs_extvec *ext); /* takes ext */
+/* Move groups with txnid <= limit into fl->free. */
+int freelist_release(cs_freelist *fl, uint64_t limit);
+size_t freelist_serial_size(const cs_freelist *fl, size_t extra_extents);
+void freelist_serialize(const cs_freelist *fl, uint8_t *payload);
+/* Parse a free-list run (page pointer to its first page); validates
+ * bounds against next_pgno and the checksum. */
+int freelist_load(const uint8_t *run, uint64_t npages, uint32_t psize,
+                  uint64_t next_pgno, cs_freelist *out);
+
+/* ==== L2 os: io.c lock.c ==== */
+
+/* ---- lock.c ---- */
+typedef struct cs_lock {
+    int fd;                  /* -1 for in-memory envs                       */
+    cs_lock_hdr *hdr;
+    cs_reader_slot *slots;
+    size_t size;
+    uint32_t max_readers;
+} cs_lock;
+/* Open/create the lock file and take the init lock. *first = no other
+ * process has the env open, so the caller must (re)initialise the header
+ * (lock_init_header) before lock_open_done. */
+int lock_open(cs_lock *lk, const char *path, uint32_t mode, uint32_t max_readers,
+              bool in_memory, bool *first);
+int lock_init_header(cs_lock *lk, const cs_meta *meta, uint32_t meta_slot);
+int lock_open_done(cs_lock *lk, bool first);
+void lock_close(cs_lock *lk);
+void lock_publish_meta(cs_lock *lk, const cs_meta *meta);
+void lock_read_meta(const cs_lock *lk, cs_meta *out);
+/* Writer mutex. *owner_died = the previous owner died holding it. */
+int lock_writer_acquire(cs_lock *lk, bool try_only, bool *owner_died);
+void lock_writer_release(cs_lock *lk);
+int lock_slot_acquire(cs_lock *lk, _Atomic uint32_t *hint, cs_reader_slot **out);
+void lock_slot_release(cs_reader_slot *slot);
+/* Oldest snapshot held by a reader (0 = none); clears dead processes'
+ * slots that pin snapshots older than `latest`. */
+uint64_t lock_oldest_reader(cs_lock *lk, uint64_t latest, uint32_t *readers);
+uint32_t lock_clear_dead(cs_lock *lk);
+/* Distinct snapshot ids held by live reader slots (dead processes' slots
+ * pinning versions older than `latest` are cleared first). */
+uint32_t lock_active_versions(cs_lock *lk, uint64_t latest);
+
+/* ---- io.c: the data file, mappings, page buffers ---- */
+/* A read-only mapping of the data file. Mappings are immutable once
+ * published and kept until close: a reader keeps using the one it started
+ * with while a larger one serves newer snapshots (growth never moves pages
+ * under a reader, and never waits for one). */
+typedef struct cs_mapping {
+    uint8_t *base;
+    size_t size;
+    struct cs_mapping *next;
+} cs_mapping;
+
+/* Tree handle -> name, env-wide; read and written only by tree.c (L6). */
+typedef struct tree_registry {
+    char **name;
+    uint32_t *len;
+    uint32_t n, cap;
+} tree_registry;
+
+struct cs_env {
+    char *path;
+    int fd;
+    uint32_t flags;
+    uint32_t psize;
+    uint32_t psize_shift;
+    cs_durability durability;
+    cs_io_hooks io;
+    void (*commit_hook)(void *, cs_commit_stage, uint64_t);
+    void *commit_hook_ctx;
+    pid_t pid;
+
+    pthread_mutex_t mu;         /* guards the fields below                 */
+    cs_mapping *_Atomic map;    /* newest mapping; older ones on ->next     */
+    uint64_t file_size;
+    tree_registry names;        /* cs_tree handle -> name (tree.c only)     */
+    cs_freelist fl;             /* free list as of commit fl_txnid (cache)  */
+    uint64_t fl_txnid;
+    uint8_t **page_pool;        /* recycled page buffers                    */
+    size_t npool, cap_pool;
+    uint8_t *stage;             /* writer's coalescing buffer (commit)      */
+    _Atomic int live_txns;
+    _Atomic uint32_t slot_hint;  /* where to look for a free reader slot */
+    _Atomic int panic;          /* a flush failed: writes refused           */
+    bool ready;                 /* open completed (close may flush)         */
+
+    cs_lock lock;
+};
+
+/* The mapping to use for a snapshot of next_pgno pages (grows the map). */
+int io_map_for(cs_env *env, uint64_t next_pgno, const uint8_t **base, uint64_t *pages);
+int io_grow_file(cs_env *env, uint64_t need_bytes);
+int io_write(cs_env *env, const void *buf, size_t len, uint64_t off);
+int io_sync(cs_env *env);
+uint8_t *io_page_buf(cs_env *env);               /* one page, from pool  */
+void io_page_buf_put(cs_env *env, uint8_t *p);
+/* The default hooks (pwrite, fdatasync, posix_fallocate) where user's are NULL. */
+void io_init_hooks(cs_env *env, const cs_io_hooks *user);
+/* Unmap every mapping and free the page-buffer pool (env close). */
+void io_release(cs_env *env);
+
+/* ==== L3 txnstate: a transaction's state and the gates every call passes ==== */
+
+typedef struct dirty_entry {
+    uint64_t pgno;              /* 0 = empty slot                           */
+    uint8_t *page;
+    uint32_t npages;
+} dirty_entry;
+
+typedef struct txn_tree {
+    cs_tree_desc desc;
+    cs_tree_desc orig;          /* as in the catalog when loaded            */
+    uint8_t known;              /* desc looked up in this snapshot          */
+    uint8_t exists;
+    uint8_t in_catalog;         /* orig came from the catalog               */
+    uint8_t dirty;              /* desc changed: write to catalog at commit */
+} txn_tree;
+
+enum { TXN_ACTIVE = 0, TXN_RESET, TXN_FAILED };
+
+/* Where a write txn's last append to a tree went (btree.c, bt_put): a
+ * guess at the tree's rightmost path, checked before each use. */
+#define BT_HINTS 4
+typedef struct bt_hint {
+    const cs_tree_desc *desc;   /* which tree (compared, never dereferenced) */
+    int depth;
+    uint64_t pgno[CS_MAX_DEPTH];
+} bt_hint;
+
+struct cs_txn {
+    cs_env *env;
+    bool rdonly;
+    int state;
+    int err;                    /* write txn: sticky first error            */
+    uint64_t txnid;
+    cs_meta meta;               /* snapshot (read) / base (write)           */
+    const uint8_t *map;
+    uint64_t map_pages;         /* pages addressable through map            */
+    uint32_t psize;
+    cs_reader_slot *slot;
+    txn_tree *trees;
+    uint32_t ntrees;
+    cs_tree_desc catalog;
+    cs_cursor *cursors;
+    uint64_t gen;               /* bumped by every modification             */
+
+    /* write transactions only */
+    dirty_entry *dirty;
+    size_t dirty_cap, dirty_n;
+    uint64_t next_pgno;
+    cs_extvec pool;             /* allocatable extents, sorted              */
+    size_t pool_head;
+    cs_extvec reuse;            /* allocated and freed in this txn          */
+    cs_extvec freed;            /* pages of older snapshots freed now       */
+    cs_freelist fl;             /* groups not yet reusable                  */
+    uint8_t *scratch;           /* 3 pages for node rebuilds                */
+    cs_cellref *refs;           /* cells of two pages plus one (rebuilds)   */
+    bt_hint hints[BT_HINTS];    /* append paths, most recent trees          */
+    unsigned next_hint;         /* round-robin replacement                  */
+};
+
+static inline void txn_touch_gen(cs_txn *t) { t->gen++; }
+/* Gate of every call on a txn: usable, and writable if need_write. Inline:
+ * every get/put/cursor step passes it. */
+static inline int txn_check(cs_txn *t, bool need_write)
+{
+    if (CS_UNLIKELY(!t)) return cs_fail(CS_EINVAL, "NULL transaction");
+    if (CS_UNLIKELY(t->state == TXN_RESET)) return cs_fail(CS_EBADTXN, "transaction is reset: renew it first");
+    if (CS_UNLIKELY(t->state == TXN_FAILED))
+        return cs_fail(CS_EBADTXN, "transaction failed earlier (%s): abort it", cs_strerror(t->err));
+    if (CS_UNLIKELY(need_write && t->rdonly)) return cs_fail(CS_EREADONLY, "write in a read-only transaction");
+    return CS_OK;
+}
+/* After a failed write: errors that may leave a tree half-changed poison
+ * the txn (only abort remains); returns rc. */
+static inline int txn_note(cs_txn *t, int rc)
+{
+    switch (rc) {
+    case CS_OK: case CS_NOTFOUND: case CS_EXISTS: case CS_EKEYSIZE: case CS_EVALSIZE: case CS_EINVAL:
+        return rc;
+    default:
+        if (!t->rdonly) {
+            t->err = rc;
+            t->state = TXN_FAILED;
+        }
+        return rc;
+    }
+}
+
+/* ==== L4 pager: pager.c ==== */
+
+/* Page `pgno` as seen by txn; CS_ECORRUPT if out of range. */
+int page_get(cs_txn *t, uint64_t pgno, const uint8_t **out);
+/* page_get without the dirty-page probe when `clean`: a writer copies
+ * whole root-to-leaf paths, so below a page it has not copied, none is. */
+int page_get_in(cs_txn *t, uint64_t pgno, bool clean, const uint8_t **out);
+static inline bool page_is_mapped(const cs_txn *t, const uint8_t *pg)
+{
+    return pg >= t->map && pg < t->map + (t->map_pages << t->env->psize_shift);
+}
+/* Page of a run of npages (overflow/free list), bounds-checked. */
+int page_get_run(cs_txn *t, uint64_t pgno, uint64_t npages, const uint8_t **out);
+uint8_t *dirty_find(cs_txn *t, uint64_t pgno);
+/* Allocate npages contiguous new pages with a zeroed dirty buffer. */
+int page_alloc(cs_txn *t, uint32_t npages, uint64_t *pgno, uint8_t **buf);
+/* Give up pages: reusable at once if allocated by this txn, else pending. */
+int page_free(cs_txn *t, uint64_t pgno, uint64_t npages);
+/* Make page writable in this txn (copy-on-write). *pgno is updated when the
+ * page moves; *page points at the writable copy. */
+int page_touch(cs_txn *t, uint64_t *pgno, uint8_t **page);
+void dirty_release_all(cs_txn *t);
+/* Commit: write the dirty pages, sorted. The first `cap` units written go
+ * to `units` (may be NULL); *nunits = how many were written in all. */
+int pager_write_dirty(cs_txn *t, cs_commit_unit *units, uint32_t cap, uint32_t *nunits);
+
+/* ==== L5 btree: btree.c ==== */
+
 /* A root-to-leaf path. In write txns pg[] points at writable pages. */
 typedef struct bt_path {
     int depth;
@@ -433,17 +489,35 @@ int bt_put(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl, const void
 int bt_del(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl);
 int bt_clear(cs_txn *t, cs_tree_desc *d);
 
-/* ---- tree.c ---- */
-int tree_flush_catalog(cs_txn *t);
-int tree_load_desc(cs_txn *t, const uint8_t *name, uint32_t len, cs_tree_desc *d, bool *exists);
+/* ==== L6 trees: tree.c ==== */
 
-/* ---- cursor.c ---- */
+/* C1: write the changed descriptors of this txn's trees into the catalog. */
+int tree_flush_catalog(cs_txn *t);
+/* This txn's descriptor of `tree` (loaded from the catalog on first use);
+ * CS_NOTFOUND if the tree does not exist in its snapshot. for_write marks
+ * it for tree_flush_catalog. */
+int tree_desc_get(cs_txn *t, cs_tree tree, bool for_write, cs_tree_desc **out);
+void tree_names_free(cs_env *env);              /* env close              */
+
+/* ==== L7 access: cursor.c diff.c filter.c ==== */
+
 void cursor_close_all(cs_txn *t);
 void cursor_unset_all(cs_txn *t);
 
-/* ---- txn.c / freelist glue ---- */
-int txn_commit_freelist(cs_txn *t, cs_meta *m);
-/* Make deferred commits durable (flush, meta, flush). *flushed = there were some. */
-int env_flush_deferred(cs_env *env, bool *flushed);
+/* ==== L8 txn: txn.c ==== */
+
+/* End a transaction: close its cursors, release its slot or the writer
+ * mutex and its buffers, free it. */
+void txn_free(cs_txn *t);
+/* The writer after a dead one (writer mutex held): adopt a meta it wrote
+ * but did not publish. */
+int txn_resync_dead_writer(cs_env *env);
+
+/* ==== L9 commit: commit.c ==== */
+
+/* Make deferred commits durable (C4-C6). *flushed = there were some. */
+int commit_flush_deferred(cs_env *env, bool *flushed);
+
+/* ==== L10 env: env.c check.c (public API only) ==== */
 
 #endif /* CSTORAGE_INTERNAL_H */

@@ -4,7 +4,8 @@
  * A commit writes the meta page that does not hold the newest durable meta,
  * so that one is never overwritten by the commit that follows it: if the new
  * meta is torn or never reaches the disk, its checksum fails and open falls
- * back to the other page, whose pages the free list has kept intact (txn.c).
+ * back to the other page, whose pages the free list has kept intact (I1,
+ * I7; the commit steps are in commit.c).
  */
 #include "internal.h"
 

@@ -78,7 +78,7 @@ static dirty_entry dirty_remove(cs_txn *t, uint64_t pgno)
 
 static void buf_release(cs_txn *t, uint8_t *p, uint32_t npages)
 {
-    if (npages == 1) env_page_buf_put(t->env, p);
+    if (npages == 1) io_page_buf_put(t->env, p);
     else free(p);
 }
 
@@ -156,7 +156,7 @@ static uint64_t take_pages(cs_txn *t, uint32_t npages)
 static int alloc_buf(cs_txn *t, uint32_t npages, bool zero, uint64_t *pgno, uint8_t **buf)
 {
     uint8_t *b;
-    if (npages == 1) b = env_page_buf(t->env);
+    if (npages == 1) b = io_page_buf(t->env);
     else b = malloc((size_t)npages * t->psize);
     if (!b) return cs_fail(CS_ENOMEM, "page buffer of %u pages", npages);
     memset(b, 0, npages == 1 && zero ? t->psize : PAGE_HDR);
@@ -190,6 +190,8 @@ int page_free(cs_txn *t, uint64_t pgno, uint64_t npages)
     return extvec_push(&t->freed, pgno, npages);
 }
 
+/* I7: a committed page is copied, never written; the old one joins this
+ * commit's freed group (page_free). */
 int page_touch(cs_txn *t, uint64_t *pgno, uint8_t **page)
 {
     uint8_t *d = dirty_find(t, *pgno);
@@ -242,12 +244,12 @@ int pager_write_dirty(cs_txn *t, cs_commit_unit *units, uint32_t cap, uint32_t *
         if (units && i < cap) units[i] = (cs_commit_unit){list[i].pgno, list[i].npages, h->checksum};
     }
     if (nunits) *nunits = (uint32_t)(n > UINT32_MAX ? UINT32_MAX : n);
-    rc = env_grow_file(env, t->next_pgno * t->psize);
+    rc = io_grow_file(env, t->next_pgno * t->psize);
     for (size_t i = 0; rc == CS_OK && i < n;) {
         size_t bytes = (size_t)list[i].npages * t->psize;
         uint64_t off = list[i].pgno * t->psize;
         if (bytes >= STAGE_BYTES) { /* a large run: write it from its buffer */
-            rc = env_io_write(env, list[i].page, bytes, off);
+            rc = io_write(env, list[i].page, bytes, off);
             i++;
             continue;
         }
@@ -260,7 +262,7 @@ int pager_write_dirty(cs_txn *t, cs_commit_unit *units, uint32_t cap, uint32_t *
             next += list[i].npages;
             i++;
         }
-        rc = env_io_write(env, stage, used, off);
+        rc = io_write(env, stage, used, off);
     }
 out:
     free(list);

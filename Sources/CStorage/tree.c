@@ -1,6 +1,10 @@
 /*
  * tree.c — named trees and the key/value calls on them.
  *
+ * The name registry (env->names: handle -> name, env-wide, guarded by
+ * env->mu) is written and read only here; env close frees it through
+ * tree_names_free.
+ *
  * The catalog tree maps a name to its tree descriptor. A transaction loads
  * a descriptor the first time it uses a handle, works on its own copy, and
  * writes changed copies back to the catalog at commit (tree_flush_catalog):
@@ -10,7 +14,65 @@
 
 #include <stdlib.h>
 
-int tree_load_desc(cs_txn *t, const uint8_t *name, uint32_t len, cs_tree_desc *d, bool *exists)
+/* The name of handle t; CS_EINVAL for a handle never opened. */
+static int tree_name(cs_env *env, cs_tree t, const char **name, uint32_t *len)
+{
+    pthread_mutex_lock(&env->mu);
+    int rc = t < env->names.n ? CS_OK : CS_EINVAL;
+    if (rc == CS_OK) {
+        *name = env->names.name[t];
+        *len = env->names.len[t];
+    }
+    pthread_mutex_unlock(&env->mu);
+    return rc;
+}
+
+/* The handle of `name`, registered if new. */
+static int tree_name_register(cs_env *env, const char *name, size_t len, cs_tree *out)
+{
+    tree_registry *r = &env->names;
+    int rc = CS_OK;
+    pthread_mutex_lock(&env->mu);
+    for (uint32_t i = 0; i < r->n; i++)
+        if (r->len[i] == len && !memcmp(r->name[i], name, len)) {
+            *out = i;
+            goto out;
+        }
+    if (r->n == r->cap) {
+        uint32_t cap = r->cap ? r->cap * 2 : 16;
+        char **nn = realloc(r->name, cap * sizeof *nn);
+        if (nn) r->name = nn;
+        uint32_t *nl = realloc(r->len, cap * sizeof *nl);
+        if (nl) r->len = nl;
+        if (!nn || !nl) {
+            rc = cs_fail(CS_ENOMEM, "tree names");
+            goto out;
+        }
+        r->cap = cap;
+    }
+    char *copy = strdup(name);
+    if (!copy) {
+        rc = cs_fail(CS_ENOMEM, "tree name");
+        goto out;
+    }
+    r->name[r->n] = copy;
+    r->len[r->n] = (uint32_t)len;
+    *out = r->n++;
+out:
+    pthread_mutex_unlock(&env->mu);
+    return rc;
+}
+
+void tree_names_free(cs_env *env)
+{
+    tree_registry *r = &env->names;
+    for (uint32_t i = 0; i < r->n; i++) free(r->name[i]);
+    free(r->name);
+    free(r->len);
+    memset(r, 0, sizeof *r);
+}
+
+static int tree_load_desc(cs_txn *t, const uint8_t *name, uint32_t len, cs_tree_desc *d, bool *exists)
 {
     cs_val v;
     int rc = bt_get(t, &t->catalog, name, len, &v);
@@ -26,12 +88,12 @@ int tree_load_desc(cs_txn *t, const uint8_t *name, uint32_t len, cs_tree_desc *d
     return CS_OK;
 }
 
-int txn_tree_get(cs_txn *t, cs_tree tree, bool for_write, cs_tree_desc **out)
+int tree_desc_get(cs_txn *t, cs_tree tree, bool for_write, cs_tree_desc **out)
 {
     if (tree >= t->ntrees) {
         const char *nm;
         uint32_t nl;
-        if (env_tree_name(t->env, tree, &nm, &nl)) return cs_fail(CS_EINVAL, "unknown tree handle %u", tree);
+        if (tree_name(t->env, tree, &nm, &nl)) return cs_fail(CS_EINVAL, "unknown tree handle %u", tree);
         uint32_t n = tree + 8;
         txn_tree *tt = realloc(t->trees, n * sizeof *tt);
         if (!tt) return cs_fail(CS_ENOMEM, "tree table");
@@ -43,7 +105,7 @@ int txn_tree_get(cs_txn *t, cs_tree tree, bool for_write, cs_tree_desc **out)
     if (!tt->known) {
         const char *nm;
         uint32_t nl;
-        if (env_tree_name(t->env, tree, &nm, &nl)) return cs_fail(CS_EINVAL, "unknown tree handle %u", tree);
+        if (tree_name(t->env, tree, &nm, &nl)) return cs_fail(CS_EINVAL, "unknown tree handle %u", tree);
         bool exists;
         int rc = tree_load_desc(t, (const uint8_t *)nm, nl, &tt->desc, &exists);
         if (rc) return rc;
@@ -64,7 +126,7 @@ int tree_flush_catalog(cs_txn *t)
         if (!tt->dirty) continue;
         const char *nm;
         uint32_t nl;
-        if (env_tree_name(t->env, i, &nm, &nl)) return cs_fail(CS_EINVAL, "tree handle %u vanished", i);
+        if (tree_name(t->env, i, &nm, &nl)) return cs_fail(CS_EINVAL, "tree handle %u vanished", i);
         int rc = CS_OK;
         if (tt->exists) {
             if (!tt->in_catalog || memcmp(&tt->desc, &tt->orig, sizeof tt->desc))
@@ -88,40 +150,10 @@ int cs_tree_open(cs_txn *txn, const char *name, unsigned flags, cs_tree *out)
         return cs_fail(CS_EINVAL, "tree name of %zu bytes (allowed: 1..%u)", len, CS_MAX_TREE_NAME);
     int rc = txn_check(txn, false);
     if (rc) return rc;
-    cs_env *env = txn->env;
-    cs_tree id = UINT32_MAX;
-    pthread_mutex_lock(&env->mu);
-    for (uint32_t i = 0; i < env->ntrees; i++)
-        if (env->tree_name_lens[i] == len && !memcmp(env->tree_names[i], name, len)) {
-            id = i;
-            break;
-        }
-    if (id == UINT32_MAX) {
-        if (env->ntrees == env->cap_trees) {
-            uint32_t cap = env->cap_trees ? env->cap_trees * 2 : 16;
-            char **nn = realloc(env->tree_names, cap * sizeof *nn);
-            if (nn) env->tree_names = nn;
-            uint32_t *nl = realloc(env->tree_name_lens, cap * sizeof *nl);
-            if (nl) env->tree_name_lens = nl;
-            if (!nn || !nl) {
-                pthread_mutex_unlock(&env->mu);
-                return cs_fail(CS_ENOMEM, "tree names");
-            }
-            env->cap_trees = cap;
-        }
-        char *copy = strdup(name);
-        if (!copy) {
-            pthread_mutex_unlock(&env->mu);
-            return cs_fail(CS_ENOMEM, "tree name");
-        }
-        id = env->ntrees;
-        env->tree_names[id] = copy;
-        env->tree_name_lens[id] = (uint32_t)len;
-        env->ntrees++;
-    }
-    pthread_mutex_unlock(&env->mu);
+    cs_tree id;
+    if ((rc = tree_name_register(txn->env, name, len, &id))) return rc;
     cs_tree_desc *d;
-    rc = txn_tree_get(txn, id, false, &d);
+    rc = tree_desc_get(txn, id, false, &d);
     if (rc == CS_NOTFOUND && (flags & CS_CREATE)) {
         if (txn->rdonly) return cs_fail(CS_EREADONLY, "cannot create tree '%s' in a read transaction", name);
         txn_tree *tt = &txn->trees[id];
@@ -139,7 +171,7 @@ int cs_tree_drop(cs_txn *txn, cs_tree tree)
 {
     int rc = txn_check(txn, true);
     cs_tree_desc *d;
-    if (rc || (rc = txn_tree_get(txn, tree, true, &d))) return rc;
+    if (rc || (rc = tree_desc_get(txn, tree, true, &d))) return rc;
     if ((rc = bt_clear(txn, d))) return txn_note(txn, rc);
     txn->trees[tree].exists = 0;
     return CS_OK;
@@ -149,7 +181,7 @@ int cs_tree_clear(cs_txn *txn, cs_tree tree)
 {
     int rc = txn_check(txn, true);
     cs_tree_desc *d;
-    if (rc || (rc = txn_tree_get(txn, tree, true, &d))) return rc;
+    if (rc || (rc = tree_desc_get(txn, tree, true, &d))) return rc;
     return txn_note(txn, bt_clear(txn, d));
 }
 
@@ -158,7 +190,7 @@ int cs_tree_get_stat(cs_txn *txn, cs_tree tree, cs_tree_stat *out)
     int rc = txn_check(txn, false);
     cs_tree_desc *d;
     if (!out) return cs_fail(CS_EINVAL, "cs_tree_get_stat: NULL out");
-    if (rc || (rc = txn_tree_get(txn, tree, false, &d))) return rc;
+    if (rc || (rc = tree_desc_get(txn, tree, false, &d))) return rc;
     *out = (cs_tree_stat){d->entries, d->depth, d->branch_pages, d->leaf_pages, d->overflow_pages};
     return CS_OK;
 }
@@ -197,7 +229,7 @@ int cs_get(cs_txn *txn, cs_tree tree, cs_val key, cs_val *val)
     cs_tree_desc *d;
     if (rc) return rc;
     if (!val) return cs_fail(CS_EINVAL, "cs_get: NULL val");
-    if ((rc = key_ok(key)) || (rc = txn_tree_get(txn, tree, false, &d))) return rc;
+    if ((rc = key_ok(key)) || (rc = tree_desc_get(txn, tree, false, &d))) return rc;
     return bt_get(txn, d, key.data, (uint32_t)key.size, val);
 }
 
@@ -208,7 +240,7 @@ int cs_put(cs_txn *txn, cs_tree tree, cs_val key, cs_val val, unsigned flags)
     if (rc) return rc;
     if (flags & ~CS_NOOVERWRITE) return cs_fail(CS_EINVAL, "cs_put: unknown flags %#x", flags);
     if (!val.data && val.size) return cs_fail(CS_EINVAL, "cs_put: NULL value data");
-    if ((rc = key_ok(key)) || (rc = txn_tree_get(txn, tree, true, &d))) return rc;
+    if ((rc = key_ok(key)) || (rc = tree_desc_get(txn, tree, true, &d))) return rc;
     return txn_note(txn, bt_put(txn, d, key.data, (uint32_t)key.size, val.data, val.size, flags));
 }
 
@@ -217,7 +249,7 @@ int cs_del(cs_txn *txn, cs_tree tree, cs_val key)
     int rc = txn_check(txn, true);
     cs_tree_desc *d;
     if (rc) return rc;
-    if ((rc = key_ok(key)) || (rc = txn_tree_get(txn, tree, true, &d))) return rc;
+    if ((rc = key_ok(key)) || (rc = tree_desc_get(txn, tree, true, &d))) return rc;
     return txn_note(txn, bt_del(txn, d, key.data, (uint32_t)key.size));
 }
 
@@ -227,7 +259,7 @@ int cs_count(cs_txn *txn, cs_tree tree, uint64_t *out)
     cs_tree_desc *d;
     if (rc) return rc;
     if (!out) return cs_fail(CS_EINVAL, "cs_count: NULL out");
-    if ((rc = txn_tree_get(txn, tree, false, &d))) return rc;
+    if ((rc = tree_desc_get(txn, tree, false, &d))) return rc;
     *out = d->entries;
     return CS_OK;
 }

@@ -1,52 +1,20 @@
 /*
- * txn.c — transactions and the two-phase commit.
+ * txn.c — transactions: begin (read snapshot or writer), clone, reset,
+ * renew, abort. The commit sequence is in commit.c.
  *
  * Read: take a reader slot, publish the snapshot id in it, then confirm the
  * snapshot is still the newest (a writer that scanned the slots before our
  * store cannot have freed anything of it: see free_limit). No lock taken.
  *
- * Write: take the writer mutex; pages are copied on write (pager.c). Commit
- *   1. write the changed tree descriptors into the catalog,
- *   2. write the new free list (freelist.c),
- *   3. write all dirty pages, flush           (phase one: data)
- *   4. write the meta page not holding the newest durable meta, flush
- *                                             (phase two: the commit point)
- *   5. publish the meta in the lock file for readers.
- * A deferred commit (cs_txn_commit_deferred) does 1-3 and 5 only: readers
- * see it at once, and the next flush (cs_env_sync or a normal commit, by
- * any process) makes it and every deferred commit before it durable. Until
- * then nothing newer than the durable meta's snapshot may be overwritten,
- * which free_limit ensures.
- * A crash before 4 completes leaves the previous meta, whose pages nothing
- * has overwritten; see docs/FORMAT.md for the full argument.
+ * Write: take the writer mutex (adopting the meta of a writer that died
+ * after writing it), load the free list and release the groups no reader
+ * and no durable fallback can still see (I7). Pages are then copied on
+ * write (pager.c).
  */
 #include "internal.h"
 
 #include <stdlib.h>
 #include <unistd.h>
-
-int txn_check(cs_txn *t, bool need_write)
-{
-    if (!t) return cs_fail(CS_EINVAL, "NULL transaction");
-    if (t->state == TXN_RESET) return cs_fail(CS_EBADTXN, "transaction is reset: renew it first");
-    if (t->state == TXN_FAILED) return cs_fail(CS_EBADTXN, "transaction failed earlier (%s): abort it", cs_strerror(t->err));
-    if (need_write && t->rdonly) return cs_fail(CS_EREADONLY, "write in a read-only transaction");
-    return CS_OK;
-}
-
-int txn_note(cs_txn *t, int rc)
-{
-    switch (rc) {
-    case CS_OK: case CS_NOTFOUND: case CS_EXISTS: case CS_EKEYSIZE: case CS_EVALSIZE: case CS_EINVAL:
-        return rc;
-    default:
-        if (!t->rdonly) {
-            t->err = rc;
-            t->state = TXN_FAILED;
-        }
-        return rc;
-    }
-}
 
 static int take_snapshot(cs_txn *t)
 {
@@ -60,7 +28,7 @@ static int take_snapshot(cs_txn *t)
         lock_read_meta(&env->lock, &again);
         if (again.txnid == m.txnid) break;
     }
-    int rc = env_map_for(env, m.next_pgno, &t->map, &t->map_pages);
+    int rc = io_map_for(env, m.next_pgno, &t->map, &t->map_pages);
     if (rc) {
         atomic_store(&t->slot->txnid, 0);
         return rc;
@@ -73,9 +41,9 @@ static int take_snapshot(cs_txn *t)
     return CS_OK;
 }
 
-/* Groups freed by commits <= this are reusable: no reader's snapshot is
- * older than them, and the previous commit's snapshot (the fallback meta)
- * stays whole, which the NO_META_SYNC mode relies on. */
+/* I7's reuse rule: groups freed by commits <= this are reusable: no
+ * reader's snapshot is older than them, and the previous commit's snapshot
+ * (the fallback meta) stays whole, which the NO_META_SYNC mode relies on. */
 static uint64_t free_limit(cs_env *env, uint64_t latest)
 {
     uint64_t oldest = lock_oldest_reader(&env->lock, latest, NULL);
@@ -85,7 +53,7 @@ static uint64_t free_limit(cs_env *env, uint64_t latest)
 }
 
 /* The writer after a dead one: adopt a meta it wrote but did not publish. */
-static int resync_after_dead_writer(cs_env *env)
+int txn_resync_dead_writer(cs_env *env)
 {
     uint8_t *buf = malloc(2 * (size_t)env->psize);
     if (!buf) return cs_fail(CS_ENOMEM, "meta buffer");
@@ -112,7 +80,7 @@ static int begin_write(cs_txn *t, bool try_only)
     bool died;
     int rc = lock_writer_acquire(&env->lock, try_only, &died);
     if (rc) return rc;
-    if (died && (rc = resync_after_dead_writer(env))) goto fail;
+    if (died && (rc = txn_resync_dead_writer(env))) goto fail;
     if (atomic_load(&env->panic)) {
         rc = cs_fail(CS_EPANIC, "an earlier flush failed: close and reopen the database");
         goto fail;
@@ -121,7 +89,7 @@ static int begin_write(cs_txn *t, bool try_only)
     t->txnid = t->meta.txnid + 1;
     t->next_pgno = t->meta.next_pgno;
     t->catalog = t->meta.catalog;
-    if ((rc = env_map_for(env, t->meta.next_pgno, &t->map, &t->map_pages))) goto fail;
+    if ((rc = io_map_for(env, t->meta.next_pgno, &t->map, &t->map_pages))) goto fail;
     t->scratch = malloc(3 * (size_t)t->psize);
     t->refs = malloc((2 * (size_t)t->psize / 8 + 4) * sizeof *t->refs);
     if (!t->scratch || !t->refs) {
@@ -214,7 +182,7 @@ int cs_txn_clone(cs_txn *src, cs_txn **out)
     return CS_OK;
 }
 
-static void txn_free(cs_txn *t)
+void txn_free(cs_txn *t)
 {
     cursor_close_all(t);
     if (t->rdonly) {
@@ -259,179 +227,3 @@ int cs_txn_renew(cs_txn *t)
 
 uint64_t cs_txn_id(const cs_txn *t) { return t ? t->txnid : 0; }
 int cs_txn_is_readonly(const cs_txn *t) { return t ? t->rdonly : 0; }
-
-int txn_commit_freelist(cs_txn *t, cs_meta *m)
-{
-    cs_freelist nf = {0};
-    nf.groups = t->fl.groups;
-    nf.ngroups = t->fl.ngroups;
-    nf.cap = t->fl.cap;
-    memset(&t->fl, 0, sizeof t->fl);
-    /* This commit's group: what it freed, plus the old free-list run. */
-    int rc = CS_OK;
-    if (t->meta.fl_pgno) rc = extvec_push(&t->freed, t->meta.fl_pgno, t->meta.fl_npages);
-    if (rc == CS_OK && t->freed.n) {
-        extvec_normalize(&t->freed);
-        rc = freelist_add_group(&nf, t->txnid, &t->freed);
-    }
-    /* What is still free: the unused pool plus pages born and freed here. */
-    if (rc == CS_OK) rc = extvec_merge(&t->pool, t->pool.v + t->pool_head, t->pool.n - t->pool_head, &t->reuse);
-    if (rc) goto out;
-    t->pool_head = 0;
-    t->reuse.n = 0;
-    m->fl_pgno = m->fl_npages = 0;
-    if (nf.ngroups || t->pool.n) {
-        /* Allocating the run takes from the front of an extent, which never
-         * adds extents: the size computed first is an upper bound. */
-        size_t bytes = PAGE_HDR + freelist_serial_size(&nf, t->pool.n + 1);
-        uint32_t np = (uint32_t)((bytes + t->psize - 1) / t->psize);
-        uint64_t pgno;
-        uint8_t *run;
-        if ((rc = page_alloc(t, np, &pgno, &run))) goto out;
-        PHW(run)->type = PT_FREELIST;
-        for (size_t i = t->pool_head; i < t->pool.n; i++)
-            if ((rc = extvec_push(&nf.free, t->pool.v[i].start, t->pool.v[i].len))) goto out;
-        memset(run + PAGE_HDR, 0, (size_t)np * t->psize - PAGE_HDR);
-        freelist_serialize(&nf, run + PAGE_HDR);
-        m->fl_pgno = pgno;
-        m->fl_npages = np;
-    }
-out:
-    if (rc == CS_OK) {
-        freelist_free(&t->env->fl);
-        t->env->fl = nf; /* becomes the cache once the commit succeeds */
-        t->env->fl_txnid = 0;
-    } else {
-        freelist_free(&nf);
-    }
-    return rc;
-}
-
-static void hook(cs_env *env, cs_commit_stage s, uint64_t txnid)
-{
-    if (env->commit_hook) env->commit_hook(env->commit_hook_ctx, s, txnid);
-}
-
-/* Phase two: write meta m into the page not holding the durable meta, then
- * (if asked) flush. Caller holds the writer mutex and flushed the data. */
-/* Writes the meta to the slot not holding the durable one; with `units`
- * (a single-flush commit) they are listed after it, so that open can tell
- * whether the data reached the disk too. */
-static int write_meta(cs_env *env, cs_meta *m, bool flush, const cs_commit_unit *units, uint32_t nunits)
-{
-    cs_lock_hdr *h = env->lock.hdr;
-    uint32_t slot = h->durable_slot ^ 1;
-    m->hdr.type = PT_META;
-    m->hdr.pgno = slot;
-    m->hdr.txnid = m->txnid;
-    m->hdr.npages = 1;
-    m->hdr.nkeys = (uint16_t)nunits;
-    uint8_t page[CS_META_BYTES];
-    memset(page, 0, sizeof page);
-    memcpy(page, m, sizeof *m);
-    if (nunits) memcpy(page + sizeof *m, units, nunits * sizeof *units);
-    m->hdr.checksum = 0;
-    memcpy(page, m, sizeof *m);
-    m->hdr.checksum = cs_page_checksum(page, CS_META_BYTES);
-    memcpy(page, m, sizeof *m);
-    int rc = env_io_write(env, page, CS_META_BYTES, (uint64_t)slot * env->psize);
-    if (rc) return rc;
-    hook(env, CS_STAGE_META_WRITTEN, m->txnid);
-    if (flush && (rc = env_io_sync(env))) {
-        atomic_store(&env->panic, 1);
-        return rc;
-    }
-    h->durable_txnid = m->txnid;
-    h->durable_slot = slot;
-    return CS_OK;
-}
-
-static int commit_write(cs_txn *t, bool deferred)
-{
-    cs_env *env = t->env;
-    if (t->state == TXN_FAILED) {
-        int err = t->err;
-        txn_free(t);
-        return cs_fail(err, "commit of a failed transaction: nothing was written");
-    }
-    cursor_close_all(t);
-    cs_meta m = t->meta;
-    cs_commit_unit units[CS_META_UNITS];
-    uint32_t nunits = 0;
-    int rc = tree_flush_catalog(t);
-    if (rc == CS_OK) rc = txn_commit_freelist(t, &m);
-    if (rc == CS_OK) rc = pager_write_dirty(t, units, CS_META_UNITS, &nunits);
-    if (rc) goto fail;
-    hook(env, CS_STAGE_DATA_WRITTEN, t->txnid);
-    m.txnid = t->txnid;
-    m.next_pgno = t->next_pgno;
-    m.catalog = t->catalog;
-    /* One flush for data and meta when the meta can list everything the
-     * commit wrote and nothing deferred is waiting (format.h: TWO WAYS). */
-    bool single = !deferred && env->durability == CS_DURABLE_FULL && nunits > 0 && nunits <= CS_META_UNITS &&
-                  t->meta.txnid == env->lock.hdr->durable_txnid && !(env->flags & CS_ENV_TWO_FLUSH);
-    if (single) {
-        if ((rc = write_meta(env, &m, true, units, nunits))) goto fail;
-    } else if (!deferred) {
-        if (env->durability != CS_DURABLE_NO_SYNC && (rc = env_io_sync(env))) {
-            /* After a failed flush the kernel may have dropped our pages:
-             * the durable state is unknown until the file is reopened. */
-            atomic_store(&env->panic, 1);
-            goto fail;
-        }
-        hook(env, CS_STAGE_DATA_SYNCED, t->txnid);
-        if ((rc = write_meta(env, &m, env->durability == CS_DURABLE_FULL, NULL, 0))) goto fail;
-    } else {
-        m.hdr.type = PT_META;
-        m.hdr.txnid = m.txnid;
-    }
-    lock_publish_meta(&env->lock, &m);
-    env->fl_txnid = m.txnid; /* env->fl now matches the published meta */
-    hook(env, CS_STAGE_DONE, t->txnid);
-    txn_free(t);
-    return CS_OK;
-fail:
-    env->fl_txnid = 0;
-    txn_free(t);
-    return rc;
-}
-
-int cs_txn_commit(cs_txn *t)
-{
-    if (!t) return cs_fail(CS_EINVAL, "NULL transaction");
-    if (t->rdonly) {
-        txn_free(t);
-        return CS_OK;
-    }
-    return commit_write(t, false);
-}
-
-int cs_txn_commit_deferred(cs_txn *t)
-{
-    if (!t) return cs_fail(CS_EINVAL, "NULL transaction");
-    if (t->rdonly) return cs_txn_commit(t);
-    return commit_write(t, true);
-}
-
-int env_flush_deferred(cs_env *env, bool *flushed)
-{
-    bool died;
-    *flushed = false;
-    int rc = lock_writer_acquire(&env->lock, false, &died);
-    if (rc) return rc;
-    if (died) rc = resync_after_dead_writer(env);
-    /* After a failed flush the kernel may have dropped the pages of the
-     * deferred commits: a second flush would "succeed" without them. */
-    if (rc == CS_OK && atomic_load(&env->panic))
-        rc = cs_fail(CS_EPANIC, "an earlier flush failed: close and reopen the database");
-    cs_meta m;
-    lock_read_meta(&env->lock, &m);
-    if (rc == CS_OK && m.txnid > env->lock.hdr->durable_txnid) {
-        rc = env_io_sync(env);
-        if (rc) atomic_store(&env->panic, 1);
-        else rc = write_meta(env, &m, true, NULL, 0);
-        *flushed = rc == CS_OK;
-    }
-    lock_writer_release(&env->lock);
-    return rc;
-}

@@ -23,6 +23,26 @@
  *    one thread at a time (they may move between threads if the caller
  *    serialises). A thread may hold any number of read transactions and at
  *    most one write transaction per environment.
+ *  - Errors lists. Each call below lists the codes it returns and when.
+ *    Every call on a txn also returns, before doing anything:
+ *      CS_EINVAL    txn is NULL
+ *      CS_EBADTXN   txn is reset (cs_txn_reset), or failed earlier (below)
+ *      CS_EREADONLY a write call (put, del, drop, clear, cursor put/del) in
+ *                   a read transaction
+ *    and every call that names a tree handle:
+ *      CS_EINVAL    the handle was never returned by cs_tree_open on this env
+ *      CS_NOTFOUND  the tree does not exist in the txn's snapshot
+ *      CS_ECORRUPT  its catalog entry is damaged
+ *      CS_ENOMEM    first use of the handle in this txn (its descriptor)
+ *    CS_ECORRUPT / CS_ETOODEEP from a read mean a damaged page on the path
+ *    (the call reads no further; cs_check tells what is wrong).
+ *  - Failed write transactions: a write call that fails with any code other
+ *    than CS_NOTFOUND, CS_EXISTS, CS_EKEYSIZE, CS_EVALSIZE or CS_EINVAL may
+ *    have left a tree half-changed, so it fails the txn: later calls return
+ *    CS_EBADTXN and commit returns that first error and writes nothing.
+ *    Only abort remains. The codes listed are safe to continue after.
+ *  - Nothing reaches the file before commit: disk errors (CS_EIO,
+ *    CS_ENOSPACE) come from commit and sync, never from put or del.
  */
 #ifndef CSTORAGE_H
 #define CSTORAGE_H
@@ -34,6 +54,15 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ---- Version -------------------------------------------------------------- */
+#define CSTORAGE_VERSION_MAJOR 1
+#define CSTORAGE_VERSION_MINOR 0
+#define CSTORAGE_VERSION_PATCH 0
+#define CSTORAGE_VERSION_STRING "1.0.0"
+/* The data-file format this build writes (and the only one it opens; a
+ * file of another version gives CS_EFORMAT). format.h, CS_FORMAT_VERSION. */
+#define CSTORAGE_FORMAT_VERSION 1
 
 /* ---- Error codes --------------------------------------------------------- */
 enum cs_error {
@@ -98,10 +127,9 @@ typedef enum cs_durability {
 #define CS_ENV_TWO_FLUSH 0x4u  /* always flush data, then the meta (never the
                                   single-flush commit; see format.h)          */
 #define CS_ENV_NORDAHEAD 0x8u  /* no kernel readahead on the map: a cold
-                                  B+ tree lookup then reads its pages, not
-                                  megabytes around each (open of a 600 MB
-                                  file and one lookup: 23 ms -> 3 ms cold);
-                                  cold sequential scans fault page by page */
+                                  B+ tree lookup then reads its own pages,
+                                  not megabytes around each; cold
+                                  sequential scans fault page by page        */
 
 /* I/O hooks: every write and flush of the engine goes through these, so a
  * test can inject faults, record writes, or simulate power loss. Each
@@ -136,7 +164,12 @@ typedef struct cs_options {
 } cs_options;
 
 /* Open (creating if missing) the database at path. opts may be NULL.
- * On success *out is a new env owned by the caller (cs_env_close). */
+ * On success *out is a new env owned by the caller (cs_env_close); path and
+ * opts are copied. Errors: CS_EINVAL bad flags, durability or page size;
+ * CS_NOTFOUND no such file (CS_ENV_RDONLY) or directory; CS_EFORMAT not a CStorage file
+ * or another format version; CS_ECORRUPT both metas damaged, or the file
+ * is shorter than its newest commit; CS_ELOCK lock file; CS_EIO, CS_ENOSPACE,
+ * CS_ENOMEM. */
 int cs_env_open(const char *path, const cs_options *opts, cs_env **out);
 /* Close the env. All its transactions and cursors must be finished first
  * (else CS_EINVAL and nothing is closed). */
@@ -174,10 +207,20 @@ int cs_reader_check(cs_env *env, uint32_t *cleared);
 #define CS_TXN_TRY 0x2u     /* write: fail with CS_EBUSY instead of waiting  */
 
 /* Begin a transaction. Write transactions block until the writer lock is
- * free (unless CS_TXN_TRY). *out is owned by the caller until commit/abort. */
+ * free (unless CS_TXN_TRY). *out is owned by the caller until commit/abort.
+ * Errors: CS_EINVAL NULL env/out or unknown flags; CS_EREADONLY a write txn
+ * on a CS_ENV_RDONLY env; CS_EBUSY (write) CS_TXN_TRY and the lock is held,
+ * or this thread already holds this env's write txn; CS_EREADERS (read) no
+ * free reader slot; CS_EPANIC (write) an earlier flush failed; CS_ECORRUPT
+ * (write) the free list is damaged; CS_ELOCK the writer mutex failed;
+ * CS_EIO, CS_ENOMEM. */
 int cs_txn_begin(cs_env *env, unsigned flags, cs_txn **out);
 /* Commit and free the txn (also on failure: the txn is always consumed).
- * Commit of a read transaction just ends it. */
+ * Commit of a read transaction just ends it. Errors (nothing committed
+ * unless said): CS_EINVAL NULL txn; the first error of a failed txn;
+ * CS_ENOSPACE disk full; CS_EIO a write failed, or a flush failed: the env
+ * then refuses writes (CS_EPANIC) until reopened, and if the meta flush
+ * failed the commit may be on disk after reopen; CS_ENOMEM, CS_ECORRUPT. */
 int cs_txn_commit(cs_txn *txn);
 /* Commit without flushing: the commit is visible to every reader at once
  * and becomes durable with the next cs_env_sync or normal commit, by any
@@ -204,13 +247,21 @@ int cs_txn_is_readonly(const cs_txn *txn);
 /* ---- Named trees --------------------------------------------------------- */
 #define CS_CREATE 0x1u      /* cs_tree_open: create if missing (write txn)    */
 
-/* Get the handle of tree `name` (1..CS_MAX_TREE_NAME bytes). Handles are
- * env-wide and stay valid until the env closes; a handle whose tree does
- * not exist in a txn's snapshot gives CS_NOTFOUND there. */
+/* Get the handle of tree `name` (1..CS_MAX_TREE_NAME bytes; copied).
+ * Handles are env-wide, need no close and stay valid until the env closes;
+ * a handle whose tree does not exist in a txn's snapshot gives CS_NOTFOUND
+ * there. With CS_CREATE (write txn) a missing tree is created, empty.
+ *   CS_NOTFOUND  no such tree in the snapshot, and no CS_CREATE
+ *   CS_EREADONLY CS_CREATE of a missing tree in a read txn
+ *   CS_EINVAL    NULL name or out, unknown flags, name of 0 or more than
+ *                CS_MAX_TREE_NAME bytes
+ *   CS_ECORRUPT, CS_ENOMEM (as for every tree call) */
 int cs_tree_open(cs_txn *txn, const char *name, unsigned flags, cs_tree *out);
-/* Delete the tree and all its contents. */
+/* Delete the tree and all its contents; the handle stays valid (the tree
+ * can be created again). CS_NOTFOUND if it does not exist; CS_ENOMEM or
+ * CS_ECORRUPT fail the txn. */
 int cs_tree_drop(cs_txn *txn, cs_tree tree);
-/* Delete all entries, keep the tree. */
+/* Delete all entries, keep the tree. Errors as cs_tree_drop. */
 int cs_tree_clear(cs_txn *txn, cs_tree tree);
 
 typedef struct cs_tree_stat {
@@ -218,20 +269,55 @@ typedef struct cs_tree_stat {
     uint32_t depth;
     uint64_t branch_pages, leaf_pages, overflow_pages;
 } cs_tree_stat;
+/* The tree's entry count, depth and page counts (O(1)). CS_EINVAL NULL out;
+ * tree errors. */
 int cs_tree_get_stat(cs_txn *txn, cs_tree tree, cs_tree_stat *out);
 
-/* Call fn for each tree name in the snapshot, in name order. A non-zero
- * return from fn stops the walk and is returned. */
+/* Call fn for each tree name in the snapshot, in name order; name points
+ * into the map (valid like a cs_get value) and is not NUL-terminated. A
+ * non-zero return from fn stops the walk and is returned. CS_EINVAL NULL
+ * fn; CS_ECORRUPT damaged catalog. In a write txn the changed descriptors
+ * are written to the catalog first (CS_ENOMEM / CS_ECORRUPT there fail
+ * the txn). */
 typedef int (*cs_tree_list_fn)(void *ctx, const char *name, size_t len);
 int cs_tree_list(cs_txn *txn, cs_tree_list_fn fn, void *ctx);
 
 /* ---- Data ---------------------------------------------------------------- */
 #define CS_NOOVERWRITE 0x1u /* cs_put: CS_EXISTS if the key exists            */
 
+/* Read the value of `key`. key is borrowed for the call; *val points into
+ * the map (zero-copy, never freed by the caller), valid as said under
+ * Conventions.
+ *   CS_OK        *val set
+ *   CS_NOTFOUND  no such key (or no such tree)
+ *   CS_EINVAL    NULL val, or key.data NULL with a non-zero size
+ *   CS_EKEYSIZE  key empty or longer than CS_MAX_KEY
+ *   CS_ECORRUPT, CS_ETOODEEP  a damaged page on the path (txn unaffected) */
 int cs_get(cs_txn *txn, cs_tree tree, cs_val key, cs_val *val);
+/* Insert or replace key -> val (write txn). key and val are copied into the
+ * txn before return (val may be 0 bytes, data NULL). Values earlier read
+ * in this txn become invalid.
+ *   CS_OK        stored
+ *   CS_EXISTS    CS_NOOVERWRITE and the key exists (nothing changed)
+ *   CS_NOTFOUND  the tree does not exist (create it with cs_tree_open)
+ *   CS_EINVAL    unknown flags, or val.data NULL with a non-zero size
+ *   CS_EKEYSIZE  key empty or longer than CS_MAX_KEY
+ *   CS_EVALSIZE  val longer than CS_MAX_VALUE
+ *   CS_ENOMEM, CS_ECORRUPT, CS_ETOODEEP (the tree would grow past
+ *                CS_MAX_DEPTH, or a damaged page): the txn has failed */
 int cs_put(cs_txn *txn, cs_tree tree, cs_val key, cs_val val, unsigned flags);
-int cs_del(cs_txn *txn, cs_tree tree, cs_val key);   /* CS_NOTFOUND if absent */
-int cs_count(cs_txn *txn, cs_tree tree, uint64_t *out); /* O(1)               */
+/* Delete key (write txn); key is borrowed for the call. Values earlier read
+ * in this txn become invalid.
+ *   CS_OK        deleted
+ *   CS_NOTFOUND  no such key (or no such tree); nothing changed
+ *   CS_EINVAL    key.data NULL with a non-zero size
+ *   CS_EKEYSIZE  key empty or longer than CS_MAX_KEY
+ *   CS_ENOMEM, CS_ECORRUPT, CS_ETOODEEP: the txn has failed */
+int cs_del(cs_txn *txn, cs_tree tree, cs_val key);
+/* Number of entries in the tree, O(1) (from its descriptor).
+ *   CS_NOTFOUND  no such tree
+ *   CS_EINVAL    NULL out */
+int cs_count(cs_txn *txn, cs_tree tree, uint64_t *out);
 
 /* ---- Cursors ------------------------------------------------------------- */
 typedef enum cs_cursor_op {
@@ -244,33 +330,91 @@ typedef enum cs_cursor_op {
     CS_CURRENT,
 } cs_cursor_op;
 
-/* Open a cursor on tree; owned by the caller until cs_cursor_close (or the
- * end of its txn, which closes it). */
+/* Open a cursor on tree; owned by the caller until cs_cursor_close or the
+ * end of its txn (commit or abort), which frees it: do not use or close it
+ * after that. cs_txn_reset keeps it (unpositioned).
+ * CS_EINVAL NULL out; tree errors (CS_NOTFOUND no such tree). */
 int cs_cursor_open(cs_txn *txn, cs_tree tree, cs_cursor **out);
+/* Free the cursor. CS_EINVAL NULL cursor. */
 int cs_cursor_close(cs_cursor *cur);
-/* Move and read. key is input for SEEK/SEEK_EXACT and is overwritten with
- * the found key; either out-pointer may be NULL. CS_NOTFOUND at either end
- * (the cursor then stays where it was). */
+/* Move and read. key is input for SEEK/SEEK_EXACT (borrowed) and is
+ * overwritten with the found key; either out-pointer may be NULL. Found
+ * keys and values point into the map, valid like cs_get's.
+ *   CS_OK        positioned on an entry, *key / *val set
+ *   CS_NOTFOUND  past either end, SEEK past the last key, SEEK_EXACT key
+ *                absent, CURRENT after the entry was deleted; the cursor
+ *                stays where it was
+ *   CS_EINVAL    NULL cursor, unknown op, CURRENT on a cursor never
+ *                positioned
+ *   CS_EKEYSIZE  SEEK / SEEK_EXACT with no key, or a key empty or longer
+ *                than CS_MAX_KEY
+ *   tree errors; CS_ECORRUPT, CS_ETOODEEP a damaged page (txn unaffected) */
 int cs_cursor_get(cs_cursor *cur, cs_val *key, cs_val *val, cs_cursor_op op);
 /* CS_NEXT up to `cap` times in one call, staying inside one leaf: reads the
  * entries following the cursor's (the first entry if it is unpositioned)
  * until the end of that leaf or `cap` of them, into keys[i] / vals[i]
  * (either array may be NULL) and sets *n to how many; the cursor is left on
  * the last one. CS_NOTFOUND (*n = 0, cursor unmoved) at the end of the tree.
- * Scans call this instead of one cs_cursor_get per entry. */
+ * Scans call this instead of one cs_cursor_get per entry. CS_EINVAL NULL n
+ * or cap 0; otherwise errors as cs_cursor_get. */
 int cs_cursor_next_batch(cs_cursor *cur, cs_val *keys, cs_val *vals, size_t cap, size_t *n);
-/* Insert/update through the cursor; the cursor is left on that key. */
+/* Insert/update through the cursor; the cursor is left on that key.
+ * Errors as cs_put, plus CS_EINVAL for a NULL cursor. */
 int cs_cursor_put(cs_cursor *cur, cs_val key, cs_val val, unsigned flags);
 /* Delete the current entry. The cursor is left between its neighbours:
- * CS_NEXT gives the following entry, CS_PREV the preceding one. */
+ * CS_NEXT gives the following entry, CS_PREV the preceding one.
+ * CS_EINVAL NULL cursor, or not on an entry; CS_ENOMEM,
+ * CS_ECORRUPT fail the txn. */
 int cs_cursor_del(cs_cursor *cur);
 /* Rank access (order statistics, O(log n)): position on the entry with
- * 0-based index `index` in key order; CS_NOTFOUND if index >= count. */
+ * 0-based index `index` in key order; CS_NOTFOUND if index >= count (the
+ * cursor unmoved). Other errors as cs_cursor_get. */
 int cs_cursor_seek_index(cs_cursor *cur, uint64_t index, cs_val *key, cs_val *val);
-/* 0-based rank of the current entry. */
+/* 0-based rank of the current entry. CS_EINVAL NULL out, or the cursor is
+ * not on an entry. */
 int cs_cursor_index(cs_cursor *cur, uint64_t *out);
-/* Rebind a cursor to another read txn on the same env (after renew). */
+/* Rebind a cursor to another read txn on the same env (after renew); it
+ * is then unpositioned. CS_EINVAL NULL cursor, or txn is a write txn. */
 int cs_cursor_renew(cs_txn *txn, cs_cursor *cur);
+
+/* ---- Changes between snapshots ------------------------------------------ */
+typedef enum cs_diff_kind {
+    CS_DIFF_INSERT = 1,  /* key only in `to`                                  */
+    CS_DIFF_DELETE,      /* key only in `from`                                */
+    CS_DIFF_UPDATE,      /* key in both, value bytes differ                   */
+} cs_diff_kind;
+/* Values point into the map, valid like cs_get results; the missing side of
+ * an insert/delete is {NULL, 0}. A non-zero return stops the diff and is
+ * returned by cs_tree_diff. */
+typedef int (*cs_diff_fn)(void *ctx, cs_diff_kind kind, cs_val key, cs_val old_val, cs_val new_val);
+/* Report, in key order, how tree differs from snapshot `from` to snapshot
+ * `to` (two txns of one env; either may be older, or a write txn). Subtrees
+ * both snapshots share are skipped unread, so the cost follows the size of
+ * the change. A tree missing in one snapshot counts as empty there. */
+int cs_tree_diff(cs_txn *from, cs_txn *to, cs_tree tree, cs_diff_fn fn, void *ctx);
+
+/* ---- Integrity checker --------------------------------------------------- */
+typedef struct cs_check_report {
+    uint64_t pages_total;       /* next_pgno of the checked snapshot          */
+    uint64_t pages_meta, pages_branch, pages_leaf, pages_overflow;
+    uint64_t pages_freelist, pages_free, pages_pending;
+    uint64_t trees, entries;    /* named trees, and entries summed over them */
+    uint64_t errors;            /* problems found; 0 means clean              */
+    char first_error[256];      /* description of the first problem          */
+} cs_check_report;
+
+/* Walk the newest snapshot and verify that every page is reachable exactly
+ * once (from a tree or the free list), page checksums, key order, entry
+ * counts and tree depth. Returns CS_OK when clean, CS_ECORRUPT when errors
+ * were found (report filled either way), another code if it could not run.
+ * Never crashes on a damaged file. */
+int cs_check(cs_env *env, cs_check_report *report);
+
+/* ======================================================================
+ * FOR THE OBJECT LAYER. Calls that only RealmLite's object layer uses,
+ * shaped by its record format and threading checks. The key-value API
+ * above does not depend on them.
+ * ====================================================================== */
 
 /* ---- Thread token -------------------------------------------------------- */
 /* A cheap identity of the calling thread: its thread pointer, read inline
@@ -332,8 +476,10 @@ typedef struct cs_value_test {
     double f64;
 } cs_value_test;
 
-/* Variable fields (CS_TEST_BYTES_EQ): at var_table, a u32 LE end offset per
- * field (relative to var_data); field i spans [end[i-1], end[i]) after
+/* The object layer's record layout, as far as filters read it. Fixed
+ * fields sit at the offsets the tests name. Variable fields
+ * (CS_TEST_BYTES_EQ): at byte var_table of the value, a u32 LE end offset
+ * per field (relative to var_data); field i spans [end[i-1], end[i]) after
  * var_data, end[-1] = 0. */
 typedef struct cs_filter {
     const cs_value_test *tests; /* borrowed for the call                      */
@@ -355,39 +501,6 @@ int cs_filter_values(const cs_filter *filter, const cs_val *vals, size_t n, uint
  * walking the leaves in place (no per-entry cs_val). A missing tree counts 0.
  * Errors as cs_filter_values (and the txn's: CS_EBADTXN ...); *out = 0 then. */
 int cs_count_matching(cs_txn *txn, cs_tree tree, const cs_filter *filter, uint64_t *out);
-
-/* ---- Changes between snapshots ------------------------------------------ */
-typedef enum cs_diff_kind {
-    CS_DIFF_INSERT = 1,  /* key only in `to`                                  */
-    CS_DIFF_DELETE,      /* key only in `from`                                */
-    CS_DIFF_UPDATE,      /* key in both, value bytes differ                   */
-} cs_diff_kind;
-/* Values point into the map, valid like cs_get results; the missing side of
- * an insert/delete is {NULL, 0}. A non-zero return stops the diff and is
- * returned by cs_tree_diff. */
-typedef int (*cs_diff_fn)(void *ctx, cs_diff_kind kind, cs_val key, cs_val old_val, cs_val new_val);
-/* Report, in key order, how tree differs from snapshot `from` to snapshot
- * `to` (two txns of one env; either may be older, or a write txn). Subtrees
- * both snapshots share are skipped unread, so the cost follows the size of
- * the change. A tree missing in one snapshot counts as empty there. */
-int cs_tree_diff(cs_txn *from, cs_txn *to, cs_tree tree, cs_diff_fn fn, void *ctx);
-
-/* ---- Integrity checker --------------------------------------------------- */
-typedef struct cs_check_report {
-    uint64_t pages_total;       /* next_pgno of the checked snapshot          */
-    uint64_t pages_meta, pages_branch, pages_leaf, pages_overflow;
-    uint64_t pages_freelist, pages_free, pages_pending;
-    uint64_t trees, entries;    /* named trees, and entries summed over them */
-    uint64_t errors;            /* problems found; 0 means clean              */
-    char first_error[256];      /* description of the first problem          */
-} cs_check_report;
-
-/* Walk the newest snapshot and verify that every page is reachable exactly
- * once (from a tree or the free list), page checksums, key order, entry
- * counts and tree depth. Returns CS_OK when clean, CS_ECORRUPT when errors
- * were found (report filled either way), another code if it could not run.
- * Never crashes on a damaged file. */
-int cs_check(cs_env *env, cs_check_report *report);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,208 @@
+/*
+ * commit.c — the commit sequence of a write transaction, and the flush
+ * that makes deferred commits durable.
+ *
+ * Commit of write txn N (holding the writer mutex):
+ *   C1 write the changed tree descriptors into the catalog (copy-on-write);
+ *   C2 build the new free-list run: free extents, the pending groups, and
+ *      group N (the pages N freed, including the old run);
+ *   C3 write every dirty page, sorted               (CS_STAGE_DATA_WRITTEN)
+ *   C4 flush the data                               (CS_STAGE_DATA_SYNCED)
+ *   C5 write the meta into the page that does not hold the newest durable
+ *      meta (I1)                                    (CS_STAGE_META_WRITTEN)
+ *   C6 flush the meta: the commit point; N is now the durable meta;
+ *   C7 publish the meta in the lock file: new readers see N (CS_STAGE_DONE).
+ * Variants: a single-flush commit (format.h: TWO WAYS TO COMMIT) skips C4,
+ * lists its units after the meta in C5, and C6 flushes data and meta at
+ * once. NO_META_SYNC skips C6, NO_SYNC skips C4 and C6. A deferred commit
+ * (cs_txn_commit_deferred) does C1-C3 and C7 only: readers see it at once,
+ * and the next flush (commit_flush_deferred: cs_env_sync, cs_env_close or a
+ * normal commit, by any process) does C4-C6 for the newest published meta,
+ * making it and every deferred commit before it durable. Until then I7's
+ * reuse rule (free_limit) keeps the durable snapshot whole.
+ * A crash before C5 completes, or between C5 and C6 with the meta lost,
+ * leaves the previous meta, whose pages nothing has overwritten (I7); see
+ * docs/FORMAT.md for the full argument.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+/* C2: this commit's free-list run. On success env->fl holds the new list
+ * (a cache, valid once the commit is published). */
+static int commit_freelist(cs_txn *t, cs_meta *m)
+{
+    cs_freelist nf = {0};
+    nf.groups = t->fl.groups;
+    nf.ngroups = t->fl.ngroups;
+    nf.cap = t->fl.cap;
+    memset(&t->fl, 0, sizeof t->fl);
+    /* This commit's group: what it freed, plus the old free-list run. */
+    int rc = CS_OK;
+    if (t->meta.fl_pgno) rc = extvec_push(&t->freed, t->meta.fl_pgno, t->meta.fl_npages);
+    if (rc == CS_OK && t->freed.n) {
+        extvec_normalize(&t->freed);
+        rc = freelist_add_group(&nf, t->txnid, &t->freed);
+    }
+    /* What is still free: the unused pool plus pages born and freed here. */
+    if (rc == CS_OK) rc = extvec_merge(&t->pool, t->pool.v + t->pool_head, t->pool.n - t->pool_head, &t->reuse);
+    if (rc) goto out;
+    t->pool_head = 0;
+    t->reuse.n = 0;
+    m->fl_pgno = m->fl_npages = 0;
+    if (nf.ngroups || t->pool.n) {
+        /* Allocating the run takes from the front of an extent, which never
+         * adds extents: the size computed first is an upper bound. */
+        size_t bytes = PAGE_HDR + freelist_serial_size(&nf, t->pool.n + 1);
+        uint32_t np = (uint32_t)((bytes + t->psize - 1) / t->psize);
+        uint64_t pgno;
+        uint8_t *run;
+        if ((rc = page_alloc(t, np, &pgno, &run))) goto out;
+        PHW(run)->type = PT_FREELIST;
+        for (size_t i = t->pool_head; i < t->pool.n; i++)
+            if ((rc = extvec_push(&nf.free, t->pool.v[i].start, t->pool.v[i].len))) goto out;
+        memset(run + PAGE_HDR, 0, (size_t)np * t->psize - PAGE_HDR);
+        freelist_serialize(&nf, run + PAGE_HDR);
+        m->fl_pgno = pgno;
+        m->fl_npages = np;
+    }
+out:
+    if (rc == CS_OK) {
+        freelist_free(&t->env->fl);
+        t->env->fl = nf; /* becomes the cache once the commit succeeds */
+        t->env->fl_txnid = 0;
+    } else {
+        freelist_free(&nf);
+    }
+    return rc;
+}
+
+static void hook(cs_env *env, cs_commit_stage s, uint64_t txnid)
+{
+    if (env->commit_hook) env->commit_hook(env->commit_hook_ctx, s, txnid);
+}
+
+/* C5 and C6: write meta m into the page not holding the durable meta (I1),
+ * so a torn write leaves that one; then flush if asked. `units` (a
+ * single-flush commit) are listed after the meta so that open can tell
+ * whether the data reached the disk too. Caller holds the writer mutex. */
+static int write_meta(cs_env *env, cs_meta *m, bool flush, const cs_commit_unit *units, uint32_t nunits)
+{
+    cs_lock_hdr *h = env->lock.hdr;
+    uint32_t slot = h->durable_slot ^ 1;
+    m->hdr.type = PT_META;
+    m->hdr.pgno = slot;
+    m->hdr.txnid = m->txnid;
+    m->hdr.npages = 1;
+    m->hdr.nkeys = (uint16_t)nunits;
+    uint8_t page[CS_META_BYTES];
+    memset(page, 0, sizeof page);
+    memcpy(page, m, sizeof *m);
+    if (nunits) memcpy(page + sizeof *m, units, nunits * sizeof *units);
+    m->hdr.checksum = 0;
+    memcpy(page, m, sizeof *m);
+    m->hdr.checksum = cs_page_checksum(page, CS_META_BYTES);
+    memcpy(page, m, sizeof *m);
+    int rc = io_write(env, page, CS_META_BYTES, (uint64_t)slot * env->psize);
+    if (rc) return rc;
+    hook(env, CS_STAGE_META_WRITTEN, m->txnid);
+    if (flush && (rc = io_sync(env))) {
+        atomic_store(&env->panic, 1);
+        return rc;
+    }
+    h->durable_txnid = m->txnid;
+    h->durable_slot = slot;
+    return CS_OK;
+}
+
+static int commit_write(cs_txn *t, bool deferred)
+{
+    cs_env *env = t->env;
+    if (t->state == TXN_FAILED) {
+        int err = t->err;
+        txn_free(t);
+        return cs_fail(err, "commit of a failed transaction: nothing was written");
+    }
+    cursor_close_all(t);
+    cs_meta m = t->meta;
+    cs_commit_unit units[CS_META_UNITS];
+    uint32_t nunits = 0;
+    int rc = tree_flush_catalog(t);                                             /* C1 */
+    if (rc == CS_OK) rc = commit_freelist(t, &m);                               /* C2 */
+    if (rc == CS_OK) rc = pager_write_dirty(t, units, CS_META_UNITS, &nunits);  /* C3 */
+    if (rc) goto fail;
+    hook(env, CS_STAGE_DATA_WRITTEN, t->txnid);
+    m.txnid = t->txnid;
+    m.next_pgno = t->next_pgno;
+    m.catalog = t->catalog;
+    /* One flush for data and meta when the meta can list everything the
+     * commit wrote and nothing deferred is waiting (format.h: TWO WAYS). */
+    bool single = !deferred && env->durability == CS_DURABLE_FULL && nunits > 0 && nunits <= CS_META_UNITS &&
+                  t->meta.txnid == env->lock.hdr->durable_txnid && !(env->flags & CS_ENV_TWO_FLUSH);
+    if (single) {
+        if ((rc = write_meta(env, &m, true, units, nunits))) goto fail; /* C5, C6: one flush */
+    } else if (!deferred) {
+        if (env->durability != CS_DURABLE_NO_SYNC && (rc = io_sync(env))) { /* C4 */
+            /* After a failed flush the kernel may have dropped our pages:
+             * the durable state is unknown until the file is reopened. */
+            atomic_store(&env->panic, 1);
+            goto fail;
+        }
+        hook(env, CS_STAGE_DATA_SYNCED, t->txnid);
+        if ((rc = write_meta(env, &m, env->durability == CS_DURABLE_FULL, NULL, 0))) goto fail; /* C5, C6 */
+    } else {
+        m.hdr.type = PT_META;
+        m.hdr.txnid = m.txnid;
+    }
+    lock_publish_meta(&env->lock, &m); /* C7 */
+    env->fl_txnid = m.txnid; /* env->fl now matches the published meta */
+    hook(env, CS_STAGE_DONE, t->txnid);
+    txn_free(t);
+    return CS_OK;
+fail:
+    env->fl_txnid = 0;
+    txn_free(t);
+    return rc;
+}
+
+int cs_txn_commit(cs_txn *t)
+{
+    if (!t) return cs_fail(CS_EINVAL, "NULL transaction");
+    if (t->rdonly) {
+        txn_free(t);
+        return CS_OK;
+    }
+    return commit_write(t, false);
+}
+
+int cs_txn_commit_deferred(cs_txn *t)
+{
+    if (!t) return cs_fail(CS_EINVAL, "NULL transaction");
+    if (t->rdonly) return cs_txn_commit(t);
+    return commit_write(t, true);
+}
+
+/* C4-C6 for the newest published meta, if deferred commits made it newer
+ * than the durable one. *flushed = there were some. */
+int commit_flush_deferred(cs_env *env, bool *flushed)
+{
+    bool died;
+    *flushed = false;
+    int rc = lock_writer_acquire(&env->lock, false, &died);
+    if (rc) return rc;
+    if (died) rc = txn_resync_dead_writer(env);
+    /* After a failed flush the kernel may have dropped the pages of the
+     * deferred commits: a second flush would "succeed" without them. */
+    if (rc == CS_OK && atomic_load(&env->panic))
+        rc = cs_fail(CS_EPANIC, "an earlier flush failed: close and reopen the database");
+    cs_meta m;
+    lock_read_meta(&env->lock, &m);
+    if (rc == CS_OK && m.txnid > env->lock.hdr->durable_txnid) {
+        rc = io_sync(env); /* C4 */
+        if (rc) atomic_store(&env->panic, 1);
+        else rc = write_meta(env, &m, true, NULL, 0); /* C5, C6 */
+        *flushed = rc == CS_OK;
+    }
+    lock_writer_release(&env->lock);
+    return rc;
+}
