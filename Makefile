@@ -48,9 +48,11 @@ $(BUILD)/rel/%: $(CTEST_DIR)/%.c $(CSTORAGE_SRC) $(CSTORAGE_HDR) $(CTEST_SUPPORT
 	$(CC) $(REL_FLAGS) -o $@ $< $(CSTORAGE_SRC) $(CTEST_SUPPORT) -llmdb -lpthread
 
 # The engine's layers call only downward: fails on any call from a lower
-# layer into a higher one (table in Sources/CStorage/internal.h).
+# layer into a higher one (table in Sources/CStorage/internal.h). The object
+# layer calls the engine only through Sources/RealmLite/Storage/Engine.swift.
 layers:
 	python3 scripts/check_layers.py --cc $(CC) --src Sources/CStorage
+	bash scripts/check_engine_seam.sh
 
 # Every C test runs under ASan/UBSan; each prints its own checks and exits
 # non-zero on failure. The layer check runs first.
