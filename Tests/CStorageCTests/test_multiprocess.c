@@ -13,15 +13,6 @@
 
 static tpath g_path;
 
-static cs_tree open_tree(cs_env *env) {
-    cs_txn *t;
-    cs_tree tr;
-    REQUIRE_OK(cs_txn_begin(env, 0, &t));
-    REQUIRE_OK(cs_tree_open(t, "inv", CS_CREATE, &tr));
-    REQUIRE_OK(cs_txn_commit(t));
-    return tr;
-}
-
 /* fork; the child runs fn and exits with its own pass/fail status */
 static pid_t spawn(void (*fn)(void *), void *arg) {
     fflush(stdout);
@@ -55,7 +46,7 @@ static void writer_proc(void *arg) {
     (void)arg;
     cs_env *env;
     REQUIRE_OK(test_open(g_path.s, 0, &env));
-    cs_tree tr = open_tree(env);
+    cs_tree tr = test_open_tree(env, "inv");
     for (uint64_t gen = 1; gen <= GENS; gen++) {
         cs_txn *t;
         REQUIRE_OK(cs_txn_begin(env, 0, &t));
@@ -123,7 +114,7 @@ static void test_writer_readers(void) {
     g_path = test_path("mp.db");
     cs_env *env;
     REQUIRE_OK(test_open(g_path.s, 0, &env)); /* exists before the read-only reader opens it */
-    open_tree(env);
+    test_open_tree(env, "inv");
     CHECK_OK(cs_env_close(env));
     pid_t w = spawn(writer_proc, NULL);
     pid_t r[3];
@@ -133,7 +124,7 @@ static void test_writer_readers(void) {
     reap_ok(lr);
     for (int i = 0; i < 3; i++) reap_ok(r[i]);
     REQUIRE_OK(test_open(g_path.s, 0, &env));
-    cs_tree tr = open_tree(env);
+    cs_tree tr = test_open_tree(env, "inv");
     cs_txn *t;
     REQUIRE_OK(cs_txn_begin(env, CS_TXN_RDONLY, &t));
     CHECK_EQ(inv_verify(t, tr), GENS);
@@ -162,7 +153,7 @@ static void test_killed_reader(void) {
     g_path = test_path("reader.db");
     cs_env *env;
     REQUIRE_OK(test_open(g_path.s, 0, &env));
-    cs_tree tr = open_tree(env);
+    cs_tree tr = test_open_tree(env, "inv");
     for (int i = 0; i < 5; i++) churn(env, tr, 1000, 100, (uint64_t)i);
     REQUIRE(pipe(g_pipe) == 0);
     pid_t pid = spawn(pinning_reader, NULL);
@@ -211,7 +202,7 @@ static void test_reclaim_only_dead(void) {
     g_path = test_path("reclaim.db");
     cs_env *env;
     REQUIRE_OK(test_open(g_path.s, 0, &env));
-    cs_tree tr = open_tree(env);
+    cs_tree tr = test_open_tree(env, "inv");
     churn(env, tr, 100, 10, 0);
     REQUIRE(pipe(g_pipe) == 0);
     uint64_t snap_a = 0, snap_b = 0;
@@ -359,7 +350,7 @@ static void test_killed_writer(int stage, int keep_open) {
     cs_env *env;
     cs_txn *t;
     REQUIRE_OK(test_open(g_path.s, 0, &env));
-    cs_tree tr = open_tree(env);
+    cs_tree tr = test_open_tree(env, "inv");
     REQUIRE_OK(cs_txn_begin(env, 0, &t));
     CHECK_OK(inv_write(t, tr, BASE_GEN, 50000, 0));
     REQUIRE_OK(cs_txn_commit(t));

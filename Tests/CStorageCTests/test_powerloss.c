@@ -82,7 +82,7 @@ static int h_write(void *ctx, int fd, const void *buf, size_t len, uint64_t off)
     S.p[S.n].data = malloc(len);
     memcpy(S.p[S.n].data, buf, len);
     S.n++;
-    return pwrite(fd, buf, len, (off_t)off) == (ssize_t)len ? 0 : errno ? errno : EIO;
+    return test_pwrite_all(fd, buf, len, off);
 }
 static int h_sync(void *ctx, int fd) {
     (void)ctx;
@@ -353,9 +353,7 @@ static void run(int mode) {
     cs_txn *t;
     cs_tree tr;
     REQUIRE_OK(cs_env_open(path.s, &o, &env));
-    REQUIRE_OK(cs_txn_begin(env, 0, &t));
-    REQUIRE_OK(cs_tree_open(t, "inv", CS_CREATE, &tr));
-    REQUIRE_OK(cs_txn_commit(t));
+    tr = test_open_tree(env, "inv");
     for (int64_t gen = 1; gen <= 120; gen++) {
         REQUIRE_OK(cs_txn_begin(env, 0, &t));
         CHECK_OK(inv_write(t, tr, (uint64_t)gen, (size_t)(gen * 7919 % 40000), 0));
