@@ -172,17 +172,19 @@ static int g_case;
 typedef struct {
     int rc;
     int at_open;
+    const char *inv; /* the invariant (format.h) cs_check names, e.g. "I6" */
     char s1[96], s2[96];
 } want_t;
 
-static void want_check(want_t *x, const char *s1, const char *s2) {
+static void want_check(want_t *x, const char *inv, const char *s1, const char *s2) {
     x->rc = CS_ECORRUPT;
     x->at_open = 0;
+    x->inv = inv;
     snprintf(x->s1, sizeof x->s1, "%s", s1);
     snprintf(x->s2, sizeof x->s2, "%s", s2 ? s2 : "");
 }
 static void want_open(want_t *x, int rc, const char *s1) {
-    want_check(x, s1, NULL);
+    want_check(x, NULL, s1, NULL);
     x->rc = rc;
     x->at_open = 1;
 }
@@ -196,6 +198,14 @@ static const char *pg_name(uint64_t pgno) {
 }
 
 static int has(const char *msg, const char *sub) { return !sub[0] || strstr(msg, sub) != NULL; }
+/* cs_check's messages start with the id of the invariant they break
+ * ("I4 separator range: ...", format.h): if this one does, it must be the
+ * invariant the damage was aimed at. */
+static int names(const char *msg, const char *inv) {
+    if (!inv || msg[0] != 'I' || msg[1] < '0' || msg[1] > '9') return 1;
+    size_t n = strlen(inv);
+    return strncmp(msg, inv, n) == 0 && (msg[n] < '0' || msg[n] > '9');
+}
 
 /* Copy the healthy file, damage it, and expect exactly the error that
  * damage must produce (not just any: a damage that the checksum check
@@ -228,10 +238,10 @@ static void expect_damage(const char *what, void (*damage)(const char *path, wal
     printf("%-24s check: %s, %llu errors: %s\n", what, cs_strerror(r),
            (unsigned long long)rep.errors, rep.first_error);
     if (want.at_open || r != want.rc || rep.errors == 0 || !has(rep.first_error, want.s1) ||
-        !has(rep.first_error, want.s2))
-        test_fail_(__FILE__, __LINE__, "%s: cs_check gave %s, %llu errors, first \"%s\"; want %s %s with \"%s\" \"%s\"",
+        !has(rep.first_error, want.s2) || !names(rep.first_error, want.inv))
+        test_fail_(__FILE__, __LINE__, "%s: cs_check gave %s, %llu errors, first \"%s\"; want %s %s with %s \"%s\" \"%s\"",
                    what, cs_strerror(r), (unsigned long long)rep.errors, rep.first_error,
-                   want.at_open ? "open" : "cs_check", cs_strerror(want.rc), want.s1, want.s2);
+                   want.at_open ? "open" : "cs_check", cs_strerror(want.rc), want.inv ? want.inv : "", want.s1, want.s2);
     else atomic_fetch_add(&test_passed, 1);
     /* cs_check's return carries the first error as the detail */
     if (r != CS_OK) CHECK(strcmp(cs_last_error_detail(), rep.first_error) == 0);
@@ -293,7 +303,7 @@ static void d_leaf_value(const char *p, walk_t *w, want_t *x) {
     uint8_t *c = cell(pg, i);
     c[LEAF_CELL_HDR + rd16(c) + rd32(c + 2) - 1] ^= 0x5a;
     put_raw(p, w, w->leaf, 1);
-    want_check(x, pg_name(w->leaf), "checksum mismatch");
+    want_check(x, "I2", pg_name(w->leaf), "checksum mismatch");
 }
 /* Two slots swapped: the page's keys are out of order. */
 static void d_leaf_order(const char *p, walk_t *w, want_t *x) {
@@ -302,14 +312,14 @@ static void d_leaf_order(const char *p, walk_t *w, want_t *x) {
     set_slot(pg, 0, slot(pg, 1));
     set_slot(pg, 1, s0);
     seal(p, w, w->leaf, 1);
-    want_check(x, pg_name(w->leaf), "keys out of order at 1");
+    want_check(x, "I3", pg_name(w->leaf), "keys out of order at 1");
 }
 /* A slot pointing at the last bytes of the page: the cell is cut off. */
 static void d_leaf_slot(const char *p, walk_t *w, want_t *x) {
     uint8_t *pg = load(w, w->leaf, 1);
     set_slot(pg, 0, (uint16_t)(w->ps - 3));
     seal(p, w, w->leaf, 1);
-    want_check(x, pg_name(w->leaf), "cell 0 out of bounds");
+    want_check(x, "I8", pg_name(w->leaf), "cell 0 out of bounds");
 }
 /* nkeys larger than the slot area: the header does not add up. */
 static void d_leaf_nkeys(const char *p, walk_t *w, want_t *x) {
@@ -317,7 +327,7 @@ static void d_leaf_nkeys(const char *p, walk_t *w, want_t *x) {
     uint16_t n = (uint16_t)((rd16(pg + 24) - PAGE_HDR) / 2 + 1);
     memcpy(pg + 6, &n, 2);
     seal(p, w, w->leaf, 1);
-    want_check(x, pg_name(w->leaf), "not a valid tree page");
+    want_check(x, "I8", pg_name(w->leaf), "not a valid tree page");
 }
 /* Two children of a branch are the same page. */
 static void d_branch_child(const char *p, walk_t *w, want_t *x) {
@@ -325,7 +335,7 @@ static void d_branch_child(const char *p, walk_t *w, want_t *x) {
     uint64_t c0 = child(pg, 0);
     memcpy(cell(pg, 1), &c0, 8);
     seal(p, w, w->branch, 1);
-    want_check(x, pg_name(c0), "is used twice (tree page)");
+    want_check(x, "I6", pg_name(c0), "is used twice (tree page)");
 }
 /* A branch slot pointing past the page. (Slot 0: for a later slot the
  * walk stops silently when it reads cell i + 1 as the upper bound of child
@@ -334,7 +344,7 @@ static void d_branch_slot(const char *p, walk_t *w, want_t *x) {
     uint8_t *pg = load(w, w->branch, 1);
     set_slot(pg, 0, (uint16_t)(w->ps - 4));
     seal(p, w, w->branch, 1);
-    want_check(x, pg_name(w->branch), "cell 0 out of bounds");
+    want_check(x, "I8", pg_name(w->branch), "cell 0 out of bounds");
 }
 /* A branch cell's entry count (the rank index) off by one. */
 static void d_branch_count(const char *p, walk_t *w, want_t *x) {
@@ -342,7 +352,7 @@ static void d_branch_count(const char *p, walk_t *w, want_t *x) {
     uint64_t n = rd64(cell(pg, 0) + 8) + 1;
     memcpy(cell(pg, 0) + 8, &n, 8);
     seal(p, w, w->branch, 1);
-    want_check(x, pg_name(w->branch), "child 0 counts");
+    want_check(x, "I5", pg_name(w->branch), "child 0 counts");
 }
 /* The leftmost leaf's last key moved past its parent's next separator
  * (still in order within the leaf). */
@@ -353,7 +363,7 @@ static void d_sep_above(const char *p, walk_t *w, want_t *x) {
     seal(p, w, w->leaf, 1);
     char s[48];
     snprintf(s, sizeof s, "key %u above the next separator", last);
-    want_check(x, pg_name(w->leaf), s);
+    want_check(x, "I4", pg_name(w->leaf), s);
 }
 /* The rightmost leaf's first key moved below its separator. */
 static void d_sep_below(const char *p, walk_t *w, want_t *x) {
@@ -361,35 +371,35 @@ static void d_sep_below(const char *p, walk_t *w, want_t *x) {
     uint8_t *pg = load(w, leaf, 1);
     cell(pg, 0)[LEAF_CELL_HDR] = 0x01;
     seal(p, w, leaf, 1);
-    want_check(x, pg_name(leaf), "key 0 below its separator");
+    want_check(x, "I4", pg_name(leaf), "key 0 below its separator");
 }
 /* Descriptors in the catalog that disagree with their trees. */
 static void d_desc_depth0(const char *p, walk_t *w, want_t *x) {
     uint8_t *d = catalog_desc(load(w, w->root, 1), "data");
     memset(d + 16, 0, 4); /* depth 0 with a root */
     seal(p, w, w->root, 1);
-    want_check(x, "tree data", "bad descriptor");
+    want_check(x, "I12", "tree data", "bad descriptor");
 }
 static void d_desc_depth(const char *p, walk_t *w, want_t *x) {
     uint8_t *d = catalog_desc(load(w, w->root, 1), "data");
     uint32_t depth = rd32(d + 16) + 1; /* the leaves are now one level short */
     memcpy(d + 16, &depth, 4);
     seal(p, w, w->root, 1);
-    want_check(x, "leaf page at level", NULL);
+    want_check(x, "I9", "leaf page at level", NULL);
 }
 static void d_desc_entries(const char *p, walk_t *w, want_t *x) {
     uint8_t *d = catalog_desc(load(w, w->root, 1), "data");
     uint64_t n = rd64(d + 8) + 1;
     memcpy(d + 8, &n, 8);
     seal(p, w, w->root, 1);
-    want_check(x, "tree data", "descriptor says 5006 entries, found 5005");
+    want_check(x, "I5", "tree data", "descriptor says 5006 entries, found 5005");
 }
 static void d_desc_pages(const char *p, walk_t *w, want_t *x) {
     uint8_t *d = catalog_desc(load(w, w->root, 1), "data");
     uint64_t n = rd64(d + 24) + 1; /* branch_pages */
     memcpy(d + 24, &n, 8);
     seal(p, w, w->root, 1);
-    want_check(x, "tree data", "page counts");
+    want_check(x, "I5", "tree data", "page counts");
 }
 /* Overflow data: only the checksum of the run covers it. */
 static void d_overflow_data(const char *p, walk_t *w, want_t *x) {
@@ -397,7 +407,7 @@ static void d_overflow_data(const char *p, walk_t *w, want_t *x) {
     uint8_t *pg = load(w, w->overflow, np);
     pg[w->ps + 10] ^= 0x5a;
     put_raw(p, w, w->overflow, np);
-    want_check(x, pg_name(w->overflow), "checksum mismatch");
+    want_check(x, "I2", pg_name(w->overflow), "checksum mismatch");
 }
 static void d_overflow_npages(const char *p, walk_t *w, want_t *x) {
     uint32_t np = rd32(page(w, w->overflow) + 28);
@@ -407,7 +417,7 @@ static void d_overflow_npages(const char *p, walk_t *w, want_t *x) {
     seal(p, w, w->overflow, np);
     char s[64];
     snprintf(s, sizeof s, "overflow run at page %llu: bad header", (unsigned long long)w->overflow);
-    want_check(x, s, NULL);
+    want_check(x, "I10", s, NULL);
 }
 /* The free-list run: its checksum, an extent over a live page, a page
  * that nothing accounts for (a leak). */
@@ -417,7 +427,7 @@ static void d_freelist_sum(const char *p, walk_t *w, want_t *x) {
     put_raw(p, w, w->meta.fl_pgno, w->meta.fl_npages);
     char s[64];
     snprintf(s, sizeof s, "free list run at page %llu", (unsigned long long)w->meta.fl_pgno);
-    want_check(x, s, "checksum mismatch");
+    want_check(x, "I11", s, "checksum mismatch");
 }
 /* The first extent of the run (free ones first, then the groups'); *count
  * points at its count, *kind is how cs_check names it. */
@@ -439,7 +449,7 @@ static void d_freelist_twice(const char *p, walk_t *w, want_t *x) {
     seal(p, w, w->meta.fl_pgno, w->meta.fl_npages);
     char s[64];
     snprintf(s, sizeof s, "page %llu is used twice %s", (unsigned long long)w->leaf, kind);
-    want_check(x, s, NULL);
+    want_check(x, "I6", s, NULL);
 }
 static void d_freelist_leak(const char *p, walk_t *w, want_t *x) {
     const char *kind;
@@ -458,7 +468,7 @@ static void d_freelist_leak(const char *p, walk_t *w, want_t *x) {
     seal(p, w, w->meta.fl_pgno, w->meta.fl_npages);
     char s[48];
     snprintf(s, sizeof s, "(first: %llu)", (unsigned long long)lost);
-    want_check(x, "pages are not reachable", s);
+    want_check(x, "I6", "pages are not reachable", s);
 }
 /* A valid page in the wrong place: checksum fine, pgno wrong. */
 static void d_misplaced(const char *p, walk_t *w, want_t *x) {
@@ -466,7 +476,7 @@ static void d_misplaced(const char *p, walk_t *w, want_t *x) {
     REQUIRE(fd >= 0);
     REQUIRE(pwrite(fd, page(w, w->root), w->ps, (off_t)(w->leaf * w->ps)) == (ssize_t)w->ps);
     close(fd);
-    want_check(x, pg_name(w->leaf), "not a valid tree page");
+    want_check(x, "I8", pg_name(w->leaf), "not a valid tree page");
 }
 static void d_both_metas(const char *p, walk_t *w, want_t *x) {
     (void)w;
