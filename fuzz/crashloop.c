@@ -154,16 +154,16 @@ int main(int argc, char **argv)
         cs_env *env = held;
         int rc = env ? CS_OK : cs_env_open(path, NULL, &env);
         if (rc) {
-            rel_fail("round %ld (%s): reopen after kill: %s (%s)", round, mode_name[mode], cs_strerror(rc),
-                     cs_last_error_detail());
+            rel_fail("round %ld (%s): %s: reopen after kill: %s (%s)", round, mode_name[mode], INV_OPEN,
+                     cs_strerror(rc), cs_last_error_detail());
             continue;
         }
         uint64_t k = 0;
         if (rel_check(env, why, sizeof why)) rel_fail("round %ld (%s): %s", round, mode_name[mode], why);
         else if (wl_verify(env, &k, why, sizeof why)) rel_fail("round %ld (%s): %s", round, mode_name[mode], why);
         else if (k < last_acked)
-            rel_fail("round %ld (%s): lost acknowledged commits: db at %llu, acked %llu", round, mode_name[mode],
-                     (unsigned long long)k, (unsigned long long)last_acked);
+            rel_fail("round %ld (%s): %s: lost acknowledged commits: db at %llu, acked %llu", round, mode_name[mode],
+                     INV_CRASH, (unsigned long long)k, (unsigned long long)last_acked);
         if (k > last_acked) in_commit++; /* killed after the commit point, before the ack */
         if (k > max_k) max_k = k;
         if (held) {
@@ -172,7 +172,8 @@ int main(int argc, char **argv)
             cs_env_info info;
             cs_reader_check(env, &cleared);
             if (cs_env_get_info(env, &info) == CS_OK && info.readers_used != 0)
-                rel_fail("round %ld: %u reader slots still in use after cs_reader_check", round, info.readers_used);
+                rel_fail("round %ld: %s: %u reader slots still in use after cs_reader_check", round, INV_SLOTS,
+                         info.readers_used);
         } else {
             cs_env_close(env);
         }

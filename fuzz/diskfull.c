@@ -98,7 +98,7 @@ static void expect(cs_env *env, uint64_t want, uint64_t want_alt, const char *wh
     if (rel_check(env, why, sizeof why)) rel_fail("%s: %s", when, why);
     else if (wl_verify(env, &k, why, sizeof why)) rel_fail("%s: %s", when, why);
     else if (k != want && k != want_alt)
-        rel_fail("%s: at seq %llu, want %llu", when, (unsigned long long)k, (unsigned long long)want);
+        rel_fail("%s: %s: at seq %llu, want %llu", when, INV_FAILED_COMMIT, (unsigned long long)k, (unsigned long long)want);
 }
 
 static long part1(const char *path, int rounds)
@@ -191,7 +191,8 @@ static long part2(const char *path, int rounds, uint64_t *rng)
             if (rel_check(env, why, sizeof why) || wl_verify(env, &k, why, sizeof why))
                 rel_fail("part 2: call %ld: %s", n, why);
             else if (k != last && k != alt)
-                rel_fail("part 2: call %ld: at seq %llu, want %llu", n, (unsigned long long)k, (unsigned long long)last);
+                rel_fail("part 2: call %ld: %s: at seq %llu, want %llu", n, INV_FAILED_COMMIT, (unsigned long long)k,
+                         (unsigned long long)last);
             last = k;
             if ((rc = commit_one(env, &seq)) != CS_OK) rel_fail("part 2: commit after the failure: %s", cs_strerror(rc));
             else last = seq;

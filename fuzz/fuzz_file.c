@@ -11,12 +11,28 @@
  * recomputed afterwards, so that damage gets past the CRC into the parsers.
  * The image is then opened read-only and read-write, listed, scanned both
  * ways, sought, ranked, diffed, written to, committed and checked.
+ * A sanitizer report names the invariant whose checks the engine relied on
+ * in the phase that crashed (every read of the file is bounds-checked).
  */
 #include <fcntl.h>
 #include <stdbool.h>
 
 #include "fuzz_common.h"
 #include "internal.h"
+#include "invariants.h"
+
+/* What the harness is doing to the damaged image, and the invariants the
+ * engine's checks for that phase enforce. */
+static const char *phase = "building the healthy file", *phase_inv = "";
+static void set_phase(const char *what, const char *inv) { phase = what, phase_inv = inv; }
+/* The sanitizers' hook for their "SUMMARY: ..." line (ASan and UBSan;
+ * libFuzzer keeps its death callback, which saves the crashing input). */
+void __sanitizer_report_error_summary(const char *summary);
+void __sanitizer_report_error_summary(const char *summary)
+{
+    fprintf(stderr, "%s\nfuzz_file: the engine crashed while %s a damaged file: a broken %s must give CS_ECORRUPT\n",
+            summary, phase, phase_inv);
+}
 
 #define PSIZE 4096u
 static uint8_t *base_img;
@@ -290,20 +306,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(img);
     cs_env *env;
     cs_options o = {.durability = CS_DURABLE_NO_SYNC, .flags = CS_ENV_RDONLY};
+    set_phase("opening (read-only)", INV_I1 " or " INV_I6 " (meta, next_pgno vs file size)");
     if (cs_env_open(p, &o, &env) == CS_OK) {
+        set_phase("reading", INV_I8 ", " INV_I9 " or " INV_I10);
         read_all(env);
         cs_check_report r;
+        set_phase("checking (cs_check)", "invariant I1-I12");
         cs_check(env, &r);
         cs_env_close(env);
     }
     o.flags = 0;
+    set_phase("opening (read-write)", INV_I1 " or " INV_I6 " (meta, next_pgno vs file size)");
     if (cs_env_open(p, &o, &env) == CS_OK) {
         cs_env_info info;
         cs_env_get_info(env, &info);
+        set_phase("writing to", INV_I8 ", " INV_I11 " or " INV_I7 " (node headers, free list, page txnids)");
         write_some(env);
+        set_phase("reading", INV_I8 ", " INV_I9 " or " INV_I10);
         read_all(env);
         cs_check_report r;
+        set_phase("checking (cs_check)", "invariant I1-I12");
         cs_check(env, &r);
+        set_phase("writing to", INV_I8 ", " INV_I11 " or " INV_I7 " (node headers, free list, page txnids)");
         write_some(env);
         cs_env_close(env);
     }

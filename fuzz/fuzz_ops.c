@@ -15,6 +15,7 @@
 
 #include "cstorage.h"
 #include "fuzz_common.h"
+#include "invariants.h"
 #include "kv.h"
 
 #define NTREES 3
@@ -28,10 +29,21 @@ typedef struct {
     char path[2][300];
 } world;
 
+/* Which invariant a disagreement with LMDB breaks: a held snapshot that
+ * changes (I7), O(1) counts (I5: descriptor and branch counts), cursor
+ * order (I3/I4), or plain key-value semantics. */
+static const char *broken(const char *what)
+{
+    if (!strncmp(what, "snapshot", 8)) return INV_I7 " (a held snapshot changed)";
+    if (strstr(what, "count")) return INV_I5 " (O(1) counts)";
+    if (!strncmp(what, "cursor", 6)) return INV_I3 " / " INV_I4 " (cursor order)";
+    return INV_SEMANTICS;
+}
+
 static _Noreturn void mismatch(const char *what, int a, int b)
 {
-    fprintf(stderr, "MISMATCH in %s: cstorage %s (%d), lmdb %s (%d) [%s]\n", what, cs_strerror(a), a,
-            cs_strerror(b), b, cs_last_error_detail());
+    fprintf(stderr, "MISMATCH in %s, breaks %s: cstorage %s (%d), lmdb %s (%d) [%s]\n", what, broken(what),
+            cs_strerror(a), a, cs_strerror(b), b, cs_last_error_detail());
     abort();
 }
 
@@ -43,7 +55,8 @@ static void same_rc(const char *what, int a, int b)
 static void same_val(const char *what, kv_val a, kv_val b)
 {
     if (a.size != b.size || (a.size && memcmp(a.data, b.data, a.size))) {
-        fprintf(stderr, "MISMATCH in %s: values of %zu and %zu bytes differ\n", what, a.size, b.size);
+        fprintf(stderr, "MISMATCH in %s, breaks %s: values of %zu and %zu bytes differ\n", what, broken(what), a.size,
+                b.size);
         abort();
     }
 }
@@ -53,7 +66,10 @@ static void check_clean(world *w, const char *when)
     cs_check_report r;
     int rc = cs_check((cs_env *)w->e[0]->native, &r);
     if (rc != CS_OK) {
-        fprintf(stderr, "cs_check after %s: %s: %s\n", when, cs_strerror(rc), r.first_error);
+        char why[400];
+        if (r.errors) inv_describe_check(why, sizeof why, r.first_error);
+        else snprintf(why, sizeof why, "cs_check: %s (%s)", cs_strerror(rc), cs_last_error_detail());
+        fprintf(stderr, "after %s: %s\n", when, why);
         abort();
     }
 }

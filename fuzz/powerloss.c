@@ -9,8 +9,10 @@
  *   - none of the pending writes, all of them, an in-order prefix whose
  *     last write is torn, and
  *   - random subsets applied in random order, each write kept whole,
- *     dropped, torn at 512-byte sector granularity, or cut with garbage
- *     in the sector being written (no sector atomicity assumed),
+ *     dropped, torn at 512-byte sector granularity, cut with garbage in
+ *     the sector being written, or cut inside that sector with the old
+ *     bytes past the cut (no sector atomicity assumed: a meta write torn
+ *     so must fail its checksum, I1),
  * and "reboots" each image: open, cs_check, and verify (rel.h) that it
  * holds exactly state(k) with lo <= k <= hi, where
  *   lo = the newest commit whose meta write was followed by a completed
@@ -115,13 +117,21 @@ static size_t build_image(int v, bool *ordered)
     }
     for (size_t k = 0; k < S.np; k++) {
         const pwrite_rec *r = &S.p[order[k]];
-        switch (rng_below(&S.rng, 4)) {
+        switch (rng_below(&S.rng, 5)) {
         case 0: break; /* lost */
         case 1: apply_sectors(&size, r, 0, nsect(r)); break;
         case 2:
             for (size_t s = 0; s < nsect(r); s++)
                 if (rng_below(&S.rng, 2)) apply_sectors(&size, r, s, s + 1);
             break;
+        case 4: { /* torn inside the sector being written, at 8-byte
+                     granularity: new bytes up to the cut, old ones after */
+            size_t s = rng_below(&S.rng, nsect(r));
+            apply_sectors(&size, r, 0, s);
+            size_t sl = r->len - s * 512 < 512 ? r->len - s * 512 : 512, cut = 8 * rng_below(&S.rng, sl / 8 + 1);
+            if (cut) img_put(&size, r->off + s * 512, r->data + s * 512, cut);
+            break;
+        }
         default: { /* the sector being written when the power failed holds
                       garbage (a device without sector atomicity): nothing
                       durable may live where a pending write lands */
@@ -158,15 +168,15 @@ static int reboot(const uint8_t *data, size_t size, bool extra, char *why, size_
      * looks like a foreign file, which the engine must not overwrite). */
     if (rc && !S.created) return 0;
     if (rc) {
-        snprintf(why, n, "open: %s (%s)", cs_strerror(rc), cs_last_error_detail());
+        snprintf(why, n, "%s: open: %s (%s)", INV_OPEN, cs_strerror(rc), cs_last_error_detail());
         return -1;
     }
     uint64_t k = 0;
     int res = rel_check(env, why, n);
     if (res == 0) res = wl_verify(env, &k, why, n);
     if (res == 0 && (k < S.lo || k > S.hi)) {
-        snprintf(why, n, "opened at seq %llu, allowed %llu..%llu", (unsigned long long)k, (unsigned long long)S.lo,
-                 (unsigned long long)S.hi);
+        snprintf(why, n, "%s: opened at seq %llu, allowed %llu..%llu", k < S.lo ? INV_POWER : INV_OPEN,
+                 (unsigned long long)k, (unsigned long long)S.lo, (unsigned long long)S.hi);
         res = -1;
     }
     if (res == 0 && extra) {
@@ -174,12 +184,13 @@ static int reboot(const uint8_t *data, size_t size, bool extra, char *why, size_
         cs_txn *t;
         S.extra_commits++;
         if ((rc = cs_txn_begin(env, 0, &t)) || (rc = wl_apply(t, k + 1)) || (rc = cs_txn_commit(t))) {
-            snprintf(why, n, "commit after recovery: %s (%s)", cs_strerror(rc), cs_last_error_detail());
+            snprintf(why, n, "commit after recovery (%s): %s (%s)", INV_I11 ", " INV_I6, cs_strerror(rc),
+                     cs_last_error_detail());
             res = -1;
         } else if ((res = rel_check(env, why, n)) == 0) {
             uint64_t k2;
             if ((res = wl_verify(env, &k2, why, n)) == 0 && k2 != k + 1) {
-                snprintf(why, n, "commit after recovery: seq %llu, want %llu", (unsigned long long)k2,
+                snprintf(why, n, "%s: commit after recovery: seq %llu, want %llu", INV_STATE, (unsigned long long)k2,
                          (unsigned long long)k + 1);
                 res = -1;
             }
@@ -308,7 +319,8 @@ static void run_mode(int mode, int commits, uint32_t psize)
         }
         if (!defer || sync) S.acked = s;
         if ((mode == M_FULL || mode == M_DEFERRED) && S.lo < S.acked)
-            rel_fail("%s: commit %llu acknowledged before its meta was flushed", mode_name[mode], (unsigned long long)s);
+            rel_fail("%s: %s: commit %llu acknowledged before its meta was flushed", mode_name[mode], INV_POWER,
+                     (unsigned long long)s);
         if (wl_verify(env, &cur_seq, why, sizeof why) || cur_seq != s)
             rel_fail("%s: live env after commit %llu: %s", mode_name[mode], (unsigned long long)s, why);
     }

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "dbfile.h"
 #include "internal.h"
 #include "rel.h"
 
@@ -39,34 +40,19 @@ static void make_db(const char *path, int n)
     if (cs_txn_commit(t) || cs_env_close(env)) abort();
 }
 
-/* The newest of the two meta pages of a closed file. */
-static int newest_meta(int fd, cs_meta *m)
-{
-    cs_meta a, b;
-    if (pread(fd, &a, sizeof a, 0) != (ssize_t)sizeof a || pread(fd, &b, sizeof b, 4096) != (ssize_t)sizeof b) abort();
-    *m = a.txnid > b.txnid ? a : b;
-    return a.txnid > b.txnid ? 0 : 1;
-}
-
 /* Reads the root page of tree "t" (the catalog's first entry) into pg and
  * returns its number. */
 static uint64_t read_t_root(int fd, uint8_t pg[4096])
 {
-    cs_meta m;
-    newest_meta(fd, &m);
-    uint64_t root;
-    if (pread(fd, pg, 4096, (off_t)(m.catalog.root * 4096)) != 4096) abort();
-    uint16_t slot = rd16(pg + PAGE_HDR);
-    memcpy(&root, pg + slot + LEAF_CELL_HDR + rd16(pg + slot), 8);
-    if (pread(fd, pg, 4096, (off_t)(root * 4096)) != 4096) abort();
+    uint64_t root = dbfile_first_tree_root(fd, pg);
+    if (!root) abort();
     return root;
 }
 
 /* Writes page pgno back with a valid checksum (damage the harness meant). */
 static void reseal_page(int fd, uint8_t pg[4096], uint64_t pgno)
 {
-    PHW(pg)->checksum = cs_page_checksum(pg, 4096);
-    if (pwrite(fd, pg, 4096, (off_t)(pgno * 4096)) != 4096) abort();
+    if (dbfile_reseal(fd, 4096, pgno, pg, 1)) abort();
 }
 
 /* Bug 1 (env.c read_meta): a power loss during creation left a valid meta
@@ -108,7 +94,7 @@ static void page_claims_writer_txnid(void)
     make_db(path, 20); /* one leaf: the root */
     int fd = open(path, O_RDWR);
     cs_meta m;
-    newest_meta(fd, &m);
+    dbfile_newest_meta(fd, &m);
     uint8_t pg[4096];
     uint64_t root = read_t_root(fd, pg);
     PHW(pg)->txnid = m.txnid + 1; /* what the next writer will use */
@@ -135,7 +121,7 @@ static void huge_next_pgno(void)
     make_db(path, 5);
     int fd = open(path, O_RDWR);
     cs_meta m;
-    int slot = newest_meta(fd, &m);
+    int slot = dbfile_newest_meta(fd, &m);
     m.next_pgno = (1ull << 52) + 2; /* * 4096 wraps to 8192 */
     meta_seal(&m);
     if (pwrite(fd, &m, sizeof m, (off_t)slot * 4096) != (ssize_t)sizeof m) abort();

@@ -137,7 +137,7 @@ int wl_apply(cs_txn *t, uint64_t s)
     return rc;
 }
 
-int wl_verify(cs_env *env, uint64_t *kout, char *why, size_t n)
+static int verify_state(cs_env *env, uint64_t *kout, char *why, size_t n)
 {
     cs_txn *t;
     int rc = cs_txn_begin(env, CS_TXN_RDONLY, &t);
@@ -197,11 +197,20 @@ int wl_verify(cs_env *env, uint64_t *kout, char *why, size_t n)
     return res;
 }
 
+int wl_verify(cs_env *env, uint64_t *kout, char *why, size_t n)
+{
+    char reason[400];
+    int res = verify_state(env, kout, reason, sizeof reason);
+    if (res) snprintf(why, n, "%s: %s", INV_STATE, reason);
+    return res;
+}
+
 int rel_check(cs_env *env, char *why, size_t n)
 {
     cs_check_report r;
     int rc = cs_check(env, &r);
     if (rc == CS_OK) return 0;
-    snprintf(why, n, "cs_check: %s: %s", cs_strerror(rc), r.errors ? r.first_error : cs_last_error_detail());
+    if (r.errors) inv_describe_check(why, n, r.first_error);
+    else snprintf(why, n, "cs_check: %s (%s)", cs_strerror(rc), cs_last_error_detail());
     return -1;
 }

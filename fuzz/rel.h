@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "cstorage.h"
+#include "invariants.h"
 
 #define WL_NTREES 3
 #define WL_WINDOW 8
@@ -59,9 +60,10 @@ uint64_t wl_current(cs_txn *t);
 /* Write commit s into the write txn (opens/creates the trees itself). */
 int wl_apply(cs_txn *t, uint64_t s);
 /* Check that env's newest snapshot is exactly state(k) for some k; *k set.
- * Returns 0, or -1 with a reason in why. */
+ * Returns 0, or -1 with a reason in why (naming the invariant, INV_STATE). */
 int wl_verify(cs_env *env, uint64_t *k, char *why, size_t n);
-/* cs_check; 0 if clean, else -1 with the first error in why. */
+/* cs_check; 0 if clean, else -1 with the first error in why (naming the
+ * invariant it breaks: "cs_check: I6 page accounting: ..."). */
 int rel_check(cs_env *env, char *why, size_t n);
 
 #endif

@@ -159,7 +159,7 @@ static void verify_total(cs_env *env, bool hold)
         cs_cursor_close(c);
         if ((rc = cs_count(t, tr[i], &cnt)) || cnt != n) {
             if (atomic_fetch_add(&sh->bad, 1) == 0)
-                snprintf(sh->msg, sizeof sh->msg, "tree acct%d: count %llu, scan %llu", i, (unsigned long long)cnt,
+                snprintf(sh->msg, sizeof sh->msg, INV_I5 ": tree acct%d: count %llu, scan %llu", i, (unsigned long long)cnt,
                          (unsigned long long)n);
             _exit(1);
         }
@@ -167,7 +167,8 @@ static void verify_total(cs_env *env, bool hold)
     cs_txn_abort(t);
     if (sum != TOTAL) {
         if (atomic_fetch_add(&sh->bad, 1) == 0)
-            snprintf(sh->msg, sizeof sh->msg, "total %llu, want %llu", (unsigned long long)sum, (unsigned long long)TOTAL);
+            snprintf(sh->msg, sizeof sh->msg, "%s: total %llu, want %llu", INV_STATE, (unsigned long long)sum,
+                     (unsigned long long)TOTAL);
         _exit(1);
     }
 }
@@ -234,7 +235,7 @@ int main(int argc, char **argv)
         long c = atomic_load(&sh->commits);
         if (c != last_commits) last_commits = c, last_progress = rel_now();
         else if (rel_now() - last_progress > 60) {
-            rel_fail("no commit for 60 s: the writer lock of a dead writer was not recovered?");
+            rel_fail("%s: no commit for 60 s: the writer lock of a dead writer was not recovered?", INV_WRITER);
             break;
         }
     }
@@ -249,7 +250,8 @@ int main(int argc, char **argv)
     uint32_t cleared = 0;
     cs_env_info info;
     cs_reader_check(env, &cleared);
-    if (cs_env_get_info(env, &info) == CS_OK && info.readers_used) rel_fail("%u reader slots still in use", info.readers_used);
+    if (cs_env_get_info(env, &info) == CS_OK && info.readers_used)
+        rel_fail("%s: %u reader slots still in use", INV_SLOTS, info.readers_used);
     if (rel_check(env, why, sizeof why)) rel_fail("%s", why);
     verify_total(env, false);
     cs_env_close(env);

@@ -1,13 +1,17 @@
 /* test_check.c — the checker and open() against damaged files. A walker
  * written from format.h finds live pages of each type (and checks the file
  * matches the documented format); each copy of a healthy file gets one
- * kind of damage, after which the engine must report it (CS_ECORRUPT /
- * CS_EFORMAT) and never crash. */
+ * kind of damage to one structure, with the page checksum re-sealed
+ * (support/dbfile.h) unless the checksum is what the case is about, and
+ * the engine must report exactly the error that structure's check gives
+ * (code and message), never crash. Random damage then only has to be
+ * reported somehow. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "dbfile.h"
 #include "format.h"
 #include "test.h"
 
@@ -162,21 +166,70 @@ static void read_all(cs_env *env) {
 static const char *g_healthy;
 static int g_case;
 
-/* Expect the damage to be reported by open or by the checker. */
-static void expect_damage(const char *what, void (*damage)(const char *path, walk_t *w)) {
+/* What one damage must produce: the error code, where it is reported
+ * (open or cs_check), and up to two substrings of the message (today's
+ * text; an invariant id in front of it does not matter). */
+typedef struct {
+    int rc;
+    int at_open;
+    const char *inv; /* the invariant (format.h) cs_check names, e.g. "I6" */
+    char s1[96], s2[96];
+} want_t;
+
+static void want_check(want_t *x, const char *inv, const char *s1, const char *s2) {
+    x->rc = CS_ECORRUPT;
+    x->at_open = 0;
+    x->inv = inv;
+    snprintf(x->s1, sizeof x->s1, "%s", s1);
+    snprintf(x->s2, sizeof x->s2, "%s", s2 ? s2 : "");
+}
+static void want_open(want_t *x, int rc, const char *s1) {
+    want_check(x, NULL, s1, NULL);
+    x->rc = rc;
+    x->at_open = 1;
+}
+/* "page N" as cs_check names a page */
+static const char *pg_name(uint64_t pgno) {
+    static char b[4][32];
+    static int i;
+    i = (i + 1) & 3;
+    snprintf(b[i], sizeof b[i], "page %llu", (unsigned long long)pgno);
+    return b[i];
+}
+
+static int has(const char *msg, const char *sub) { return !sub[0] || strstr(msg, sub) != NULL; }
+/* cs_check's messages start with the id of the invariant they break
+ * ("I4 separator range: ...", format.h): if this one does, it must be the
+ * invariant the damage was aimed at. */
+static int names(const char *msg, const char *inv) {
+    if (!inv || msg[0] != 'I' || msg[1] < '0' || msg[1] > '9') return 1;
+    size_t n = strlen(inv);
+    return strncmp(msg, inv, n) == 0 && (msg[n] < '0' || msg[n] > '9');
+}
+
+/* Copy the healthy file, damage it, and expect exactly the error that
+ * damage must produce (not just any: a damage that the checksum check
+ * reports would pass for any structure). */
+static void expect_damage(const char *what, void (*damage)(const char *path, walk_t *w, want_t *want)) {
     char name[64];
     snprintf(name, sizeof name, "case%02d.db", g_case++);
     tpath p = test_path(name);
     copy_file(g_healthy, p.s);
     walk_t w;
     REQUIRE(walk_file(g_healthy, &w) == 0);
-    damage(p.s, &w);
+    want_t want;
+    memset(&want, 0, sizeof want);
+    damage(p.s, &w, &want);
     free(w.map);
     cs_env *env = NULL;
     int r = test_open(p.s, 0, &env);
     if (r != CS_OK) {
-        printf("%-24s open: %s (%s)\n", what, cs_strerror(r), cs_last_error_detail());
-        CHECK(r == CS_ECORRUPT || r == CS_EFORMAT);
+        const char *msg = cs_last_error_detail();
+        printf("%-24s open: %s (%s)\n", what, cs_strerror(r), msg);
+        if (!want.at_open || r != want.rc || !has(msg, want.s1) || !has(msg, want.s2))
+            test_fail_(__FILE__, __LINE__, "%s: open gave %s (%s); want %s %s with \"%s\" \"%s\"", what,
+                       cs_strerror(r), msg, want.at_open ? "open" : "cs_check", cs_strerror(want.rc), want.s1, want.s2);
+        else atomic_fetch_add(&test_passed, 1);
         return;
     }
     cs_check_report rep;
@@ -184,38 +237,262 @@ static void expect_damage(const char *what, void (*damage)(const char *path, wal
     r = cs_check(env, &rep);
     printf("%-24s check: %s, %llu errors: %s\n", what, cs_strerror(r),
            (unsigned long long)rep.errors, rep.first_error);
-    CHECK_RC(r, CS_ECORRUPT);
-    CHECK(rep.errors > 0);
-    CHECK(rep.first_error[0] != 0);
+    if (want.at_open || r != want.rc || rep.errors == 0 || !has(rep.first_error, want.s1) ||
+        !has(rep.first_error, want.s2) || !names(rep.first_error, want.inv))
+        test_fail_(__FILE__, __LINE__, "%s: cs_check gave %s, %llu errors, first \"%s\"; want %s %s with %s \"%s\" \"%s\"",
+                   what, cs_strerror(r), (unsigned long long)rep.errors, rep.first_error,
+                   want.at_open ? "open" : "cs_check", cs_strerror(want.rc), want.inv ? want.inv : "", want.s1, want.s2);
+    else atomic_fetch_add(&test_passed, 1);
+    /* cs_check's return carries the first error as the detail */
+    if (r != CS_OK) CHECK(strcmp(cs_last_error_detail(), rep.first_error) == 0);
     read_all(env);
     CHECK_OK(cs_env_close(env));
 }
 
-static void d_leaf(const char *p, walk_t *w) { scribble(p, w->leaf * w->ps + w->ps / 2, 64, 1); }
-static void d_leaf_slots(const char *p, walk_t *w) { scribble(p, w->leaf * w->ps + PAGE_HDR, 16, 2); }
-static void d_leaf_hdr(const char *p, walk_t *w) { scribble(p, w->leaf * w->ps + 6, 2, 3); }
-static void d_branch(const char *p, walk_t *w) { scribble(p, w->branch * w->ps + w->ps - 100, 100, 4); }
-static void d_branch_slots(const char *p, walk_t *w) { scribble(p, w->branch * w->ps + PAGE_HDR, 32, 5); }
-static void d_root(const char *p, walk_t *w) { scribble(p, w->root * w->ps + PAGE_HDR, 64, 6); }
-static void d_overflow(const char *p, walk_t *w) { scribble(p, w->overflow * w->ps + w->ps + 10, 8, 7); }
-static void d_overflow_hdr(const char *p, walk_t *w) { scribble(p, w->overflow * w->ps + 28, 4, 8); }
-static void d_freelist(const char *p, walk_t *w) { scribble(p, w->meta.fl_pgno * w->ps + PAGE_HDR, 48, 9); }
-/* a valid page in the wrong place: checksum fine, pgno wrong */
-static void d_misplaced(const char *p, walk_t *w) {
+/* ---- targeted damage: one structure each, checksums re-sealed unless the
+ * checksum is what the case is about ---- */
+static uint8_t g_pg[CS_MAX_PAGE_SIZE * 16];
+
+/* Page pgno of the healthy file (npages) into g_pg, for patching. */
+static uint8_t *load(walk_t *w, uint64_t pgno, size_t npages) {
+    REQUIRE(npages * w->ps <= sizeof g_pg && (pgno + npages) * w->ps <= w->size);
+    memcpy(g_pg, page(w, pgno), npages * w->ps);
+    return g_pg;
+}
+/* Write g_pg back at pgno of the damaged copy, checksum re-sealed. */
+static void seal(const char *path, walk_t *w, uint64_t pgno, size_t npages) {
+    int fd = open(path, O_RDWR);
+    REQUIRE(fd >= 0 && dbfile_reseal(fd, w->ps, pgno, g_pg, npages) == 0);
+    close(fd);
+}
+/* ... or without re-sealing (the checksum must catch it). */
+static void put_raw(const char *path, walk_t *w, uint64_t pgno, size_t npages) {
+    int fd = open(path, O_WRONLY);
+    REQUIRE(fd >= 0 && pwrite(fd, g_pg, npages * w->ps, (off_t)(pgno * w->ps)) == (ssize_t)(npages * w->ps));
+    close(fd);
+}
+static uint8_t *cell(uint8_t *pg, unsigned i) { return dbfile_cell(pg, i); }
+static void set_slot(uint8_t *pg, unsigned i, uint16_t off) { memcpy(pg + PAGE_HDR + 2 * i, &off, 2); }
+static uint16_t slot(const uint8_t *pg, unsigned i) { return rd16(pg + PAGE_HDR + 2 * i); }
+static uint64_t child(const uint8_t *pg, unsigned i) { return rd64(pg + slot(pg, i)); }
+/* The rightmost leaf of the tree whose root branch is w->branch. */
+static uint64_t rightmost_leaf(walk_t *w) {
+    uint64_t pg = w->branch;
+    for (int d = 0; d < CS_MAX_DEPTH && rd16(page(w, pg) + 4) == PT_BRANCH; d++)
+        pg = child(page(w, pg), rd16(page(w, pg) + 6) - 1u);
+    REQUIRE(rd16(page(w, pg) + 4) == PT_LEAF);
+    return pg;
+}
+/* The catalog leaf's cell for tree `name` and its descriptor. */
+static uint8_t *catalog_desc(uint8_t *cat, const char *name) {
+    for (unsigned i = 0; i < rd16(cat + 6); i++) {
+        uint8_t *c = cell(cat, i);
+        if (rd16(c) == strlen(name) && memcmp(c + LEAF_CELL_HDR, name, strlen(name)) == 0)
+            return c + LEAF_CELL_HDR + rd16(c);
+    }
+    REQUIRE(!"tree not in the catalog");
+    return NULL;
+}
+
+/* A byte of an inline value: only the checksum can tell. */
+static void d_leaf_value(const char *p, walk_t *w, want_t *x) {
+    uint8_t *pg = load(w, w->leaf, 1);
+    unsigned i = 0;
+    while (i < rd16(pg + 6) && ((rd32(cell(pg, i) + 2) & VLEN_OVERFLOW) || rd32(cell(pg, i) + 2) == 0)) i++;
+    REQUIRE(i < rd16(pg + 6));
+    uint8_t *c = cell(pg, i);
+    c[LEAF_CELL_HDR + rd16(c) + rd32(c + 2) - 1] ^= 0x5a;
+    put_raw(p, w, w->leaf, 1);
+    want_check(x, "I2", pg_name(w->leaf), "checksum mismatch");
+}
+/* Two slots swapped: the page's keys are out of order. */
+static void d_leaf_order(const char *p, walk_t *w, want_t *x) {
+    uint8_t *pg = load(w, w->leaf, 1);
+    uint16_t s0 = slot(pg, 0);
+    set_slot(pg, 0, slot(pg, 1));
+    set_slot(pg, 1, s0);
+    seal(p, w, w->leaf, 1);
+    want_check(x, "I3", pg_name(w->leaf), "keys out of order at 1");
+}
+/* A slot pointing at the last bytes of the page: the cell is cut off. */
+static void d_leaf_slot(const char *p, walk_t *w, want_t *x) {
+    uint8_t *pg = load(w, w->leaf, 1);
+    set_slot(pg, 0, (uint16_t)(w->ps - 3));
+    seal(p, w, w->leaf, 1);
+    want_check(x, "I8", pg_name(w->leaf), "cell 0 out of bounds");
+}
+/* nkeys larger than the slot area: the header does not add up. */
+static void d_leaf_nkeys(const char *p, walk_t *w, want_t *x) {
+    uint8_t *pg = load(w, w->leaf, 1);
+    uint16_t n = (uint16_t)((rd16(pg + 24) - PAGE_HDR) / 2 + 1);
+    memcpy(pg + 6, &n, 2);
+    seal(p, w, w->leaf, 1);
+    want_check(x, "I8", pg_name(w->leaf), "not a valid tree page");
+}
+/* Two children of a branch are the same page. */
+static void d_branch_child(const char *p, walk_t *w, want_t *x) {
+    uint8_t *pg = load(w, w->branch, 1);
+    uint64_t c0 = child(pg, 0);
+    memcpy(cell(pg, 1), &c0, 8);
+    seal(p, w, w->branch, 1);
+    want_check(x, "I6", pg_name(c0), "is used twice (tree page)");
+}
+/* A branch slot pointing past the page. (Slot 0: for a later slot the
+ * walk stops silently when it reads cell i + 1 as the upper bound of child
+ * i, and only the descriptor's entry count reports it.) */
+static void d_branch_slot(const char *p, walk_t *w, want_t *x) {
+    uint8_t *pg = load(w, w->branch, 1);
+    set_slot(pg, 0, (uint16_t)(w->ps - 4));
+    seal(p, w, w->branch, 1);
+    want_check(x, "I8", pg_name(w->branch), "cell 0 out of bounds");
+}
+/* A branch cell's entry count (the rank index) off by one. */
+static void d_branch_count(const char *p, walk_t *w, want_t *x) {
+    uint8_t *pg = load(w, w->branch, 1);
+    uint64_t n = rd64(cell(pg, 0) + 8) + 1;
+    memcpy(cell(pg, 0) + 8, &n, 8);
+    seal(p, w, w->branch, 1);
+    want_check(x, "I5", pg_name(w->branch), "child 0 counts");
+}
+/* The leftmost leaf's last key moved past its parent's next separator
+ * (still in order within the leaf). */
+static void d_sep_above(const char *p, walk_t *w, want_t *x) {
+    uint8_t *pg = load(w, w->leaf, 1);
+    unsigned last = rd16(pg + 6) - 1u;
+    cell(pg, last)[LEAF_CELL_HDR] = 0x7f;
+    seal(p, w, w->leaf, 1);
+    char s[48];
+    snprintf(s, sizeof s, "key %u above the next separator", last);
+    want_check(x, "I4", pg_name(w->leaf), s);
+}
+/* The rightmost leaf's first key moved below its separator. */
+static void d_sep_below(const char *p, walk_t *w, want_t *x) {
+    uint64_t leaf = rightmost_leaf(w);
+    uint8_t *pg = load(w, leaf, 1);
+    cell(pg, 0)[LEAF_CELL_HDR] = 0x01;
+    seal(p, w, leaf, 1);
+    want_check(x, "I4", pg_name(leaf), "key 0 below its separator");
+}
+/* Descriptors in the catalog that disagree with their trees. */
+static void d_desc_depth0(const char *p, walk_t *w, want_t *x) {
+    uint8_t *d = catalog_desc(load(w, w->root, 1), "data");
+    memset(d + 16, 0, 4); /* depth 0 with a root */
+    seal(p, w, w->root, 1);
+    want_check(x, "I12", "tree data", "bad descriptor");
+}
+static void d_desc_depth(const char *p, walk_t *w, want_t *x) {
+    uint8_t *d = catalog_desc(load(w, w->root, 1), "data");
+    uint32_t depth = rd32(d + 16) + 1; /* the leaves are now one level short */
+    memcpy(d + 16, &depth, 4);
+    seal(p, w, w->root, 1);
+    want_check(x, "I9", "leaf page at level", NULL);
+}
+static void d_desc_entries(const char *p, walk_t *w, want_t *x) {
+    uint8_t *d = catalog_desc(load(w, w->root, 1), "data");
+    uint64_t n = rd64(d + 8) + 1;
+    memcpy(d + 8, &n, 8);
+    seal(p, w, w->root, 1);
+    want_check(x, "I5", "tree data", "descriptor says 5006 entries, found 5005");
+}
+static void d_desc_pages(const char *p, walk_t *w, want_t *x) {
+    uint8_t *d = catalog_desc(load(w, w->root, 1), "data");
+    uint64_t n = rd64(d + 24) + 1; /* branch_pages */
+    memcpy(d + 24, &n, 8);
+    seal(p, w, w->root, 1);
+    want_check(x, "I5", "tree data", "page counts");
+}
+/* Overflow data: only the checksum of the run covers it. */
+static void d_overflow_data(const char *p, walk_t *w, want_t *x) {
+    uint32_t np = rd32(page(w, w->overflow) + 28);
+    uint8_t *pg = load(w, w->overflow, np);
+    pg[w->ps + 10] ^= 0x5a;
+    put_raw(p, w, w->overflow, np);
+    want_check(x, "I2", pg_name(w->overflow), "checksum mismatch");
+}
+static void d_overflow_npages(const char *p, walk_t *w, want_t *x) {
+    uint32_t np = rd32(page(w, w->overflow) + 28);
+    uint8_t *pg = load(w, w->overflow, np);
+    uint32_t bad = np + 1;
+    memcpy(pg + 28, &bad, 4);
+    seal(p, w, w->overflow, np);
+    char s[64];
+    snprintf(s, sizeof s, "overflow run at page %llu: bad header", (unsigned long long)w->overflow);
+    want_check(x, "I10", s, NULL);
+}
+/* The free-list run: its checksum, an extent over a live page, a page
+ * that nothing accounts for (a leak). */
+static void d_freelist_sum(const char *p, walk_t *w, want_t *x) {
+    uint8_t *pg = load(w, w->meta.fl_pgno, w->meta.fl_npages);
+    pg[PAGE_HDR + 20] ^= 0x01;
+    put_raw(p, w, w->meta.fl_pgno, w->meta.fl_npages);
+    char s[64];
+    snprintf(s, sizeof s, "free list run at page %llu", (unsigned long long)w->meta.fl_pgno);
+    want_check(x, "I11", s, "checksum mismatch");
+}
+/* The first extent of the run (free ones first, then the groups'); *count
+ * points at its count, *kind is how cs_check names it. */
+static uint8_t *first_extent(uint8_t *run, uint8_t **count, const char **kind) {
+    uint8_t *q = run + PAGE_HDR;
+    if (rd64(q) > 0) { *count = q; *kind = "(free extent)"; return q + 16; }
+    REQUIRE(rd64(q + 8) > 0 && rd64(q + 24) > 0); /* a group with an extent */
+    *count = q + 24;
+    *kind = "(pending extent)";
+    return q + 32;
+}
+static void d_freelist_twice(const char *p, walk_t *w, want_t *x) {
+    uint8_t *cnt;
+    const char *kind;
+    uint8_t *e = first_extent(load(w, w->meta.fl_pgno, w->meta.fl_npages), &cnt, &kind);
+    uint64_t len = 1;
+    memcpy(e, &w->leaf, 8); /* the extent now frees a live leaf */
+    memcpy(e + 8, &len, 8);
+    seal(p, w, w->meta.fl_pgno, w->meta.fl_npages);
+    char s[64];
+    snprintf(s, sizeof s, "page %llu is used twice %s", (unsigned long long)w->leaf, kind);
+    want_check(x, "I6", s, NULL);
+}
+static void d_freelist_leak(const char *p, walk_t *w, want_t *x) {
+    const char *kind;
+    uint8_t *run = load(w, w->meta.fl_pgno, w->meta.fl_npages), *cnt, *e = first_extent(run, &cnt, &kind);
+    uint64_t start = rd64(e), len = rd64(e + 8), lost;
+    if (len > 1) { /* the extent's last page is forgotten */
+        len--;
+        memcpy(e + 8, &len, 8);
+        lost = start + len;
+    } else { /* the whole extent is */
+        uint64_t n = rd64(cnt) - 1;
+        memcpy(cnt, &n, 8);
+        memmove(e, e + 16, (size_t)(run + w->meta.fl_npages * w->ps - (e + 16)));
+        lost = start;
+    }
+    seal(p, w, w->meta.fl_pgno, w->meta.fl_npages);
+    char s[48];
+    snprintf(s, sizeof s, "(first: %llu)", (unsigned long long)lost);
+    want_check(x, "I6", "pages are not reachable", s);
+}
+/* A valid page in the wrong place: checksum fine, pgno wrong. */
+static void d_misplaced(const char *p, walk_t *w, want_t *x) {
     int fd = open(p, O_WRONLY);
     REQUIRE(fd >= 0);
     REQUIRE(pwrite(fd, page(w, w->root), w->ps, (off_t)(w->leaf * w->ps)) == (ssize_t)w->ps);
     close(fd);
+    want_check(x, "I8", pg_name(w->leaf), "not a valid tree page");
 }
-static void d_both_metas(const char *p, walk_t *w) {
+static void d_both_metas(const char *p, walk_t *w, want_t *x) {
     (void)w;
     scribble(p, 40, 8, 10);
     scribble(p, CS_DEFAULT_PAGE_SIZE + 40, 8, 11);
+    want_open(x, CS_ECORRUPT, "both meta pages are damaged");
 }
-static void d_truncate(const char *p, walk_t *w) {
+static void d_truncate(const char *p, walk_t *w, want_t *x) {
     REQUIRE(truncate(p, (off_t)(w->meta.next_pgno / 2 * w->ps)) == 0);
+    want_open(x, CS_ECORRUPT, "is truncated");
 }
-static void d_truncate_tiny(const char *p, walk_t *w) { (void)w; REQUIRE(truncate(p, 100) == 0); }
+static void d_truncate_tiny(const char *p, walk_t *w, want_t *x) {
+    (void)w;
+    REQUIRE(truncate(p, 100) == 0);
+    want_open(x, CS_ECORRUPT, "both meta pages are damaged");
+}
 
 /* ---- the healthy file ---- */
 static void build(const char *path) {
@@ -490,15 +767,26 @@ int main(void) {
     uint64_t fl = w.meta.fl_pgno;
     free(w.map);
 
-    expect_damage("leaf cells", d_leaf);
-    expect_damage("leaf slots", d_leaf_slots);
-    expect_damage("leaf nkeys", d_leaf_hdr);
-    expect_damage("branch cells", d_branch);
-    expect_damage("branch slots", d_branch_slots);
-    expect_damage("catalog root", d_root);
-    expect_damage("overflow data", d_overflow);
-    expect_damage("overflow npages", d_overflow_hdr);
-    if (fl) expect_damage("free-list run", d_freelist);
+    expect_damage("leaf value", d_leaf_value);
+    expect_damage("leaf key order", d_leaf_order);
+    expect_damage("leaf slot", d_leaf_slot);
+    expect_damage("leaf nkeys", d_leaf_nkeys);
+    expect_damage("branch child twice", d_branch_child);
+    expect_damage("branch slot", d_branch_slot);
+    expect_damage("branch count", d_branch_count);
+    expect_damage("separator above", d_sep_above);
+    expect_damage("separator below", d_sep_below);
+    expect_damage("descriptor depth 0", d_desc_depth0);
+    expect_damage("descriptor depth", d_desc_depth);
+    expect_damage("descriptor entries", d_desc_entries);
+    expect_damage("descriptor pages", d_desc_pages);
+    expect_damage("overflow data", d_overflow_data);
+    expect_damage("overflow npages", d_overflow_npages);
+    if (fl) {
+        expect_damage("free-list checksum", d_freelist_sum);
+        expect_damage("free-list over a leaf", d_freelist_twice);
+        expect_damage("free-list leak", d_freelist_leak);
+    }
     expect_damage("misplaced page", d_misplaced);
     expect_damage("both metas", d_both_metas);
     expect_damage("truncated half", d_truncate);

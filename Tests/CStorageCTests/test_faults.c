@@ -21,13 +21,7 @@ typedef struct {
 static int f_write(void *ctx, int fd, const void *buf, size_t len, uint64_t off) {
     faults *f = ctx;
     if (++f->writes == f->fail_write_at) return f->err;
-    size_t done = 0;
-    while (done < len) {
-        ssize_t n = pwrite(fd, (const char *)buf + done, len - done, (off_t)(off + done));
-        if (n < 0) return errno;
-        done += (size_t)n;
-    }
-    return 0;
+    return test_pwrite_all(fd, buf, len, off);
 }
 static int f_sync(void *ctx, int fd) {
     faults *f = ctx;
@@ -53,14 +47,6 @@ static cs_env *open_env(void) {
     cs_env *env;
     REQUIRE_OK(cs_env_open(g_path.s, &o, &env));
     return env;
-}
-static cs_tree tree(cs_env *env) {
-    cs_txn *t;
-    cs_tree tr;
-    REQUIRE_OK(cs_txn_begin(env, 0, &t));
-    REQUIRE_OK(cs_tree_open(t, "inv", CS_CREATE, &tr));
-    REQUIRE_OK(cs_txn_commit(t));
-    return tr;
 }
 static int commit_gen(cs_env *env, cs_tree tr, uint64_t gen, size_t blob) {
     cs_txn *t;
@@ -89,7 +75,7 @@ static void test_write_sweep(int err, int want) {
     memset(&g_f, 0, sizeof g_f);
     g_f.err = err;
     cs_env *env = open_env();
-    cs_tree tr = tree(env);
+    cs_tree tr = test_open_tree(env, "inv");
     uint64_t gen = 1;
     REQUIRE_OK(commit_gen(env, tr, gen, 30000));
     int hit = 0;
@@ -109,7 +95,7 @@ static void test_write_sweep(int err, int want) {
             check_clean(env);
             CHECK_OK(cs_env_close(env));
             env = open_env();
-            tr = tree(env);
+            tr = test_open_tree(env, "inv");
             CHECK_EQ(read_gen(env, tr), gen);
         }
     }
@@ -125,7 +111,7 @@ static void test_grow_fails(void) {
     g_path = test_path("grow.db");
     memset(&g_f, 0, sizeof g_f);
     cs_env *env = open_env();
-    cs_tree tr = tree(env);
+    cs_tree tr = test_open_tree(env, "inv");
     REQUIRE_OK(commit_gen(env, tr, 1, 1000));
     g_f.fail_grows = 1;
     int r = commit_gen(env, tr, 2, 64u << 20);
@@ -170,7 +156,7 @@ static void test_sync_fails(int nth, unsigned flags) {
     g_path = test_path(name);
     memset(&g_f, 0, sizeof g_f);
     cs_env *env = open_env();
-    cs_tree tr = tree(env);
+    cs_tree tr = test_open_tree(env, "inv");
     REQUIRE_OK(commit_gen(env, tr, 1, 5000));
     g_f.fail_sync_from = g_f.syncs + nth;
     int r = commit_gen(env, tr, 2, 5000);
@@ -180,7 +166,7 @@ static void test_sync_fails(int nth, unsigned flags) {
     CHECK_RC(cs_txn_begin(env, 0, &w), CS_EPANIC);
     CHECK_OK(cs_env_close(env));
     env = open_env();
-    tr = tree(env);
+    tr = test_open_tree(env, "inv");
     int64_t g = read_gen(env, tr);
     CHECK(nth == 1 && (flags & CS_ENV_TWO_FLUSH) ? g == 1 : (g == 1 || g == 2));
     CHECK_OK(commit_gen(env, tr, 3, 5000));

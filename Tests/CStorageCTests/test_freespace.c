@@ -76,12 +76,10 @@ static void test_fragmented(void) {
 int main(void) {
     tpath p = test_path("free.db");
     cs_env *env;
-    cs_txn *t, *r;
+    cs_txn *r;
     cs_tree tr;
     REQUIRE_OK(test_open(p.s, 0, &env));
-    REQUIRE_OK(cs_txn_begin(env, 0, &t));
-    REQUIRE_OK(cs_tree_open(t, "f", CS_CREATE, &tr));
-    REQUIRE_OK(cs_txn_commit(t));
+    tr = test_open_tree(env, "f");
     uint64_t round = 0;
 
     /* 1. no readers: bounded */

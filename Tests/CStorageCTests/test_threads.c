@@ -85,9 +85,7 @@ int main(void) {
     tpath p = test_path("threads.db");
     cs_txn *t;
     REQUIRE_OK(test_open(p.s, 0, &g_env));
-    REQUIRE_OK(cs_txn_begin(g_env, 0, &t));
-    REQUIRE_OK(cs_tree_open(t, "inv", CS_CREATE, &g_tr));
-    REQUIRE_OK(cs_txn_commit(t));
+    g_tr = test_open_tree(g_env, "inv");
     pthread_t th[READERS];
     for (int i = 0; i < READERS; i++) REQUIRE(pthread_create(&th[i], NULL, reader, NULL) == 0);
     pthread_t obs;

@@ -320,15 +320,8 @@ static void test_reader_limit(void) {
 typedef struct { _Atomic int writes, syncs, grows, stages[8], last_stage, order_ok; uint64_t done_id; } io_count;
 
 static int io_write(void *ctx, int fd, const void *buf, size_t len, uint64_t off) {
-    io_count *c = ctx;
-    c->writes++;
-    size_t done = 0;
-    while (done < len) {
-        ssize_t n = pwrite(fd, (const char *)buf + done, len - done, (off_t)(off + done));
-        if (n < 0) return errno;
-        done += (size_t)n;
-    }
-    return 0;
+    ((io_count *)ctx)->writes++;
+    return test_pwrite_all(fd, buf, len, off);
 }
 static int io_sync(void *ctx, int fd) {
     ((io_count *)ctx)->syncs++;
@@ -402,10 +395,7 @@ static void test_durability(void) {
 
 int main(void) {
     REQUIRE_OK(test_open(test_path("txn.db").s, 0, &g_env));
-    cs_txn *t;
-    REQUIRE_OK(cs_txn_begin(g_env, 0, &t));
-    REQUIRE_OK(cs_tree_open(t, "t", CS_CREATE, &g_tr));
-    REQUIRE_OK(cs_txn_commit(t));
+    g_tr = test_open_tree(g_env, "t");
     test_abort();
     test_isolation();
     test_writer_lock();

@@ -1,6 +1,7 @@
 /* test.c — implementation of test.h. */
 #include "test.h"
 
+#include <errno.h>
 #include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -89,6 +90,29 @@ int test_open(const char *path, uint32_t flags, cs_env **out) {
     o.flags = flags;
     o.durability = CS_DURABLE_NO_SYNC;
     return cs_env_open(path, &o, out);
+}
+
+cs_tree test_open_tree(cs_env *env, const char *name) {
+    cs_txn *t;
+    cs_tree tr;
+    REQUIRE_OK(cs_txn_begin(env, 0, &t));
+    REQUIRE_OK(cs_tree_open(t, name, CS_CREATE, &tr));
+    REQUIRE_OK(cs_txn_commit(t));
+    return tr;
+}
+
+int test_pwrite_all(int fd, const void *buf, size_t len, uint64_t off) {
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = pwrite(fd, (const char *)buf + done, len - done, (off_t)(off + done));
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return errno;
+        }
+        if (n == 0) return EIO;
+        done += (size_t)n;
+    }
+    return 0;
 }
 
 double test_now(void) {

@@ -96,6 +96,12 @@ static inline uint64_t rng_below(uint64_t *s, uint64_t n) { return n ? rng_next(
 void test_fill(void *buf, size_t n, uint64_t seed);
 /* Open with NO_SYNC (tests do not need power-loss durability). */
 int test_open(const char *path, uint32_t flags, cs_env **out);
+/* Create tree `name` if missing, in a write txn of its own, and return
+ * its handle (REQUIREs success). */
+cs_tree test_open_tree(cs_env *env, const char *name);
+/* Write all of buf at off, retrying short writes: 0 or an errno. The body
+ * of the tests' cs_io_hooks.write hooks (fault injection, power loss). */
+int test_pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
 /* Monotonic seconds (for progress messages only, never asserted). */
 double test_now(void);
 
