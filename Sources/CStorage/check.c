@@ -137,7 +137,10 @@ static void walk(checker *c, cs_tree_desc *d, uint64_t pgno, int level, bounds b
         if (i > 0) cb.lo = k.p, cb.lol = k.len;
         if (i + 1 < n) {
             cs_key nk;
-            if (node_key(pg, t->psize, i + 1, &nk)) return;
+            if (node_key(pg, t->psize, i + 1, &nk)) {
+                problem(c, "I8 node structure: page %llu: cell %u out of bounds", (unsigned long long)pgno, i + 1);
+                return;
+            }
             cb.hi = nk.p, cb.hil = nk.len;
         }
         tally sub = {0};
@@ -216,7 +219,10 @@ static void check_freelist(checker *c)
     cs_freelist fl;
     if (page_get_run(t, t->meta.fl_pgno, t->meta.fl_npages, &run) ||
         freelist_load(run, t->meta.fl_npages, t->psize, t->meta.next_pgno, &fl)) {
-        problem(c, "I11 free list: free list: %s", cs_last_error_detail());
+        const char *detail = cs_last_error_detail();
+        /* freelist_load's details mostly begin with "free list: " already. */
+        if (strncmp(detail, "free list: ", 11) == 0) detail += 11;
+        problem(c, "I11 free list: %s", detail);
         return;
     }
     for (size_t i = 0; i < fl.free.n; i++) {

@@ -337,14 +337,20 @@ static void d_branch_child(const char *p, walk_t *w, want_t *x) {
     seal(p, w, w->branch, 1);
     want_check(x, "I6", pg_name(c0), "is used twice (tree page)");
 }
-/* A branch slot pointing past the page. (Slot 0: for a later slot the
- * walk stops silently when it reads cell i + 1 as the upper bound of child
- * i, and only the descriptor's entry count reports it.) */
+/* A branch slot pointing past the page. */
 static void d_branch_slot(const char *p, walk_t *w, want_t *x) {
     uint8_t *pg = load(w, w->branch, 1);
     set_slot(pg, 0, (uint16_t)(w->ps - 4));
     seal(p, w, w->branch, 1);
     want_check(x, "I8", pg_name(w->branch), "cell 0 out of bounds");
+}
+/* A later branch slot past the page: the walk meets it first as the upper
+ * bound of child 0's keys, and must report it there. */
+static void d_branch_slot_next(const char *p, walk_t *w, want_t *x) {
+    uint8_t *pg = load(w, w->branch, 1);
+    set_slot(pg, 1, (uint16_t)(w->ps - 4));
+    seal(p, w, w->branch, 1);
+    want_check(x, "I8", pg_name(w->branch), "cell 1 out of bounds");
 }
 /* A branch cell's entry count (the rank index) off by one. */
 static void d_branch_count(const char *p, walk_t *w, want_t *x) {
@@ -773,6 +779,7 @@ int main(void) {
     expect_damage("leaf nkeys", d_leaf_nkeys);
     expect_damage("branch child twice", d_branch_child);
     expect_damage("branch slot", d_branch_slot);
+    expect_damage("next branch slot", d_branch_slot_next);
     expect_damage("branch count", d_branch_count);
     expect_damage("separator above", d_sep_above);
     expect_damage("separator below", d_sep_below);
