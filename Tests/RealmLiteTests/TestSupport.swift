@@ -77,9 +77,21 @@ let allTestTypes: [ObjectBase.Type] = [
     StringKeyed.self, UUIDKeyed.self, OptionalIntKeyed.self, Node.self,
 ]
 
+/// The signal a Swift stop (preconditionFailure, fatalError) kills the
+/// process with on Linux: the trap instruction is `ud2` on x86_64 (SIGILL)
+/// and `brk` on arm64 (SIGTRAP). The runtime's backtracer catches it,
+/// prints, and re-raises it, so the process still dies by it.
+#if arch(x86_64) || arch(i386)
+let stopSignal = SIGILL
+#else
+let stopSignal = SIGTRAP
+#endif
+
 /// Runs a scenario that must stop the program, in a child process (this
 /// test binary, filtered to StopScenarioTests.testRunScenario), and checks
-/// the exit and the message on stderr.
+/// that the child died by `stopSignal` (not by an exit: the scenario's own
+/// XCTFail after the misuse exits with status 1) and that its stop message,
+/// the runtime's "Fatal error: RealmLite: ..." line on stderr, says `expected`.
 func assertStops(_ scenario: String, printing expected: String, file: StaticString = #filePath, line: UInt = #line) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
@@ -98,9 +110,14 @@ func assertStops(_ scenario: String, printing expected: String, file: StaticStri
     }
     let output = String(decoding: errorPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
-    XCTAssertFalse(process.terminationReason == .exit && process.terminationStatus == 0,
-                   "scenario '\(scenario)' should have stopped the program", file: file, line: line)
-    XCTAssertTrue(output.contains(expected), "scenario '\(scenario)' stderr should contain '\(expected)', got:\n\(output.suffix(2000))",
+    let how = process.terminationReason == .exit ? "exited with status \(process.terminationStatus)"
+                                                 : "died by signal \(process.terminationStatus)"
+    XCTAssertTrue(process.terminationReason == .uncaughtSignal && process.terminationStatus == stopSignal,
+                  "scenario '\(scenario)' should have stopped the program (death by signal \(stopSignal)); it \(how). stderr:\n\(output.suffix(2000))",
+                  file: file, line: line)
+    let stopLine = output.split(separator: "\n").first { $0.contains("Fatal error: RealmLite: ") }
+    XCTAssertTrue(stopLine?.contains(expected) ?? false,
+                  "scenario '\(scenario)' should stop with a message containing '\(expected)'; its stop line: \(stopLine.map(String.init) ?? "none"), stderr:\n\(output.suffix(2000))",
                   file: file, line: line)
 }
 
