@@ -49,6 +49,15 @@ class RealmTestCase: XCTestCase {
         done.wait()
     }
 
+    /// Runs body on a new thread, waits for it, and returns its result (nil
+    /// if it threw, which fails the test).
+    func onOtherThread<T: Sendable>(returning body: @escaping @Sendable () throws -> T,
+                                    file: StaticString = #filePath, line: UInt = #line) -> T? {
+        let result = Handoff<T>()
+        onOtherThread({ result.value = try body() }, file: file, line: line)
+        return result.value
+    }
+
     func XCTAssertThrowsRealmError(_ code: Realm.Error.Code, mentioning words: [String] = [],
                                    file: StaticString = #filePath, line: UInt = #line, _ body: () throws -> Void) {
         expectRealmError(code, mentioning: words, file: file, line: line, body)
@@ -69,6 +78,17 @@ func expectRealmError(_ code: Realm.Error.Code, mentioning words: [String] = [],
         }
     } catch {
         XCTFail("unexpected error \(error)", file: file, line: line)
+    }
+}
+
+/// A value handed from one thread to another (guarded by a lock).
+final class Handoff<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: T?
+
+    var value: T? {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
     }
 }
 
