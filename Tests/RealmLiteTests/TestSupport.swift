@@ -49,6 +49,15 @@ class RealmTestCase: XCTestCase {
         done.wait()
     }
 
+    /// Runs body on a new thread, waits for it, and returns its result (nil
+    /// if it threw, which fails the test).
+    func onOtherThread<T: Sendable>(returning body: @escaping @Sendable () throws -> T,
+                                    file: StaticString = #filePath, line: UInt = #line) -> T? {
+        let result = Handoff<T>()
+        onOtherThread({ result.value = try body() }, file: file, line: line)
+        return result.value
+    }
+
     func XCTAssertThrowsRealmError(_ code: Realm.Error.Code, mentioning words: [String] = [],
                                    file: StaticString = #filePath, line: UInt = #line, _ body: () throws -> Void) {
         expectRealmError(code, mentioning: words, file: file, line: line, body)
@@ -72,20 +81,45 @@ func expectRealmError(_ code: Realm.Error.Code, mentioning words: [String] = [],
     }
 }
 
+/// A value handed from one thread to another (guarded by a lock).
+final class Handoff<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: T?
+
+    var value: T? {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}
+
 let allTestTypes: [ObjectBase.Type] = [
     Dog.self, Person.self, AllTypes.self, Bag.self, Owner.self, Pet.self, Address.self, Geo.self,
     StringKeyed.self, UUIDKeyed.self, OptionalIntKeyed.self, Node.self,
 ]
 
+/// The signal a Swift stop (preconditionFailure, fatalError) kills the
+/// process with on Linux: the trap instruction is `ud2` on x86_64 (SIGILL)
+/// and `brk` on arm64 (SIGTRAP). assertStops turns the runtime's backtracer
+/// off in the child: it would re-raise the same signal, but under
+/// ThreadSanitizer it crashes (SIGSEGV) instead, and it only costs time.
+#if arch(x86_64) || arch(i386)
+let stopSignal = SIGILL
+#else
+let stopSignal = SIGTRAP
+#endif
+
 /// Runs a scenario that must stop the program, in a child process (this
 /// test binary, filtered to StopScenarioTests.testRunScenario), and checks
-/// the exit and the message on stderr.
+/// that the child died by `stopSignal` (not by an exit: the scenario's own
+/// XCTFail after the misuse exits with status 1) and that its stop message,
+/// the runtime's "Fatal error: RealmLite: ..." line on stderr, says `expected`.
 func assertStops(_ scenario: String, printing expected: String, file: StaticString = #filePath, line: UInt = #line) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
     process.arguments = ["RealmLiteTests.StopScenarioTests/testRunScenario"]
     var environment = ProcessInfo.processInfo.environment
     environment[stopScenarioVariable] = scenario
+    environment["SWIFT_BACKTRACE"] = "enable=no"
     process.environment = environment
     let errorPipe = Pipe()
     process.standardError = errorPipe
@@ -98,9 +132,14 @@ func assertStops(_ scenario: String, printing expected: String, file: StaticStri
     }
     let output = String(decoding: errorPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
-    XCTAssertFalse(process.terminationReason == .exit && process.terminationStatus == 0,
-                   "scenario '\(scenario)' should have stopped the program", file: file, line: line)
-    XCTAssertTrue(output.contains(expected), "scenario '\(scenario)' stderr should contain '\(expected)', got:\n\(output.suffix(2000))",
+    let how = process.terminationReason == .exit ? "exited with status \(process.terminationStatus)"
+                                                 : "died by signal \(process.terminationStatus)"
+    XCTAssertTrue(process.terminationReason == .uncaughtSignal && process.terminationStatus == stopSignal,
+                  "scenario '\(scenario)' should have stopped the program (death by signal \(stopSignal)); it \(how). stderr:\n\(output.suffix(2000))",
+                  file: file, line: line)
+    let stopLine = output.split(separator: "\n").first { $0.contains("Fatal error: RealmLite: ") }
+    XCTAssertTrue(stopLine?.contains(expected) ?? false,
+                  "scenario '\(scenario)' should stop with a message containing '\(expected)'; its stop line: \(stopLine.map(String.init) ?? "none"), stderr:\n\(output.suffix(2000))",
                   file: file, line: line)
 }
 

@@ -401,6 +401,129 @@ final class ThreadingTests: RealmTestCase {
         }
     }
 
+    // Resolving in a Realm older than the reference advances it first
+    // (RealmSwift refreshes the resolving Realm when the reference is newer):
+    // the reference's object must be found, and everything committed up to
+    // its version is visible.
+
+    /// Commits on another thread while `realm` (autorefresh off) holds its
+    /// version, and returns a reference made there after the commit.
+    private func referenceFromNewerVersion<T: ThreadConfined & SendableMetatype>(
+        _ configuration: Realm.Configuration, _ commit: @escaping @Sendable (Realm) throws -> T
+    ) -> ThreadSafeReference<T>? {
+        onOtherThread(returning: {
+            let other = try Realm(configuration: configuration)
+            var confined: T?
+            try other.write { confined = try commit(other) }
+            return ThreadSafeReference(to: confined!)
+        })
+    }
+
+    func testResolveInAStaleRealmAdvancesItToTheReference() throws {
+        let realm = try openAccounts()
+        realm.autorefresh = false
+        try seedAccounts(realm, count: 1) // account 0, balance 100
+        let staleVersion = realm.core.version
+        guard let reference = referenceFromNewerVersion(accountConfiguration, { other in
+            other.objects(Account.self).first!.balance = 5
+            other.create(Account.self, value: ["id": 2, "balance": 8])
+            return other.create(Account.self, value: ["id": 1, "balance": 7])
+        }) else { return }
+        XCTAssertEqual(realm.objects(Account.self).count, 1, "precondition: the Realm still reads its old version")
+        XCTAssertEqual(realm.core.version, staleVersion)
+
+        let account = realm.resolve(reference)
+        XCTAssertNotNil(account, "an object created after the resolving Realm's version resolves (the Realm advances)")
+        XCTAssertEqual(account?.id, 1)
+        XCTAssertEqual(account?.balance, 7)
+        XCTAssertFalse(account?.isFrozen ?? true, "the resolved object is live")
+        XCTAssertGreaterThan(realm.core.version, staleVersion, "the resolving Realm advanced")
+        XCTAssertEqual(realm.objects(Account.self).sorted(byKeyPath: "id").map(\.balance), [5, 7, 8],
+                       "what was committed with the object is visible too")
+    }
+
+    func testResolveOfAnUpdatedObjectInAStaleRealmReadsTheReferencesValues() throws {
+        let realm = try openAccounts()
+        realm.autorefresh = false
+        try seedAccounts(realm, count: 1)
+        let stale = realm.objects(Account.self).first!
+        XCTAssertEqual(stale.balance, 100)
+        guard let reference = referenceFromNewerVersion(accountConfiguration, { other in
+            let account = other.objects(Account.self).first!
+            account.balance = 42
+            return account
+        }) else { return }
+        XCTAssertEqual(stale.balance, 100, "precondition: the Realm still reads its old version")
+        XCTAssertEqual(realm.resolve(reference)?.balance, 42, "resolved at (at least) the reference's version")
+        XCTAssertEqual(stale.balance, 42, "the Realm's other objects advanced with it")
+    }
+
+    func testResolveInAQueueRealmThatHasNotRefreshedYet() throws {
+        // Autorefresh on, but the queue is busy: its refresh has not run when
+        // the reference arrives.
+        let config = accountConfiguration
+        let queue = DispatchQueue(label: "stale-queue")
+        let outcome = Handoff<[Int]>()
+        let done = DispatchSemaphore(value: 0)
+        queue.async {
+            defer { done.signal() }
+            do {
+                let realm = try Realm(configuration: config, queue: queue)
+                try Self.seed(realm, count: 1)
+                let holder = Handoff<ThreadSafeReference<Account>>()
+                let committed = DispatchSemaphore(value: 0)
+                Thread {
+                    defer { committed.signal() }
+                    do {
+                        let other = try Realm(configuration: config)
+                        var account: Account?
+                        try other.write { account = other.create(Account.self, value: ["id": 1, "balance": 7]) }
+                        holder.value = ThreadSafeReference(to: account!)
+                    } catch { XCTFail("\(error)") }
+                }.start()
+                committed.wait()
+                let before = realm.objects(Account.self).count
+                let resolved = holder.value.flatMap { realm.resolve($0) }
+                outcome.value = [before, resolved?.id ?? -1, resolved?.balance ?? -1, realm.objects(Account.self).count]
+            } catch { XCTFail("\(error)") }
+        }
+        done.wait()
+        XCTAssertEqual(outcome.value, [1, 1, 7, 2],
+                       "[count before resolving (stale), resolved id, resolved balance, count after (advanced)]")
+    }
+
+    func testResolveOfResultsInAStaleRealmSeesTheReferencesVersion() throws {
+        let realm = try openAccounts()
+        realm.autorefresh = false
+        try seedAccounts(realm, count: 3) // ids 0..<3, balance 100
+        XCTAssertEqual(realm.objects(Account.self).count, 3)
+        guard let reference = referenceFromNewerVersion(accountConfiguration, { other in
+            for id in 3..<5 { other.create(Account.self, value: ["id": id, "balance": 200]) }
+            return other.objects(Account.self).filter("balance >= 100").sorted(byKeyPath: "id")
+        }) else { return }
+        XCTAssertEqual(realm.objects(Account.self).count, 3, "precondition: the Realm still reads its old version")
+        let resolved = realm.resolve(reference)
+        XCTAssertEqual(resolved?.map(\.id), [0, 1, 2, 3, 4], "the query runs at (at least) the reference's version")
+        XCTAssertEqual(resolved?.isFrozen, false)
+        XCTAssertEqual(realm.objects(Account.self).count, 5)
+    }
+
+    func testResolveOfAListInAStaleRealmFindsItsNewOwner() throws {
+        let realm = try openRealm()
+        realm.autorefresh = false
+        XCTAssertTrue(realm.objects(Owner.self).isEmpty)
+        guard let reference = referenceFromNewerVersion(configuration(), { other in
+            let owner = other.create(Owner.self, value: ["id": 1, "name": "Olga"])
+            owner.pets.append(objectsIn: [Pet(value: ["name": "Rex"]), Pet(value: ["name": "Tom"])])
+            return owner.pets
+        }) else { return }
+        XCTAssertTrue(realm.objects(Owner.self).isEmpty, "precondition: the Realm still reads its old version")
+        let pets = realm.resolve(reference)
+        XCTAssertNotNil(pets, "a List whose owner is newer than the resolving Realm resolves (the Realm advances)")
+        XCTAssertEqual(pets?.map(\.name), ["Rex", "Tom"])
+        XCTAssertEqual(realm.objects(Owner.self).first?.name, "Olga")
+    }
+
     func testThreadSafeWrapperFollowsTheObject() throws {
         let realm = try openAccounts()
         try seedAccounts(realm, count: 1)

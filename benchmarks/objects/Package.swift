@@ -19,6 +19,12 @@ let package = Package(
     targets: [
         .target(name: "BenchModels", dependencies: [.product(name: "RealmLite", package: rootPackage)]),
         .executableTarget(name: "realmlite-open", dependencies: ["BenchModels"], path: "Sources/RealmLiteOpen"),
+        // RealmLite's query paths against each other (no other engine).
+        .executableTarget(
+            name: "query-bench",
+            dependencies: [.product(name: "RealmLite", package: rootPackage)],
+            path: "Sources/QueryBench"
+        ),
         .executableTarget(
             name: "objects-bench",
             dependencies: [
