@@ -15,7 +15,7 @@ public struct Decimal128: Hashable, Comparable, Sendable, CustomStringConvertibl
     public init(floatLiteral value: Double) { self.init(value) }
     public init(stringLiteral value: String) {
         guard let parsed = try? Decimal128(string: value) else {
-            preconditionFailure("RealmLite: '\(value)' is not a valid Decimal128 literal.")
+            realmFatal(.invalidValue, "'\(value)' is not a valid Decimal128 literal.")
         }
         self = parsed
     }

@@ -78,7 +78,8 @@ public func ~= (code: Realm.Error.Code, error: any Swift.Error) -> Bool {
 /// there is no transaction to defer the error to.
 @usableFromInline
 func realmFatal(_ error: Realm.Error, file: StaticString = #file, line: UInt = #line) -> Never {
-    preconditionFailure("RealmLite: \(error.message)", file: file, line: line)
+    // fatalError, not preconditionFailure: -O builds drop the latter's message.
+    fatalError("RealmLite: \(error.message)", file: file, line: line)
 }
 
 @usableFromInline
