@@ -10,13 +10,13 @@ extension RealmCore {
     /// Adds an unmanaged object (and every unmanaged object it links to);
     /// the object becomes managed by this Realm.
     func add(_ object: Object, update: UpdatePolicy = .error) {
-        requireWrite("add an object of type '\(type(of: object).className())'").updatePolicy = update
-        insert(object, update: update)
+        let write = requireWrite("add an object of type '\(type(of: object).className())'")
+        write.withUpdatePolicy(update) { insert(object, update: update, in: write) }
     }
 
     func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) where S.Iterator.Element: Object {
-        requireWrite("add objects").updatePolicy = update
-        for object in objects { insert(object, update: update) }
+        let write = requireWrite("add objects")
+        write.withUpdatePolicy(update) { for object in objects { insert(object, update: update, in: write) } }
     }
 
     /// Creates an object from a dictionary (property name -> value), an array
@@ -28,9 +28,8 @@ extension RealmCore {
         let write = requireWrite("create an object of type '\(type.className())'")
         let object = T()
         guard let descriptor = recording({ try classInfo(for: type).descriptor }),
-              let provided = recording({ try assignProperties(of: object, descriptor, from: value, realm: self) }) else { return object }
-        write.updatePolicy = update
-        insert(object, update: update, mask: update == .error ? nil : provided)
+              let provided = recording(otherwise: .invalidValue, { try assignProperties(of: object, descriptor, from: value, realm: self) }) else { return object }
+        write.withUpdatePolicy(update) { insert(object, update: update, mask: update == .error ? nil : provided, in: write) }
         return object
     }
 
@@ -74,13 +73,13 @@ extension RealmCore {
     /// Deletes a managed object: links to it become nil, Lists/Sets drop it,
     /// Map values become nil; embedded objects it owns are deleted too.
     func delete(_ object: ObjectBase) {
-        requireWrite("delete an object of type '\(type(of: object).className())'")
+        let write = requireWrite("delete an object of type '\(type(of: object).className())'")
         guard object._realm === self, let info = object._info else {
             fail(Realm.Error(object._realm == nil ? .invalidValue : .wrongRealm,
                              "Can only delete an object of type '\(type(of: object).className())' from the Realm that manages it."))
             return
         }
-        deleteRow(info, object._key)
+        deleteRow(info, object._key, in: write)
         object._deleted = true
     }
 

@@ -52,7 +52,7 @@ extension RealmCore {
         } else if KeyType.self == info.primaryKeyValueType, let found = directPrimaryKeyLookup(info, key) {
             rowKey = found
         } else {
-            let entry = orStop { try info.accessors[column].indexKey(for: key) }
+            let entry = orStop(otherwise: .invalidValue) { try info.accessors[column].indexKey(for: key) }
             rowKey = entry.flatMap { primaryKeyLookup(info, entry: $0) }
         }
         // No Optional.map here: in this generic function it copies through value witnesses.

@@ -33,7 +33,7 @@ extension RealmCore {
     /// Commits the write transaction. If an operation inside it failed, the
     /// transaction is cancelled instead and that error is thrown.
     /// `deferFlush`: visible at once, durable with the next flush (grouped
-    /// async commits, AsyncWriteQueue.swift).
+    /// async commits, RealmCore+AsyncWrites.swift).
     func commitWriteTransaction(deferFlush: Bool = false, withoutNotifying tokens: [NotificationToken] = []) throws {
         try checkThread()
         guard let transaction = write else {

@@ -14,9 +14,9 @@ import Synchronization
 ///     reading ───────────────────────► writing ─────────────────────► reading
 ///     (readState .active: the read      (`write` is set: reads and     (newest
 ///      snapshot, `readTxn`)              writes go through it)          snapshot)
-///        │    ▲
-///  invalidate│    │ the next read takes the newest snapshot
-///        ▼    │
+///        │    ▲                             │
+///  invalidate│    │ the next read takes       │ invalidate (cancels the write)
+///        ▼    │ the newest snapshot         ▼
 ///     released (readState .released: no snapshot held)
 ///
 /// A frozen core (init(freezing:)) is in none of these: readState .frozen,
@@ -63,7 +63,7 @@ public final class RealmCore {
     var recordScratch: [UInt8] = []
     var metaTree: cs_tree = absentTree
     /// Advance to the newest version when another Realm commits (scheduled
-    /// on this core's thread/queue/actor; see Confinement.swift).
+    /// on this core's thread/queue/actor; see RealmCore+Transactions.swift).
     var autorefresh = true
     /// The frozen core of the current version, while someone holds it.
     weak var frozenCache: RealmCore?
@@ -73,7 +73,7 @@ public final class RealmCore {
     var observers: [Observer] = []
     var notificationScheduled = false
     var delivering = false
-    /// Async writes (AsyncWriteQueue.swift).
+    /// Async writes (RealmCore+AsyncWrites.swift).
     var asyncWrites = AsyncWriteQueue()
     /// The class classInfo(for:) found last, and in which schema (live
     /// cores only): loops of lookups by type skip the dictionary.
@@ -155,8 +155,8 @@ public final class RealmCore {
 
     // MARK: - The current transaction
 
-    /// The current transaction: the write transaction while writing. Every
-    /// engine access goes through here, so this is where confinement is
+    /// The current transaction: the write transaction while writing. Reads
+    /// go through here or `cursor(_:)`, so this is where confinement is
     /// checked for reads.
     @inline(__always)
     var txn: EngineTxn {
@@ -185,9 +185,14 @@ public final class RealmCore {
 
     /// The current transaction's cursor on `tree` (nil if the tree is
     /// absent). Every caller may move it: `cursorClaims` tells iterators.
+    @inline(__always)
     func cursor(_ tree: cs_tree) -> EngineCursor? {
         guard tree != absentTree else { return nil }
-        return context.cursor(tree)
+        // Not through `context`: that would hand back (and retain) the context.
+        verifyThread()
+        if let write { return write.context.cursor(tree) }
+        if _fastPath(readState == .active), let reads { return reads.cursor(tree) }
+        return currentContextSlow().cursor(tree)
     }
 
     /// Bumped by every cursor hand-out: iterators re-seek when it moved.
@@ -209,5 +214,16 @@ public final class RealmCore {
     /// Records the first error of a write; it surfaces from write/commitWrite.
     func fail(_ error: Realm.Error) {
         write?.fail(error)
+    }
+
+    /// Runs a throwing step of a write inside a non-throwing RealmSwift API:
+    /// its error is recorded on the write transaction (write {} and
+    /// commitWrite() then cancel and throw it) and nil is returned.
+    @inline(__always)
+    func recording<R>(otherwise code: Realm.Error.Code = .fail, _ body: () throws -> R) -> R? {
+        do { return try body() } catch {
+            fail(Realm.Error(error, otherwise: code))
+            return nil
+        }
     }
 }

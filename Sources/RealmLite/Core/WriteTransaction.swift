@@ -6,7 +6,8 @@ import CStorage
 ///
 /// Writes through it never throw: RealmSwift's mutators cannot. The first
 /// failure is recorded (`error`), the operation that met it stops, and
-/// commit cancels the transaction and throws it (Engine.swift's table).
+/// commit cancels the transaction and throws it (Engine.swift's table; the
+/// writes themselves are there, next to the raw calls they wrap).
 /// Every change bumps the core's generation: accessors re-read their record.
 final class WriteTransaction {
     /// The engine transaction and its cursors (closed by the engine at commit or abort).
@@ -19,8 +20,9 @@ final class WriteTransaction {
     /// Classes registered by this write: forgotten if it is cancelled.
     var registeredClasses: [String] = []
     /// The update policy of the add/create in progress: unmanaged objects it
-    /// links to are added with it.
-    var updatePolicy: UpdatePolicy = .error
+    /// links to are added with it. Outside add/create (a property setter,
+    /// a collection append) it is .error, as in RealmSwift.
+    private(set) var updatePolicy: UpdatePolicy = .error
     /// Objects whose insert is in progress, so that cycles can link back to them.
     var inserting = Set<ObjectIdentifier>()
     /// Keyed classes (Incarnation.swift): this attempt's random number, and
@@ -35,57 +37,23 @@ final class WriteTransaction {
         self.hot = hot
     }
 
+    /// Runs an add/create: objects it links to are added with `policy`.
+    @discardableResult @inline(__always)
+    func withUpdatePolicy<R>(_ policy: UpdatePolicy, _ body: () -> R) -> R {
+        let outer = updatePolicy
+        updatePolicy = policy
+        defer { updatePolicy = outer }
+        return body()
+    }
+
     /// Records `error` if it is this write's first.
     func fail(_ error: Realm.Error) {
         if self.error == nil { self.error = error }
     }
 
+    /// Every change bumps the core's generation (Engine.swift's writes).
     @inline(__always)
-    private func changed() { hot.pointee.generation &+= 1 }
-
-    /// Sets `key` to `value`; false after recording a failure.
-    @discardableResult @inline(__always)
-    func put(_ tree: cs_tree, _ key: cs_val, _ value: cs_val, _ what: @autoclosure () -> String) -> Bool {
-        let rc = txn.put(tree, key, value)
-        changed()
-        if _slowPath(rc != csOK) { fail(storageError(rc, what())); return false }
-        return true
-    }
-
-    @discardableResult
-    func put(_ tree: cs_tree, _ key: [UInt8], _ value: [UInt8], _ what: @autoclosure () -> String) -> Bool {
-        withBytesKey(key) { k in withBytesKey(value) { put(tree, k, $0, what()) } }
-    }
-
-    enum Claim { case claimed, exists, failed }
-
-    /// Sets `key` only if it is absent (one descent both checks and inserts).
-    func claim(_ tree: cs_tree, _ key: cs_val, _ value: cs_val, _ what: @autoclosure () -> String) -> Claim {
-        let rc = txn.put(tree, key, value, flags: UInt32(CS_NOOVERWRITE))
-        changed()
-        if rc == csOK { return .claimed }
-        if rc == csExists { return .exists }
-        fail(storageError(rc, what()))
-        return .failed
-    }
-
-    /// Removes `key` (absent is fine).
-    func delete(_ tree: cs_tree, _ key: cs_val, _ what: @autoclosure () -> String) {
-        let rc = txn.delete(tree, key)
-        changed()
-        if rc != csOK && rc != csNotFound { fail(storageError(rc, what())) }
-    }
-
-    func delete(_ tree: cs_tree, _ key: [UInt8], _ what: @autoclosure () -> String) {
-        withBytesKey(key) { delete(tree, $0, what()) }
-    }
-
-    /// Removes every entry of `tree` (absent is fine).
-    func clear(_ tree: cs_tree, _ what: @autoclosure () -> String) {
-        let rc = txn.clear(tree)
-        changed()
-        if rc != csOK && rc != csNotFound { fail(storageError(rc, what())) }
-    }
+    func changed() { hot.pointee.generation &+= 1 }
 }
 
 /// The next object key of one class during a write transaction.

@@ -82,7 +82,7 @@ open class ObjectBase: CustomStringConvertible, Hashable {
             guard let (descriptor, index) = propertyIndex(key) else {
                 realmFatal(.invalidValue, "'\(Self.className())' has no property named '\(key)'.")
             }
-            orStop { try descriptor.properties[index].accessor.setValue(newValue as Any, on: self, realm: _realm) }
+            orStop(otherwise: .invalidValue) { try descriptor.properties[index].accessor.setValue(newValue as Any, on: self, realm: _realm) }
         }
     }
 
@@ -185,7 +185,7 @@ open class EmbeddedObject: ObjectBase {
 
 extension ObjectBase {
     func assignInitialValues(_ value: Any) {
-        orStop { _ = try assignProperties(of: self, SchemaDiscovery.descriptor(for: type(of: self)), from: value, realm: nil) }
+        orStop(otherwise: .invalidValue) { _ = try assignProperties(of: self, SchemaDiscovery.descriptor(for: type(of: self)), from: value, realm: nil) }
     }
 }
 

@@ -125,10 +125,10 @@ extension RealmCore {
     func allKeys(_ info: ClassInfo) -> [UInt64] {
         var keys: [UInt64] = []
         txn.withCursor(info.objectsTree) { cursor in
-            var entry = cursor.first()
-            while let (key, _) = entry {
-                keys.append(keyValue(key))
-                entry = cursor.next()
+            var key = cursor.firstKey()
+            while let current = key {
+                keys.append(keyValue(current))
+                key = cursor.nextKey()
             }
         }
         return keys

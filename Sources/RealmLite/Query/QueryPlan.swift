@@ -310,7 +310,7 @@ extension IndexProbe {
         realm.txn.withCursor(tree) { cursor in
             for prefix in keys {
                 prefix.withUnsafeBytes { p in
-                    cursor.forEach(prefix: p) { k, v in
+                    cursor.forEach(prefix: p, values: isPrimaryKey) { k, v in
                         if isPrimaryKey {
                             found.insert(keyValue(v))
                         } else if prefixScan ? k.size >= p.count + 8 : k.size == p.count + 8 {

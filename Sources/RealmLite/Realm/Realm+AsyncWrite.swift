@@ -1,7 +1,7 @@
 import Dispatch
 
 // Asynchronous writes, RealmSwift's API (the queue behind them:
-// Core/AsyncWriteQueue.swift).
+// Core/RealmCore+AsyncWrites.swift).
 
 public typealias AsyncTransactionId = UInt32
 

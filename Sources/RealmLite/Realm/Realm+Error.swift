@@ -107,21 +107,8 @@ extension Realm.Error {
 }
 
 /// Runs a throwing operation inside a non-throwing RealmSwift API: stops
-/// with the Realm.Error's message.
+/// with the Realm.Error's message (another error is wrapped with `code`).
 @discardableResult
-func orStop<R>(_ body: () throws -> R) -> R {
-    do { return try body() } catch { realmFatal(Realm.Error(error)) }
-}
-
-extension RealmCore {
-    /// Runs a throwing step of a write inside a non-throwing RealmSwift API:
-    /// its error is recorded on the write transaction (write {} and
-    /// commitWrite() then cancel and throw it) and nil is returned.
-    @inline(__always)
-    func recording<R>(_ body: () throws -> R) -> R? {
-        do { return try body() } catch {
-            fail(Realm.Error(error))
-            return nil
-        }
-    }
+func orStop<R>(otherwise code: Realm.Error.Code = .fail, _ body: () throws -> R) -> R {
+    do { return try body() } catch { realmFatal(Realm.Error(error, otherwise: code)) }
 }

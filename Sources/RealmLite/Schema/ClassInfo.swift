@@ -1,7 +1,7 @@
 import CStorage
 
 // ClassInfo: one class as stored in one file: record layout, column slots,
-// tree handles. Built once per class per open file (SchemaRegistration) and
+// tree handles. Built once per class per open file (RealmCore+Schema.swift) and
 // shared by every Realm instance on that file.
 
 /// A property's storage facts. @unchecked Sendable: immutable once the
@@ -68,7 +68,7 @@ final class ClassInfo: @unchecked Sendable {
     /// Keyed classes: object key -> stamp of its last delete (and key
     /// [0] -> stamp of the last delete of every object), so that accessors
     /// of a deleted object stay invalid when its key is used again
-    /// (ObjectLifetime.swift). absentTree otherwise.
+    /// (Incarnation.swift). absentTree otherwise.
     let deletedTree: cs_tree
     var name: String { descriptor.name }
     var type: ObjectBase.Type { descriptor.type }

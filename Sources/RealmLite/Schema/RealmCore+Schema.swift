@@ -190,7 +190,7 @@ extension RealmCore {
         if let stored = try readMeta(MetaKey.nextObjectKey(info.name)), stored.size == 8 {
             next = max(next, keyValue(stored))
         }
-        if let (key, _) = cursor(info.objectsTree)?.last(), key.size == 8 {
+        if let key = cursor(info.objectsTree)?.lastKey(), key.size == 8 {
             next = max(next, keyValue(key) + 1)
         }
         write.nextKeys.append(ObjectKeyCounter(info: info, next: next + 1))

@@ -8,20 +8,25 @@ import Foundation
 //   kind of call                         on failure
 //   -----------------------------------  -----------------------------------
 //   lifecycle: open, begin, commit,      throws Realm.Error: the caller can
-//   sync, clone, open a tree, and reads  report it or try again (a damaged
-//   while opening (`lookup`)             file must not stop the program)
-//   reads: get, count, cursors, diffs,   stops with the Realm.Error's message:
-//   filtered counts                      a read fails only on a damaged file
-//                                        or a RealmLite bug, and RealmSwift's
+//   sync, clone, open a tree, reads      report it or try again (a damaged
+//   while opening (`lookup`), writes     file must not stop the program)
+//   whose caller throws (`store`:
+//   schema, key counters at commit)
+//   reads: get, count, cursors, diffs;   stops with the Realm.Error's message:
+//   renew (it has no caller to throw     a read fails only on a damaged file
+//   to)                                  or a RealmLite bug, and RealmSwift's
 //                                        reads cannot throw
+//   filtered counts and record filters   nil: the caller's general path
+//   (`countMatching`, `filterRecords`)   reads the records and decides
 //   writes inside a write transaction    recorded on the WriteTransaction
-//   (WriteTransaction.put/delete/clear)  (its first error): write {} and
-//                                        commitWrite() cancel and throw it,
+//   (WriteTransaction.put/claim/         (its first error): write {} and
+//   delete/clear, below)                 commitWrite() cancel and throw it,
 //                                        since RealmSwift's mutators cannot
 //                                        throw either
 //
 // CS_NOTFOUND is never a failure: reads return nil, deletes ignore it.
-// The absent tree (`absentTree`, FileLayout.swift) reads as empty.
+// The absent tree (`absentTree`, FileLayout.swift) reads as empty. Raw
+// writes are private to this file, so no caller can drop a write's error.
 
 let csOK: Int32 = 0
 let csNotFound = Int32(CS_NOTFOUND.rawValue)
@@ -129,7 +134,8 @@ extension SharedEnv {
         return pinned
     }
 
-    /// Blocks until no writer holds the lock (takes and drops it).
+    /// Blocks until no writer holds the lock (takes and drops it). A failure
+    /// to take it is left to the caller's next begin, which reports it.
     func waitForWriteLock() {
         var txn: OpaquePointer?
         if cs_txn_begin(handle, 0, &txn) == csOK { cs_txn_abort(txn) }
@@ -260,17 +266,17 @@ struct EngineTxn {
         return EngineTxn(handle: copy!)
     }
 
-    // Raw writes, for WriteTransaction, which records their failures.
+    // Raw writes: for WriteTransaction (below), which records their failures.
 
     @inline(__always)
-    func put(_ tree: cs_tree, _ key: cs_val, _ value: cs_val, flags: UInt32 = 0) -> Int32 {
+    fileprivate func put(_ tree: cs_tree, _ key: cs_val, _ value: cs_val, flags: UInt32 = 0) -> Int32 {
         cs_put(handle, tree, key, value, flags)
     }
 
     @inline(__always)
-    func delete(_ tree: cs_tree, _ key: cs_val) -> Int32 { cs_del(handle, tree, key) }
+    fileprivate func delete(_ tree: cs_tree, _ key: cs_val) -> Int32 { cs_del(handle, tree, key) }
 
-    func clear(_ tree: cs_tree) -> Int32 { cs_tree_clear(handle, tree) }
+    fileprivate func clear(_ tree: cs_tree) -> Int32 { cs_tree_clear(handle, tree) }
 
     /// Sets `key` to `value`, throwing: for schema changes and the object key
     /// counters saved at commit, whose callers throw rather than record.
@@ -291,6 +297,56 @@ func filterRecords(_ filter: UnsafePointer<cs_filter>, _ values: UnsafePointer<c
     return cs_filter_values(filter, values, count, matches, &matched) == csOK ? matched : nil
 }
 
+// MARK: - Writes
+
+/// The writes of a write transaction: each records its failure on the
+/// transaction and bumps the core's generation.
+extension WriteTransaction {
+    /// Sets `key` to `value`; false after recording a failure.
+    @discardableResult @inline(__always)
+    func put(_ tree: cs_tree, _ key: cs_val, _ value: cs_val, _ what: @autoclosure () -> String) -> Bool {
+        let rc = txn.put(tree, key, value)
+        changed()
+        if _slowPath(rc != csOK) { fail(storageError(rc, what())); return false }
+        return true
+    }
+
+    @discardableResult
+    func put(_ tree: cs_tree, _ key: [UInt8], _ value: [UInt8], _ what: @autoclosure () -> String) -> Bool {
+        withBytesKey(key) { k in withBytesKey(value) { put(tree, k, $0, what()) } }
+    }
+
+    enum Claim { case claimed, exists, failed }
+
+    /// Sets `key` only if it is absent (one descent both checks and inserts).
+    func claim(_ tree: cs_tree, _ key: cs_val, _ value: cs_val, _ what: @autoclosure () -> String) -> Claim {
+        let rc = txn.put(tree, key, value, flags: UInt32(CS_NOOVERWRITE))
+        changed()
+        if rc == csOK { return .claimed }
+        if rc == csExists { return .exists }
+        fail(storageError(rc, what()))
+        return .failed
+    }
+
+    /// Removes `key` (absent is fine).
+    func delete(_ tree: cs_tree, _ key: cs_val, _ what: @autoclosure () -> String) {
+        let rc = txn.delete(tree, key)
+        changed()
+        if rc != csOK && rc != csNotFound { fail(storageError(rc, what())) }
+    }
+
+    func delete(_ tree: cs_tree, _ key: [UInt8], _ what: @autoclosure () -> String) {
+        withBytesKey(key) { delete(tree, $0, what()) }
+    }
+
+    /// Removes every entry of `tree` (absent is fine).
+    func clear(_ tree: cs_tree, _ what: @autoclosure () -> String) {
+        let rc = txn.clear(tree)
+        changed()
+        if rc != csOK && rc != csNotFound { fail(storageError(rc, what())) }
+    }
+}
+
 // MARK: - Cursors
 
 /// A position in one tree of one transaction. Moves return the entry they
@@ -308,9 +364,23 @@ struct EngineCursor {
         realmFatal(storageError(rc, "Reading through a cursor"))
     }
 
+    /// A move that reads the key only (a value stored out of line is not
+    /// touched).
+    @inline(__always)
+    private func moveKey(_ op: cs_cursor_op, from start: cs_val = cs_val()) -> cs_val? {
+        var key = start
+        let rc = cs_cursor_get(handle, &key, nil, op)
+        if _fastPath(rc == csOK) { return key }
+        if rc == csNotFound { return nil }
+        realmFatal(storageError(rc, "Reading through a cursor"))
+    }
+
     @inline(__always) func first() -> Entry? { move(CS_FIRST) }
     @inline(__always) func last() -> Entry? { move(CS_LAST) }
     @inline(__always) func next() -> Entry? { move(CS_NEXT) }
+    @inline(__always) func firstKey() -> cs_val? { moveKey(CS_FIRST) }
+    @inline(__always) func lastKey() -> cs_val? { moveKey(CS_LAST) }
+    @inline(__always) func nextKey() -> cs_val? { moveKey(CS_NEXT) }
     /// The first entry at or after `key`.
     @inline(__always) func seek(_ key: cs_val) -> Entry? { move(CS_SEEK, from: key) }
     /// The entry of exactly `key`.
@@ -344,14 +414,16 @@ struct EngineCursor {
         realmFatal(storageError(rc, "Reading a batch of records"))
     }
 
-    /// Calls `body` for each entry whose key starts with `prefix`, in key
-    /// order, until it returns false.
-    func forEach(prefix: UnsafeRawBufferPointer, _ body: (cs_val, cs_val) -> Bool) {
-        var entry = seek(cs_val(data: prefix.baseAddress, size: prefix.count))
+    /// Calls `body(key, value)` for each entry whose key starts with
+    /// `prefix`, in key order, until it returns false. `values: false`
+    /// reads keys only (the value passed is empty).
+    func forEach(prefix: UnsafeRawBufferPointer, values: Bool = true, _ body: (cs_val, cs_val) -> Bool) {
+        let start = cs_val(data: prefix.baseAddress, size: prefix.count)
+        var entry = values ? seek(start) : moveKey(CS_SEEK, from: start).map { ($0, cs_val()) }
         while let (key, value) = entry, key.size >= prefix.count,
               prefix.isEmpty || memcmp(key.data, prefix.baseAddress!, prefix.count) == 0 {
             if !body(key, value) { return }
-            entry = next()
+            entry = values ? next() : nextKey().map { ($0, cs_val()) }
         }
     }
 

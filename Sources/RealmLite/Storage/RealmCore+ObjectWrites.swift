@@ -2,7 +2,7 @@ import CStorage
 
 // The write side of the object store: inserting records, changing one
 // column, deleting rows, and keeping the primary-key, index and backlink
-// trees in step with the records. Public entry points are in RealmWrite.swift.
+// trees in step with the records. Entry points: Core/RealmCore+Mutations.swift.
 //
 // Every change goes through the WriteTransaction (Core/WriteTransaction.swift),
 // which records the first failure (the write then cancels and throws it);
@@ -29,8 +29,8 @@ extension RealmCore {
     /// Adds an unmanaged object (and the unmanaged objects it links to).
     /// Returns its key, or nil after recording an error.
     @discardableResult
-    func insert(_ object: ObjectBase, update: UpdatePolicy, mask: Set<Int>? = nil, asEmbedded: Bool = false) -> UInt64? {
-        let write = requireWrite("add an object of type '\(type(of: object).className())'")
+    func insert(_ object: ObjectBase, update: UpdatePolicy, mask: Set<Int>? = nil, asEmbedded: Bool = false,
+                in write: WriteTransaction) -> UInt64? {
         if let owner = object._realm {
             guard owner === self else {
                 fail(Realm.Error(.wrongRealm, "Object of type '\(type(of: object).className())' is managed by another Realm; create a copy with realm.create(\(type(of: object).className()).self, value: object) instead."))
@@ -62,7 +62,7 @@ extension RealmCore {
                     fail(duplicatePrimaryKey(object, info, pk))
                     return nil
                 }
-                return updateExisting(object, info, key: key, update: update, mask: mask)
+                return updateExisting(object, info, key: key, mask: mask, in: write)
             }
         } else {
             guard let next = recording({ try newObjectKey(info, in: write) }) else { return nil }
@@ -84,7 +84,7 @@ extension RealmCore {
                     fail(duplicatePrimaryKey(object, info, pk))
                     return nil
                 }
-                return updateExisting(object, info, key: existing, update: update, mask: mask)
+                return updateExisting(object, info, key: existing, mask: mask, in: write)
             }
             if claim != .claimed {
                 if claim == .exists { fail(storageError(csExists, "Indexing the primary key of '\(info.name)'")) }
@@ -116,7 +116,7 @@ extension RealmCore {
             for c in info.linkColumns {
                 let column = info.columns[c]
                 let slot = info.slots[c]
-                _ = adjustBacklinks(column, source: key, old: [], new: linkTargets(column, isNull: view.isNull(slot), view.field(slot, info.layout)))
+                _ = adjustBacklinks(column, source: key, in: write, old: [], new: linkTargets(column, isNull: view.isNull(slot), view.field(slot, info.layout)))
             }
         }
         info.bindColumns(object)
@@ -134,7 +134,8 @@ extension RealmCore {
 
     /// add(update:) / create(update:) on an existing primary key: rewrite the
     /// columns that differ (all of them, or those in mask).
-    private func updateExisting(_ object: ObjectBase, _ info: ClassInfo, key: UInt64, update: UpdatePolicy, mask: Set<Int>?) -> UInt64? {
+    private func updateExisting(_ object: ObjectBase, _ info: ClassInfo, key: UInt64, mask: Set<Int>?,
+                                in write: WriteTransaction) -> UInt64? {
         var writer = _RecordWriter(info: info, realm: self)
         let encoded: Void? = recording {
             for column in info.storageOrder {
@@ -173,7 +174,8 @@ extension RealmCore {
             fail(Realm.Error(.invalidValue, "Cannot link to an existing managed embedded object of type '\(target.name)': embedded objects have exactly one parent; assign a new unmanaged object instead."))
             return nil
         }
-        return insert(value, update: requireWrite("link to an object").updatePolicy, asEmbedded: target.isEmbedded)
+        let write = requireWrite("link to an object of type '\(target.name)'")
+        return insert(value, update: write.updatePolicy, asEmbedded: target.isEmbedded, in: write)
     }
 
     // MARK: - Update one column
@@ -212,13 +214,13 @@ extension RealmCore {
         }
         var orphans: [UInt64] = []
         if column.isLink {
-            orphans = adjustBacklinks(column, source: object._key,
+            orphans = adjustBacklinks(column, source: object._key, in: write,
                                       old: linkDelta?.removed ?? oldTargets,
                                       new: linkDelta?.added ?? linkTargets(column, isNull: isNull, raw))
         }
         putRecord(info, object._key, newRecord, in: write)
         if let target = column.target, target.isEmbedded {
-            for orphan in orphans { deleteRow(target, orphan) }
+            for orphan in orphans { deleteRow(target, orphan, in: write) }
         }
     }
 
@@ -238,8 +240,7 @@ extension RealmCore {
 
     /// Applies the change old -> new of one source's targets; returns the
     /// targets this source no longer links to.
-    func adjustBacklinks(_ column: Column, source: UInt64, old: [UInt64], new: [UInt64]) -> [UInt64] {
-        let write = requireWrite("change a link of '\(column.name)'")
+    func adjustBacklinks(_ column: Column, source: UInt64, in write: WriteTransaction, old: [UInt64], new: [UInt64]) -> [UInt64] {
         var delta: [UInt64: Int] = [:]
         for target in old { delta[target, default: 0] -= 1 }
         for target in new { delta[target, default: 0] += 1 }
@@ -262,7 +263,7 @@ extension RealmCore {
         guard let cursor = cursor(column.backlinkTree) else { return [] }
         var sources: [UInt64] = []
         withUnsafeBytes(of: target.bigEndian) { prefix in
-            cursor.forEach(prefix: prefix) { key, _ in
+            cursor.forEach(prefix: prefix, values: false) { key, _ in
                 guard key.size == 16 else { return false }
                 sources.append(keyValue(key, at: 8))
                 return true
@@ -275,8 +276,7 @@ extension RealmCore {
 
     /// Deletes a row: nullifies links to it, drops its own links (deleting the
     /// embedded objects it owns), its primary key and index entries.
-    func deleteRow(_ info: ClassInfo, _ key: UInt64) {
-        let write = requireWrite("delete an object of type '\(info.name)'")
+    func deleteRow(_ info: ClassInfo, _ key: UInt64, in write: WriteTransaction) {
         guard let value = loadRecord(info, key) else { return }
         let record = [UInt8](copying: bytes(of: value))
         var cascade: [(ClassInfo, UInt64)] = []
@@ -318,6 +318,6 @@ extension RealmCore {
         }
         withKey(key) { write.delete(info.objectsTree, $0, "Deleting a '\(info.name)' object") }
         if info.keyedByPrimaryKey { recordDelete(info, key: key) }
-        for (targetInfo, target) in cascade { deleteRow(targetInfo, target) }
+        for (targetInfo, target) in cascade { deleteRow(targetInfo, target, in: write) }
     }
 }

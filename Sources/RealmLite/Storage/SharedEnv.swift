@@ -16,7 +16,7 @@ final class SharedEnv: @unchecked Sendable {
     let cacheKey: String
     let isReadOnly: Bool
     let path: String
-    /// Classes registered in this file so far (see SchemaRegistration.swift).
+    /// Classes registered in this file so far (see Schema/RealmCore+Schema.swift).
     let schema = Mutex<SchemaState>(SchemaState.empty)
     /// Classes a cancelled write registered and took back. Kept for the
     /// env's lifetime: accessors refer to their ClassInfo without a

@@ -122,7 +122,7 @@ extension Realm.Error {
 
 /// The state each property read consults, in memory the core owns and its
 /// objects point to (valid while they hold the core): reading it involves no
-/// reference counting, which matters at tens of millions of reads a second.
+/// reference counting, which matters on a path taken by every property read.
 @usableFromInline
 struct HotState {
     /// Bumped whenever cached record pointers may be stale.
