@@ -106,6 +106,7 @@ final class SharedEnv: @unchecked Sendable {
             options.flags = (inMemory ? UInt32(CS_ENV_IN_MEMORY) : 0) | (config.readOnly ? UInt32(CS_ENV_RDONLY) : 0)
                 | UInt32(CS_ENV_NORDAHEAD)
             options.durability = CS_DURABLE_FULL
+            options.io = ioHooksForTesting
             var handle: OpaquePointer?
             let rc = cs_env_open(path, &options, &handle)
             guard rc == csOK, let handle else {
@@ -129,6 +130,11 @@ extension SharedEnv {
         openEnvs.withLock { table in table.values.contains { $0.env?.path == path } }
     }
 }
+
+/// I/O hooks for files opened from now on (nil: the default I/O): lets tests
+/// make the disk fail under a Realm. Set it only while no other test opens
+/// files; the engine copies the hooks at open.
+nonisolated(unsafe) var ioHooksForTesting: UnsafePointer<cs_io_hooks>?
 
 struct WeakEnv {
     weak var env: SharedEnv?
