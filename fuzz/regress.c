@@ -220,7 +220,7 @@ static int g_sync(void *ctx, int fd)
     return G.fail ? EIO : 0;
 }
 
-/* Bug 4 (txn.c env_flush_deferred): after a failed flush the env is in
+/* Bug 4 (commit.c commit_flush_deferred, then txn.c env_flush_deferred): after a failed flush the env is in
  * panic (the kernel may have dropped the pages), but cs_env_sync and
  * cs_env_close still flushed again and wrote the meta of deferred commits
  * whose data never reached the disk: after a power loss the file's newest
