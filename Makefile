@@ -1,6 +1,7 @@
 # RealmLite — build, test, demo, bench.
 #   make demo    build and run the example app
 #   make test    layer checks, C engine tests under ASan/UBSan, swift test, TSan, release-build stops, fuzz, bench smoke
+#   make docs    the DocC catalog (build/docs/RealmLite.doccarchive)
 #   make bench   benchmarks (QUICK=1 for a smoke run)
 #   make fuzz    libFuzzer harnesses (FUZZ_SECONDS per harness)
 #   make stress  long crash-loop / power-loss / multi-process runs
@@ -23,7 +24,7 @@ SAN := -fuse-ld=lld -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sa
 ASAN_FLAGS := $(CWARN) $(CINC) -O1 -g $(SAN)
 REL_FLAGS := $(CWARN) $(CINC) -O2 -g
 
-.PHONY: all deps layers test ctest swifttest tsan stops-release demo bench fuzz stress clean
+.PHONY: all deps layers test ctest swifttest tsan stops-release docs demo bench fuzz stress clean
 
 all:
 	swift build
@@ -76,12 +77,18 @@ swifttest: deps
 stops-release: deps
 	swift test -c release -Xswiftc -enable-testing --filter StopScenarioTests
 
+# The DocC catalog (Sources/RealmLite/RealmLite.docc plus docs/*.md as
+# articles), built with the toolchain's docc; a broken symbol link fails it.
+docs:
+	bash scripts/build_docs.sh
+
 test: deps
 	@mkdir -p $(BUILD)
 	$(MAKE) ctest
 	$(MAKE) swifttest
 	$(MAKE) tsan
 	$(MAKE) stops-release
+	$(MAKE) docs
 	@if [ -f fuzz/Makefile ]; then $(MAKE) -C fuzz test-short; fi
 	@if [ -f benchmarks/Makefile ]; then $(MAKE) -C benchmarks QUICK=1 bench; fi
 	@# One closing line for CI: C test programs plus XCTest cases.
@@ -112,4 +119,4 @@ tsan: deps
 	TSAN_OPTIONS=halt_on_error=1 swift test --skip-build --sanitize=thread --scratch-path .build-tsan --filter "$(TSAN_TESTS)"
 
 clean:
-	rm -rf $(BUILD) .build .build-tsan
+	rm -rf $(BUILD) .build .build-tsan .build-docs
