@@ -1,7 +1,7 @@
 // The storage side shared by List, MutableSet and Map: a collection property
 // of a managed object is one var field of the owner's record (format in
 // CollectionCodec.swift). Reads are zero-copy views of the current snapshot;
-// writes rebuild the field and go through Realm.updateColumn, which keeps
+// writes rebuild the field and go through RealmCore.updateColumn, which keeps
 // backlinks and embedded-object ownership right.
 
 struct CollectionField {
@@ -112,5 +112,34 @@ extension CollectionField {
 
     func thawed() -> CollectionField? {
         owner._thaw().map { CollectionField(owner: $0, column: column) }
+    }
+}
+
+/// List, MutableSet and Map: unmanaged, a Swift collection; managed, a view
+/// of one field of the owner's record. What freezing, thawing and observing
+/// do is the same for the three; each type's public methods call these.
+protocol FieldBackedCollection: AnyObject {
+    var field: CollectionField? { get }
+    init(field: CollectionField)
+    /// The type's name in messages ("List").
+    static var kindName: String { get }
+}
+
+extension FieldBackedCollection {
+    var fieldIsFrozen: Bool { field?.isFrozen ?? false }
+
+    func frozenCollection() -> Self {
+        guard let field else { realmFatal(.invalidValue, "Cannot freeze an unmanaged \(Self.kindName): add its owner to a Realm first.") }
+        return Self(field: field.frozen())
+    }
+
+    func thawedCollection() -> Self? {
+        guard let field else { return self }
+        return field.thawed().map { Self(field: $0) }
+    }
+
+    func observeField(keyPaths: [String]?, _ block: @escaping (RealmCollectionChange<Self>) -> Void) -> NotificationToken {
+        guard let field else { realmFatal(.invalidValue, "Only a managed \(Self.kindName) can be observed: add its owner to a Realm first.") }
+        return field.observe(Self.kindName, keyPaths: keyPaths, value: self, block)
     }
 }

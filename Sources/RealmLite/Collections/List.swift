@@ -162,24 +162,21 @@ extension List {
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmCollectionChange<List<Element>>) -> Void) -> NotificationToken {
         if let queue { return RealmLite.observe(self, on: queue) { $0.observe(keyPaths: keyPaths, block) } }
-        guard let field else { realmFatal(.invalidValue, "Only a managed List can be observed: add its owner to a Realm first.") }
-        return field.observe("List", keyPaths: keyPaths, value: self, block)
+        return observeField(keyPaths: keyPaths, block)
     }
 }
 
 extension List {
-    public var isFrozen: Bool { field?.isFrozen ?? false }
+    public var isFrozen: Bool { fieldIsFrozen }
 
     /// The list as of the current version, immutable and readable anywhere.
     /// An unmanaged list cannot be frozen.
-    public func freeze() -> List {
-        guard let field else { realmFatal(.invalidValue, "Cannot freeze an unmanaged List: add its owner to a Realm first.") }
-        return List(field: field.frozen())
-    }
+    public func freeze() -> List { frozenCollection() }
 
     /// The live list in the calling thread's Realm; nil if its owner was deleted.
-    public func thaw() -> List? {
-        guard let field else { return self }
-        return field.thawed().map { List(field: $0) }
-    }
+    public func thaw() -> List? { thawedCollection() }
+}
+
+extension List: FieldBackedCollection {
+    static var kindName: String { "List" }
 }

@@ -155,15 +155,13 @@ extension Map: _RealmValue, _Persistable {
 }
 
 extension Map {
-    public var isFrozen: Bool { field?.isFrozen ?? false }
+    public var isFrozen: Bool { fieldIsFrozen }
 
-    public func freeze() -> Map {
-        guard let field else { realmFatal(.invalidValue, "Cannot freeze an unmanaged Map: add its owner to a Realm first.") }
-        return Map(field: field.frozen())
-    }
+    public func freeze() -> Map { frozenCollection() }
 
-    public func thaw() -> Map? {
-        guard let field else { return self }
-        return field.thawed().map { Map(field: $0) }
-    }
+    public func thaw() -> Map? { thawedCollection() }
+}
+
+extension Map: FieldBackedCollection {
+    static var kindName: String { "Map" }
 }

@@ -132,21 +132,18 @@ extension MutableSet {
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmCollectionChange<MutableSet<Element>>) -> Void) -> NotificationToken {
         if let queue { return RealmLite.observe(self, on: queue) { $0.observe(keyPaths: keyPaths, block) } }
-        guard let field else { realmFatal(.invalidValue, "Only a managed MutableSet can be observed: add its owner to a Realm first.") }
-        return field.observe("MutableSet", keyPaths: keyPaths, value: self, block)
+        return observeField(keyPaths: keyPaths, block)
     }
 }
 
 extension MutableSet {
-    public var isFrozen: Bool { field?.isFrozen ?? false }
+    public var isFrozen: Bool { fieldIsFrozen }
 
-    public func freeze() -> MutableSet {
-        guard let field else { realmFatal(.invalidValue, "Cannot freeze an unmanaged MutableSet: add its owner to a Realm first.") }
-        return MutableSet(field: field.frozen())
-    }
+    public func freeze() -> MutableSet { frozenCollection() }
 
-    public func thaw() -> MutableSet? {
-        guard let field else { return self }
-        return field.thawed().map { MutableSet(field: $0) }
-    }
+    public func thaw() -> MutableSet? { thawedCollection() }
+}
+
+extension MutableSet: FieldBackedCollection {
+    static var kindName: String { "MutableSet" }
 }
