@@ -60,6 +60,37 @@ final class TaskConfinedRealmTests: RealmTestCase {
         XCTAssertEqual(realm.objects(Dog.self).count, 1)
     }
 
+    /// `try await Realm()` with the default configuration is the task's
+    /// Realm (the async initializer, not the synchronous `Realm()`), and a
+    /// synchronous `Realm(configuration:)`, thaw() and @ThreadSafe reads in
+    /// that task give the task's instance too: a thread's would stop after
+    /// the next suspension.
+    func testAwaitRealmAndSynchronousLookupsInATask() async throws {
+        let saved = Realm.Configuration.defaultConfiguration
+        defer { Realm.Configuration.defaultConfiguration = saved }
+        Realm.Configuration.defaultConfiguration = configuration()
+        let realm = try await Realm()
+        guard case .task = realm.core.confinement else {
+            return XCTFail("try await Realm() outside an actor should be task-confined, is \(realm.core.confinement)")
+        }
+        XCTAssertEqual(try openSynchronously(configuration()), realm)
+        let dog = Dog()
+        dog.name = "Rex"
+        try realm.write { realm.add(dog) }
+        let frozen = dog.freeze()
+        @ThreadSafe var reference: Dog? = dog
+        try await Task.sleep(for: .milliseconds(1))
+        let thawed = try XCTUnwrap(frozen.thaw())
+        XCTAssertEqual(thawed.realm, realm)
+        try await Task.sleep(for: .milliseconds(1))
+        XCTAssertEqual(thawed.name, "Rex")
+        let resolved = try XCTUnwrap(reference)
+        XCTAssertEqual(resolved.realm, realm)
+        try await Task.sleep(for: .milliseconds(1))
+        try realm.write { resolved.name = "Max" }
+        XCTAssertEqual(dog.name, "Max")
+    }
+
     /// Async writes from a task-confined Realm (the task waits, no thread does).
     func testAsyncWriteFromTaskConfinedRealm() async throws {
         let realm = try await Realm(configuration: configuration())
