@@ -12,6 +12,11 @@ final class TaskConfinedRealmTests: RealmTestCase {
     func testTaskConfinedRealmsAcrossSuspensions() async throws {
         let configuration = configuration()
         let tasks = 16, rounds = 150
+        // Opened first, and kept open, so the tasks share an open file:
+        // SharedEnv's registry is a Synchronization.Mutex, whose locking
+        // ThreadSanitizer cannot see on Linux (the lock is in the prebuilt
+        // library): concurrent first opens of one file are reported as a race.
+        let keeper = try await Realm(configuration: configuration)
         let threadChanges = try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<tasks {
                 group.addTask {
@@ -22,8 +27,8 @@ final class TaskConfinedRealmTests: RealmTestCase {
         }
         // The test shows something only if tasks did resume on other threads.
         XCTAssertGreaterThan(threadChanges, 0, "no task resumed on another thread")
-        let realm = try openSynchronously(configuration)
-        XCTAssertEqual(realm.objects(Dog.self).count, tasks * rounds)
+        keeper.refresh()
+        XCTAssertEqual(keeper.objects(Dog.self).count, tasks * rounds)
     }
 
     /// `Realm.open()` and `Realm()` twice in one task give one instance;
