@@ -98,6 +98,18 @@ final class MainActorRealmTests: RealmTestCase {
         XCTAssertEqual(opened, try Realm(configuration: configuration(), queue: .main))
     }
 
+    /// A main-actor Realm opened on the main thread keeps the inline check:
+    /// reads there compare the thread token and take no further check.
+    @MainActor
+    func testMainThreadReadsKeepTheInlineCheck() async throws {
+        XCTAssertTrue(Thread.isMainThread)
+        for realm in [try await Realm(configuration: configuration()), try openSynchronously(configuration(file: "sync.realm"))] {
+            guard case .main = realm.core.confinement else { return XCTFail("not the main actor's Realm: \(realm.core.confinement)") }
+            XCTAssertNotEqual(realm.core.hot.pointee.confinedToken, 0)
+            XCTAssertTrue(realm.core.hot.pointee.isCurrentThreadOrFrozen)
+        }
+    }
+
     /// A Realm opened on the main actor is still confined to it.
     @MainActor
     func testMainActorRealmOnAnotherThreadThrows() async throws {

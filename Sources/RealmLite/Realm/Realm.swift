@@ -3,8 +3,8 @@ import Dispatch
 import Foundation
 
 /// A Realm: one open database, seen through one version at a time, and
-/// confined to the thread, serial queue or actor that opened it (or frozen:
-/// one version, usable from any thread). As with RealmSwift it is a value
+/// confined to the thread, main actor, serial queue, actor or task that
+/// opened it (or frozen: one version, usable from any thread). As with RealmSwift it is a value
 /// wrapping a shared instance: `Realm()` twice on one thread with one
 /// configuration gives equal values on the same instance, and each thread
 /// gets its own instance on the same file.
