@@ -110,9 +110,13 @@ final class TaskConfinedRealmTests: RealmTestCase {
 /// (yields and sleeps) in turn; returns how often it resumed on another thread.
 private func useRealmAcrossSuspensions(_ configuration: Realm.Configuration, prefix: String, rounds: Int) async throws -> Int {
     let realm = try await Realm(configuration: configuration)
-    var thread = pthread_self(), changes = 0
+    // Thread.current, not pthread_self(): glibc declares pthread_self
+    // `const`, and an optimized build reuses one call's result across
+    // suspension points (this test saw no thread change in release builds).
+    var thread = currentThread(), changes = 0
     func noteThread() {
-        if pthread_equal(thread, pthread_self()) == 0 { changes += 1; thread = pthread_self() }
+        let now = currentThread()
+        if now != thread { changes += 1; thread = now }
     }
     for round in 0..<rounds {
         let dog = Dog()
@@ -142,4 +146,10 @@ private func expectIncorrectThread(_ box: UncheckedBox<Realm>) async {
     expectRealmError(.incorrectThread, mentioning: ["incorrect thread", "task"]) {
         try box.value.write { box.value.add(Dog()) }
     }
+}
+
+/// The calling thread (a synchronous helper: Thread.current is unavailable
+/// in async code).
+private func currentThread() -> ObjectIdentifier {
+    ObjectIdentifier(Thread.current)
 }
