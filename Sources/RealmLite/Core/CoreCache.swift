@@ -24,9 +24,18 @@ final class CoreCache: @unchecked Sendable {
         guard let context = confinement.cacheKey else {
             return try RealmCore(configuration: configuration, confinement: confinement)
         }
-        let key = Key(configuration: configuration.instanceKey, context: context)
+        let instanceKey = configuration.instanceKey
+        let key = Key(configuration: instanceKey, context: context)
+        // The calling thread's instance, asked for by a task that has its own
+        // (`Realm(configuration:)`, thaw(), @ThreadSafe in a nonisolated
+        // async function after `try await Realm()`): the task's instance, as
+        // the thread's would not survive the task's next suspension.
+        var taskKey: Key?
+        if case .thread = confinement, let task = currentTaskID() {
+            taskKey = Key(configuration: instanceKey, context: .task(task))
+        }
         lock.lock()
-        let cached = table[key]?.takeUnretainedValue()
+        let cached = taskKey.flatMap { table[$0] }?.takeUnretainedValue() ?? table[key]?.takeUnretainedValue()
         lock.unlock()
         if let cached { return cached }
         // Opened outside the lock: opening may wait on the file.

@@ -111,7 +111,7 @@ extension RealmCore {
         if !scheduled {
             asyncWrites.pumpScheduled = false
             throw Realm.Error(.incorrectThread,
-                              "Async writes need a Realm that can run callbacks: one opened on the main thread, on a serial queue (Realm(configuration:queue:)) or in an actor (Realm(actor:)).")
+                              "Async writes need a Realm that can run callbacks: one opened on the main actor (the main thread), on a serial queue (Realm(configuration:queue:)) or in an actor (Realm(actor:)). In a task outside any actor use try await realm.asyncWrite { }.")
         }
     }
 

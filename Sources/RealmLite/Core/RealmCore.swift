@@ -33,7 +33,8 @@ public final class RealmCore {
     let env: SharedEnv
     /// Where this core may be used; `verifyThread()` enforces it.
     let confinement: Confinement
-    /// `confinement`'s thread for `.thread` (0 otherwise): the fast check.
+    /// `confinement`'s thread for `.thread`, the main thread for `.main` opened
+    /// there (0 otherwise): the fast check.
     let confinedThread: pthread_t
     /// Live cores: the read snapshot and its cursors. Frozen cores read
     /// through FrozenReaders instead.
@@ -90,9 +91,17 @@ public final class RealmCore {
     init(configuration: Realm.Configuration, confinement: Confinement) throws {
         self.configuration = configuration
         self.confinement = confinement
-        if case .thread(let thread, _) = confinement { confinedThread = thread } else { confinedThread = 0 }
+        switch confinement {
+        case .thread(let thread): confinedThread = thread
+        case .main where Thread.isMainThread: confinedThread = pthread_self()
+        default: confinedThread = 0
+        }
         hot = .allocate(capacity: 1)
-        // The token is read on the confining thread, or not at all.
+        // The token is read on the confining thread, or not at all. For the
+        // main actor it is the main thread's (the main thread only ever runs
+        // the main actor's work; other threads draining the main queue take
+        // the full check; if the main thread exits in dispatchMain(), glibc
+        // does not recycle its thread block, so no other thread gets its token).
         let token = confinedThread != 0 && pthread_equal(confinedThread, pthread_self()) != 0 ? cs_thread_token() : 0
         hot.initialize(to: HotState(generation: 1, confinedToken: token, isFrozen: false))
         frozenReaders = nil

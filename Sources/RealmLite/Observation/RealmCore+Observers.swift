@@ -39,7 +39,7 @@ extension RealmCore {
         let observer = Observer()
         observer.deliver = deliver
         observers.append(observer)
-        scheduleNotifications(orStopWith: "Notifications need a Realm that can run callbacks: one opened on the main thread, on a serial queue (Realm(configuration:queue:)) or in an actor (Realm(actor:)).")
+        scheduleNotifications(orStopWith: "Notifications need a Realm that can run callbacks: one opened on the main actor (the main thread), on a serial queue (Realm(configuration:queue:)) or in an actor (Realm(actor:)). A plain thread, or a task outside any actor (try await Realm() there), has no turns to deliver them in.")
         return NotificationToken(observer: observer)
     }
 

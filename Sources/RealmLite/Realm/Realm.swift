@@ -3,8 +3,8 @@ import Dispatch
 import Foundation
 
 /// A Realm: one open database, seen through one version at a time, and
-/// confined to the thread, serial queue or actor that opened it (or frozen:
-/// one version, usable from any thread). As with RealmSwift it is a value
+/// confined to the thread, main actor, serial queue, actor or task that
+/// opened it (or frozen: one version, usable from any thread). As with RealmSwift it is a value
 /// wrapping a shared instance: `Realm()` twice on one thread with one
 /// configuration gives equal values on the same instance, and each thread
 /// gets its own instance on the same file.
@@ -14,7 +14,7 @@ public struct Realm {
     init(core: RealmCore) { self.core = core }
 
     /// Opens the Realm at `Realm.Configuration.defaultConfiguration`,
-    /// confined to the calling thread.
+    /// confined to the calling thread (to the main actor when called there).
     public init() throws {
         try self.init(configuration: .defaultConfiguration)
     }
@@ -26,14 +26,26 @@ public struct Realm {
     }
 
     /// The Realm for `configuration` confined to the calling thread (the
-    /// same instance for every call on this thread while one is alive).
+    /// same instance for every call on this thread while one is alive). On
+    /// the main thread or the main queue (a @MainActor function, a
+    /// DispatchQueue.main block) it is the main actor's Realm, valid wherever
+    /// the main actor runs, whichever thread that is.
     public init(configuration: Configuration) throws {
         core = try RealmCore.cached(configuration, .current())
     }
 
     /// A Realm confined to the serial `queue`: usable in any block running on
     /// it, whichever thread runs the block. Must be called on that queue.
+    /// For `DispatchQueue.main` this is the main actor's Realm.
     public init(configuration: Configuration = .defaultConfiguration, queue: DispatchQueue) throws {
+        if isMainQueue(queue) {
+            guard isMainContext() else {
+                throw Realm.Error(.incorrectThread,
+                                  "Realm(configuration:queue: .main) must be called on the main actor (the main thread, a DispatchQueue.main block or a @MainActor function).")
+            }
+            core = try RealmCore.cached(configuration, .main)
+            return
+        }
         let tag: QueueTag
         if let existing = queue.getSpecific(key: queueTagKey) {
             tag = existing
@@ -56,25 +68,33 @@ public struct Realm {
     }
 
     /// A Realm isolated to the calling actor, e.g. `try await Realm()` in a
-    /// @MainActor function.
+    /// @MainActor function; called outside any actor (a nonisolated async
+    /// function), a Realm confined to the calling task: usable across its
+    /// suspension points whichever thread resumes it, and by no other task
+    /// (child tasks included).
     public init(configuration: Configuration = .defaultConfiguration,
                 isolation: isolated (any Actor)? = #isolation) async throws {
         guard let isolation else {
-            throw Realm.Error(.incorrectThread,
-                              "An async Realm must be opened from an actor (e.g. a @MainActor function or an actor's method), which it then stays isolated to.")
+            guard let task = currentTaskID() else {
+                throw Realm.Error(.incorrectThread, "An async Realm must be opened from a task or an actor.")
+            }
+            core = try RealmCore.cached(configuration, .task(task))
+            return
         }
         core = try RealmCore.cached(configuration, Self.confinement(for: isolation))
     }
 
-    /// `try await Realm.open()`: a Realm isolated to the calling actor.
+    /// `try await Realm.open()`: a Realm isolated to the calling actor, or
+    /// confined to the calling task outside any actor.
     public static func open(configuration: Configuration = .defaultConfiguration,
                             isolation: isolated (any Actor)? = #isolation) async throws -> Realm {
         try await Realm(configuration: configuration, isolation: isolation)
     }
 
-    /// The main actor is the main thread; any other actor is checked by executor.
+    /// The main actor is the main queue (checked by queue, whichever thread
+    /// drains it); any other actor is checked by executor.
     private static func confinement(for actor: any Actor) -> Confinement {
-        if actor === MainActor.shared { return .thread(pthread_self(), isMain: true) }
+        if actor === MainActor.shared { return .main }
         return .actor(actor)
     }
 

@@ -7,8 +7,10 @@ import Synchronization
 //
 // A live Realm, and every Results, List, MutableSet, Map, LinkingObjects and
 // managed Object read through it, belongs to one execution context: the
-// thread that opened it, the serial queue given to Realm(configuration:queue:),
-// or the actor given to Realm(actor:). Why: a Realm reads one snapshot
+// thread that opened it, the main actor (the main queue, whichever thread
+// drains it), the serial queue given to Realm(configuration:queue:), the
+// actor given to Realm(actor:), or the task that awaited Realm() outside any
+// actor. Why: a Realm reads one snapshot
 // through one engine transaction and caches pointers into it; a second
 // thread moving that snapshot (refresh, commit) under the first would leave
 // it reading pages the writer is reusing. Every accessor checks the context
@@ -19,7 +21,18 @@ import Synchronization
 
 /// Where a core may be used.
 enum Confinement {
-    case thread(pthread_t, isMain: Bool)
+    /// A thread other than the main thread, outside the main queue.
+    case thread(pthread_t)
+    /// The main actor: the main thread, and any thread while it drains the
+    /// main queue (on Linux, once `dispatchMain()` runs, as it does under
+    /// `@main` async entry points and top-level `await`, worker threads drain
+    /// it; the queue is serial, so they never run two blocks at once). The
+    /// main actor's executor is the main queue, so this is also every job
+    /// isolated to the main actor.
+    case main
+    /// One task (its address while it lives; a task never runs concurrently
+    /// with itself, whichever threads resume it).
+    case task(UInt)
     case queue(DispatchQueue, QueueTag)
     case actor(any Actor)
     case frozen
@@ -29,6 +42,39 @@ enum Confinement {
 final class QueueTag: Sendable {}
 
 let queueTagKey = DispatchSpecificKey<QueueTag>()
+
+/// Marks the main queue, so that a block running on it is recognised on any
+/// thread: `DispatchQueue.getSpecific` answers for the queue being drained,
+/// not the thread. (The runtime's current-executor test answers false in a
+/// plain `DispatchQueue.main.async` block drained by a worker thread, and
+/// our own deliveries are such blocks.) Set on first use.
+private let mainQueueKey = DispatchSpecificKey<QueueTag>()
+private let mainQueueTag: QueueTag = {
+    let tag = QueueTag()
+    DispatchQueue.main.setSpecific(key: mainQueueKey, value: tag)
+    return tag
+}()
+
+/// True for `DispatchQueue.main` (whose Swift wrapper is not one object).
+func isMainQueue(_ queue: DispatchQueue) -> Bool {
+    let tag = mainQueueTag
+    return queue.getSpecific(key: mainQueueKey) === tag
+}
+
+/// True on the main thread, and on any thread while it runs a main-queue
+/// block or a main-actor job.
+func isMainContext() -> Bool {
+    if Thread.isMainThread { return true }
+    let tag = mainQueueTag // set on the main queue before asking it
+    return DispatchQueue.getSpecific(key: mainQueueKey) === tag
+}
+
+/// The running task's address, or nil outside a task.
+func currentTaskID() -> UInt? {
+    withUnsafeCurrentTask { task in
+        task.map { UInt(bitPattern: unsafeBitCast($0, to: Int.self)) }
+    }
+}
 
 /// The Swift runtime's "is this executor running the current task?" (what
 /// `Actor.preconditionIsolated()` asks, as a Bool). Looked up by name: the
@@ -57,16 +103,19 @@ struct UncheckedSendable<Value>: @unchecked Sendable {
 }
 
 extension Confinement {
-    /// The context the caller runs on, for a live core opened there.
+    /// The context a synchronous `Realm()` opens in: the main actor on the
+    /// main thread or the main queue, otherwise the calling thread.
     static func current() -> Confinement {
-        .thread(pthread_self(), isMain: Thread.isMainThread)
+        isMainContext() ? .main : .thread(pthread_self())
     }
 
     /// True if the caller runs in this context.
     var isCurrent: Bool {
         switch self {
         case .frozen: true
-        case .thread(let thread, _): thread == pthread_self()
+        case .thread(let thread): pthread_equal(thread, pthread_self()) != 0
+        case .main: isMainContext() || isCurrentExecutor(of: MainActor.shared)
+        case .task(let task): currentTaskID() == task
         case .queue(_, let tag): DispatchQueue.getSpecific(key: queueTagKey) === tag
         case .actor(let actor): isCurrentExecutor(of: actor)
         }
@@ -76,7 +125,9 @@ extension Confinement {
     var cacheKey: ContextKey? {
         switch self {
         case .frozen: nil
-        case .thread(let thread, _): .thread(UInt(bitPattern: Int(bitPattern: thread)))
+        case .thread(let thread): .thread(UInt(bitPattern: Int(bitPattern: thread)))
+        case .main: .main
+        case .task(let task): .task(task)
         case .queue(_, let tag): .queue(ObjectIdentifier(tag))
         case .actor(let actor): .actor(ObjectIdentifier(actor))
         }
@@ -84,12 +135,15 @@ extension Confinement {
 
     /// Runs `work` in this context later (the next turn of its run loop,
     /// queue or actor). False if the context cannot be scheduled on (a plain
-    /// thread without a run loop, or frozen).
+    /// thread without a run loop, a task, or frozen).
     func schedule(_ work: @escaping () -> Void) -> Bool {
         let box = UncheckedSendable(value: work)
         switch self {
-        case .thread(_, let isMain):
-            guard isMain else { return false }
+        case .thread, .task:
+            return false
+        case .main:
+            // A main-queue block is on the main actor (MainActor.assumeIsolated
+            // holds in it), whichever thread drains the queue.
             DispatchQueue.main.async { box.value() }
         case .queue(let queue, _):
             queue.async { box.value() }
@@ -109,6 +163,8 @@ private func runIsolated(_ actor: isolated any Actor, _ work: UncheckedSendable<
 
 enum ContextKey: Hashable {
     case thread(UInt)
+    case main
+    case task(UInt)
     case queue(ObjectIdentifier)
     case actor(ObjectIdentifier)
 }
@@ -116,7 +172,7 @@ enum ContextKey: Hashable {
 extension Realm.Error {
     static var incorrectThread: Realm.Error {
         Realm.Error(.incorrectThread,
-                    "Realm accessed from incorrect thread. Live Realms, objects and collections are confined to the thread, queue or actor that opened them: pass a ThreadSafeReference, use @ThreadSafe, or freeze() them to use them elsewhere.")
+                    "Realm accessed from incorrect thread. Live Realms, objects and collections are confined to the thread, main actor, queue, actor or task that opened them (a child task is another task): pass a ThreadSafeReference, use @ThreadSafe, or freeze() them to use them elsewhere.")
     }
 }
 
@@ -127,8 +183,9 @@ extension Realm.Error {
 struct HotState {
     /// Bumped whenever cached record pointers may be stale.
     @usableFromInline var generation: UInt64
-    /// The confining thread's cs_thread_token() (0 if confined to a
-    /// queue/actor, frozen, or unknown: then every read takes the full check).
+    /// The confining thread's cs_thread_token() (the main thread's for the
+    /// main actor when opened there; 0 if confined to a task, queue or
+    /// actor, frozen, or unknown: then every read takes the full check).
     @usableFromInline let confinedToken: UInt
     @usableFromInline let isFrozen: Bool
 
