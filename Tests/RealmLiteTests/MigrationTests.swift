@@ -1,0 +1,329 @@
+import Foundation
+import XCTest
+@testable import RealmLite
+
+// Two versions of each model live in one program: the new versions map to
+// the old stored class names with className().
+
+final class MPersonV0: Object {
+    override class func className() -> String { "MPerson" }
+    @Persisted var firstName = ""
+    @Persisted var lastName = ""
+    @Persisted var age = 0
+}
+
+final class MPersonV1: Object {
+    override class func className() -> String { "MPerson" }
+    @Persisted var fullName = ""
+    @Persisted var age = 0
+}
+
+final class MNoteV0: Object {
+    override class func className() -> String { "MNote" }
+    @Persisted var title = ""
+    @Persisted var size: Int? = nil
+    @Persisted var owner: MDog?
+}
+
+final class MNoteV1: Object {
+    override class func className() -> String { "MNote" }
+    @Persisted var title = ""
+    @Persisted var pinned = true
+    @Persisted(indexed: true) var rank = 7
+    @Persisted var size: Int = -1 // was Int?: nil becomes the default
+    @Persisted var owner: MDogV1?
+}
+
+final class MNoteRenamed: Object {
+    override class func className() -> String { "MNote" }
+    @Persisted var heading = ""
+    @Persisted var size: Int? = nil // (owner removed)
+}
+
+final class MNoteKeyed: Object {
+    override class func className() -> String { "MNote" }
+    @Persisted(primaryKey: true) var title = ""
+    @Persisted var size: Int? = nil
+}
+
+final class MDog: Object {
+    @Persisted var name = ""
+    @Persisted(originProperty: "owner") var notes: LinkingObjects<MNoteV0>
+}
+
+final class MDogV1: Object {
+    override class func className() -> String { "MDog" }
+    @Persisted var name = ""
+    @Persisted(originProperty: "owner") var notes: LinkingObjects<MNoteV1>
+}
+
+/// A value a @Sendable migration block can write to.
+final class MigrationLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _entries: [String] = []
+    var entries: [String] { lock.withLock { _entries } }
+    func add(_ entry: String) { lock.withLock { _entries.append(entry) } }
+}
+
+final class MigrationTests: RealmTestCase {
+    func config(_ types: [ObjectBase.Type], version: UInt64 = 0, block: MigrationBlock? = nil) -> Realm.Configuration {
+        var config = Realm.Configuration(fileURL: fileURL, schemaVersion: version, migrationBlock: block, objectTypes: types)
+        config.schemaVersion = version
+        return config
+    }
+
+    private func seedPeople() throws {
+        let realm = try Realm(configuration: config([MPersonV0.self]))
+        try realm.write {
+            realm.create(MPersonV0.self, value: ["firstName": "Ada", "lastName": "Lovelace", "age": 36])
+            realm.create(MPersonV0.self, value: ["firstName": "Alan", "lastName": "Turing", "age": 41])
+        }
+    }
+
+    private func seedNotes(_ count: Int = 3) throws {
+        let realm = try Realm(configuration: config([MNoteV0.self]))
+        try realm.write {
+            let dog = realm.create(MDog.self, value: ["name": "Rex"])
+            for i in 0..<count {
+                realm.create(MNoteV0.self, value: ["title": "n\(i)", "size": i == 0 ? NSNull() as Any : i * 10 as Any, "owner": dog])
+            }
+        }
+    }
+
+    // MARK: - Automatic migration
+
+    func testVersionBumpWithoutBlockAddsDefaultsDropsRemovedAndKeepsValues() throws {
+        try seedNotes()
+        XCTAssertEqual(try Realm.schemaVersionAtURL(fileURL), 0)
+        let realm = try Realm(configuration: config([MNoteV1.self, MDogV1.self], version: 1))
+        let notes = realm.objects(MNoteV1.self)
+        XCTAssertEqual(notes.map(\.title), ["n0", "n1", "n2"])
+        XCTAssertEqual(notes.map(\.pinned), [true, true, true], "added property gets the class's default")
+        XCTAssertEqual(notes.map(\.rank), [7, 7, 7])
+        XCTAssertEqual(notes.map(\.size), [-1, 10, 20], "nil becomes the default of the now required property")
+        XCTAssertEqual(notes.map { $0.owner?.name }, ["Rex", "Rex", "Rex"], "links survive")
+        XCTAssertEqual(realm.objects(MDogV1.self).first?.notes.count, 3, "backlinks survive")
+        XCTAssertEqual(notes.filter("rank == 7").count, 3, "the index of an added indexed property is built")
+        XCTAssertEqual(try Realm.schemaVersionAtURL(fileURL), 1)
+        // The new objects can be written as usual.
+        try realm.write {
+            notes[0].rank = 1
+            notes[1].pinned = false
+            realm.create(MNoteV1.self, value: ["title": "new"])
+        }
+        XCTAssertEqual(notes.filter("rank == 7").count, 3)
+        XCTAssertEqual(notes.filter("rank == 1").first?.title, "n0")
+        XCTAssertEqual(notes.filter("pinned == false").first?.title, "n1")
+    }
+
+    func testTheMigratedFileReopensAtTheNewVersionWithoutMigratingAgain() throws {
+        try seedNotes()
+        let log = MigrationLog()
+        let block: MigrationBlock = { _, old in log.add("migrated from \(old)") }
+        _ = try Realm(configuration: config([MNoteV1.self, MDogV1.self], version: 2, block: block))
+        _ = try Realm(configuration: config([MNoteV1.self, MDogV1.self], version: 2, block: block))
+        XCTAssertEqual(log.entries, ["migrated from 0"])
+        XCTAssertThrowsRealmError(.schemaMismatch, mentioning: ["less than last set version 2"]) {
+            _ = try Realm(configuration: config([MNoteV1.self, MDogV1.self], version: 1))
+        }
+    }
+
+    func testVersionBumpWithTheSameSchemaRunsTheBlock() throws {
+        try seedPeople()
+        let log = MigrationLog()
+        _ = try Realm(configuration: config([MPersonV0.self], version: 5) { migration, old in
+            migration.enumerateObjects(ofType: "MPerson") { oldObject, newObject in
+                newObject!["age"] = (oldObject!["age"] as! Int) + 1
+            }
+            log.add("\(old)")
+        })
+        XCTAssertEqual(log.entries, ["0"])
+        let realm = try Realm(configuration: config([MPersonV0.self], version: 5))
+        XCTAssertEqual(realm.objects(MPersonV0.self).map(\.age), [37, 42])
+    }
+
+    // MARK: - Errors
+
+    func testChangedSchemaWithTheSameVersionListsEveryDifferenceAndSaysToBump() throws {
+        try seedNotes()
+        XCTAssertThrowsRealmError(.schemaMismatch, mentioning: [
+            "Property 'MNote.pinned' has been added.",
+            "Property 'MNote.rank' has been added.",
+            "Property 'MNote.size' has been changed from 'int?' to 'int'.",
+            "Increase Realm.Configuration.schemaVersion (now 0)",
+            "deleteRealmIfMigrationNeeded",
+        ]) {
+            _ = try Realm(configuration: config([MNoteV1.self, MDogV1.self]))
+        }
+    }
+
+    func testWithoutObjectTypesTheErrorSaysHowToMigrate() throws {
+        try seedNotes()
+        var config = Realm.Configuration(fileURL: fileURL)
+        config.schemaVersion = 1
+        let realm = try Realm(configuration: config)
+        XCTAssertThrowsRealmError(.schemaMismatch, mentioning: ["'MNote.pinned' has been added", "objectTypes"]) {
+            try realm.write { realm.add(MNoteV1()) }
+        }
+    }
+
+    // MARK: - The documentation's examples
+
+    func testComputeFullNameFromFirstAndLastName() throws {
+        try seedPeople()
+        let log = MigrationLog()
+        let realm = try Realm(configuration: config([MPersonV1.self], version: 1) { migration, oldSchemaVersion in
+            log.add("old \(oldSchemaVersion)")
+            log.add("oldSchema \(migration.oldSchema["MPerson"]?.properties.map(\.name) ?? [])")
+            log.add("newSchema \(migration.newSchema["MPerson"]?.properties.map(\.name) ?? [])")
+            if oldSchemaVersion < 1 {
+                migration.enumerateObjects(ofType: "MPerson") { oldObject, newObject in
+                    let firstName = oldObject!["firstName"] as! String
+                    let lastName = oldObject!["lastName"] as! String
+                    newObject!["fullName"] = "\(firstName) \(lastName)"
+                    log.add("new age \(newObject!["age"] as! Int)")
+                }
+            }
+        })
+        XCTAssertEqual(realm.objects(MPersonV1.self).map(\.fullName), ["Ada Lovelace", "Alan Turing"])
+        XCTAssertEqual(realm.objects(MPersonV1.self).map(\.age), [36, 41])
+        XCTAssertEqual(log.entries, ["old 0", "oldSchema [\"firstName\", \"lastName\", \"age\"]", "newSchema [\"fullName\", \"age\"]",
+                                     "new age 36", "new age 41"])
+        XCTAssertNil(realm.schema["MPerson"]?["firstName"], "removed properties are gone")
+    }
+
+    func testRenameProperty() throws {
+        try seedNotes()
+        let realm = try Realm(configuration: config([MNoteRenamed.self], version: 1) { migration, _ in
+            migration.renameProperty(onType: "MNote", from: "title", to: "heading")
+        })
+        XCTAssertEqual(realm.objects(MNoteRenamed.self).map(\.heading), ["n0", "n1", "n2"])
+        XCTAssertEqual(realm.objects(MNoteRenamed.self).map(\.size), [nil, 10, 20])
+    }
+
+    func testRenameWithoutTheBlockCallLosesTheValues() throws {
+        // Without renameProperty a rename is a remove plus an add.
+        try seedNotes()
+        let realm = try Realm(configuration: config([MNoteRenamed.self], version: 1))
+        XCTAssertEqual(realm.objects(MNoteRenamed.self).map(\.heading), ["", "", ""])
+    }
+
+    // MARK: - Create, delete, deleteData
+
+    func testCreateAndDeleteInAMigration() throws {
+        try seedPeople()
+        let realm = try Realm(configuration: config([MPersonV1.self], version: 1) { migration, _ in
+            migration.enumerateObjects(ofType: "MPerson") { oldObject, newObject in
+                if (oldObject!["firstName"] as! String) == "Alan" { migration.delete(newObject!) }
+            }
+            let created = migration.create("MPerson", value: ["fullName": "Grace Hopper", "age": 85])
+            XCTAssertEqual(created["fullName"] as? String, "Grace Hopper")
+            // A deleted object's new side is nil in later enumerations.
+            var seen: [String?] = []
+            migration.enumerateObjects(ofType: "MPerson") { _, newObject in seen.append(newObject?["age"].map { "\($0)" }) }
+            XCTAssertEqual(seen, ["36", nil], "objects created in the migration are not enumerated")
+        })
+        XCTAssertEqual(realm.objects(MPersonV1.self).map(\.fullName), ["", "Grace Hopper"])
+    }
+
+    func testDeleteDataOfAClassNoLongerInTheSchema() throws {
+        try seedPeople()
+        try seedNotes()
+        let log = MigrationLog()
+        let realm = try Realm(configuration: config([MNoteV0.self], version: 1) { migration, _ in
+            log.add("\(migration.deleteData(forType: "MPerson"))")
+            log.add("\(migration.deleteData(forType: "NoSuchClass"))")
+            migration.enumerateObjects(ofType: "MPerson") { _, _ in log.add("enumerated a deleted class") }
+        })
+        XCTAssertEqual(log.entries, ["true", "false"])
+        XCTAssertNil(realm.schema["MPerson"])
+        XCTAssertEqual(realm.objects(MNoteV0.self).count, 3)
+        // The class is gone from the file: it comes back empty.
+        let again = try Realm(configuration: config([MNoteV0.self, MPersonV0.self], version: 1))
+        XCTAssertEqual(again.objects(MPersonV0.self).count, 0)
+    }
+
+    // MARK: - Primary keys
+
+    func testAddingAPrimaryKeyNeedsDistinctValues() throws {
+        do {
+            let realm = try Realm(configuration: config([MNoteV0.self]))
+            try realm.write {
+                realm.create(MNoteV0.self, value: ["title": "same"])
+                realm.create(MNoteV0.self, value: ["title": "same"])
+            }
+        }
+        XCTAssertThrowsRealmError(.schemaMismatch, mentioning: ["'MNote.title' has duplicate values", "same"]) {
+            _ = try Realm(configuration: config([MNoteKeyed.self], version: 1))
+        }
+        XCTAssertEqual(try Realm.schemaVersionAtURL(fileURL), 0, "a failed migration leaves the old version")
+        let migrated = try Realm(configuration: config([MNoteKeyed.self], version: 1) { migration, _ in
+            var i = 0
+            migration.enumerateObjects(ofType: "MNote") { _, newObject in
+                newObject!["title"] = "title \(i)"
+                i += 1
+            }
+        })
+        XCTAssertEqual(migrated.object(ofType: MNoteKeyed.self, forPrimaryKey: "title 1")?.title, "title 1")
+        XCTAssertNil(migrated.object(ofType: MNoteKeyed.self, forPrimaryKey: "same"))
+        XCTAssertThrowsRealmError(.primaryKeyExists) {
+            try migrated.write { _ = migrated.create(MNoteKeyed.self, value: ["title": "title 0"]) }
+        }
+    }
+
+    // MARK: - All or nothing
+
+    func testAFailureInTheBlockLeavesTheFileAtTheOldVersion() throws {
+        try seedPeople()
+        XCTAssertThrowsRealmError(.invalidValue, mentioning: ["fullName"]) {
+            _ = try Realm(configuration: config([MPersonV1.self], version: 1) { migration, _ in
+                migration.enumerateObjects(ofType: "MPerson") { _, newObject in
+                    newObject!["fullName"] = 42 // not a String
+                }
+            })
+        }
+        XCTAssertEqual(try Realm.schemaVersionAtURL(fileURL), 0)
+        let old = try Realm(configuration: config([MPersonV0.self]))
+        XCTAssertEqual(old.objects(MPersonV0.self).map(\.firstName), ["Ada", "Alan"], "the old data is intact")
+    }
+
+    // MARK: - deleteRealmIfMigrationNeeded
+
+    func testDeleteRealmIfMigrationNeeded() throws {
+        try seedNotes()
+        var config = config([MNoteV1.self, MDogV1.self])
+        config.deleteRealmIfMigrationNeeded = true
+        let realm = try Realm(configuration: config)
+        XCTAssertEqual(realm.objects(MNoteV1.self).count, 0)
+        XCTAssertEqual(realm.objects(MDogV1.self).count, 0)
+        try realm.write { realm.create(MNoteV1.self, value: ["title": "fresh"]) }
+        XCTAssertEqual(realm.objects(MNoteV1.self).first?.pinned, true)
+    }
+
+    // MARK: - File management
+
+    func testFileExistsAndDeleteFiles() throws {
+        let config = config([MPersonV0.self])
+        XCTAssertFalse(Realm.fileExists(for: config))
+        XCTAssertFalse(try Realm.deleteFiles(for: config))
+        do {
+            let realm = try Realm(configuration: config)
+            XCTAssertTrue(Realm.fileExists(for: config))
+            XCTAssertThrowsRealmError(.fileAccess, mentioning: ["open in this process"]) {
+                try Realm.deleteFiles(for: config)
+            }
+            XCTAssertEqual(realm.objects(MPersonV0.self).count, 0)
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: fileURL.path + ".lock"))
+        XCTAssertTrue(try Realm.deleteFiles(for: config))
+        XCTAssertFalse(Realm.fileExists(for: config))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: fileURL.path + ".lock"))
+    }
+
+    func testSchemaVersionAtURL() throws {
+        XCTAssertThrowsRealmError(.fileNotFound) { _ = try Realm.schemaVersionAtURL(fileURL) }
+        let realm = try Realm(configuration: config([MPersonV0.self], version: 3))
+        XCTAssertEqual(try Realm.schemaVersionAtURL(fileURL), 3, "also while the file is open")
+        _ = realm
+    }
+}
