@@ -18,6 +18,14 @@ final class MPersonV1: Object {
     @Persisted var age = 0
 }
 
+/// _realmObjectName() maps a class to a stored name, as className() does.
+final class MPersonV2: Object {
+    override class func _realmObjectName() -> String? { "MPerson" }
+    @Persisted var fullName = ""
+    @Persisted var age = 0
+    @Persisted var email: String? = nil
+}
+
 final class MNoteV0: Object {
     override class func className() -> String { "MNote" }
     @Persisted var title = ""
@@ -190,6 +198,19 @@ final class MigrationTests: RealmTestCase {
         XCTAssertEqual(log.entries, ["old 0", "oldSchema [\"firstName\", \"lastName\", \"age\"]", "newSchema [\"fullName\", \"age\"]",
                                      "new age 36", "new age 41"])
         XCTAssertNil(realm.schema["MPerson"]?["firstName"], "removed properties are gone")
+    }
+
+    func testRealmObjectNameMapsTheClassToAStoredName() throws {
+        try seedPeople()
+        XCTAssertEqual(MPersonV2.className(), "MPerson")
+        let realm = try Realm(configuration: config([MPersonV2.self], version: 2) { migration, _ in
+            migration.enumerateObjects(ofType: "MPerson") { oldObject, newObject in
+                newObject!["fullName"] = oldObject!["firstName"]
+                newObject!["email"] = "\(oldObject!["lastName"]!)@example.com"
+            }
+        })
+        XCTAssertEqual(realm.objects(MPersonV2.self).map(\.fullName), ["Ada", "Alan"])
+        XCTAssertEqual(realm.objects(MPersonV2.self).map(\.email), ["Lovelace@example.com", "Turing@example.com"])
     }
 
     func testRenameProperty() throws {
