@@ -65,6 +65,23 @@ final class MDogV1: Object {
     @Persisted(originProperty: "owner") var notes: LinkingObjects<MNoteV1>
 }
 
+final class MTagV0: Object {
+    override class func className() -> String { "MTag" }
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var label = ""
+    @Persisted var scores = List<Int>()
+    @Persisted var aliases = MutableSet<String>()
+}
+
+final class MTagV1: Object {
+    override class func className() -> String { "MTag" }
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var scores = List<Int>()
+    @Persisted var color = "red"
+    @Persisted var aliases = MutableSet<String>()
+    @Persisted var label = ""
+}
+
 /// A value a @Sendable migration block can write to.
 final class MigrationLog: @unchecked Sendable {
     private let lock = NSLock()
@@ -148,6 +165,30 @@ final class MigrationTests: RealmTestCase {
         XCTAssertEqual(log.entries, ["0"])
         let realm = try Realm(configuration: config([MPersonV0.self], version: 5))
         XCTAssertEqual(realm.objects(MPersonV0.self).map(\.age), [37, 42])
+    }
+
+    func testAClassKeyedByItsIntPrimaryKeyKeepsKeysAndCollections() throws {
+        do {
+            let realm = try Realm(configuration: config([MTagV0.self]))
+            try realm.write {
+                for id in [5, -3, 9] {
+                    realm.create(MTagV0.self, value: ["id": id, "label": "t\(id)", "scores": [id, id * 2], "aliases": ["a\(id)"]])
+                }
+            }
+        }
+        let realm = try Realm(configuration: config([MTagV1.self], version: 1) { migration, _ in
+            migration.enumerateObjects(ofType: "MTag") { oldObject, newObject in
+                XCTAssertEqual(oldObject!["id"] as? Int, newObject!["id"] as? Int)
+                if (oldObject!["id"] as! Int) == 9 { newObject!["color"] = "blue" }
+            }
+        })
+        let tags = realm.objects(MTagV1.self)
+        XCTAssertEqual(tags.map(\.id), [-3, 5, 9])
+        XCTAssertEqual(tags.map(\.label), ["t-3", "t5", "t9"], "properties reordered in code keep their values")
+        XCTAssertEqual(tags.map { Array($0.scores) }, [[-3, -6], [5, 10], [9, 18]])
+        XCTAssertEqual(tags.map { Array($0.aliases) }, [["a-3"], ["a5"], ["a9"]])
+        XCTAssertEqual(tags.map(\.color), ["red", "red", "blue"])
+        XCTAssertEqual(realm.object(ofType: MTagV1.self, forPrimaryKey: 5)?.label, "t5")
     }
 
     // MARK: - Errors
