@@ -1,8 +1,10 @@
 import CStorage
 
-// Making classes part of a file's schema: compare with the stored schema
-// (a difference is a schemaMismatch listing every difference), create the
-// trees of new classes, store the schema, publish a new SchemaState.
+// Making classes part of a file's schema: at open, migrate when the classes
+// or the schemaVersion changed (Migration.swift); then compare with the
+// stored schema (a difference is a schemaMismatch listing every difference),
+// create the trees of new classes, store the schema, publish a new
+// SchemaState.
 
 extension RealmCore {
     /// The ClassInfo of a model class, registering it on first use when the

@@ -3,8 +3,8 @@ import Foundation
 // The schema as stored in the file (meta tree, key "schema", JSON), written
 // when the file is created and whenever classes are added. Property order
 // here is the record's column order, so code may reorder properties freely.
-// Migration (a later issue) rewrites this and the records together; the
-// format needs no change for it.
+// A migration (Migration.swift) rewrites this and the records together in
+// one write transaction; the format needs no change for it.
 
 struct StoredSchema: Codable, Equatable {
     var version: UInt64
