@@ -82,6 +82,17 @@ final class MTagV1: Object {
     @Persisted var label = ""
 }
 
+final class MSoloV0: Object {
+    override class func className() -> String { "MSolo" }
+    @Persisted var name = ""
+}
+
+final class MSoloV1: Object {
+    override class func className() -> String { "MSolo" }
+    @Persisted var name = ""
+    @Persisted var extra = 5
+}
+
 /// A value a @Sendable migration block can write to.
 final class MigrationLog: @unchecked Sendable {
     private let lock = NSLock()
@@ -206,14 +217,43 @@ final class MigrationTests: RealmTestCase {
         }
     }
 
-    func testWithoutObjectTypesTheErrorSaysHowToMigrate() throws {
-        try seedNotes()
-        var config = Realm.Configuration(fileURL: fileURL)
-        config.schemaVersion = 1
-        let realm = try Realm(configuration: config)
-        XCTAssertThrowsRealmError(.schemaMismatch, mentioning: ["'MNote.pinned' has been added", "objectTypes"]) {
-            try realm.write { realm.add(MNoteV1()) }
+    /// A file whose 'MSolo' was stored by MSoloV0 with MSoloV1's properties:
+    /// what a file looks like after MSoloV0's properties changed in code.
+    private func storeSoloContradictingTheProgram() throws {
+        let realm = try Realm(configuration: config([MSoloV1.self]))
+        try realm.write {
+            realm.add(MSoloV1())
+            let core = realm.core
+            var schema = try XCTUnwrap(try core.readStoredSchema())
+            let index = try XCTUnwrap(schema.classes.firstIndex { $0.name == "MSolo" })
+            XCTAssertEqual(schema.classes[index].swiftType, _mangledTypeName(MSoloV1.self))
+            schema.classes[index].swiftType = _mangledTypeName(MSoloV0.self)
+            try schema.encoded().withUnsafeBytes {
+                try core.write!.txn.store(try core.metaTreeHandle(), Array(MetaKey.schema.utf8), $0, "test")
+            }
         }
+    }
+
+    func testWithoutObjectTypesAContradictedStoredSchemaThrowsAtOpen() throws {
+        try storeSoloContradictingTheProgram()
+        // Before: the open succeeded and the first use of MSoloV0 stopped.
+        XCTAssertThrowsRealmError(.schemaMismatch, mentioning: ["'MSolo.extra' has been removed", "objectTypes"]) {
+            _ = try Realm(configuration: Realm.Configuration(fileURL: fileURL))
+        }
+    }
+
+    func testWithoutObjectTypesAVersionBumpMigratesTheStoredClasses() throws {
+        try storeSoloContradictingTheProgram()
+        let log = MigrationLog()
+        let realm = try Realm(configuration: Realm.Configuration(fileURL: fileURL, schemaVersion: 1) { migration, _ in
+            migration.enumerateObjects(ofType: "MSolo") { oldObject, newObject in
+                log.add("extra \(oldObject!["extra"]!)")
+                newObject!["name"] = "was \(oldObject!["extra"]!)"
+            }
+        })
+        XCTAssertEqual(log.entries, ["extra 5"])
+        XCTAssertEqual(realm.objects(MSoloV0.self).map(\.name), ["was 5"])
+        XCTAssertEqual(try Realm.schemaVersionAtURL(fileURL), 1)
     }
 
     // MARK: - The documentation's examples

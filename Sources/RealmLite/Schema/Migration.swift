@@ -399,7 +399,8 @@ extension RealmCore {
                         && oldKey != nil && oldKey?.name == newKey?.name && storageCompatible(oldKey!, newKey!)
                     code.keyedByPrimaryKey = stillKeyed ? true : (old.keyedByPrimaryKey == nil ? nil : false)
                 }
-                let storedClass = old.map { schemaDifferences(stored: $0, code: code).isEmpty && $0.embedded == code.embedded ? $0 : code } ?? code
+                let unchanged = old.map { schemaDifferences(stored: $0, code: code).isEmpty } ?? false
+                let storedClass = unchanged ? old! : code
                 if let index = updated.classes.firstIndex(where: { $0.name == descriptor.name }) {
                     updated.classes[index] = storedClass
                 } else {
@@ -407,7 +408,7 @@ extension RealmCore {
                 }
                 let info = try ClassInfo(descriptor: descriptor, stored: storedClass) { try write.txn.openTree($0, create: true) }
                 infos.append(info)
-                if let old, storedClass != old { changed.append((info, old)) }
+                if let old, !unchanged { changed.append((info, old)) }
             }
             write.registeredClasses += infos.map(\.name)
             let state = SchemaState(classes: infos, stored: updated)

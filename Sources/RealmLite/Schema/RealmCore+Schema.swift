@@ -48,7 +48,8 @@ extension RealmCore {
             throw Realm.Error(.schemaMismatch,
                               "Provided schema version \(configuration.schemaVersion) is less than last set version \(stored.version) of '\(env.path)'; set Realm.Configuration.schemaVersion to at least \(stored.version).")
         }
-        if let stored, let types = configuration.objectTypes, !env.isReadOnly {
+        if let stored, !env.isReadOnly {
+            let types = configuration.objectTypes ?? storedProgramClasses(stored)
             let descriptors = try SchemaDiscovery.closure(of: types)
             try validateLinkingObjects(descriptors)
             var names: [String: ObjectBase.Type] = [:]
@@ -71,6 +72,17 @@ extension RealmCore {
             }
         }
         try register(configuration.objectTypes ?? [])
+    }
+
+    /// Without objectTypes: the program's classes that stored the file's
+    /// classes (StoredClass.swiftType), so that a contradiction is an error
+    /// at open, not a stop at first use, and a version bump migrates them.
+    private func storedProgramClasses(_ stored: StoredSchema) -> [ObjectBase.Type] {
+        stored.classes.compactMap { storedClass in
+            guard let name = storedClass.swiftType, let type = _typeByName(name) as? ObjectBase.Type,
+                  type.className() == storedClass.name else { return nil }
+            return type
+        }
     }
 
     /// The error for a changed schema that is not migrated.

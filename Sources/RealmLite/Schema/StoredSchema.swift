@@ -49,9 +49,15 @@ struct StoredClass: Codable, Equatable {
     /// when the class is first stored; absent (nil) in files written before
     /// it existed, whose Int-keyed classes keep their `pk:` trees.
     var keyedByPrimaryKey: Bool?
+    /// The Swift class that stored it (its mangled name), so that a Realm
+    /// opened without objectTypes can check it at open (RealmCore+Schema).
+    /// Absent in files written before it existed, and ignored when the
+    /// program no longer has that class. Not part of schema equality.
+    var swiftType: String?
 
     init(_ descriptor: ClassDescriptor) {
         name = descriptor.name
+        swiftType = _mangledTypeName(descriptor.type)
         embedded = descriptor.isEmbedded
         properties = descriptor.properties.map(StoredProperty.init)
         keyedByPrimaryKey = descriptor.primaryKeyIndex.map { index in
