@@ -202,6 +202,43 @@ final class MigrationTests: RealmTestCase {
         XCTAssertEqual(realm.object(ofType: MTagV1.self, forPrimaryKey: 5)?.label, "t5")
     }
 
+    func testLinksInAMigrationBlock() throws {
+        try seedNotes()
+        let log = MigrationLog()
+        let realm = try Realm(configuration: config([MNoteV1.self, MDogV1.self], version: 1) { migration, _ in
+            migration.enumerateObjects(ofType: "MNote") { oldObject, newObject in
+                let oldOwner = oldObject!["owner"] as? MigrationObject
+                log.add("\(oldOwner?["name"] ?? "none")")
+                if (oldObject!["title"] as! String) == "n1" { newObject!["owner"] = nil }
+                if (oldObject!["title"] as! String) == "n2" {
+                    newObject!["owner"] = migration.create("MDog", value: ["name": "Fido"])
+                }
+            }
+        })
+        XCTAssertEqual(log.entries, ["Rex", "Rex", "Rex"])
+        XCTAssertEqual(realm.objects(MNoteV1.self).map { $0.owner?.name }, ["Rex", nil, "Fido"])
+        XCTAssertEqual(realm.objects(MDogV1.self).map(\.notes.count), [1, 1], "backlinks follow links set in the block")
+    }
+
+    func testAFileWhoseSchemaPredatesSwiftTypeStillOpens() throws {
+        do {
+            let realm = try Realm(configuration: config([MSoloV0.self]))
+            try realm.write {
+                realm.add(MSoloV0(value: ["name": "old"]))
+                let core = realm.core
+                var schema = try XCTUnwrap(try core.readStoredSchema())
+                for i in schema.classes.indices { schema.classes[i].swiftType = nil }
+                let json = String(decoding: schema.encoded(), as: UTF8.self)
+                XCTAssertFalse(json.contains("swiftType"), json)
+                try schema.encoded().withUnsafeBytes {
+                    try core.write!.txn.store(try core.metaTreeHandle(), Array(MetaKey.schema.utf8), $0, "test")
+                }
+            }
+        }
+        let lazy = try Realm(configuration: Realm.Configuration(fileURL: fileURL))
+        XCTAssertEqual(lazy.objects(MSoloV0.self).first?.name, "old")
+    }
+
     // MARK: - Errors
 
     func testChangedSchemaWithTheSameVersionListsEveryDifferenceAndSaysToBump() throws {
