@@ -71,6 +71,7 @@ final class MTagV0: Object {
     @Persisted var label = ""
     @Persisted var scores = List<Int>()
     @Persisted var aliases = MutableSet<String>()
+    @Persisted var weights = Map<String, Int?>()
 }
 
 final class MTagV1: Object {
@@ -183,14 +184,21 @@ final class MigrationTests: RealmTestCase {
             let realm = try Realm(configuration: config([MTagV0.self]))
             try realm.write {
                 for id in [5, -3, 9] {
-                    realm.create(MTagV0.self, value: ["id": id, "label": "t\(id)", "scores": [id, id * 2], "aliases": ["a\(id)"]])
+                    realm.create(MTagV0.self, value: ["id": id, "label": "t\(id)", "scores": [id, id * 2], "aliases": ["a\(id)"],
+                                                      "weights": ["w": id, "none": NSNull()]])
                 }
             }
         }
         let realm = try Realm(configuration: config([MTagV1.self], version: 1) { migration, _ in
             migration.enumerateObjects(ofType: "MTag") { oldObject, newObject in
-                XCTAssertEqual(oldObject!["id"] as? Int, newObject!["id"] as? Int)
-                if (oldObject!["id"] as! Int) == 9 { newObject!["color"] = "blue" }
+                let id = oldObject!["id"] as! Int
+                XCTAssertEqual(newObject!["id"] as? Int, id)
+                XCTAssertEqual((oldObject!["scores"] as? [Any])?.compactMap { $0 as? Int }, [id, id * 2], "old lists read as arrays")
+                XCTAssertEqual((oldObject!["aliases"] as? [Any])?.compactMap { $0 as? String }, ["a\(id)"])
+                let weights = oldObject!["weights"] as? [String: Any]
+                XCTAssertEqual(weights?["w"] as? Int, id, "old maps read as dictionaries")
+                XCTAssertEqual(weights?.keys.sorted(), ["none", "w"])
+                if id == 9 { newObject!["color"] = "blue" }
             }
         })
         let tags = realm.objects(MTagV1.self)

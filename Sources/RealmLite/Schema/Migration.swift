@@ -213,19 +213,38 @@ public final class Migration {
             let view = RecordView(base: raw.baseAddress!, size: raw.count)
             if view.isNull(slot) { return nil }
             let field = view.field(slot, layout.layout)
-            guard property.collection == .none else {
-                core.fail(Realm.Error(.invalidValue, "Reading the old value of collection property '\(layout.stored.name).\(name)' in a migration is not supported yet: rename the property (renameProperty) or keep it in the new schema."))
-                return nil
+            switch property.collection {
+            case .none:
+                return decodeElement(property, field, tagged: false)
+            case .list, .set:
+                let view = ElementArrayView(bytes: field)
+                return (0..<view.count).map { decodeElement(property, view.element($0), tagged: property.optional) as Any }
+            case .map:
+                let view = ElementArrayView(bytes: field)
+                var map: [String: Any] = [:]
+                for i in 0..<view.count {
+                    let (key, value) = MapEntry.split(view.element(i))
+                    map[String(decoding: key, as: UTF8.self)] = decodeElement(property, value, tagged: property.optional || property.type == .object) as Any
+                }
+                return map
             }
-            if property.type == .object {
-                guard let target = property.objectClass, let targetLayout = self.layout(target) else { return nil }
-                let targetKey = field.loadUnaligned(as: UInt64.self).littleEndian
-                guard let tree = try? oldTxn.openTree(TreeName.objects(target), create: false), tree != absentTree,
-                      let value = oldTxn.get(tree, key: targetKey, "Reading an old '\(target)' object") else { return nil }
-                return MigrationObject(.old(record: [UInt8](bytes(of: value)), layout: targetLayout, key: targetKey), self)
-            }
-            return decodeScalar(property.type, field)
         }
+    }
+
+    /// One stored value (a field, or an element of a collection field;
+    /// elements of optional type start with a tag byte, 0 for nil).
+    private func decodeElement(_ property: StoredProperty, _ stored: UnsafeRawBufferPointer, tagged: Bool) -> Any? {
+        var element = stored
+        if tagged {
+            guard element.first == 1 else { return nil }
+            element = UnsafeRawBufferPointer(rebasing: element[1...])
+        }
+        guard property.type == .object else { return decodeScalar(property.type, element) }
+        guard let target = property.objectClass, let targetLayout = layout(target) else { return nil }
+        let targetKey = UInt64(littleEndian: element.loadUnaligned(as: UInt64.self))
+        guard let tree = try? oldTxn.openTree(TreeName.objects(target), create: false), tree != absentTree,
+              let value = oldTxn.get(tree, key: targetKey, "Reading an old '\(target)' object") else { return nil }
+        return MigrationObject(.old(record: [UInt8](bytes(of: value)), layout: targetLayout, key: targetKey), self)
     }
 
     fileprivate func newValue(_ object: ObjectBase, _ name: String) -> Any? {
