@@ -94,6 +94,18 @@ final class MSoloV1: Object {
     @Persisted var extra = 5
 }
 
+final class MTagNoKey: Object {
+    override class func className() -> String { "MTag" }
+    @Persisted var id = 0
+    @Persisted var label = ""
+}
+
+final class MTagStringKey: Object {
+    override class func className() -> String { "MTag" }
+    @Persisted(primaryKey: true) var id = ""
+    @Persisted var label = ""
+}
+
 /// A value a @Sendable migration block can write to.
 final class MigrationLog: @unchecked Sendable {
     private let lock = NSLock()
@@ -245,6 +257,41 @@ final class MigrationTests: RealmTestCase {
         }
         let lazy = try Realm(configuration: Realm.Configuration(fileURL: fileURL))
         XCTAssertEqual(lazy.objects(MSoloV0.self).first?.name, "old")
+    }
+
+    private func seedTags() throws {
+        let realm = try Realm(configuration: config([MTagV0.self]))
+        try realm.write {
+            for id in [5, -3, 9] { realm.create(MTagV0.self, value: ["id": id, "label": "t\(id)"]) }
+        }
+    }
+
+    func testRemovingTheIntPrimaryKeyOfAKeyedClass() throws {
+        try seedTags()
+        let realm = try Realm(configuration: config([MTagNoKey.self], version: 1))
+        let tags = realm.objects(MTagNoKey.self)
+        XCTAssertEqual(Set(tags.map(\.id)), [5, -3, 9], "the key's values become an ordinary column")
+        XCTAssertEqual(Set(tags.map(\.label)), ["t5", "t-3", "t9"])
+        try realm.write {
+            realm.create(MTagNoKey.self, value: ["id": 5, "label": "another 5"])
+            tags.filter("label == 't9'").first!.id = 10
+        }
+        XCTAssertEqual(tags.filter("id == 5").count, 2, "no longer unique")
+        XCTAssertEqual(tags.filter("id == 10").first?.label, "t9")
+    }
+
+    func testChangingThePrimaryKeyType() throws {
+        try seedTags()
+        let realm = try Realm(configuration: config([MTagStringKey.self], version: 1) { migration, _ in
+            migration.enumerateObjects(ofType: "MTag") { oldObject, newObject in
+                newObject!["id"] = "tag-\(oldObject!["id"]!)"
+            }
+        })
+        XCTAssertEqual(realm.object(ofType: MTagStringKey.self, forPrimaryKey: "tag-9")?.label, "t9")
+        XCTAssertEqual(realm.objects(MTagStringKey.self).count, 3)
+        XCTAssertThrowsRealmError(.primaryKeyExists) {
+            try realm.write { _ = realm.create(MTagStringKey.self, value: ["id": "tag-5"]) }
+        }
     }
 
     // MARK: - Errors
