@@ -348,6 +348,17 @@ final class MigrationTests: RealmTestCase {
         XCTAssertEqual(try Realm.schemaVersionAtURL(fileURL), 1)
     }
 
+    func testAReadOnlyRealmCannotBeMigrated() throws {
+        try seedPeople()
+        var config = config([MPersonV0.self], version: 1)
+        config.readOnly = true
+        XCTAssertThrowsRealmError(.schemaMismatch, mentioning: ["read-only Realm cannot be migrated to version 1", "without readOnly"]) {
+            _ = try Realm(configuration: config)
+        }
+        config.schemaVersion = 0
+        XCTAssertEqual(try Realm(configuration: config).objects(MPersonV0.self).count, 2)
+    }
+
     // MARK: - The documentation's examples
 
     func testComputeFullNameFromFirstAndLastName() throws {

@@ -48,6 +48,10 @@ extension RealmCore {
             throw Realm.Error(.schemaMismatch,
                               "Provided schema version \(configuration.schemaVersion) is less than last set version \(stored.version) of '\(env.path)'; set Realm.Configuration.schemaVersion to at least \(stored.version).")
         }
+        if let stored, env.isReadOnly, configuration.schemaVersion > stored.version {
+            throw Realm.Error(.schemaMismatch,
+                              "'\(env.path)' is at schema version \(stored.version) and a read-only Realm cannot be migrated to version \(configuration.schemaVersion): open it once without readOnly to migrate, or set Realm.Configuration.schemaVersion to \(stored.version).")
+        }
         if let stored, !env.isReadOnly {
             let types = configuration.objectTypes ?? storedProgramClasses(stored)
             let descriptors = try SchemaDiscovery.closure(of: types)
