@@ -529,6 +529,7 @@ final class MigrationTests: RealmTestCase {
         XCTAssertThrowsRealmError(.fileNotFound) { _ = try Realm.schemaVersionAtURL(fileURL) }
         let realm = try Realm(configuration: config([MPersonV0.self], version: 3))
         XCTAssertEqual(try Realm.schemaVersionAtURL(fileURL), 3, "also while the file is open")
+        XCTAssertEqual(try schemaVersionAtURL(fileURL), 3, "RealmSwift's free function")
         _ = realm
     }
 }

@@ -80,6 +80,12 @@ public typealias MigrationBlock = @Sendable (_ migration: Migration, _ oldSchema
 
 // MARK: - File management
 
+/// The schema version stored in the file at `fileURL` (RealmSwift's free
+/// function; same as Realm.schemaVersionAtURL).
+public func schemaVersionAtURL(_ fileURL: URL, encryptionKey: Data? = nil) throws -> UInt64 {
+    try Realm.schemaVersionAtURL(fileURL, encryptionKey: encryptionKey)
+}
+
 extension Realm {
     /// The schema version stored in the file at `fileURL` (without opening
     /// it as a Realm, so no migration runs).
