@@ -55,6 +55,14 @@ public final class MigrationObject: CustomStringConvertible {
         }
     }
 
+    /// The schema of the object's class: the old one for old objects.
+    public var objectSchema: ObjectSchema {
+        switch backing {
+        case let .old(_, layout, _): return layout.stored.publicSchema
+        case let .new(object): return object.objectSchema
+        }
+    }
+
     public var description: String {
         switch backing {
         case let .old(_, layout, _):
@@ -103,16 +111,12 @@ public final class Migration {
 
     /// Calls `block` for every object of `typeName` in the old file: old is
     /// the object as it was, new the object as it is now (nil if the class
-    /// is no longer in the schema, or the object was deleted). Objects
-    /// created during the migration are not enumerated. One object at a
+    /// is no longer in the schema). Objects deleted earlier in the migration
+    /// and objects created during it are not enumerated. One object at a
     /// time: memory does not grow with the number of objects.
     public func enumerateObjects(ofType typeName: String, _ block: MigrationObjectEnumerateBlock) {
-        guard let layout = layout(typeName), !deletedClasses.contains(typeName) else {
-            if oldStored.class(named: typeName) == nil && core.schemaState.byName[typeName] == nil {
-                core.fail(Realm.Error(.objectTypeNotInSchema, "Cannot enumerate objects of type '\(typeName)': it is in neither the old nor the new schema."))
-            }
-            return
-        }
+        // A class in neither schema has no objects to enumerate (as in Realm).
+        guard let layout = layout(typeName), !deletedClasses.contains(typeName) else { return }
         let info = core.schemaState.byName[typeName]
         guard let tree = try? oldTxn.openTree(TreeName.objects(typeName), create: false), tree != absentTree,
               let cursor = oldTxn.openCursor(tree) else { return }
@@ -121,8 +125,12 @@ public final class Migration {
         while let (key, value) = entry.map({ ($0.key, $0.value) }) {
             let objectKey = keyValue(key)
             let old = MigrationObject(.old(record: [UInt8](bytes(of: value)), layout: layout, key: objectKey), self)
-            let new = info.flatMap { core.object($0, key: objectKey) }.map { MigrationObject(.new($0), self) }
-            block(old, new)
+            if let info {
+                // An object deleted earlier in the migration is skipped, as in Realm.
+                if let object = core.object(info, key: objectKey) { block(old, MigrationObject(.new(object), self)) }
+            } else {
+                block(old, nil)
+            }
             entry = cursor.next()
         }
     }
