@@ -445,11 +445,15 @@ final class MigrationTests: RealmTestCase {
         let realm = try Realm(configuration: config([MNoteV0.self], version: 1) { migration, _ in
             log.add("\(migration.deleteData(forType: "MPerson"))")
             log.add("\(migration.deleteData(forType: "NoSuchClass"))")
+            migration.create("MNote", value: ["title": "made in the migration"])
+            log.add("\(migration.deleteData(forType: "MNote"))")
+            migration.enumerateObjects(ofType: "MNote") { _, _ in log.add("enumerated MNote after deleteData") }
+            migration.create("MNote", value: ["title": "kept"])
             migration.enumerateObjects(ofType: "MPerson") { _, _ in log.add("enumerated a deleted class") }
         })
-        XCTAssertEqual(log.entries, ["true", "false"])
+        XCTAssertEqual(log.entries, ["true", "false", "true"])
         XCTAssertNil(realm.schema["MPerson"])
-        XCTAssertEqual(realm.objects(MNoteV0.self).count, 3)
+        XCTAssertEqual(realm.objects(MNoteV0.self).map(\.title), ["kept"], "deleteData of a class in the new schema empties it")
         // The class is gone from the file: it comes back empty.
         let again = try Realm(configuration: config([MNoteV0.self, MPersonV0.self], version: 1))
         XCTAssertEqual(again.objects(MPersonV0.self).count, 0)

@@ -159,13 +159,16 @@ public final class Migration {
         core.delete(managed)
     }
 
-    /// Deletes every object of `typeName` and, if the class is not in the
-    /// new schema, the class itself. Returns whether the file had the class.
+    /// Deletes every object of `typeName` (also those created in the
+    /// migration) and, if the class is not in the new schema, the class
+    /// itself. Returns whether the old or the new schema has the class.
     @discardableResult
     public func deleteData(forType typeName: String) -> Bool {
-        guard let stored = oldStored.class(named: typeName), let write = core.write else { return false }
+        guard let write = core.write else { return false }
+        let info = core.schemaState.byName[typeName]
+        guard let stored = oldStored.class(named: typeName) ?? info.map({ StoredClass($0.descriptor) }) else { return false }
         deletedClasses.insert(typeName)
-        if let info = core.schemaState.byName[typeName] {
+        if let info {
             for tree in info.allTrees + [info.deletedTree] where tree != absentTree {
                 write.clear(tree, "Deleting the objects of '\(typeName)'")
             }
