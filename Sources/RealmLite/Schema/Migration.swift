@@ -7,8 +7,9 @@ import Foundation
 // transaction that:
 //   1. rewrites the records of every changed class into the new layout
 //      (values of unchanged properties copied byte for byte, added ones get
-//      the class's defaults), rebuilds its primary-key and index trees and
-//      clears the backlink trees of link properties that went away;
+//      the class's defaults), rebuilds its index trees and clears the
+//      backlink trees of link properties that went away (object keys do not
+//      change, so links from other classes stay valid);
 //   2. publishes the new ClassInfos (forgotten again if the write cancels);
 //   3. runs the migration block, whose `old` objects read the snapshot from
 //      before the migration (a read transaction kept open for it) and whose
