@@ -294,6 +294,22 @@ final class MigrationTests: RealmTestCase {
         }
     }
 
+    func testTreesANewClassNoLongerUsesAreEmptied() throws {
+        do {
+            let realm = try Realm(configuration: config([MTagStringKey.self]))
+            try realm.write {
+                realm.create(MTagStringKey.self, value: ["id": "a", "label": "x"])
+                realm.create(MTagStringKey.self, value: ["id": "b", "label": "y"])
+            }
+        }
+        let realm = try Realm(configuration: config([MTagNoKey.self], version: 1))
+        let core = realm.core
+        let pkTree = try core.txn.openTree(TreeName.primaryKey("MTag"), create: false)
+        XCTAssertNotEqual(pkTree, absentTree, "the tree existed")
+        XCTAssertEqual(core.txn.count(pkTree, "test"), 0, "the removed primary key's entries are gone")
+        XCTAssertEqual(realm.objects(MTagNoKey.self).map(\.label), ["x", "y"])
+    }
+
     // MARK: - Errors
 
     func testChangedSchemaWithTheSameVersionListsEveryDifferenceAndSaysToBump() throws {

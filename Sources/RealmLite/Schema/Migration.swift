@@ -494,6 +494,18 @@ extension RealmCore {
             if tree != absentTree { write.clear(tree, "Dropping the backlinks of '\(info.name).\(property.name)'") }
         }
         for c in info.indexedColumns { write.clear(info.columns[c].indexTree, "Rebuilding the index of '\(info.name).\(info.columns[c].name)'") }
+        // Trees the new class no longer uses: indexes of properties removed
+        // or no longer indexed, the pk: tree of a removed primary key, the
+        // del: tree of a class no longer keyed by its primary key.
+        var unused: [String] = old.properties.filter { property in
+            property.indexed && info.descriptor.propertyIndex[property.name].map { !info.columns[$0].isIndexed } ?? true
+        }.map { TreeName.index(info.name, $0.name) }
+        if info.primaryKeyTree == absentTree { unused.append(TreeName.primaryKey(info.name)) }
+        if !info.keyedByPrimaryKey { unused.append(TreeName.deleted(info.name)) }
+        for name in unused {
+            let tree = try write.txn.openTree(name, create: false)
+            if tree != absentTree { write.clear(tree, "Dropping '\(name)'") }
+        }
         let tree = try oldTxn.openTree(TreeName.objects(info.name), create: false)
         guard tree != absentTree, let cursor = oldTxn.openCursor(tree) else { return }
         defer { cursor.close() }
