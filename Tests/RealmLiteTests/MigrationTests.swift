@@ -106,6 +106,28 @@ final class MTagStringKey: Object {
     @Persisted var label = ""
 }
 
+final class MPetV0: Object {
+    override class func className() -> String { "MPet" }
+    @Persisted var name = ""
+}
+
+final class MOwnerV0: Object {
+    override class func className() -> String { "MOwner" }
+    @Persisted var name = ""
+    @Persisted var pet: MPetV0?
+}
+
+final class MPetV1: EmbeddedObject {
+    override class func className() -> String { "MPet" }
+    @Persisted var name = ""
+}
+
+final class MOwnerV1: Object {
+    override class func className() -> String { "MOwner" }
+    @Persisted var name = ""
+    @Persisted var pet: MPetV1?
+}
+
 /// A value a @Sendable migration block can write to.
 final class MigrationLog: @unchecked Sendable {
     private let lock = NSLock()
@@ -308,6 +330,40 @@ final class MigrationTests: RealmTestCase {
         XCTAssertNotEqual(pkTree, absentTree, "the tree existed")
         XCTAssertEqual(core.txn.count(pkTree, "test"), 0, "the removed primary key's entries are gone")
         XCTAssertEqual(realm.objects(MTagNoKey.self).map(\.label), ["x", "y"])
+    }
+
+    private func seedPets(sharing: Bool) throws {
+        let realm = try Realm(configuration: config([MOwnerV0.self]))
+        try realm.write {
+            let rex = realm.create(MPetV0.self, value: ["name": "Rex"])
+            realm.create(MPetV0.self, value: ["name": "stray"])
+            realm.create(MOwnerV0.self, value: ["name": "Ann", "pet": rex])
+            realm.create(MOwnerV0.self, value: ["name": "Bob", "pet": sharing ? rex : realm.create(MPetV0.self, value: ["name": "Tom"])])
+        }
+    }
+
+    func testAClassBecomingEmbeddedLosesItsOrphans() throws {
+        try seedPets(sharing: false)
+        let realm = try Realm(configuration: config([MOwnerV1.self], version: 1))
+        XCTAssertEqual(realm.objects(MOwnerV1.self).map { $0.pet?.name }, ["Rex", "Tom"])
+        XCTAssertEqual(realm.schema["MPet"]?.isEmbedded, true)
+        let pets = try realm.core.txn.openTree(TreeName.objects("MPet"), create: false)
+        XCTAssertEqual(realm.core.txn.count(pets, "test"), 2, "the object no one linked to is deleted")
+    }
+
+    func testAClassBecomingEmbeddedWithASharedObjectFails() throws {
+        try seedPets(sharing: true)
+        XCTAssertThrowsRealmError(.schemaMismatch, mentioning: ["'MPet' to an embedded class", "linked 2 times", "migration block"]) {
+            _ = try Realm(configuration: config([MOwnerV1.self], version: 1))
+        }
+        XCTAssertEqual(try Realm.schemaVersionAtURL(fileURL), 0)
+        // The block can fix it: each owner gets its own pet.
+        let realm = try Realm(configuration: config([MOwnerV1.self], version: 1) { migration, _ in
+            migration.enumerateObjects(ofType: "MOwner") { oldObject, newObject in
+                if (oldObject!["name"] as! String) == "Bob" { newObject!["pet"] = ["name": "Rex II"] }
+            }
+        })
+        XCTAssertEqual(realm.objects(MOwnerV1.self).map { $0.pet?.name }, ["Rex", "Rex II"])
     }
 
     // MARK: - Errors

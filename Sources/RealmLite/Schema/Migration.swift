@@ -447,6 +447,7 @@ extension RealmCore {
             schemaState = state
             generation &+= 1
             for (info, old) in changed { try rewriteRecords(info, from: old, oldTxn: oldTxn, in: write) }
+            write.becomingEmbedded = Set(changed.filter { $0.0.isEmbedded && !$0.1.embedded }.map { ObjectIdentifier($0.0) })
             if let block = configuration.migrationBlock {
                 let migration = Migration(core: self, oldTxn: oldTxn, oldStored: stored, newSchema: state.publicSchema)
                 block(migration, stored.version)
@@ -459,6 +460,7 @@ extension RealmCore {
             }
             if let error = write.error { throw error }
             for (info, _) in changed { try rebuildPrimaryKeys(info, in: write) }
+            for (info, old) in changed where info.isEmbedded && !old.embedded { try checkNowEmbedded(info, in: write) }
             let meta = try write.txn.openTree(TreeName.meta, create: true)
             metaTree = absentTree
             try updated.encoded().withUnsafeBytes { try write.txn.store(meta, Array(MetaKey.schema.utf8), $0, "Storing the schema") }
@@ -546,6 +548,32 @@ extension RealmCore {
             entry = cursor.next()
         }
         generation &+= 1
+    }
+
+    /// A class that became embedded (as Realm does it): an object no link
+    /// points to is deleted, one linked more than once is an error.
+    private func checkNowEmbedded(_ info: ClassInfo, in write: WriteTransaction) throws {
+        let incoming = schemaState.incoming[ObjectIdentifier(info)] ?? []
+        var keys: [UInt64] = []
+        if let cursor = write.txn.openCursor(info.objectsTree) {
+            var key = cursor.firstKey()
+            while let k = key { keys.append(keyValue(k)); key = cursor.nextKey() }
+            cursor.close()
+        }
+        for key in keys {
+            var links: UInt32 = 0
+            for (origin, c) in incoming {
+                let column = origin.columns[c]
+                for source in backlinkSources(column, target: key) { links += backlinkCount(column, target: key, source: source) }
+            }
+            if links == 0 {
+                deleteRow(info, key, in: write)
+            } else if links > 1 {
+                throw Realm.Error(.schemaMismatch,
+                                  "Cannot migrate '\(info.name)' to an embedded class: one of its objects is linked \(links) times, and an embedded object has exactly one parent. In the migration block, remove the extra links (or give each parent its own copy).")
+            }
+            if let error = write.error { throw error }
+        }
     }
 
     /// Rebuilds the pk: tree of a (not keyed) class from its records; a
