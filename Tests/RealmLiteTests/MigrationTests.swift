@@ -588,6 +588,23 @@ final class MigrationTests: RealmTestCase {
         XCTAssertEqual(realm.objects(MNoteV1.self).first?.pinned, true)
     }
 
+    func testDeleteRealmIfMigrationNeededOnAVersionChangeAloneWithoutRunningTheBlock() throws {
+        try seedPeople()
+        let log = MigrationLog()
+        var config = config([MPersonV0.self], version: 2) { _, _ in log.add("block ran") }
+        config.deleteRealmIfMigrationNeeded = true
+        XCTAssertEqual(try Realm(configuration: config).objects(MPersonV0.self).count, 0, "a higher version resets")
+        XCTAssertEqual(try Realm.schemaVersionAtURL(fileURL), 2)
+        do {
+            let realm = try Realm(configuration: self.config([MPersonV0.self], version: 2))
+            try realm.write { realm.create(MPersonV0.self, value: ["firstName": "Ada"]) }
+        }
+        config.schemaVersion = 1
+        XCTAssertEqual(try Realm(configuration: config).objects(MPersonV0.self).count, 0, "a lower version resets too")
+        XCTAssertEqual(try Realm.schemaVersionAtURL(fileURL), 1)
+        XCTAssertEqual(log.entries, [], "the migration block never runs")
+    }
+
     // MARK: - File management
 
     func testFileExistsAndDeleteFiles() throws {

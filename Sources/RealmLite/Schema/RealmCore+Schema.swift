@@ -44,7 +44,8 @@ extension RealmCore {
     /// changed, and register objectTypes. Migration.swift has the migration.
     func openSchema() throws {
         let stored = try readStoredSchema()
-        if let stored, configuration.schemaVersion < stored.version {
+        let resets = configuration.deleteRealmIfMigrationNeeded && !env.isReadOnly
+        if let stored, configuration.schemaVersion < stored.version, !resets {
             throw Realm.Error(.schemaMismatch,
                               "Provided schema version \(configuration.schemaVersion) is less than last set version \(stored.version) of '\(env.path)'; set Realm.Configuration.schemaVersion to at least \(stored.version).")
         }
@@ -67,7 +68,9 @@ extension RealmCore {
             for descriptor in descriptors {
                 if let old = stored.class(named: descriptor.name) { differences += schemaDifferences(stored: old, code: StoredClass(descriptor)) }
             }
-            if !differences.isEmpty && configuration.deleteRealmIfMigrationNeeded {
+            // As RealmSwift: a migration is "needed" when the classes or the
+            // version (up or down) differ; then the file is emptied instead.
+            if resets && (!differences.isEmpty || configuration.schemaVersion != stored.version) {
                 try resetFile(stored)
             } else if !differences.isEmpty && configuration.schemaVersion == stored.version {
                 throw migrationRequired(differences)
