@@ -19,6 +19,10 @@ final class WriteTransaction {
     var nextKeys: [ObjectKeyCounter] = []
     /// Classes registered by this write: forgotten if it is cancelled.
     var registeredClasses: [String] = []
+    /// A migration's classes that become embedded: a link replaced in its
+    /// block does not delete the object (it may have other parents until
+    /// the block ends); the migration checks them after it (Migration.swift).
+    var becomingEmbedded = Set<ObjectIdentifier>()
     /// The update policy of the add/create in progress: unmanaged objects it
     /// links to are added with it. Outside add/create (a property setter,
     /// a collection append) it is .error, as in RealmSwift.

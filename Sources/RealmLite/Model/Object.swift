@@ -48,8 +48,13 @@ open class ObjectBase: CustomStringConvertible, Hashable {
             ?? ObjectSchema(className: Self.className(), properties: [], isEmbedded: self is EmbeddedObject)
     }
 
-    /// The class name used in the schema.
-    open class func className() -> String { String(describing: self) }
+    /// The class name used in the schema: `_realmObjectName()` if a class
+    /// gives one, else the Swift class name.
+    open class func className() -> String { _realmObjectName() ?? String(describing: self) }
+
+    /// RealmSwift's way to store a class under another name (e.g. two
+    /// versions of a model in one program, as migration tests need).
+    open class func _realmObjectName() -> String? { nil }
 
     /// True if both are the same managed row (or the same unmanaged instance).
     public func isSameObject(as object: ObjectBase?) -> Bool {

@@ -20,10 +20,13 @@ extension Realm {
         }
         public var readOnly: Bool
         public var schemaVersion: UInt64
-        /// Accepted; migrations come with a later release.
+        /// Runs when the file's schemaVersion is lower than `schemaVersion`,
+        /// inside the migration's one write transaction (docs/MIGRATIONS.md).
+        /// Without it, a version bump still migrates: added properties get
+        /// their defaults, removed ones are dropped.
         public var migrationBlock: MigrationBlock?
-        /// Accepted; when the stored schema differs, delete the file and start
-        /// empty instead of failing.
+        /// When the program's classes differ from the stored schema, empty
+        /// the file and start again instead of migrating or failing.
         public var deleteRealmIfMigrationNeeded: Bool
         /// The classes this Realm stores. nil: every class used with it,
         /// registered on first use.
@@ -70,10 +73,72 @@ extension Realm {
 
 private let defaultConfigurationStorage = Mutex(Realm.Configuration())
 
-/// Called to migrate a file from an older schema version (later release).
+/// Called once when a file is opened with a higher schemaVersion than it
+/// has: move values between the old and the new schema (Migration.swift,
+/// docs/MIGRATIONS.md). It runs inside the migration's write transaction.
 public typealias MigrationBlock = @Sendable (_ migration: Migration, _ oldSchemaVersion: UInt64) -> Void
 
-/// Passed to a MigrationBlock. Migrations arrive in a later release.
-public final class Migration {
-    init() {}
+// MARK: - File management
+
+/// The schema version stored in the file at `fileURL` (RealmSwift's free
+/// function; same as Realm.schemaVersionAtURL).
+public func schemaVersionAtURL(_ fileURL: URL, encryptionKey: Data? = nil) throws -> UInt64 {
+    try Realm.schemaVersionAtURL(fileURL, encryptionKey: encryptionKey)
+}
+
+extension Realm {
+    /// The schema version stored in the file at `fileURL` (without opening
+    /// it as a Realm, so no migration runs).
+    public static func schemaVersionAtURL(_ fileURL: URL, encryptionKey: Data? = nil) throws -> UInt64 {
+        if encryptionKey != nil {
+            throw Realm.Error(.invalidValue, "RealmLite files are not encrypted: call schemaVersionAtURL without an encryptionKey.")
+        }
+        guard FileManager.default.fileExists(atPath: fileURL.path) else {
+            throw Realm.Error(.fileNotFound, "Cannot read the schema version of '\(fileURL.path)': the file does not exist.")
+        }
+        // An env this process already has open (read-write) is reused.
+        var configuration = Configuration(fileURL: fileURL)
+        configuration.readOnly = !SharedEnv.isOpen(path: fileURL.path)
+        let env = try SharedEnv.open(configuration)
+        let txn = try env.beginRead()
+        defer { txn.abort() }
+        let meta = try txn.openTree(TreeName.meta, create: false)
+        let value = meta == absentTree ? nil
+            : try withBytesKey(Array(MetaKey.schema.utf8)) { try txn.lookup(meta, $0, "Reading the stored schema") }
+        guard let value else {
+            throw Realm.Error(.fail, "Cannot read the schema version of '\(fileURL.path)': the file has no schema yet (it was never opened as a Realm).")
+        }
+        return try StoredSchema.decode(bytes(of: value)).version
+    }
+
+    /// Whether the file of `config` exists (in-memory Realms: whether one
+    /// with that identifier is open).
+    public static func fileExists(for config: Configuration) -> Bool {
+        if config.inMemoryIdentifier != nil { return SharedEnv.isOpen(path: SharedEnv.path(for: config) ?? "") }
+        guard let path = config.fileURL?.path else { return false }
+        return FileManager.default.fileExists(atPath: path)
+    }
+
+    /// Deletes the file of `config` and its lock file. Returns whether there
+    /// was a file to delete. Throws while any Realm instance of the file is
+    /// open in this process (close them first), or if a file cannot be
+    /// removed.
+    @discardableResult
+    public static func deleteFiles(for config: Configuration) throws -> Bool {
+        guard config.inMemoryIdentifier == nil, let path = config.fileURL?.path else { return false }
+        if SharedEnv.isOpen(path: path) {
+            throw Realm.Error(.fileAccess,
+                              "Cannot delete the files of '\(path)': it is open in this process. Release every Realm instance, object and ThreadSafeReference of it first.")
+        }
+        var deleted = false
+        for file in [path, path + ".lock"] where FileManager.default.fileExists(atPath: file) {
+            do {
+                try FileManager.default.removeItem(atPath: file)
+                deleted = deleted || file == path
+            } catch {
+                throw Realm.Error(.fileAccess, "Cannot delete '\(file)': \(error.localizedDescription)")
+            }
+        }
+        return deleted
+    }
 }

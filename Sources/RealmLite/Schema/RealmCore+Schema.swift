@@ -1,8 +1,10 @@
 import CStorage
 
-// Making classes part of a file's schema: compare with the stored schema
-// (a difference is a schemaMismatch listing every difference), create the
-// trees of new classes, store the schema, publish a new SchemaState.
+// Making classes part of a file's schema: at open, migrate when the classes
+// or the schemaVersion changed (Migration.swift); then compare with the
+// stored schema (a difference is a schemaMismatch listing every difference),
+// create the trees of new classes, store the schema, publish a new
+// SchemaState.
 
 extension RealmCore {
     /// The ClassInfo of a model class, registering it on first use when the
@@ -37,14 +39,87 @@ extension RealmCore {
         orStop { try classInfo(for: type) }
     }
 
-    /// At open: check the stored schema version and register objectTypes.
+    /// At open: check the stored schema version, migrate (or reset the file
+    /// with deleteRealmIfMigrationNeeded) when the classes or the version
+    /// changed, and register objectTypes. Migration.swift has the migration.
     func openSchema() throws {
         let stored = try readStoredSchema()
-        if let stored, configuration.schemaVersion < stored.version {
+        let resets = configuration.deleteRealmIfMigrationNeeded && !env.isReadOnly
+        if let stored, configuration.schemaVersion < stored.version, !resets {
             throw Realm.Error(.schemaMismatch,
                               "Provided schema version \(configuration.schemaVersion) is less than last set version \(stored.version) of '\(env.path)'; set Realm.Configuration.schemaVersion to at least \(stored.version).")
         }
+        if let stored, env.isReadOnly, configuration.schemaVersion > stored.version {
+            throw Realm.Error(.schemaMismatch,
+                              "'\(env.path)' is at schema version \(stored.version) and a read-only Realm cannot be migrated to version \(configuration.schemaVersion): open it once without readOnly to migrate, or set Realm.Configuration.schemaVersion to \(stored.version).")
+        }
+        if let stored, !env.isReadOnly {
+            let types = configuration.objectTypes ?? storedProgramClasses(stored)
+            let descriptors = try SchemaDiscovery.closure(of: types)
+            try validateLinkingObjects(descriptors)
+            var names: [String: ObjectBase.Type] = [:]
+            for descriptor in descriptors {
+                if let other = names.updateValue(descriptor.type, forKey: descriptor.name), other != descriptor.type {
+                    throw Realm.Error(.invalidSchema,
+                                      "Two different Swift classes are named '\(descriptor.name)' in objectTypes and the classes they link to ('\(other)' and '\(descriptor.type)'); give one of them another name (override class func className()).")
+                }
+            }
+            var differences: [String] = []
+            for descriptor in descriptors {
+                if let old = stored.class(named: descriptor.name) { differences += schemaDifferences(stored: old, code: StoredClass(descriptor)) }
+            }
+            // As RealmSwift: a migration is "needed" when the classes or the
+            // version (up or down) differ; then the file is emptied instead.
+            if resets && (!differences.isEmpty || configuration.schemaVersion != stored.version) {
+                try resetFile(stored)
+            } else if !differences.isEmpty && configuration.schemaVersion == stored.version {
+                throw migrationRequired(differences)
+            } else if configuration.schemaVersion > stored.version {
+                try migrate(from: stored, to: descriptors)
+            }
+        }
         try register(configuration.objectTypes ?? [])
+    }
+
+    /// Without objectTypes: the program's classes that stored the file's
+    /// classes (StoredClass.swiftType), so that a contradiction is an error
+    /// at open, not a stop at first use, and a version bump migrates them.
+    private func storedProgramClasses(_ stored: StoredSchema) -> [ObjectBase.Type] {
+        stored.classes.compactMap { storedClass in
+            guard let name = storedClass.swiftType, let type = _typeByName(name) as? ObjectBase.Type,
+                  type.className() == storedClass.name else { return nil }
+            return type
+        }
+    }
+
+    /// The error for a changed schema that is not migrated.
+    func migrationRequired(_ differences: [String]) -> Realm.Error {
+        let remedy = configuration.objectTypes == nil
+            ? "To migrate, list the model classes in Realm.Configuration.objectTypes and increase Realm.Configuration.schemaVersion (now \(configuration.schemaVersion))"
+            : "Increase Realm.Configuration.schemaVersion (now \(configuration.schemaVersion)) to migrate, with a migrationBlock if values must be moved"
+        return Realm.Error(.schemaMismatch,
+                           "Migration is required due to the following errors:\n" + differences.map { "- " + $0 }.joined(separator: "\n")
+                           + "\n\(remedy), or set deleteRealmIfMigrationNeeded to start from an empty file.")
+    }
+
+    /// deleteRealmIfMigrationNeeded: empties the file (every class's trees
+    /// and the meta tree) in one write, as if it had been deleted.
+    private func resetFile(_ stored: StoredSchema) throws {
+        if !env.schema.withLock({ $0.classes.isEmpty }) {
+            throw Realm.Error(.schemaMismatch,
+                              "Cannot delete the data of '\(env.path)' (deleteRealmIfMigrationNeeded): it is open in this process with another schema. Close every Realm instance of the file first.")
+        }
+        try withSchemaWrite { txn in
+            for storedClass in stored.classes {
+                for name in treeNames(of: storedClass) {
+                    let tree = try txn.openTree(name, create: false)
+                    if tree != absentTree { try txn.clearThrowing(tree, "Deleting the objects of '\(storedClass.name)'") }
+                }
+            }
+            let meta = try txn.openTree(TreeName.meta, create: false)
+            if meta != absentTree { try txn.clearThrowing(meta, "Deleting the stored schema") }
+        }
+        metaTree = absentTree
     }
 
     /// Registers `types` and every class they link to.
@@ -73,11 +148,7 @@ extension RealmCore {
                     needsWrite = true
                 }
             }
-            if !differences.isEmpty {
-                throw Realm.Error(.schemaMismatch,
-                                  "Migration is required due to the following errors (migrations arrive in a later release; for now delete the file or restore the old class definitions):\n"
-                                  + differences.map { "- " + $0 }.joined(separator: "\n"))
-            }
+            if !differences.isEmpty { throw migrationRequired(differences) }
             if configuration.objectTypes != nil, updated.version < configuration.schemaVersion {
                 updated.version = configuration.schemaVersion
                 needsWrite = true

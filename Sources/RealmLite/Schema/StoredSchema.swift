@@ -3,8 +3,8 @@ import Foundation
 // The schema as stored in the file (meta tree, key "schema", JSON), written
 // when the file is created and whenever classes are added. Property order
 // here is the record's column order, so code may reorder properties freely.
-// Migration (a later issue) rewrites this and the records together; the
-// format needs no change for it.
+// A migration (Migration.swift) rewrites this and the records together in
+// one write transaction; the format needs no change for it.
 
 struct StoredSchema: Codable, Equatable {
     var version: UInt64
@@ -49,9 +49,15 @@ struct StoredClass: Codable, Equatable {
     /// when the class is first stored; absent (nil) in files written before
     /// it existed, whose Int-keyed classes keep their `pk:` trees.
     var keyedByPrimaryKey: Bool?
+    /// The Swift class that stored it (its mangled name), so that a Realm
+    /// opened without objectTypes can check it at open (RealmCore+Schema).
+    /// Absent in files written before it existed, and ignored when the
+    /// program no longer has that class. Not part of schema equality.
+    var swiftType: String?
 
     init(_ descriptor: ClassDescriptor) {
         name = descriptor.name
+        swiftType = _mangledTypeName(descriptor.type)
         embedded = descriptor.isEmbedded
         properties = descriptor.properties.map(StoredProperty.init)
         keyedByPrimaryKey = descriptor.primaryKeyIndex.map { index in

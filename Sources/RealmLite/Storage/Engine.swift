@@ -284,6 +284,11 @@ struct EngineTxn {
         let rc = withBytesKey(key) { k in cs_put(handle, tree, k, cs_val(data: value.baseAddress, size: value.count), 0) }
         try check(rc, what())
     }
+
+    /// Empties a tree, throwing (schema changes: migrations, resets).
+    func clearThrowing(_ tree: cs_tree, _ what: @autoclosure () -> String) throws {
+        try check(clear(tree), what())
+    }
 }
 
 /// Runs a compiled record filter over `count` records; the indexes of those

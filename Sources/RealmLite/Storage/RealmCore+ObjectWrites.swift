@@ -219,7 +219,7 @@ extension RealmCore {
                                       new: linkDelta?.added ?? linkTargets(column, isNull: isNull, raw))
         }
         putRecord(info, object._key, newRecord, in: write)
-        if let target = column.target, target.isEmbedded {
+        if let target = column.target, target.isEmbedded, !write.becomingEmbedded.contains(ObjectIdentifier(target)) {
             for orphan in orphans { deleteRow(target, orphan, in: write) }
         }
     }

@@ -1,0 +1,609 @@
+import CStorage
+import Foundation
+
+// Schema migrations (docs/MIGRATIONS.md). At open, when the program's
+// classes (Configuration.objectTypes) differ from the stored schema or
+// schemaVersion is higher than the file's, RealmCore.migrate runs ONE write
+// transaction that:
+//   1. rewrites the records of every changed class into the new layout
+//      (values of unchanged properties copied byte for byte, added ones get
+//      the class's defaults), rebuilds its index trees and clears the
+//      backlink trees of link properties that went away (object keys do not
+//      change, so links from other classes stay valid);
+//   2. publishes the new ClassInfos (forgotten again if the write cancels);
+//   3. runs the migration block, whose `old` objects read the snapshot from
+//      before the migration (a read transaction kept open for it) and whose
+//      `new` objects are ordinary accessors in the write;
+//   4. rebuilds the primary-key trees (the block may have set keys), stores
+//      the new schema and version, and commits.
+// Any failure cancels the write: the file stays at its old version.
+
+/// An object seen by a migration block: the old one reads the file as it was
+/// before the migration (read-only), the new one is the object as it will be
+/// stored (RealmSwift's MigrationObject, a DynamicObject).
+public final class MigrationObject: CustomStringConvertible {
+    fileprivate enum Backing {
+        /// A record of the old snapshot (copied), its stored class and key.
+        case old(record: [UInt8], layout: StoredLayout, key: UInt64)
+        /// A managed accessor in the migration's write.
+        case new(ObjectBase)
+    }
+    fileprivate let backing: Backing
+    fileprivate unowned let migration: Migration
+
+    fileprivate init(_ backing: Backing, _ migration: Migration) {
+        self.backing = backing
+        self.migration = migration
+    }
+
+    /// The property's value (links give the linked MigrationObject).
+    /// Setting is allowed on new objects only.
+    public subscript(key: String) -> Any? {
+        get {
+            switch backing {
+            case let .old(record, layout, objectKey):
+                return migration.oldValue(record, layout, objectKey, key)
+            case let .new(object):
+                return migration.newValue(object, key)
+            }
+        }
+        set {
+            guard case let .new(object) = backing else {
+                migration.core.fail(Realm.Error(.invalidValue, "Cannot set '\(key)' on an old object in a migration: old objects are read-only; set it on the new object."))
+                return
+            }
+            migration.setNewValue(object, key, newValue)
+        }
+    }
+
+    /// The schema of the object's class: the old one for old objects.
+    public var objectSchema: ObjectSchema {
+        switch backing {
+        case let .old(_, layout, _): return layout.stored.publicSchema
+        case let .new(object): return object.objectSchema
+        }
+    }
+
+    public var description: String {
+        switch backing {
+        case let .old(_, layout, _):
+            return "\(layout.stored.name) (old) {" + layout.stored.properties.map { " \($0.name) = \(self[$0.name].map(describeValue) ?? "nil");" }.joined() + " }"
+        case let .new(object):
+            return object.description
+        }
+    }
+}
+
+public typealias MigrationObjectEnumerateBlock = (_ oldObject: MigrationObject?, _ newObject: MigrationObject?) -> Void
+
+/// Passed to a MigrationBlock: enumerate, create, delete and rename, all in
+/// the migration's single write transaction.
+public final class Migration {
+    /// The schema of the file before the migration.
+    public let oldSchema: Schema
+    /// The schema after the migration (the program's classes).
+    public let newSchema: Schema
+
+    fileprivate let core: RealmCore
+    /// A read transaction on the snapshot from before the migration.
+    fileprivate let oldTxn: EngineTxn
+    fileprivate let oldStored: StoredSchema
+    fileprivate var layouts: [String: StoredLayout] = [:]
+    /// Class names whose data deleteData(forType:) removed.
+    fileprivate(set) var deletedClasses: Set<String> = []
+    /// Classes whose primary keys the block may have set (rebuilt after it).
+    fileprivate(set) var primaryKeysTouched: Set<String> = []
+
+    init(core: RealmCore, oldTxn: EngineTxn, oldStored: StoredSchema, newSchema: Schema) {
+        self.core = core
+        self.oldTxn = oldTxn
+        self.oldStored = oldStored
+        self.newSchema = newSchema
+        oldSchema = Schema(objectSchema: oldStored.classes.map(\.publicSchema).sorted { $0.className < $1.className })
+    }
+
+    fileprivate func layout(_ name: String) -> StoredLayout? {
+        if let layout = layouts[name] { return layout }
+        guard let stored = oldStored.class(named: name) else { return nil }
+        let layout = StoredLayout(stored)
+        layouts[name] = layout
+        return layout
+    }
+
+    /// Calls `block` for every object of `typeName` in the old file: old is
+    /// the object as it was, new the object as it is now (nil if the class
+    /// is no longer in the schema). Objects deleted earlier in the migration
+    /// and objects created during it are not enumerated. One object at a
+    /// time: memory does not grow with the number of objects.
+    public func enumerateObjects(ofType typeName: String, _ block: MigrationObjectEnumerateBlock) {
+        // A class in neither schema has no objects to enumerate (as in Realm).
+        guard let layout = layout(typeName), !deletedClasses.contains(typeName) else { return }
+        let info = core.schemaState.byName[typeName]
+        guard let tree = try? oldTxn.openTree(TreeName.objects(typeName), create: false), tree != absentTree,
+              let cursor = oldTxn.openCursor(tree) else { return }
+        defer { cursor.close() }
+        var entry = cursor.first()
+        while let (key, value) = entry.map({ ($0.key, $0.value) }) {
+            let objectKey = keyValue(key)
+            let old = MigrationObject(.old(record: [UInt8](bytes(of: value)), layout: layout, key: objectKey), self)
+            if let info {
+                // An object deleted earlier in the migration is skipped, as in Realm.
+                if let object = core.object(info, key: objectKey) { block(old, MigrationObject(.new(object), self)) }
+            } else {
+                block(old, nil)
+            }
+            entry = cursor.next()
+        }
+    }
+
+    /// Creates an object of `typeName` (in the new schema) from a dictionary,
+    /// an array in property order, or an object, as Realm.create does.
+    @discardableResult
+    public func create(_ typeName: String, value: Any = [String: Any]()) -> MigrationObject {
+        guard let write = core.write, let info = core.schemaState.byName[typeName] else {
+            core.fail(Realm.Error(.objectTypeNotInSchema, "Cannot create an object of type '\(typeName)' in a migration: it is not in the new schema (Realm.Configuration.objectTypes)."))
+            return MigrationObject(.new(ObjectBase()), self)
+        }
+        let object = info.type.init()
+        if core.recording(otherwise: .invalidValue, { try assignProperties(of: object, info.descriptor, from: unwrapMigrationObjects(value), realm: core) }) != nil {
+            core.insert(object, update: .error, in: write)
+        }
+        return MigrationObject(.new(object), self)
+    }
+
+    /// Deletes a new object (an old one cannot be deleted: pass the new one).
+    public func delete(_ object: MigrationObject) {
+        guard case let .new(managed) = object.backing else {
+            core.fail(Realm.Error(.invalidValue, "Cannot delete an old object in a migration: delete the new object given with it."))
+            return
+        }
+        core.delete(managed)
+    }
+
+    /// Deletes every object of `typeName` (also those created in the
+    /// migration) and, if the class is not in the new schema, the class
+    /// itself. Returns whether the old or the new schema has the class.
+    @discardableResult
+    public func deleteData(forType typeName: String) -> Bool {
+        guard let write = core.write else { return false }
+        let info = core.schemaState.byName[typeName]
+        guard let stored = oldStored.class(named: typeName) ?? info.map({ StoredClass($0.descriptor) }) else { return false }
+        deletedClasses.insert(typeName)
+        if let info {
+            for tree in info.allTrees + [info.deletedTree] where tree != absentTree {
+                write.clear(tree, "Deleting the objects of '\(typeName)'")
+            }
+        } else {
+            for name in treeNames(of: stored) {
+                if let tree = core.recording({ try write.txn.openTree(name, create: false) }), tree != absentTree {
+                    write.clear(tree, "Deleting the objects of '\(typeName)'")
+                }
+            }
+        }
+        return true
+    }
+
+    /// Moves the values of `oldName` into `newName` (which must have the same
+    /// type) on every object of `typeName`: the old schema has `oldName`,
+    /// the new one `newName`.
+    public func renameProperty(onType typeName: String, from oldName: String, to newName: String) {
+        guard let layout = layout(typeName), let (oldSlot, oldProperty) = layout.slots[oldName] else {
+            core.fail(Realm.Error(.invalidSchema, "Cannot rename property '\(typeName).\(oldName)': it is not in the old schema."))
+            return
+        }
+        guard let info = core.schemaState.byName[typeName], let c = info.descriptor.propertyIndex[newName] else {
+            core.fail(Realm.Error(.invalidSchema, "Cannot rename property '\(typeName).\(oldName)' to '\(newName)': '\(typeName).\(newName)' is not in the new schema."))
+            return
+        }
+        let newProperty = StoredProperty(info.columns[c].property)
+        guard storageCompatible(oldProperty, newProperty) else {
+            core.fail(Realm.Error(.invalidSchema, "Cannot rename property '\(typeName).\(oldName)' to '\(newName)': the types differ ('\(oldProperty.typeDescription)' and '\(newProperty.typeDescription)')."))
+            return
+        }
+        enumerateObjects(ofType: typeName) { old, new in
+            guard case let .old(record, _, key)? = old?.backing, case let .new(object)? = new?.backing else { return }
+            record.withUnsafeBytes { raw in
+                let view = RecordView(base: raw.baseAddress!, size: raw.count)
+                if oldSlot.width == ColumnSlot.objectKey {
+                    withPrimaryKeyBytes(objectKey: key) { setRaw(object, c, isNull: false, $0) }
+                } else {
+                    setRaw(object, c, isNull: view.isNull(oldSlot), view.field(oldSlot, layout.layout))
+                }
+            }
+        }
+    }
+
+    // MARK: - Values
+
+    fileprivate func oldValue(_ record: [UInt8], _ layout: StoredLayout, _ key: UInt64, _ name: String) -> Any? {
+        guard let (slot, property) = layout.slots[name] else {
+            core.fail(Realm.Error(.invalidValue, "'\(layout.stored.name)' had no property named '\(name)' in the old schema."))
+            return nil
+        }
+        if slot.width == ColumnSlot.objectKey { return Int(primaryKey(objectKey: key)) }
+        return record.withUnsafeBytes { raw -> Any? in
+            let view = RecordView(base: raw.baseAddress!, size: raw.count)
+            if view.isNull(slot) { return nil }
+            let field = view.field(slot, layout.layout)
+            switch property.collection {
+            case .none:
+                return decodeElement(property, field, tagged: false)
+            case .list, .set:
+                let view = ElementArrayView(bytes: field)
+                return (0..<view.count).map { decodeElement(property, view.element($0), tagged: property.optional) as Any }
+            case .map:
+                let view = ElementArrayView(bytes: field)
+                var map: [String: Any] = [:]
+                for i in 0..<view.count {
+                    let (key, value) = MapEntry.split(view.element(i))
+                    map[String(decoding: key, as: UTF8.self)] = decodeElement(property, value, tagged: property.optional || property.type == .object) as Any
+                }
+                return map
+            }
+        }
+    }
+
+    /// One stored value (a field, or an element of a collection field;
+    /// elements of optional type start with a tag byte, 0 for nil).
+    private func decodeElement(_ property: StoredProperty, _ stored: UnsafeRawBufferPointer, tagged: Bool) -> Any? {
+        var element = stored
+        if tagged {
+            guard element.first == 1 else { return nil }
+            element = UnsafeRawBufferPointer(rebasing: element[1...])
+        }
+        guard property.type == .object else { return decodeScalar(property.type, element) }
+        guard let target = property.objectClass, let targetLayout = layout(target) else { return nil }
+        let targetKey = UInt64(littleEndian: element.loadUnaligned(as: UInt64.self))
+        guard let tree = try? oldTxn.openTree(TreeName.objects(target), create: false), tree != absentTree,
+              let value = oldTxn.get(tree, key: targetKey, "Reading an old '\(target)' object") else { return nil }
+        return MigrationObject(.old(record: [UInt8](bytes(of: value)), layout: targetLayout, key: targetKey), self)
+    }
+
+    fileprivate func newValue(_ object: ObjectBase, _ name: String) -> Any? {
+        guard let info = object._info, let c = info.descriptor.propertyIndex[name] else {
+            core.fail(Realm.Error(.invalidValue, "'\(type(of: object).className())' has no property named '\(name)' in the new schema."))
+            return nil
+        }
+        let value = info.accessors[c].value(of: object)
+        if let linked = value as? ObjectBase { return MigrationObject(.new(linked), self) }
+        if case Optional<Any>.none = value { return nil }
+        return value
+    }
+
+    fileprivate func setNewValue(_ object: ObjectBase, _ name: String, _ value: Any?) {
+        guard let info = object._info, let c = info.descriptor.propertyIndex[name] else {
+            core.fail(Realm.Error(.invalidValue, "'\(type(of: object).className())' has no property named '\(name)' in the new schema."))
+            return
+        }
+        let value = unwrapMigrationObjects(value as Any)
+        if info.columns[c].isPrimary {
+            guard !info.keyedByPrimaryKey else {
+                core.fail(Realm.Error(.invalidValue, "Cannot change primary key '\(info.name).\(name)' in a migration: its values are the objects' keys."))
+                return
+            }
+            // Written to the record directly; the pk: tree is rebuilt (and
+            // checked for duplicates) after the block.
+            let scratch = info.type.init()
+            guard core.recording(otherwise: .invalidValue, { try info.accessors[c].setValue(value, on: scratch, realm: core) }) != nil else { return }
+            var writer = _RecordWriter(info: info, realm: core)
+            let encoded: Void? = core.recording(otherwise: .invalidValue) {
+                for column in info.storageOrder { try info.accessors[column].encodeUnmanaged(scratch, column: column, into: &writer) }
+            }
+            guard encoded != nil else { return }
+            let slot = info.slots[c]
+            writer.bytes.withUnsafeBytes { raw in
+                let view = RecordView(base: raw.baseAddress!, size: raw.count)
+                setRaw(object, c, isNull: view.isNull(slot), view.field(slot, info.layout))
+            }
+            return
+        }
+        _ = core.recording(otherwise: .invalidValue) { try info.accessors[c].setValue(value, on: object, realm: core) }
+    }
+
+    /// Replaces a column's stored bytes, keeping index and backlink trees in
+    /// step (updateColumn), except the primary key: rebuilt after the block.
+    fileprivate func setRaw(_ object: ObjectBase, _ c: Int, isNull: Bool, _ raw: UnsafeRawBufferPointer) {
+        guard let info = object._info, let write = core.write else { return }
+        if info.columns[c].isPrimary {
+            let record = object._currentRecord()
+            let updated = replacingColumn(record, info.slots[c], info.layout, isNull: isNull, raw)
+            core.putRecord(info, object._key, updated, in: write)
+            core.generation &+= 1
+            primaryKeysTouched.insert(info.name)
+        } else {
+            core.updateColumn(object, c, isNull: isNull, raw)
+        }
+    }
+
+    private func unwrapMigrationObjects(_ value: Any) -> Any {
+        if let object = value as? MigrationObject, case let .new(managed) = object.backing { return managed }
+        if let dictionary = value as? [String: Any] { return dictionary.mapValues(unwrapMigrationObjects) }
+        if let array = value as? [Any] { return array.map(unwrapMigrationObjects) }
+        return value
+    }
+}
+
+/// Decodes a stored scalar field (not a link, not a collection).
+private func decodeScalar(_ type: PropertyType, _ field: UnsafeRawBufferPointer) -> Any? {
+    switch type {
+    case .int: return Int._rlmLoad(field)
+    case .bool: return Bool._rlmLoad(field)
+    case .float: return Float._rlmLoad(field)
+    case .double: return Double._rlmLoad(field)
+    case .string: return String._rlmLoad(field)
+    case .data: return Data._rlmLoad(field)
+    case .date: return Date._rlmLoad(field)
+    case .objectId: return ObjectId._rlmLoad(field)
+    case .decimal128: return Decimal128._rlmLoad(field)
+    case .UUID: return UUID._rlmLoad(field)
+    case .any, .object, .linkingObjects: return nil
+    }
+}
+
+/// The record layout of a stored class (as ClassInfo computes it, from the
+/// stored schema alone), to read records written with an older schema.
+struct StoredLayout {
+    let stored: StoredClass
+    let layout: RecordLayout
+    let slots: [String: (ColumnSlot, StoredProperty)]
+
+    init(_ stored: StoredClass) {
+        self.stored = stored
+        var slots: [String: (ColumnSlot, StoredProperty)] = [:]
+        let keyed = stored.keyedByPrimaryKey == true
+        let order = stored.properties.filter { $0.type != .linkingObjects && !(keyed && $0.primaryKey) }
+        let nullBytes = (order.count + 7) / 8
+        var fixed = nullBytes, varCount = 0
+        for (position, property) in order.enumerated() {
+            let width = property.collection == .none ? property.type.fixedWidth : 0
+            if width > 0 {
+                slots[property.name] = (ColumnSlot(offset: Int32(fixed), nullBit: Int32(position), width: Int32(width)), property)
+                fixed += width
+            } else {
+                slots[property.name] = (ColumnSlot(offset: Int32(varCount), nullBit: Int32(position), width: 0), property)
+                varCount += 1
+            }
+        }
+        if keyed, let key = stored.properties.first(where: \.primaryKey) {
+            slots[key.name] = (ColumnSlot(offset: 0, nullBit: 0, width: ColumnSlot.objectKey), key)
+        }
+        self.slots = slots
+        layout = RecordLayout(columnCount: order.count, nullBytes: nullBytes, fixedSize: fixed - nullBytes, varCount: varCount)
+    }
+}
+
+/// Stored bytes of `old` are valid bytes of `new`: same type, class and
+/// collection kind; optionality may change on plain values (a nil becomes
+/// the default when the new property is required).
+func storageCompatible(_ old: StoredProperty, _ new: StoredProperty) -> Bool {
+    old.type == new.type && old.objectClass == new.objectClass && old.collection == new.collection
+        && (old.optional == new.optional || old.collection == .none)
+}
+
+/// Every tree a stored class may own.
+func treeNames(of stored: StoredClass) -> [String] {
+    var names = [TreeName.objects(stored.name), TreeName.primaryKey(stored.name), TreeName.deleted(stored.name)]
+    for property in stored.properties {
+        if property.indexed { names.append(TreeName.index(stored.name, property.name)) }
+        if property.type == .object { names.append(TreeName.backlinks(stored.name, property.name)) }
+    }
+    return names
+}
+
+extension StoredClass {
+    var publicSchema: ObjectSchema {
+        ObjectSchema(className: name, properties: properties.map {
+            Property(name: $0.name, type: $0.type, isOptional: $0.optional, isPrimary: $0.primaryKey, isIndexed: $0.indexed,
+                     isArray: $0.collection == .list, isSet: $0.collection == .set, isMap: $0.collection == .map,
+                     objectClassName: $0.objectClass, linkOriginPropertyName: $0.originProperty)
+        }, isEmbedded: embedded)
+    }
+}
+
+// MARK: - Running a migration
+
+extension RealmCore {
+    /// Migrates the file from `stored` to the classes of `descriptors` in one
+    /// write transaction (see the top of this file).
+    func migrate(from stored: StoredSchema, to descriptors: [ClassDescriptor]) throws {
+        if !env.schema.withLock({ $0.classes.isEmpty }) {
+            throw Realm.Error(.schemaMismatch,
+                              "Cannot migrate '\(env.path)' to schema version \(configuration.schemaVersion): it is open in this process with schema version \(stored.version). Close every Realm instance of the file first.")
+        }
+        let oldTxn = try env.beginRead()
+        defer { oldTxn.abort() }
+        try beginWriteTransaction()
+        do {
+            guard let write else { return }
+            var updated = stored
+            updated.version = configuration.schemaVersion
+            updated.format = StoredSchema.currentFormat
+            var infos: [ClassInfo] = []
+            var changed: [(ClassInfo, StoredClass)] = []
+            for descriptor in descriptors {
+                var code = StoredClass(descriptor)
+                let old = stored.class(named: descriptor.name)
+                if let old {
+                    let oldKey = old.properties.first(where: \.primaryKey)
+                    let newKey = code.properties.first(where: \.primaryKey)
+                    let stillKeyed = old.keyedByPrimaryKey == true && code.keyedByPrimaryKey == true
+                        && oldKey != nil && oldKey?.name == newKey?.name && storageCompatible(oldKey!, newKey!)
+                    code.keyedByPrimaryKey = stillKeyed ? true : (old.keyedByPrimaryKey == nil ? nil : false)
+                }
+                let unchanged = old.map { schemaDifferences(stored: $0, code: code).isEmpty } ?? false
+                let storedClass = unchanged ? old! : code
+                if let index = updated.classes.firstIndex(where: { $0.name == descriptor.name }) {
+                    updated.classes[index] = storedClass
+                } else {
+                    updated.classes.append(storedClass)
+                }
+                let info = try ClassInfo(descriptor: descriptor, stored: storedClass) { try write.txn.openTree($0, create: true) }
+                infos.append(info)
+                if let old, !unchanged { changed.append((info, old)) }
+            }
+            write.registeredClasses += infos.map(\.name)
+            let state = SchemaState(classes: infos, stored: updated)
+            env.schema.withLock { $0 = state }
+            schemaState = state
+            generation &+= 1
+            for (info, old) in changed { try rewriteRecords(info, from: old, oldTxn: oldTxn, in: write) }
+            write.becomingEmbedded = Set(changed.filter { $0.0.isEmbedded && !$0.1.embedded }.map { ObjectIdentifier($0.0) })
+            if let block = configuration.migrationBlock {
+                let migration = Migration(core: self, oldTxn: oldTxn, oldStored: stored, newSchema: state.publicSchema)
+                block(migration, stored.version)
+                for name in migration.deletedClasses where state.byName[name] == nil {
+                    updated.classes.removeAll { $0.name == name }
+                }
+                for name in migration.primaryKeysTouched {
+                    if let info = state.byName[name], !changed.contains(where: { $0.0 === info }) { changed.append((info, StoredClass(info.descriptor))) }
+                }
+            }
+            if let error = write.error { throw error }
+            for (info, _) in changed { try rebuildPrimaryKeys(info, in: write) }
+            for (info, old) in changed where info.isEmbedded && !old.embedded { try checkNowEmbedded(info, in: write) }
+            let meta = try write.txn.openTree(TreeName.meta, create: true)
+            metaTree = absentTree
+            try updated.encoded().withUnsafeBytes { try write.txn.store(meta, Array(MetaKey.schema.utf8), $0, "Storing the schema") }
+            try commitWriteTransaction()
+        } catch {
+            if isInWriteTransaction { cancelWriteTransaction() }
+            throw error
+        }
+    }
+
+    /// Rewrites every record of `info`'s class from the layout of `old`,
+    /// rebuilding its index trees and clearing backlinks of links that went.
+    private func rewriteRecords(_ info: ClassInfo, from old: StoredClass, oldTxn: EngineTxn, in write: WriteTransaction) throws {
+        let layout = StoredLayout(old)
+        // The defaults: a new instance's values, encoded.
+        let prototype = info.type.init()
+        var defaults = _RecordWriter(info: info, realm: self)
+        for column in info.storageOrder { try info.accessors[column].encodeUnmanaged(prototype, column: column, into: &defaults) }
+        let defaultRecord = defaults.bytes
+        // Which new columns copy old bytes.
+        var sources: [Int: (ColumnSlot, Bool)] = [:] // column -> (old slot, nil allowed)
+        for c in info.storageOrder {
+            let property = StoredProperty(info.columns[c].property)
+            if let (slot, oldProperty) = layout.slots[property.name], storageCompatible(oldProperty, property) {
+                sources[c] = (slot, property.optional)
+            }
+        }
+        for column in info.columns where column.isLink && sources[column.index] == nil {
+            write.clear(column.backlinkTree, "Clearing the backlinks of '\(info.name).\(column.name)'")
+        }
+        for property in old.properties where property.type == .object && info.descriptor.propertyIndex[property.name] == nil {
+            let tree = try write.txn.openTree(TreeName.backlinks(info.name, property.name), create: false)
+            if tree != absentTree { write.clear(tree, "Dropping the backlinks of '\(info.name).\(property.name)'") }
+        }
+        for c in info.indexedColumns { write.clear(info.columns[c].indexTree, "Rebuilding the index of '\(info.name).\(info.columns[c].name)'") }
+        // Trees the new class no longer uses: indexes of properties removed
+        // or no longer indexed, the pk: tree of a removed primary key, the
+        // del: tree of a class no longer keyed by its primary key.
+        var unused: [String] = old.properties.filter { property in
+            property.indexed && info.descriptor.propertyIndex[property.name].map { !info.columns[$0].isIndexed } ?? true
+        }.map { TreeName.index(info.name, $0.name) }
+        if info.primaryKeyTree == absentTree { unused.append(TreeName.primaryKey(info.name)) }
+        if !info.keyedByPrimaryKey { unused.append(TreeName.deleted(info.name)) }
+        for name in unused {
+            let tree = try write.txn.openTree(name, create: false)
+            if tree != absentTree { write.clear(tree, "Dropping '\(name)'") }
+        }
+        let tree = try oldTxn.openTree(TreeName.objects(info.name), create: false)
+        guard tree != absentTree, let cursor = oldTxn.openCursor(tree) else { return }
+        defer { cursor.close() }
+        var entry = cursor.first()
+        var writer = _RecordWriter(info: info, realm: self)
+        while let (k, value) = entry.map({ ($0.key, $0.value) }) {
+            let key = keyValue(k)
+            let record = RecordView(base: UnsafeRawPointer(value.data)!, size: value.size)
+            defaultRecord.withUnsafeBytes { raw in
+                let defaultView = RecordView(base: raw.baseAddress!, size: raw.count)
+                writer = _RecordWriter(info: info, realm: self, buffer: writer.bytes)
+                for c in info.storageOrder {
+                    let slot = info.slots[c]
+                    if let (oldSlot, nilAllowed) = sources[c] {
+                        if oldSlot.width == ColumnSlot.objectKey {
+                            withPrimaryKeyBytes(objectKey: key) { writer.write(c, isNull: false, $0) }
+                            continue
+                        }
+                        let isNull = record.isNull(oldSlot)
+                        if !isNull || nilAllowed {
+                            writer.write(c, isNull: isNull, record.field(oldSlot, layout.layout))
+                            continue
+                        }
+                    }
+                    writer.write(c, isNull: defaultView.isNull(slot), defaultView.field(slot, info.layout))
+                }
+            }
+            putRecord(info, key, writer.bytes, in: write)
+            writer.bytes.withUnsafeBytes { raw in
+                let view = RecordView(base: raw.baseAddress!, size: raw.count)
+                for c in info.indexedColumns {
+                    let column = info.columns[c]
+                    write.put(column.indexTree, indexEntry(column, view.isNull(info.slots[c]), view.field(info.slots[c], info.layout), key), [],
+                              "Indexing '\(info.name).\(column.name)'")
+                }
+            }
+            if let error = write.error { throw error }
+            entry = cursor.next()
+        }
+        generation &+= 1
+    }
+
+    /// A class that became embedded (as Realm does it): an object no link
+    /// points to is deleted, one linked more than once is an error.
+    private func checkNowEmbedded(_ info: ClassInfo, in write: WriteTransaction) throws {
+        let incoming = schemaState.incoming[ObjectIdentifier(info)] ?? []
+        var keys: [UInt64] = []
+        if let cursor = write.txn.openCursor(info.objectsTree) {
+            var key = cursor.firstKey()
+            while let k = key { keys.append(keyValue(k)); key = cursor.nextKey() }
+            cursor.close()
+        }
+        for key in keys {
+            var links: UInt32 = 0
+            for (origin, c) in incoming {
+                let column = origin.columns[c]
+                for source in backlinkSources(column, target: key) { links += backlinkCount(column, target: key, source: source) }
+            }
+            if links == 0 {
+                deleteRow(info, key, in: write)
+            } else if links > 1 {
+                throw Realm.Error(.schemaMismatch,
+                                  "Cannot migrate '\(info.name)' to an embedded class: one of its objects is linked \(links) times, and an embedded object has exactly one parent. In the migration block, remove the extra links (or give each parent its own copy).")
+            }
+            if let error = write.error { throw error }
+        }
+    }
+
+    /// Rebuilds the pk: tree of a (not keyed) class from its records; a
+    /// duplicate is an error naming the value.
+    private func rebuildPrimaryKeys(_ info: ClassInfo, in write: WriteTransaction) throws {
+        guard let pk = info.primaryKeyColumn, info.primaryKeyTree != absentTree else { return }
+        let column = info.columns[pk]
+        let slot = info.slots[pk]
+        write.clear(info.primaryKeyTree, "Rebuilding the primary keys of '\(info.name)'")
+        var keys: [UInt64] = []
+        keys.reserveCapacity(write.txn.count(info.objectsTree, "Counting '\(info.name)' objects"))
+        if let cursor = write.txn.openCursor(info.objectsTree) {
+            var key = cursor.firstKey()
+            while let k = key { keys.append(keyValue(k)); key = cursor.nextKey() }
+            cursor.close()
+        }
+        for key in keys {
+            guard let value = loadRecord(info, key) else { continue }
+            let record = RecordView(base: UnsafeRawPointer(value.data)!, size: value.size)
+            let isNull = record.isNull(slot)
+            let field = record.field(slot, info.layout)
+            let claim = withKey(key) { objectKey in
+                withBytesKey(indexKey(column.type, isNull: isNull, field)) { write.claim(info.primaryKeyTree, $0, objectKey, "Indexing the primary key of '\(info.name)'") }
+            }
+            if claim == .exists {
+                let shown = isNull ? "nil" : decodeScalar(column.type, field).map(describeValue) ?? "?"
+                throw Realm.Error(.schemaMismatch,
+                                  "Primary key property '\(info.name).\(column.name)' has duplicate values after migration (\(shown)): give every object a distinct value in the migration block.")
+            }
+            if let error = write.error { throw error }
+        }
+    }
+}
