@@ -234,6 +234,13 @@ int cs_env_active_versions(cs_env *env, uint32_t *out)
     return CS_OK;
 }
 
+int cs_env_shared(cs_env *env, int *others)
+{
+    if (!env || !others) return cs_fail(CS_EINVAL, "cs_env_shared: NULL argument");
+    *others = lock_shared_with_others(&env->lock);
+    return CS_OK;
+}
+
 int cs_env_get_info(cs_env *env, cs_env_info *out)
 {
     if (!env || !out) return cs_fail(CS_EINVAL, "cs_env_get_info: NULL argument");

@@ -279,6 +279,9 @@ uint32_t lock_clear_dead(cs_lock *lk);
 /* Distinct snapshot ids held by live reader slots (dead processes' slots
  * pinning versions older than `latest` are cleared first). */
 uint32_t lock_active_versions(cs_lock *lk, uint64_t latest);
+/* True if another open env (process, or open file description) has the
+ * file now, or if that cannot be told. */
+bool lock_shared_with_others(const cs_lock *lk);
 
 /* ---- io.c: the data file, mappings, page buffers ---- */
 /* A read-only mapping of the data file. Mappings are immutable once

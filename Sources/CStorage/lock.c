@@ -264,6 +264,16 @@ uint64_t lock_oldest_reader(cs_lock *lk, uint64_t latest, uint32_t *readers)
     return oldest;
 }
 
+bool lock_shared_with_others(const cs_lock *lk)
+{
+    if (lk->fd < 0) return false; /* in-memory: this process only */
+    /* Every process holds a read lock on byte 1 while it has the env open;
+     * OFD locks of this open file description never conflict with its own. */
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 1, .l_len = 1};
+    if (fcntl(lk->fd, F_OFD_GETLK, &fl) != 0) return true; /* unsure: assume shared */
+    return fl.l_type != F_UNLCK;
+}
+
 uint32_t lock_active_versions(cs_lock *lk, uint64_t latest)
 {
     uint64_t seen[64];

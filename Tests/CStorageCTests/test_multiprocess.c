@@ -137,6 +137,7 @@ static void test_writer_readers(void) {
 
 /* ---- a killed reader ---- */
 static int g_pipe[2];
+static int g_pipe2[2];
 
 static void pinning_reader(void *arg) {
     (void)arg;
@@ -391,8 +392,62 @@ static void test_killed_writer(int stage, int keep_open) {
     CHECK_OK(cs_env_close(env));
 }
 
+/* ---- whether another process has the file open (cs_env_shared) ---- */
+static void holding_open(void *arg) {
+    (void)arg;
+    close(g_pipe2[1]); /* so that the parent closing its end ends the read below */
+    cs_env *env;
+    REQUIRE_OK(test_open(g_path.s, 0, &env));
+    char ready = 1, done;
+    REQUIRE(write(g_pipe[1], &ready, 1) == 1);
+    /* hold the env open until the parent closes its end of the second pipe */
+    while (read(g_pipe2[0], &done, 1) > 0) {}
+    CHECK_OK(cs_env_close(env));
+}
+static void test_shared_with_others(void) {
+    g_path = test_path("shared.db");
+    cs_env *env;
+    REQUIRE_OK(test_open(g_path.s, 0, &env));
+    int others = -1;
+    CHECK_OK(cs_env_shared(env, &others));
+    CHECK_EQ(others, 0);
+    cs_env *second; /* another open of the file counts, in this process too */
+    REQUIRE_OK(test_open(g_path.s, 0, &second));
+    CHECK_OK(cs_env_shared(env, &others));
+    CHECK_EQ(others, 1);
+    CHECK_OK(cs_env_close(second));
+    CHECK_OK(cs_env_shared(env, &others));
+    CHECK_EQ(others, 0);
+    REQUIRE(pipe(g_pipe) == 0 && pipe(g_pipe2) == 0);
+    pid_t pid = spawn(holding_open, NULL);
+    char ready;
+    REQUIRE(read(g_pipe[0], &ready, 1) == 1);
+    CHECK_OK(cs_env_shared(env, &others));
+    CHECK_EQ(others, 1);
+    close(g_pipe2[1]);
+    reap_ok(pid);
+    CHECK_OK(cs_env_shared(env, &others));
+    CHECK_EQ(others, 0);
+    /* a process killed with the file open leaves nothing behind */
+    REQUIRE(pipe(g_pipe2) == 0);
+    pid = spawn(holding_open, NULL);
+    REQUIRE(read(g_pipe[0], &ready, 1) == 1);
+    CHECK_OK(cs_env_shared(env, &others));
+    CHECK_EQ(others, 1);
+    kill_reap(pid);
+    CHECK_OK(cs_env_shared(env, &others));
+    CHECK_EQ(others, 0);
+    close(g_pipe2[0]);
+    close(g_pipe2[1]);
+    close(g_pipe[0]);
+    close(g_pipe[1]);
+    CHECK_EQ(cs_env_shared(env, NULL), CS_EINVAL);
+    CHECK_OK(cs_env_close(env));
+}
+
 int main(void) {
     alarm(400);
+    test_shared_with_others();
     test_writer_readers();
     test_killed_reader();
     test_reclaim_only_dead();

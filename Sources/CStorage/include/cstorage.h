@@ -199,6 +199,13 @@ int cs_env_get_info(cs_env *env, cs_env_info *out);
  * means a file that keeps growing; the next commit adds one version. */
 int cs_env_active_versions(cs_env *env, uint32_t *out);
 
+/* Whether the file is open through another environment now (another
+ * process, or another cs_env_open of it in this one): *others = 1 if so (or
+ * if the lock file cannot tell), 0 if this environment is alone (always 0
+ * in memory). For a change every reader must see at once, such as a schema
+ * migration. Errors: CS_EINVAL (NULL argument). Owns nothing. */
+int cs_env_shared(cs_env *env, int *others);
+
 /* Free reader slots of dead processes. *cleared (may be NULL) = how many. */
 int cs_reader_check(cs_env *env, uint32_t *cleared);
 
