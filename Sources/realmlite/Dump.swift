@@ -1,0 +1,139 @@
+import ArgumentParser
+import CStorage
+import Foundation
+
+// MARK: - dump
+
+struct Dump: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print objects, streaming in key order: JSON Lines (one object per line) or CSV.",
+        discussion: """
+            json: one JSON object per line, {"_class": ..., "_key": ..., <properties>}; links are \
+            the target's object key (for a class keyed by its Int primary key, key = primary key \
+            with the sign bit flipped); dates ISO 8601; data base64; object ids hex. \
+            csv: needs --class; a header row, then one row per object (collections as JSON).
+            """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case json, csv }
+
+    @OptionGroup var options: FileArgument
+    @Option(name: .customLong("class"), help: "Only this class.") var className: String?
+    @Option(help: "json or csv.") var format: Format = .json
+
+    func run() throws {
+        try runReporting {
+            let file = try RealmFile(path: options.file)
+            let schema = try file.schema()
+            var classes = schema.classes
+            if let className {
+                guard let cls = schema.class(named: className) else {
+                    throw CLIError("\(options.file): no class \(className) in the stored schema (classes: \(schema.classes.map(\.name).joined(separator: ", ")))")
+                }
+                classes = [cls]
+            } else if format == .csv {
+                throw CLIError("csv needs --class (one header per class)")
+            }
+            var out = OutputBuffer(sink: STDOUT_FILENO)
+            defer { out.flush() }
+            for cls in classes {
+                let layout = RecordLayout(cls)
+                if format == .csv {
+                    var header: [String] = []
+                    if !cls.isKeyed { header.append("_key") }
+                    if let pk = cls.primaryKey, cls.isKeyed { header.append(pk.name) }
+                    header += layout.columns.map(\.property.name)
+                    out.write(header.joined(separator: ",") + "\n")
+                }
+                guard let tree = try file.tree("obj:" + cls.name) else { continue }
+                try file.forEach(tree) { key, record in
+                    guard key.count == 8 else { throw CLIError("\(options.file): damaged object key in obj:\(cls.name) (\(key.count) bytes)") }
+                    let objectKey = UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
+                    if let problem = layout.problem(record) {
+                        throw CLIError("\(options.file): damaged record \(objectKey) of \(cls.name): \(problem); run realmlite check")
+                    }
+                    let keyedValue: Value? = cls.isKeyed ? .int(Int64(bitPattern: objectKey ^ (1 << 63))) : nil
+                    switch format {
+                    case .json:
+                        out.write("{\"_class\":")
+                        out.writeJSONString(cls.name)
+                        out.write(",\"_key\":\(objectKey)")
+                        if let keyedValue, let pk = cls.primaryKey {
+                            out.write(",")
+                            out.writeJSONString(pk.name)
+                            out.write(":")
+                            keyedValue.writeJSON(to: &out)
+                        }
+                        for column in layout.columns {
+                            out.write(",")
+                            out.writeJSONString(column.property.name)
+                            out.write(":")
+                            layout.value(record, column).writeJSON(to: &out)
+                        }
+                        out.write("}\n")
+                    case .csv:
+                        var first = true
+                        if let keyedValue {
+                            keyedValue.writeCSV(to: &out)
+                        } else {
+                            out.write(String(objectKey))
+                        }
+                        first = false
+                        for column in layout.columns {
+                            if !first { out.write(",") }
+                            first = false
+                            layout.value(record, column).writeCSV(to: &out)
+                        }
+                        out.write("\n")
+                    }
+                }
+            }
+        }
+    }
+}
+
+// MARK: - object-layer checks
+
+/// Checks that need the stored schema, run by `check` once the engine's
+/// checker finds the trees sound. Each problem names its rule:
+///   R1 stored schema   realm:meta holds a schema this tool can read
+///   R2 object key      obj:C keys are 8 bytes
+///   R3 record layout   each record fits its class's layout (docs/OBJECTS.md)
+///   R4 primary keys    pk:C has one entry per object of C
+struct ObjectChecker {
+    let file: RealmFile
+
+    func run() throws -> [String] {
+        guard try file.tree("realm:meta") != nil else { return [] } // a bare CStorage file
+        let schema: FileSchema
+        do {
+            schema = try file.schema()
+        } catch let error as CLIError {
+            return ["R1 stored schema: \(error.description.replacingOccurrences(of: "\(file.path): ", with: ""))"]
+        }
+        var problems: [String] = []
+        for cls in schema.classes {
+            guard let tree = try file.tree("obj:" + cls.name) else { continue }
+            let layout = RecordLayout(cls)
+            var reported = 0
+            try file.forEach(tree) { key, record in
+                guard reported < 10 else { return }
+                if key.count != 8 {
+                    problems.append("R2 object key: obj:\(cls.name): a key of \(key.count) bytes")
+                    reported += 1
+                } else if let problem = layout.problem(record) {
+                    let objectKey = UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
+                    problems.append("R3 record layout: obj:\(cls.name): object \(objectKey): \(problem)")
+                    reported += 1
+                }
+            }
+            if cls.primaryKey != nil, !cls.isKeyed {
+                let objects = try file.treeStat(tree).entries
+                let keys = try file.tree("pk:" + cls.name).map { try file.treeStat($0).entries } ?? 0
+                if keys != objects {
+                    problems.append("R4 primary keys: pk:\(cls.name) has \(keys) entries for \(objects) objects")
+                }
+            }
+        }
+        return problems
+    }
+}

@@ -1,0 +1,391 @@
+import CStorage
+import Foundation
+import RealmLite
+import XCTest
+
+// The realmlite command-line tool, run as the built executable (it sits in
+// the build products directory next to the test bundle) on files made with
+// the RealmLite API in each test.
+
+final class CLIOwner: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted(indexed: true) var name = ""
+    @Persisted var age: Int?
+    @Persisted var born = Date(timeIntervalSince1970: 0)
+    @Persisted var tags: List<String>
+    @Persisted var scores: Map<String, Int>
+    @Persisted var pets: List<CLIPet>
+    @Persisted var best: CLIPet?
+    @Persisted var address: CLIAddress?
+}
+
+final class CLIPet: Object {
+    @Persisted(primaryKey: true) var name = ""
+    @Persisted var weight = 0.0
+    @Persisted(originProperty: "pets") var owners: LinkingObjects<CLIOwner>
+}
+
+final class CLIAddress: EmbeddedObject {
+    @Persisted var city = ""
+}
+
+let cliTypes: [ObjectBase.Type] = [CLIOwner.self, CLIPet.self, CLIAddress.self]
+
+struct RunResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+    var lines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter { !$0.isEmpty } }
+    var errorLines: [String] { stderr.split(separator: "\n").map(String.init) }
+}
+
+final class CLITests: XCTestCase {
+    var directory: URL!
+    var path: String { directory.appendingPathComponent("cli.realm").path }
+
+    override func setUp() {
+        super.setUp()
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("realmlite-cli-\(getpid())-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: directory)
+        super.tearDown()
+    }
+
+    /// The built executable: in the products directory beside the test bundle.
+    static let executable: URL = {
+        var dir = Bundle.main.bundleURL
+        for _ in 0..<4 {
+            let candidate = dir.appendingPathComponent("realmlite")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        return Bundle.main.bundleURL.appendingPathComponent("realmlite")
+    }()
+
+    /// Runs realmlite with `arguments`; fails the test if it takes more than
+    /// `timeout` seconds (a read-only command must never wait for a writer).
+    func run(_ arguments: [String], timeout: TimeInterval = 60, file: StaticString = #filePath, line: UInt = #line) throws -> RunResult {
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = arguments
+        let out = directory.appendingPathComponent("out-\(UUID().uuidString)")
+        let err = directory.appendingPathComponent("err-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        try process.run()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+            XCTFail("realmlite \(arguments.joined(separator: " ")) did not finish in \(timeout) s", file: file, line: line)
+        }
+        process.waitUntilExit()
+        return RunResult(status: process.terminationStatus,
+                         stdout: try String(contentsOf: out, encoding: .utf8),
+                         stderr: try String(contentsOf: err, encoding: .utf8))
+    }
+
+    /// A file with 3 owners (keyed by Int id), 2 pets (String keys), links,
+    /// collections and an embedded address; schema version 7.
+    func makeFile() throws {
+        let config = Realm.Configuration(fileURL: URL(fileURLWithPath: path), schemaVersion: 7, objectTypes: cliTypes)
+        let realm = try Realm(configuration: config)
+        try realm.write {
+            let rex = CLIPet(), tom = CLIPet()
+            rex.name = "Rex"
+            rex.weight = 12.5
+            tom.name = "Tom \"the cat\", 2"
+            tom.weight = 4
+            for i in 0..<3 {
+                let owner = CLIOwner()
+                owner.id = i - 1
+                owner.name = "owner\(i)"
+                owner.age = i == 1 ? nil : 30 + i
+                owner.born = Date(timeIntervalSince1970: 86_400 * Double(i))
+                owner.tags.append(objectsIn: (0..<i).map { "t\($0)" })
+                owner.scores["math"] = 10 * i
+                if i == 2 {
+                    owner.pets.append(rex)
+                    owner.pets.append(tom)
+                    owner.best = tom
+                    let address = CLIAddress()
+                    address.city = "Lyon"
+                    owner.address = address
+                }
+                realm.add(owner)
+            }
+        }
+    }
+
+    // MARK: info
+
+    func testInfoReportsVersionsSizesAndClasses() throws {
+        try makeFile()
+        let r = try run(["info", path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stderr, "")
+        let out = r.stdout
+        XCTAssertTrue(out.contains("file format:       \(CSTORAGE_FORMAT_VERSION) "), out)
+        XCTAssertTrue(out.contains("object format:     2\n"), out)
+        XCTAssertTrue(out.contains("schema version:    7\n"), out)
+        XCTAssertTrue(out.contains("page size:         4096\n"), out)
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)
+        XCTAssertTrue(out.contains("file bytes:        \(size.uint64Value)\n"), out)
+        XCTAssertTrue(out.contains("readers:           0 of "), out)
+        XCTAssertTrue(out.contains("  CLIOwner: 3 objects, depth 1 (keyed by id)\n"), out)
+        XCTAssertTrue(out.contains("  CLIPet: 2 objects, depth 1\n"), out)
+        XCTAssertTrue(out.contains("  CLIAddress: 1 objects, depth 1 (embedded)\n"), out)
+        XCTAssertTrue(out.contains("  pk:CLIPet: 2 entries, depth 1, pages 0 branch / 1 leaf / 0 overflow\n"), out)
+        XCTAssertTrue(out.contains("  idx:CLIOwner.name: 3 entries, depth 1"), out)
+        // used + free = file size
+        func number(after label: String) -> UInt64? {
+            out.split(separator: "\n").first { $0.hasPrefix(label) }
+                .flatMap { UInt64($0.dropFirst(label.count).split(separator: " ").first ?? "") }
+        }
+        let used = try XCTUnwrap(number(after: "used bytes:        "))
+        let free = try XCTUnwrap(number(after: "free bytes:        "))
+        XCTAssertEqual(used + free, size.uint64Value)
+        XCTAssertGreaterThan(used, 2 * 4096)
+    }
+
+    // MARK: check
+
+    func testCheckCleanFileExitsZero() throws {
+        try makeFile()
+        let r = try run(["check", path])
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertEqual(r.lines.count, 1)
+        XCTAssertTrue(r.stdout.hasPrefix("\(path): ok ("), r.stdout)
+    }
+
+    /// Flips one byte in the middle of every page after the metas: the
+    /// engine's checker finds page checksums broken (I2) and check exits 1,
+    /// each problem line naming its invariant. (Open falls back to the commit
+    /// before the last, whose pages the flips damaged too.)
+    func testCheckDamagedPagesNamesTheInvariant() throws {
+        try makeFile()
+        let data = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        let size = try data.seekToEnd()
+        var page: UInt64 = 2
+        while (page + 1) * 4096 <= size {
+            try data.seek(toOffset: page * 4096 + 2048)
+            let byte = try data.read(upToCount: 1)?.first ?? 0
+            try data.seek(toOffset: page * 4096 + 2048)
+            data.write(Data([byte ^ 0x5A]))
+            page += 1
+        }
+        try data.close()
+        let r = try run(["check", path])
+        XCTAssertEqual(r.status, 1, r.stdout + r.stderr)
+        XCTAssertFalse(r.lines.isEmpty)
+        for line in r.lines { XCTAssertNotNil(line.range(of: #"^.*: (I\d+ |\d+ more problems)"#, options: .regularExpression), line) }
+        XCTAssertTrue(r.lines.first?.contains(": I2 page checksum: ") == true, r.stdout)
+    }
+
+    /// A record too short for its class's layout: the engine's trees are
+    /// sound, the object-layer check (R3) finds it; dump refuses it.
+    func testCheckFindsADamagedRecord() throws {
+        try makeFile()
+        try engineWrite { txn in
+            var tree: cs_tree = 0
+            XCTAssertEqual(cs_tree_open(txn, "obj:CLIPet", 0, &tree), 0)
+            var cursor: OpaquePointer?
+            XCTAssertEqual(cs_cursor_open(txn, tree, &cursor), 0)
+            var key = cs_val(), value = cs_val()
+            XCTAssertEqual(cs_cursor_get(cursor, &key, &value, CS_FIRST), 0)
+            let keyBytes = Array(UnsafeRawBufferPointer(start: key.data, count: key.size))
+            cs_cursor_close(cursor)
+            let short: [UInt8] = [0, 1, 2]
+            keyBytes.withUnsafeBytes { k in
+                short.withUnsafeBytes { v in
+                    XCTAssertEqual(cs_put(txn, tree, cs_val(data: k.baseAddress, size: k.count), cs_val(data: v.baseAddress, size: v.count), 0), 0)
+                }
+            }
+        }
+        let r = try run(["check", path])
+        XCTAssertEqual(r.status, 1, r.stdout + r.stderr)
+        XCTAssertEqual(r.lines, ["\(path): R3 record layout: obj:CLIPet: object 1: 3 bytes, the layout needs at least 13"])
+        let d = try run(["dump", path, "--class", "CLIPet"])
+        XCTAssertEqual(d.status, 1)
+        XCTAssertEqual(d.errorLines, ["realmlite: \(path): damaged record 1 of CLIPet: 3 bytes, the layout needs at least 13; run realmlite check"])
+    }
+
+    /// The stored schema scribbled over: one clear line and exit 1 from
+    /// every command that needs it; check names R1.
+    func testScribbledSchemaGivesOneLine() throws {
+        try makeFile()
+        try engineWrite { txn in
+            var meta: cs_tree = 0
+            XCTAssertEqual(cs_tree_open(txn, "realm:meta", 0, &meta), 0)
+            let key = Array("schema".utf8), junk = Array("{\"version\": 1, \"classes\": [{\"name\": 3".utf8)
+            key.withUnsafeBytes { k in
+                junk.withUnsafeBytes { v in
+                    XCTAssertEqual(cs_put(txn, meta, cs_val(data: k.baseAddress, size: k.count), cs_val(data: v.baseAddress, size: v.count), 0), 0)
+                }
+            }
+        }
+        for command in ["info", "schema", "dump"] {
+            let r = try run([command, path])
+            XCTAssertEqual(r.status, 1, command)
+            XCTAssertEqual(r.errorLines.count, 1, "\(command): \(r.stderr)")
+            XCTAssertTrue(r.stderr.hasPrefix("realmlite: \(path): damaged file (the stored schema in realm:meta cannot be read"), r.stderr)
+        }
+        let c = try run(["check", path])
+        XCTAssertEqual(c.status, 1)
+        XCTAssertEqual(c.lines.count, 1, c.stdout)
+        XCTAssertTrue(c.stdout.hasPrefix("\(path): R1 stored schema: damaged file"), c.stdout)
+    }
+
+    // MARK: schema
+
+    func testSchemaPrintsModelDeclarations() throws {
+        try makeFile()
+        let r = try run(["schema", path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let out = r.stdout
+        XCTAssertTrue(out.contains("schema version 7, object format 2"), out)
+        XCTAssertTrue(out.contains("""
+            class CLIOwner: Object {
+                @Persisted(primaryKey: true) var id: Int
+                @Persisted(indexed: true) var name: String
+                @Persisted var age: Int?
+                @Persisted var born: Date
+                @Persisted var tags: List<String>
+                @Persisted var scores: Map<String, Int>
+                @Persisted var pets: List<CLIPet>
+                @Persisted var best: CLIPet?
+                @Persisted var address: CLIAddress?
+            }
+            """), out)
+        XCTAssertTrue(out.contains("""
+            class CLIPet: Object {
+                @Persisted(primaryKey: true) var name: String
+                @Persisted var weight: Double
+                @Persisted(originProperty: "pets") var owners: LinkingObjects<CLIOwner>
+            }
+            """), out)
+        XCTAssertTrue(out.contains("class CLIAddress: EmbeddedObject {\n    @Persisted var city: String\n}"), out)
+    }
+
+    // MARK: dump
+
+    func testDumpJSONLines() throws {
+        try makeFile()
+        let r = try run(["dump", path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let objects = try r.lines.map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        XCTAssertEqual(objects.count, 6) // 3 owners, 2 pets, 1 address
+        let owners = objects.filter { $0["_class"] as? String == "CLIOwner" }
+        XCTAssertEqual(owners.map { $0["id"] as? Int }, [-1, 0, 1]) // keyed: primary-key order
+        XCTAssertEqual(owners.map { $0["name"] as? String }, ["owner0", "owner1", "owner2"])
+        XCTAssertTrue(owners[1]["age"] is NSNull)
+        XCTAssertEqual(owners[2]["age"] as? Int, 32)
+        XCTAssertEqual(owners[2]["tags"] as? [String], ["t0", "t1"])
+        XCTAssertEqual(owners[2]["scores"] as? [String: Int], ["math": 20])
+        XCTAssertEqual(owners[1]["born"] as? String, "1970-01-02T00:00:00.000Z")
+        let pets = objects.filter { $0["_class"] as? String == "CLIPet" }
+        XCTAssertEqual(Set(pets.compactMap { $0["name"] as? String }), ["Rex", "Tom \"the cat\", 2"])
+        let tomKey = try XCTUnwrap(pets.first { $0["name"] as? String == "Rex" }.flatMap { _ in pets.first { ($0["name"] as? String)?.hasPrefix("Tom") == true }?["_key"] as? Int })
+        XCTAssertEqual(owners[2]["best"] as? Int, tomKey)
+        XCTAssertEqual((owners[2]["pets"] as? [Int])?.count, 2)
+        XCTAssertTrue(owners[0]["best"] is NSNull)
+        let address = try XCTUnwrap(objects.first { $0["_class"] as? String == "CLIAddress" })
+        XCTAssertEqual(address["city"] as? String, "Lyon")
+        XCTAssertEqual(owners[2]["address"] as? Int, address["_key"] as? Int)
+    }
+
+    func testDumpCSVOfOneClass() throws {
+        try makeFile()
+        let r = try run(["dump", path, "--class", "CLIPet", "--format", "csv"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.lines, ["_key,name,weight", "1,Rex,12.5", "2,\"Tom \"\"the cat\"\", 2\",4.0"])
+        let owners = try run(["dump", path, "--class", "CLIOwner", "--format", "csv"])
+        XCTAssertEqual(owners.lines.first, "id,name,age,born,tags,scores,pets,best,address")
+        XCTAssertEqual(owners.lines[2], "0,owner1,,1970-01-02T00:00:00.000Z,\"[\"\"t0\"\"]\",\"{\"\"math\"\":10}\",[],,")
+    }
+
+    func testDumpRefusesUnknownClassAndCSVOfAll() throws {
+        try makeFile()
+        let unknown = try run(["dump", path, "--class", "Nope"])
+        XCTAssertEqual(unknown.status, 1)
+        XCTAssertEqual(unknown.errorLines, ["realmlite: \(path): no class Nope in the stored schema (classes: CLIAddress, CLIPet, CLIOwner)"])
+        let csv = try run(["dump", path, "--format", "csv"])
+        XCTAssertEqual(csv.status, 1)
+        XCTAssertEqual(csv.errorLines, ["realmlite: csv needs --class (one header per class)"])
+    }
+
+    // MARK: bad input
+
+    func testBadFilesGiveOneLineAndExitOne() throws {
+        let missing = directory.appendingPathComponent("missing.realm").path
+        let foreign = directory.appendingPathComponent("foreign.txt").path
+        try Data(repeating: 0x41, count: 20_000).write(to: URL(fileURLWithPath: foreign))
+        let empty = directory.appendingPathComponent("empty.realm").path
+        _ = FileManager.default.createFile(atPath: empty, contents: nil)
+        try makeFile()
+        let truncated = directory.appendingPathComponent("truncated.realm").path
+        let whole = try Data(contentsOf: URL(fileURLWithPath: path))
+        try whole.prefix(3 * 4096).write(to: URL(fileURLWithPath: truncated))
+        let scribbled = directory.appendingPathComponent("scribbled.realm").path
+        var bytes = whole
+        for page in 0..<2 { for i in (page * 4096 + 64)..<(page * 4096 + 128) { bytes[i] ^= 0xA5 } } // past the magic
+        try bytes.write(to: URL(fileURLWithPath: scribbled))
+        let cases: [(String, String)] = [
+            (scribbled, "realmlite: \(scribbled): damaged file (\(scribbled): both meta pages are damaged)"),
+            (missing, "realmlite: \(missing): No such file or directory"),
+            (foreign, "realmlite: \(foreign): not a RealmLite file ("),
+            (empty, "realmlite: \(empty): not a RealmLite file ("),
+            (truncated, "realmlite: \(truncated): damaged file (\(truncated) is truncated"),
+            (directory.path, "realmlite: \(directory.path): not a regular file"),
+        ]
+        for (file, expected) in cases {
+            for command in ["info", "check", "schema", "dump"] {
+                let r = try run([command, file])
+                XCTAssertEqual(r.status, 1, "\(command) \(file)")
+                XCTAssertEqual(r.errorLines.count, 1, "\(command) \(file): \(r.stderr)")
+                XCTAssertTrue(r.stderr.hasPrefix(expected), "\(command): \(r.stderr)")
+                XCTAssertEqual(r.stdout, "", command)
+            }
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: missing + ".lock"), "a missing file gets no lock file")
+    }
+
+    /// Read-only commands run while another process... here this one, through
+    /// RealmLite, holds the write transaction: they finish and see the last commit.
+    func testCommandsDoNotWaitForAWriter() throws {
+        try makeFile()
+        let config = Realm.Configuration(fileURL: URL(fileURLWithPath: path), schemaVersion: 7, objectTypes: cliTypes)
+        let realm = try Realm(configuration: config)
+        realm.beginWrite()
+        let pet = CLIPet()
+        pet.name = "uncommitted"
+        realm.add(pet)
+        defer { realm.cancelWrite() }
+        for command in ["info", "check", "schema", "dump"] {
+            let r = try run([command, path], timeout: 20)
+            XCTAssertEqual(r.status, 0, "\(command): \(r.stderr)")
+        }
+        let info = try run(["info", path], timeout: 20)
+        XCTAssertTrue(info.stdout.contains("  CLIPet: 2 objects"), info.stdout)
+        XCTAssertFalse(try run(["dump", path, "--class", "CLIPet"], timeout: 20).stdout.contains("uncommitted"))
+    }
+
+    // MARK: helpers
+
+    /// One write transaction straight on the engine (to damage a file).
+    func engineWrite(_ body: (OpaquePointer) throws -> Void) throws {
+        var env: OpaquePointer?
+        XCTAssertEqual(cs_env_open(path, nil, &env), 0)
+        var txn: OpaquePointer?
+        XCTAssertEqual(cs_txn_begin(env, 0, &txn), 0)
+        try body(txn!)
+        XCTAssertEqual(cs_txn_commit(txn), 0)
+        XCTAssertEqual(cs_env_close(env), 0)
+    }
+}
