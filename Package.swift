@@ -1,21 +1,17 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
-// The library product, RealmLite, has no dependency beyond the Swift
-// toolchain. CLMDB (the reference backend) is used by tests only.
-// swift-argument-parser is used only by the `realmlite` command-line tool
-// (its own executable target, which reads files through CStorage directly):
-// no target of the RealmLite product depends on it, and SwiftPM resolves a
-// client's dependencies by the targets it uses, so an app that depends on
-// RealmLite never fetches or builds it.
+// One product, RealmLite, with no dependency beyond the Swift toolchain.
+// CLMDB (the reference backend) is used by tests only.
+// The `realmlite` command-line tool is an executable target of this package
+// but not a product, and parses its own arguments: a package dependency here
+// (swift-argument-parser was tried) is fetched and built by every app that
+// depends on RealmLite, and so is an executable product. Build it with
+// `swift build --product realmlite` or `make install`.
 let package = Package(
     name: "RealmLite",
     products: [
         .library(name: "RealmLite", targets: ["RealmLite"]),
-        .executable(name: "realmlite", targets: ["realmlite"]),
-    ],
-    dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         .target(
@@ -46,10 +42,7 @@ let package = Package(
         // schema, dump. Reads files read-only through CStorage.
         .executableTarget(
             name: "realmlite",
-            dependencies: [
-                "CStorage",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
+            dependencies: ["CStorage"],
             path: "Sources/realmlite"
         ),
         .testTarget(

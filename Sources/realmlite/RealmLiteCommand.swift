@@ -1,142 +1,232 @@
-import ArgumentParser
 import CStorage
 import Foundation
 
+// realmlite: look inside RealmLite files. Arguments are parsed here (no
+// package dependency: see Package.swift). Exit status: 0 done, 1 the file
+// could not be used or (check) has problems, 2 bad usage.
+
+let usage = """
+    USAGE: realmlite <command> FILE [options]
+
+    Look inside RealmLite files. Every command opens the file read-only: it never
+    blocks a writer in another process and sees the newest commit as of its start.
+    A missing, foreign or damaged file gives one line on stderr and exit status 1.
+
+    COMMANDS:
+      info FILE       versions, page size, file/used/free bytes, readers and versions
+                      held, per-class object counts, every tree's entries and depth
+      check FILE      integrity: the engine's checker, then the object layer's record
+                      checks; each problem on one line naming its invariant
+                      (I<n>: docs/FORMAT.md; R<n>: realmlite help check); exit 0 clean, 1 not
+      schema FILE     the stored schema as RealmLite model declarations
+      dump FILE [--class C] [--format json|csv]
+                      objects in key order, streaming: JSON Lines (one object per
+                      line: _class, _key, then the properties; links are the target's
+                      object key, dates ISO 8601, data base64, object ids hex) or CSV
+                      (needs --class; collections as JSON)
+
+    OPTIONS:
+      -h, --help      this text (realmlite help COMMAND: that command's)
+      --version       the engine and file format versions
+
+    """
+
+let checkHelp = """
+    USAGE: realmlite check FILE
+
+    Runs the engine's checker (cs_check: every page reachable once, checksums, key
+    order, separators, entry counts, node structure, depth, overflow runs, free
+    list, catalog; each problem names its invariant I1-I12 of docs/FORMAT.md).
+    The engine reports its first problem and how many more. If the trees are
+    sound, checks each record against the stored schema:
+      R1 stored schema   realm:meta holds a schema this tool can read
+      R2 object key      obj:C keys are 8 bytes
+      R3 record layout   each record fits its class's layout (docs/OBJECTS.md)
+      R4 primary keys    pk:C has one entry per object of C
+    Exit status 0 when clean, 1 otherwise.
+
+    """
+
 @main
-struct RealmLiteCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "realmlite",
-        abstract: "Look inside RealmLite files: sizes, integrity, schema, contents.",
-        discussion: """
-            Every command opens the file read-only: it never blocks a writer in \
-            another process and sees the newest commit as of its start. A missing, \
-            foreign or damaged file gives one line on stderr and exit status 1.
-            """,
-        version: "RealmLite engine \(CSTORAGE_VERSION_STRING), file format \(CSTORAGE_FORMAT_VERSION)",
-        subcommands: [Info.self, Check.self, Schema.self, Dump.self]
-    )
+enum RealmLiteCommand {
+    static func main() {
+        exit(run(Array(CommandLine.arguments.dropFirst())))
+    }
+
+    /// Runs one command line; returns the exit status.
+    static func run(_ arguments: [String]) -> Int32 {
+        do {
+            var args = arguments
+            guard let command = args.first else {
+                printError(usage)
+                return 2
+            }
+            args.removeFirst()
+            switch command {
+            case "-h", "--help":
+                print(usage, terminator: "")
+                return 0
+            case "help":
+                print(args.first == "check" ? checkHelp : usage, terminator: "")
+                return 0
+            case "--version":
+                print("realmlite: RealmLite engine \(CSTORAGE_VERSION_STRING), file format \(CSTORAGE_FORMAT_VERSION)")
+                return 0
+            case "info", "check", "schema", "dump":
+                if args.contains("-h") || args.contains("--help") {
+                    print(command == "check" ? checkHelp : usage, terminator: "")
+                    return 0
+                }
+                let parsed = try Arguments(args, options: command == "dump" ? ["--class", "--format"] : [])
+                switch command {
+                case "info": try info(parsed.file)
+                case "check": return try check(parsed.file)
+                case "schema": try schema(parsed.file)
+                default:
+                    let format = parsed.options["--format"] ?? "json"
+                    guard format == "json" || format == "csv" else { throw UsageError("--format must be json or csv, not \(format)") }
+                    try dump(parsed.file, className: parsed.options["--class"], csv: format == "csv")
+                }
+                return 0
+            default:
+                throw UsageError("unknown command \(command)")
+            }
+        } catch let error as UsageError {
+            printError("realmlite: \(error.message) (realmlite --help for usage)")
+            return 2
+        } catch let error as CLIError {
+            printError("realmlite: \(error)")
+            return 1
+        } catch {
+            printError("realmlite: \(error)")
+            return 1
+        }
+    }
 }
 
-/// Runs a command body: a CLIError becomes one line on stderr and exit 1.
-func runReporting(_ body: () throws -> Void) throws {
-    do {
-        try body()
-    } catch let error as CLIError {
-        printError("realmlite: \(error)")
-        throw ExitCode.failure
+struct UsageError: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
+}
+
+/// One FILE argument and `--name value` / `--name=value` options.
+struct Arguments {
+    var file: String
+    var options: [String: String] = [:]
+
+    init(_ arguments: [String], options allowed: Set<String>) throws {
+        var files: [String] = []
+        var i = 0
+        while i < arguments.count {
+            let arg = arguments[i]
+            i += 1
+            if arg == "--" {
+                files += arguments[i...]
+                break
+            }
+            guard arg.hasPrefix("-"), arg != "-" else {
+                files.append(arg)
+                continue
+            }
+            var name = arg, value: String?
+            if let eq = arg.firstIndex(of: "=") {
+                name = String(arg[..<eq])
+                value = String(arg[arg.index(after: eq)...])
+            }
+            guard allowed.contains(name) else { throw UsageError("unknown option \(name)") }
+            if value == nil {
+                guard i < arguments.count else { throw UsageError("\(name) needs a value") }
+                value = arguments[i]
+                i += 1
+            }
+            options[name] = value
+        }
+        guard files.count == 1 else { throw UsageError(files.isEmpty ? "no FILE given" : "one FILE expected, got \(files.count)") }
+        file = files[0]
     }
 }
 
 func printError(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
-}
-
-struct FileArgument: ParsableArguments {
-    @Argument(help: "A RealmLite file.", completion: .file())
-    var file: String
+    FileHandle.standardError.write(Data((line.hasSuffix("\n") ? line : line + "\n").utf8))
 }
 
 // MARK: - info
 
-struct Info: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Versions, page size, file/used/free bytes, readers, per-class object counts and tree depths.")
-
-    @OptionGroup var options: FileArgument
-
-    func run() throws {
-        try runReporting {
-            let file = try RealmFile(path: options.file)
-            // Reader figures first, before this command pins a snapshot.
-            var info = cs_env_info()
-            try file.check(cs_env_get_info(file.env, &info))
-            var versions: UInt32 = 0
-            try file.check(cs_env_active_versions(file.env, &versions))
-            let names = try file.treeNames()
-            let schema = names.contains("realm:meta") ? try file.schema() : nil
-            let page = UInt64(info.page_size)
-            let used = (info.next_pgno - info.free_pages - info.pending_pages) * page
-            print("file:              \(options.file)")
-            print("file format:       \(CSTORAGE_FORMAT_VERSION) (CStorage \(CSTORAGE_VERSION_STRING))")
-            if let schema {
-                print("object format:     \(schema.format ?? 1)")
-                print("schema version:    \(schema.version)")
-            } else {
-                print("object format:     none (a CStorage file without a RealmLite schema)")
-            }
-            print("page size:         \(info.page_size)")
-            print("file bytes:        \(info.file_size)")
-            print("used bytes:        \(used)")
-            print("free bytes:        \(info.file_size - used) (reusable \(info.free_pages * page), pending \(info.pending_pages * page), unallocated \(info.file_size - info.next_pgno * page))")
-            print("last transaction:  \(info.last_txnid)")
-            print("readers:           \(info.readers_used) of \(info.max_readers) slots")
-            print("versions held:     \(versions)" + (info.oldest_reader != 0 ? " (oldest snapshot \(info.oldest_reader))" : ""))
-            if let schema {
-                print("classes:           \(schema.classes.count)")
-                for cls in schema.classes {
-                    let tree = try file.tree("obj:" + cls.name)
-                    let st = try tree.map(file.treeStat)
-                    var kind: [String] = []
-                    if cls.embedded { kind.append("embedded") }
-                    if cls.isKeyed { kind.append("keyed by \(cls.primaryKey?.name ?? "?")") }
-                    let suffix = kind.isEmpty ? "" : " (\(kind.joined(separator: ", ")))"
-                    print("  \(cls.name): \(st?.entries ?? 0) objects, depth \(st?.depth ?? 0)\(suffix)")
-                }
-            }
-            print("trees:             \(names.count)")
-            for name in names {
-                guard let tree = try file.tree(name) else { continue }
-                let st = try file.treeStat(tree)
-                print("  \(name): \(st.entries) entries, depth \(st.depth), pages \(st.branch_pages) branch / \(st.leaf_pages) leaf / \(st.overflow_pages) overflow")
-            }
+func info(_ path: String) throws {
+    let file = try RealmFile(path: path)
+    // Reader figures first, before this command pins a snapshot.
+    var info = cs_env_info()
+    try file.check(cs_env_get_info(file.env, &info))
+    var versions: UInt32 = 0
+    try file.check(cs_env_active_versions(file.env, &versions))
+    let names = try file.treeNames()
+    let schema = names.contains("realm:meta") ? try file.schema() : nil
+    let page = UInt64(info.page_size)
+    let used = (info.next_pgno - info.free_pages - info.pending_pages) * page
+    print("file:              \(path)")
+    print("file format:       \(CSTORAGE_FORMAT_VERSION) (CStorage \(CSTORAGE_VERSION_STRING))")
+    if let schema {
+        print("object format:     \(schema.format ?? 1)")
+        print("schema version:    \(schema.version)")
+    } else {
+        print("object format:     none (a CStorage file without a RealmLite schema)")
+    }
+    print("page size:         \(info.page_size)")
+    print("file bytes:        \(info.file_size)")
+    print("used bytes:        \(used)")
+    print("free bytes:        \(info.file_size - used) (reusable \(info.free_pages * page), pending \(info.pending_pages * page), unallocated \(info.file_size - info.next_pgno * page))")
+    print("last transaction:  \(info.last_txnid)")
+    print("readers:           \(info.readers_used) of \(info.max_readers) slots")
+    print("versions held:     \(versions)" + (info.oldest_reader != 0 ? " (oldest snapshot \(info.oldest_reader))" : ""))
+    if let schema {
+        print("classes:           \(schema.classes.count)")
+        for cls in schema.classes {
+            let tree = try file.tree("obj:" + cls.name)
+            let st = try tree.map(file.treeStat)
+            var kind: [String] = []
+            if cls.embedded { kind.append("embedded") }
+            if cls.isKeyed { kind.append("keyed by \(cls.primaryKey?.name ?? "?")") }
+            let suffix = kind.isEmpty ? "" : " (\(kind.joined(separator: ", ")))"
+            print("  \(cls.name): \(st?.entries ?? 0) objects, depth \(st?.depth ?? 0)\(suffix)")
         }
+    }
+    print("trees:             \(names.count)")
+    for name in names {
+        guard let tree = try file.tree(name) else { continue }
+        let st = try file.treeStat(tree)
+        print("  \(name): \(st.entries) entries, depth \(st.depth), pages \(st.branch_pages) branch / \(st.leaf_pages) leaf / \(st.overflow_pages) overflow")
     }
 }
 
 // MARK: - check
 
-struct Check: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Check the file's integrity; each problem on one line naming its invariant (exit 0 clean, 1 otherwise).")
-
-    @OptionGroup var options: FileArgument
-
-    func run() throws {
-        try runReporting {
-            let file = try RealmFile(path: options.file)
-            var report = cs_check_report()
-            let rc = cs_check(file.env, &report)
-            if rc != 0 && rc != Int32(CS_ECORRUPT.rawValue) { throw RealmFile.error(rc, path: options.file) }
-            if report.errors > 0 {
-                let first = withUnsafeBytes(of: report.first_error) { raw in
-                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-                }
-                print("\(options.file): \(first)")
-                if report.errors > 1 {
-                    print("\(options.file): \(report.errors - 1) more problems (the engine's checker reports the first only)")
-                }
-                throw ExitCode.failure
-            }
-            // The engine's trees are sound: check the object layer's records.
-            let problems = try ObjectChecker(file: file).run()
-            for problem in problems { print("\(options.file): \(problem)") }
-            if !problems.isEmpty { throw ExitCode.failure }
-            print("\(options.file): ok (\(report.trees) trees, \(report.entries) entries, \(report.pages_total) pages)")
+/// Exit status 0 when the file is clean, 1 when it has problems.
+func check(_ path: String) throws -> Int32 {
+    let file = try RealmFile(path: path)
+    var report = cs_check_report()
+    let rc = cs_check(file.env, &report)
+    if rc != 0 && rc != Int32(CS_ECORRUPT.rawValue) { throw RealmFile.error(rc, path: path) }
+    if report.errors > 0 {
+        let first = withUnsafeBytes(of: report.first_error) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
         }
+        print("\(path): \(first)")
+        if report.errors > 1 {
+            print("\(path): \(report.errors - 1) more problems (the engine's checker reports the first only)")
+        }
+        return 1
     }
+    // The engine's trees are sound: check the object layer's records.
+    let problems = try ObjectChecker(file: file).run()
+    for problem in problems { print("\(path): \(problem)") }
+    if !problems.isEmpty { return 1 }
+    print("\(path): ok (\(report.trees) trees, \(report.entries) entries, \(report.pages_total) pages)")
+    return 0
 }
 
 // MARK: - schema
 
-struct Schema: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Print the stored schema as RealmLite model declarations.")
-
-    @OptionGroup var options: FileArgument
-
-    func run() throws {
-        try runReporting {
-            let file = try RealmFile(path: options.file)
-            print(try file.schema().swiftDeclarations(path: options.file), terminator: "")
-        }
-    }
+func schema(_ path: String) throws {
+    let file = try RealmFile(path: path)
+    print(try file.schema().swiftDeclarations(path: path), terminator: "")
 }

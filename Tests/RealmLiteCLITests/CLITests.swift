@@ -376,6 +376,36 @@ final class CLITests: XCTestCase {
         XCTAssertFalse(try run(["dump", path, "--class", "CLIPet"], timeout: 20).stdout.contains("uncommitted"))
     }
 
+    // MARK: usage
+
+    func testUsageErrorsExitTwoAndHelpExitsZero() throws {
+        try makeFile()
+        for (arguments, message) in [
+            (["frobnicate", path], "realmlite: unknown command frobnicate (realmlite --help for usage)"),
+            (["info"], "realmlite: no FILE given (realmlite --help for usage)"),
+            (["info", path, path], "realmlite: one FILE expected, got 2 (realmlite --help for usage)"),
+            (["info", path, "--class", "X"], "realmlite: unknown option --class (realmlite --help for usage)"),
+            (["dump", path, "--format", "xml"], "realmlite: --format must be json or csv, not xml (realmlite --help for usage)"),
+            (["dump", path, "--class"], "realmlite: --class needs a value (realmlite --help for usage)"),
+        ] {
+            let r = try run(arguments)
+            XCTAssertEqual(r.status, 2, arguments.joined(separator: " "))
+            XCTAssertEqual(r.errorLines, [message])
+            XCTAssertEqual(r.stdout, "")
+        }
+        let help = try run(["--help"])
+        XCTAssertEqual(help.status, 0)
+        XCTAssertTrue(help.stdout.hasPrefix("USAGE: realmlite <command> FILE [options]"), help.stdout)
+        let checkHelp = try run(["help", "check"])
+        XCTAssertTrue(checkHelp.stdout.contains("R3 record layout"), checkHelp.stdout)
+        let version = try run(["--version"])
+        XCTAssertEqual(version.lines, ["realmlite: RealmLite engine \(CSTORAGE_VERSION_STRING), file format \(CSTORAGE_FORMAT_VERSION)"])
+        // --name=value works too
+        let pets = try run(["dump", "--class=CLIPet", "--format=csv", path])
+        XCTAssertEqual(pets.status, 0, pets.stderr)
+        XCTAssertEqual(pets.lines.first, "_key,name,weight")
+    }
+
     // MARK: helpers
 
     /// One write transaction straight on the engine (to damage a file).
