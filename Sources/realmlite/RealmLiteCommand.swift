@@ -37,7 +37,7 @@ let checkHelp = """
     Runs the engine's checker (cs_check: every page reachable once, checksums, key
     order, separators, entry counts, node structure, depth, overflow runs, free
     list, catalog; each problem names its invariant I1-I12 of docs/FORMAT.md).
-    The engine reports its first problem and how many more. If the trees are
+    Prints every problem (the first 1000, then how many more). If the trees are
     sound, checks each record against the stored schema:
       R1 stored schema   realm:meta holds a schema this tool can read
       R2 object key      obj:C keys are 8 bytes
@@ -200,19 +200,28 @@ func info(_ path: String) throws {
 
 // MARK: - check
 
+/// Problem lines printed at most (a file damaged throughout has one per page).
+let maxProblemLines = 1000
+
 /// Exit status 0 when the file is clean, 1 when it has problems.
 func check(_ path: String) throws -> Int32 {
     let file = try RealmFile(path: path)
+    // Every problem the engine's checker finds, one line each (the first
+    // `shown`; then how many more).
+    final class Lines { var path = ""; var printed = 0 }
+    let lines = Lines()
+    lines.path = path
     var report = cs_check_report()
-    let rc = cs_check(file.env, &report)
+    let rc = cs_check_each(file.env, &report, { ctx, problem in
+        let lines = Unmanaged<Lines>.fromOpaque(ctx!).takeUnretainedValue()
+        guard lines.printed < maxProblemLines, let problem else { return }
+        print("\(lines.path): \(String(cString: problem))")
+        lines.printed += 1
+    }, Unmanaged.passUnretained(lines).toOpaque())
     if rc != 0 && rc != Int32(CS_ECORRUPT.rawValue) { throw RealmFile.error(rc, path: path) }
     if report.errors > 0 {
-        let first = withUnsafeBytes(of: report.first_error) { raw in
-            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-        }
-        print("\(path): \(first)")
-        if report.errors > 1 {
-            print("\(path): \(report.errors - 1) more problems (the engine's checker reports the first only)")
+        if report.errors > UInt64(lines.printed) {
+            print("\(path): \(report.errors - UInt64(lines.printed)) more problems")
         }
         return 1
     }

@@ -409,6 +409,15 @@ typedef struct cs_check_report {
  * were found (report filled either way), another code if it could not run.
  * Never crashes on a damaged file. */
 int cs_check(cs_env *env, cs_check_report *report);
+/* cs_check, calling fn with every problem as it is found (the report's
+ * first_error holds only the first): one NUL-terminated line of at most
+ * 255 bytes, "I<n> <invariant>: ...", valid during the call. fn may be
+ * NULL (then this is cs_check). Used by the realmlite tool's check command.
+ * Errors as cs_check: CS_EINVAL NULL env or report; CS_ECORRUPT problems
+ * found; from cs_txn_begin (CS_EREADERS, CS_EBADTXN ...) or CS_ENOMEM if it
+ * could not run (no problem reported then). */
+typedef void (*cs_check_fn)(void *ctx, const char *problem);
+int cs_check_each(cs_env *env, cs_check_report *report, cs_check_fn fn, void *ctx);
 
 /* ======================================================================
  * FOR THE OBJECT LAYER. Calls that only RealmLite's object layer uses,
