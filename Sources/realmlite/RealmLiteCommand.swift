@@ -19,6 +19,8 @@ let usage = """
                       checks; each problem on one line naming its invariant
                       (I<n>: docs/FORMAT.md; R<n>: realmlite help check); exit 0 clean, 1 not
       schema FILE     the stored schema as RealmLite model declarations
+      copy FILE OUT   a new file OUT with the newest snapshot of FILE, compact (no
+                      free pages), checked before it is kept; FILE may be in use
       dump FILE [--class C] [--format json|csv]
                       objects in key order, streaming: JSON Lines (one object per
                       line: _class, _key, then the properties; links are the target's
@@ -72,16 +74,18 @@ enum RealmLiteCommand {
             case "--version":
                 print("realmlite: RealmLite engine \(CSTORAGE_VERSION_STRING), file format \(CSTORAGE_FORMAT_VERSION)")
                 return 0
-            case "info", "check", "schema", "dump":
+            case "info", "check", "schema", "dump", "copy":
                 if args.contains("-h") || args.contains("--help") {
                     print(command == "check" ? checkHelp : usage, terminator: "")
                     return 0
                 }
-                let parsed = try Arguments(args, options: command == "dump" ? ["--class", "--format"] : [])
+                let parsed = try Arguments(args, options: command == "dump" ? ["--class", "--format"] : [],
+                                           files: command == "copy" ? 2 : 1)
                 switch command {
                 case "info": try info(parsed.file)
                 case "check": return try check(parsed.file)
                 case "schema": try schema(parsed.file)
+                case "copy": try copy(parsed.file, to: parsed.files[1])
                 default:
                     let format = parsed.options["--format"] ?? "json"
                     guard format == "json" || format == "csv" else { throw UsageError("--format must be json or csv, not \(format)") }
@@ -109,12 +113,13 @@ struct UsageError: Error {
     init(_ message: String) { self.message = message }
 }
 
-/// One FILE argument and `--name value` / `--name=value` options.
+/// FILE arguments (`count` of them) and `--name value` / `--name=value` options.
 struct Arguments {
-    var file: String
+    var files: [String]
+    var file: String { files[0] }
     var options: [String: String] = [:]
 
-    init(_ arguments: [String], options allowed: Set<String>) throws {
+    init(_ arguments: [String], options allowed: Set<String>, files count: Int = 1) throws {
         var files: [String] = []
         var i = 0
         while i < arguments.count {
@@ -141,8 +146,10 @@ struct Arguments {
             }
             options[name] = value
         }
-        guard files.count == 1 else { throw UsageError(files.isEmpty ? "no FILE given" : "one FILE expected, got \(files.count)") }
-        file = files[0]
+        guard files.count == count else {
+            throw UsageError(files.isEmpty ? "no FILE given" : count == 1 ? "one FILE expected, got \(files.count)" : "FILE and OUT expected")
+        }
+        self.files = files
     }
 }
 

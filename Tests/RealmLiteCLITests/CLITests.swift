@@ -408,6 +408,62 @@ final class CLITests: XCTestCase {
         XCTAssertFalse(try run(["dump", path, "--class", "CLIPet"], timeout: 20).stdout.contains("uncommitted"))
     }
 
+    // MARK: copy
+
+    /// copy writes the newest snapshot to a new, compact file: same objects
+    /// (dump output identical), check clean, no free pages, readable by
+    /// RealmLite; taken while a writer holds the write transaction.
+    func testCopyWritesACompactCheckedFile() throws {
+        try makeFile()
+        let config = Realm.Configuration(fileURL: URL(fileURLWithPath: path), schemaVersion: 7, objectTypes: cliTypes)
+        do {
+            // Churn: free pages in the source.
+            let realm = try Realm(configuration: config)
+            for round in 0..<20 {
+                try realm.write {
+                    let pet = CLIPet()
+                    pet.name = "tmp\(round)"
+                    realm.add(pet)
+                }
+                try realm.write { realm.delete(realm.objects(CLIPet.self).filter("name == %@", "tmp\(round)")) }
+            }
+        }
+        let realm = try Realm(configuration: config)
+        realm.beginWrite()
+        defer { realm.cancelWrite() }
+        let out = directory.appendingPathComponent("copy.realm").path
+        let r = try run(["copy", path, out], timeout: 30)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.hasPrefix("\(out): 10 trees, 18 entries, "), r.stdout)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out + ".lock"))
+        XCTAssertEqual(try run(["dump", out]).stdout, try run(["dump", path]).stdout)
+        XCTAssertEqual(try run(["check", out]).status, 0)
+        let info = try run(["info", out]).stdout
+        XCTAssertTrue(info.contains("(reusable 0, pending 0, "), info)
+        let copied = try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: out), schemaVersion: 7, objectTypes: cliTypes))
+        XCTAssertEqual(copied.objects(CLIOwner.self).count, 3)
+        XCTAssertEqual(copied.object(ofType: CLIOwner.self, forPrimaryKey: 1)?.pets.map(\.name), ["Rex", "Tom \"the cat\", 2"])
+    }
+
+    func testCopyRefusesAnExistingOutputAndADamagedSource() throws {
+        try makeFile()
+        let out = directory.appendingPathComponent("exists.realm").path
+        _ = FileManager.default.createFile(atPath: out, contents: Data("keep me".utf8))
+        let r = try run(["copy", path, out])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.errorLines, ["realmlite: \(out): exists; copy writes a new file"])
+        XCTAssertEqual(try String(contentsOfFile: out, encoding: .utf8), "keep me")
+        let foreign = directory.appendingPathComponent("foreign.bin").path
+        try Data(repeating: 7, count: 9000).write(to: URL(fileURLWithPath: foreign))
+        let out2 = directory.appendingPathComponent("new.realm").path
+        let f = try run(["copy", foreign, out2])
+        XCTAssertEqual(f.status, 1)
+        XCTAssertEqual(f.errorLines.count, 1, f.stderr)
+        XCTAssertTrue(f.stderr.hasPrefix("realmlite: \(foreign): not a RealmLite file"), f.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out2))
+        XCTAssertEqual(try run(["copy", path]).status, 2)
+    }
+
     // MARK: usage
 
     func testUsageErrorsExitTwoAndHelpExitsZero() throws {
