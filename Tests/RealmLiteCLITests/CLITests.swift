@@ -31,6 +31,19 @@ final class CLIAddress: EmbeddedObject {
 
 let cliTypes: [ObjectBase.Type] = [CLIOwner.self, CLIPet.self, CLIAddress.self]
 
+/// A small seeded generator (SplitMix64), so damage is the same every run.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
 struct RunResult {
     var status: Int32
     var stdout: String
@@ -408,6 +421,80 @@ final class CLITests: XCTestCase {
         XCTAssertFalse(try run(["dump", path, "--class", "CLIPet"], timeout: 20).stdout.contains("uncommitted"))
     }
 
+    // MARK: damage corpus
+
+    /// Seeded damage of every kind to a real file (bytes flipped in one page,
+    /// a page zeroed, a page copied over another, both metas scribbled, the
+    /// file truncated at a page): no command crashes or hangs; each failure
+    /// is one stderr line and exit 1; check agrees with the engine's own
+    /// checker run in-process (open fails: one line; problems: the same
+    /// first problem, exit 1; clean: exit 0 or object-layer R lines).
+    func testDamageCorpusThroughCheckDumpAndInfo() throws {
+        try makeFile()
+        try commitElsewhere()
+        let whole = try Data(contentsOf: URL(fileURLWithPath: path))
+        let pages = Int(try usedPages())
+        var rng = SplitMix(seed: 19)
+        var kinds: [String: Int] = [:]
+        for round in 0..<40 {
+            var image = whole
+            let page = 2 + Int(rng.next() % UInt64(pages - 2))
+            let kind: String
+            switch round % 5 {
+            case 0:
+                kind = "flip"
+                for _ in 0..<(1 + rng.next() % 8) { image[page * 4096 + Int(rng.next() % 4096)] ^= UInt8(1 + rng.next() % 255) }
+            case 1:
+                kind = "zero"
+                image.replaceSubrange((page * 4096)..<((page + 1) * 4096), with: Data(count: 4096))
+            case 2:
+                kind = "copy"
+                let other = 2 + Int(rng.next() % UInt64(pages - 2))
+                image.replaceSubrange((page * 4096)..<((page + 1) * 4096), with: whole[(other * 4096)..<((other + 1) * 4096)])
+            case 3:
+                kind = "meta" // both: with one damaged, open takes the other (clean)
+                for meta in [0, 4096] {
+                    for _ in 0..<(1 + rng.next() % 4) { image[meta + 40 + Int(rng.next() % 200)] ^= UInt8(1 + rng.next() % 255) }
+                }
+            default:
+                kind = "truncate"
+                image = image.prefix(page * 4096)
+            }
+            let file = directory.appendingPathComponent("damaged-\(round).realm").path
+            try image.write(to: URL(fileURLWithPath: file))
+            let engine = engineCheckReadOnly(file)
+            let c = try run(["check", file], timeout: 30)
+            XCTAssertTrue(c.status == 0 || c.status == 1, "\(kind) \(round): check exit \(c.status)")
+            switch engine {
+            case .cannotOpen:
+                XCTAssertEqual(c.status, 1, "\(kind) \(round)")
+                XCTAssertEqual(c.errorLines.count, 1, "\(kind) \(round): \(c.stderr)")
+                XCTAssertEqual(c.stdout, "")
+            case .problems(let first):
+                XCTAssertEqual(c.status, 1, "\(kind) \(round)")
+                XCTAssertEqual(c.lines.first, "\(file): \(first)", "\(kind) \(round)")
+            case .clean:
+                if c.status == 1 {
+                    XCTAssertFalse(c.lines.isEmpty)
+                    for line in c.lines { XCTAssertNotNil(line.range(of: #": R\d "#, options: .regularExpression), "\(kind) \(round): \(line)") }
+                } else {
+                    XCTAssertTrue(c.stdout.contains(": ok ("), c.stdout)
+                }
+            }
+            for command in ["dump", "info", "schema"] {
+                let r = try run([command, file], timeout: 30)
+                XCTAssertTrue(r.status == 0 || r.status == 1, "\(kind) \(round): \(command) exit \(r.status) \(r.stderr)")
+                if r.status == 1 {
+                    XCTAssertEqual(r.errorLines.count, 1, "\(kind) \(round): \(command): \(r.stderr)")
+                    XCTAssertTrue(r.stderr.hasPrefix("realmlite: \(file): "), r.stderr)
+                }
+            }
+            if c.status == 1 { kinds[kind, default: 0] += 1 }
+        }
+        // every kind of damage was found at least once
+        XCTAssertEqual(Set(kinds.keys), ["flip", "zero", "copy", "meta", "truncate"], "\(kinds)")
+    }
+
     // MARK: copy
 
     /// copy writes the newest snapshot to a new, compact file: same objects
@@ -529,6 +616,22 @@ final class CLITests: XCTestCase {
             try handle.write(contentsOf: Data([byte ^ 0x5A]))
         }
         try handle.close()
+    }
+
+    enum EngineVerdict { case cannotOpen, problems(String), clean }
+
+    /// The engine's checker on `file`, opened read-only as the tool does.
+    func engineCheckReadOnly(_ file: String) -> EngineVerdict {
+        var options = cs_options()
+        options.flags = UInt32(CS_ENV_RDONLY)
+        var env: OpaquePointer?
+        guard cs_env_open(file, &options, &env) == 0 else { return .cannotOpen }
+        defer { cs_env_close(env) }
+        var report = cs_check_report()
+        let rc = cs_check(env, &report)
+        if rc != 0 && rc != Int32(CS_ECORRUPT.rawValue) { return .cannotOpen }
+        if report.errors == 0 { return .clean }
+        return .problems(withUnsafeBytes(of: report.first_error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) })
     }
 
     /// The engine's own checker on `file`: problems counted and the first.
