@@ -45,6 +45,9 @@ let checkHelp = """
       R2 object key      obj:C keys are 8 bytes
       R3 record layout   each record fits its class's layout (docs/OBJECTS.md)
       R4 primary keys    pk:C has one entry per object of C
+      R5 index           idx:C.p has one entry per object of C, each naming one
+      R6 backlinks       bl:C.p entries name existing objects, and their counts
+                         add up to the links C's records hold in p
     Exit status 0 when clean, 1 otherwise.
 
     """

@@ -261,6 +261,46 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(d.errorLines, ["realmlite: \(path): damaged record 1 of CLIPet: 3 bytes, the layout needs at least 13; run realmlite check"])
     }
 
+    /// Index and backlink trees out of step with the records (entries
+    /// removed, a backlink to objects that do not exist): R5 and R6 name
+    /// each, in trees the engine finds sound.
+    func testCheckFindsIndexAndBacklinkDamage() throws {
+        try makeFile()
+        XCTAssertEqual(try run(["check", path]).status, 0)
+        try engineWrite { txn in
+            func deleteFirst(_ name: String) {
+                var tree: cs_tree = 0
+                XCTAssertEqual(cs_tree_open(txn, name, 0, &tree), 0)
+                var cursor: OpaquePointer?
+                XCTAssertEqual(cs_cursor_open(txn, tree, &cursor), 0)
+                var key = cs_val()
+                XCTAssertEqual(cs_cursor_get(cursor, &key, nil, CS_FIRST), 0)
+                XCTAssertEqual(cs_cursor_del(cursor), 0)
+                cs_cursor_close(cursor)
+            }
+            deleteFirst("idx:CLIOwner.name")
+            deleteFirst("bl:CLIOwner.pets")
+            var best: cs_tree = 0
+            XCTAssertEqual(cs_tree_open(txn, "bl:CLIOwner.best", 0, &best), 0)
+            var key: [UInt8] = []
+            for part in [UInt64(999), UInt64(998)] { withUnsafeBytes(of: part.bigEndian) { key += $0 } }
+            let count = withUnsafeBytes(of: UInt32(1).littleEndian) { Array($0) }
+            key.withUnsafeBytes { k in
+                count.withUnsafeBytes { v in
+                    XCTAssertEqual(cs_put(txn, best, cs_val(data: k.baseAddress, size: k.count), cs_val(data: v.baseAddress, size: v.count), 0), 0)
+                }
+            }
+        }
+        let r = try run(["check", path])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.lines, [
+            "\(path): R5 index: idx:CLIOwner.name has 2 entries for 3 objects",
+            "\(path): R6 backlinks: bl:CLIOwner.pets counts 1 links, the records of CLIOwner hold 2",
+            "\(path): R6 backlinks: bl:CLIOwner.best: entry 999 <- 998 names an object that does not exist",
+            "\(path): R6 backlinks: bl:CLIOwner.best counts 2 links, the records of CLIOwner hold 1",
+        ])
+    }
+
     /// The stored schema scribbled over: one clear line and exit 1 from
     /// every command that needs it; check names R1.
     func testScribbledSchemaGivesOneLine() throws {
