@@ -301,6 +301,45 @@ final class CLITests: XCTestCase {
         ])
     }
 
+    /// A CStorage file that RealmLite never wrote (no realm:meta): info
+    /// shows the engine's figures, check runs the engine's checker, schema
+    /// and dump say there is no schema. A schema of a newer object format
+    /// is refused in one line rather than misread.
+    func testBareEngineFileAndNewerFormat() throws {
+        var env: OpaquePointer?
+        XCTAssertEqual(cs_env_open(path, nil, &env), 0)
+        XCTAssertEqual(cs_env_close(env), 0)
+        try engineWrite { txn in
+            var tree: cs_tree = 0
+            XCTAssertEqual(cs_tree_open(txn, "plain", UInt32(CS_CREATE), &tree), 0)
+            let key = Array("k".utf8)
+            key.withUnsafeBytes { k in XCTAssertEqual(cs_put(txn, tree, cs_val(data: k.baseAddress, size: 1), cs_val(data: k.baseAddress, size: 1), 0), 0) }
+        }
+        let info = try run(["info", path])
+        XCTAssertEqual(info.status, 0, info.stderr)
+        XCTAssertTrue(info.stdout.contains("object format:     none (a CStorage file without a RealmLite schema)\n"), info.stdout)
+        XCTAssertTrue(info.stdout.contains("  plain: 1 entries, depth 1"), info.stdout)
+        XCTAssertEqual(try run(["check", path]).status, 0)
+        for command in ["schema", "dump"] {
+            let r = try run([command, path])
+            XCTAssertEqual(r.status, 1)
+            XCTAssertEqual(r.errorLines, ["realmlite: \(path): no RealmLite schema (a CStorage file without the realm:meta tree)"])
+        }
+        try engineWrite { txn in
+            var meta: cs_tree = 0
+            XCTAssertEqual(cs_tree_open(txn, "realm:meta", UInt32(CS_CREATE), &meta), 0)
+            let key = Array("schema".utf8), value = Array(#"{"version":1,"classes":[],"format":3}"#.utf8)
+            key.withUnsafeBytes { k in
+                value.withUnsafeBytes { v in
+                    XCTAssertEqual(cs_put(txn, meta, cs_val(data: k.baseAddress, size: k.count), cs_val(data: v.baseAddress, size: v.count), 0), 0)
+                }
+            }
+        }
+        let newer = try run(["schema", path])
+        XCTAssertEqual(newer.status, 1)
+        XCTAssertEqual(newer.errorLines, ["realmlite: \(path): written by a newer RealmLite (object format 3; this tool reads up to 2)"])
+    }
+
     /// The stored schema scribbled over: one clear line and exit 1 from
     /// every command that needs it; check names R1.
     func testScribbledSchemaGivesOneLine() throws {
