@@ -29,6 +29,10 @@ func copy(_ path: String, to out: String) throws {
     rc = cs_txn_begin(env, 0, &txn)
     guard rc == 0 else { throw fail(rc) }
     var pending = 0, entries: UInt64 = 0
+    var total: UInt64 = 0
+    for name in names { total += try source.tree(name).map { try source.treeStat($0).entries } ?? 0 }
+    let progress = Progress("copy", total: total)
+    defer { progress.finish() }
     do {
         for name in names {
             guard let from = try source.tree(name) else { continue }
@@ -39,6 +43,7 @@ func copy(_ path: String, to out: String) throws {
                 let rc = cs_put(txn, to, cs_val(data: key.baseAddress, size: key.count), cs_val(data: value.baseAddress, size: value.count), 0)
                 guard rc == 0 else { throw fail(rc) }
                 entries += 1
+                progress.advance()
                 pending += key.count + value.count
                 if pending >= 32 << 20 {
                     var rc = cs_txn_commit(txn)
@@ -64,5 +69,6 @@ func copy(_ path: String, to out: String) throws {
     rc = cs_env_get_info(env, &info)
     guard rc == 0 else { throw fail(rc) }
     kept = true
+    if Progress.quiet { return }
     print("\(out): \(names.count) trees, \(entries) entries, \(info.next_pgno * UInt64(info.page_size)) bytes used (\(path): \((sourceInfo.next_pgno - sourceInfo.free_pages - sourceInfo.pending_pages) * UInt64(sourceInfo.page_size)) used of \(sourceInfo.file_size))")
 }

@@ -86,6 +86,8 @@ func dump(_ path: String, className: String?, csv: Bool) throws {
 ///                      to the links C's records hold in p
 struct ObjectChecker {
     let file: RealmFile
+    /// Counts the entries read (records, index and backlink entries).
+    let progress: Progress
     static let perRule = 10
 
     func run() throws -> [String] {
@@ -97,6 +99,7 @@ struct ObjectChecker {
             return ["R1 stored schema: \(error.description.replacingOccurrences(of: "\(file.path): ", with: ""))"]
         }
         var problems: [String] = []
+        defer { progress.finish() }
         for cls in schema.classes {
             guard let tree = try file.tree("obj:" + cls.name) else { continue }
             let layout = RecordLayout(cls)
@@ -104,6 +107,7 @@ struct ObjectChecker {
             var links = [UInt64](repeating: 0, count: linkColumns.count)
             var reported = 0
             try file.forEach(tree) { key, record in
+                progress.advance()
                 if key.count != 8 {
                     if reported < Self.perRule { problems.append("R2 object key: obj:\(cls.name): a key of \(key.count) bytes") }
                     reported += 1
@@ -140,6 +144,7 @@ struct ObjectChecker {
                 if entries != objects { problems.append("R5 index: \(name) has \(entries) entries for \(objects) objects") }
                 var bad = 0
                 try file.forEach(index) { key, _ in
+                    progress.advance()
                     guard bad < Self.perRule else { return }
                     let objectKey = key.count >= 8 ? Array(key.suffix(8)) : []
                     let exists = objectKey.isEmpty ? false : try file.get(tree, objectKey) != nil
@@ -158,6 +163,7 @@ struct ObjectChecker {
                 }
                 var total: UInt64 = 0, bad = 0
                 try file.forEach(backlinks) { key, value in
+                    progress.advance()
                     guard key.count == 16, value.count == 4 else {
                         if bad < Self.perRule { problems.append("R6 backlinks: \(name): an entry of \(key.count)/\(value.count) bytes (want 16/4)") }
                         bad += 1

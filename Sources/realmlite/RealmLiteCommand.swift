@@ -28,6 +28,8 @@ let usage = """
                       (needs --class; collections as JSON)
 
     OPTIONS:
+      -q, --quiet     no progress line (shown on a terminal for work over a second),
+                      no "ok" line from check, no summary from copy
       -h, --help      this text (realmlite help COMMAND: that command's)
       --version       the engine and file format versions
 
@@ -84,6 +86,7 @@ enum RealmLiteCommand {
                 }
                 let parsed = try Arguments(args, options: command == "dump" ? ["--class", "--format"] : [],
                                            files: command == "copy" ? 2 : 1)
+                Progress.quiet = parsed.quiet
                 switch command {
                 case "info": try info(parsed.file)
                 case "check": return try check(parsed.file)
@@ -121,6 +124,7 @@ struct Arguments {
     var files: [String]
     var file: String { files[0] }
     var options: [String: String] = [:]
+    var quiet = false
 
     init(_ arguments: [String], options allowed: Set<String>, files count: Int = 1) throws {
         var files: [String] = []
@@ -134,6 +138,10 @@ struct Arguments {
             }
             guard arg.hasPrefix("-"), arg != "-" else {
                 files.append(arg)
+                continue
+            }
+            if arg == "-q" || arg == "--quiet" {
+                quiet = true
                 continue
             }
             var name = arg, value: String?
@@ -236,9 +244,10 @@ func check(_ path: String) throws -> Int32 {
         return 1
     }
     // The engine's trees are sound: check the object layer's records.
-    let problems = try ObjectChecker(file: file).run()
+    let problems = try ObjectChecker(file: file, progress: Progress("check", total: report.entries)).run()
     for problem in problems { print("\(path): \(problem)") }
     if !problems.isEmpty { return 1 }
+    if Progress.quiet { return 0 }
     print("\(path): ok (\(report.trees) trees, \(report.entries) entries, \(report.pages_total) pages)")
     return 0
 }

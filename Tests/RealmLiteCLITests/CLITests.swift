@@ -654,6 +654,18 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(checkHelp.stdout.contains("R3 record layout"), checkHelp.stdout)
         let version = try run(["--version"])
         XCTAssertEqual(version.lines, ["realmlite: RealmLite engine \(CSTORAGE_VERSION_STRING), file format \(CSTORAGE_FORMAT_VERSION)"])
+        // --quiet: no ok line from check, no summary from copy; no progress
+        // line on a pipe either way
+        let quiet = try run(["check", "--quiet", path])
+        XCTAssertEqual(quiet.status, 0)
+        XCTAssertEqual(quiet.stdout + quiet.stderr, "")
+        let copied = directory.appendingPathComponent("quiet-copy.realm").path
+        let copy = try run(["copy", "-q", path, copied])
+        XCTAssertEqual(copy.status, 0, copy.stderr)
+        XCTAssertEqual(copy.stdout + copy.stderr, "")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: copied))
+        let dumped = try run(["dump", path])
+        XCTAssertEqual(dumped.stderr, "")
         // --name=value works too
         let pets = try run(["dump", "--class=CLIPet", "--format=csv", path])
         XCTAssertEqual(pets.status, 0, pets.stderr)
