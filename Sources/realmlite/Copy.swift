@@ -62,6 +62,7 @@ func copy(_ path: String, to out: String) throws {
         if let txn { cs_txn_abort(txn) }
         throw error
     }
+    progress.finish()
     var report = cs_check_report()
     rc = cs_check(env, &report)
     guard rc == 0 else { throw CLIError("\(out): the copy does not pass check (\(String(cString: cs_last_error_detail()))); removed") }

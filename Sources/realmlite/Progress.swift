@@ -15,10 +15,12 @@ final class Progress: @unchecked Sendable {
     private var shown = false
     private(set) var done: UInt64 = 0
 
-    init(_ label: String, total: UInt64) {
+    /// `streaming`: the command writes its output to stdout as it goes
+    /// (dump), so there is no line when stdout is the same terminal.
+    init(_ label: String, total: UInt64, streaming: Bool = false) {
         self.label = label
         self.total = total
-        enabled = !Progress.quiet && isatty(STDERR_FILENO) == 1
+        enabled = !Progress.quiet && isatty(STDERR_FILENO) == 1 && !(streaming && isatty(STDOUT_FILENO) == 1)
     }
 
     /// Counts `n` more units; redraws at most ten times a second, from the
@@ -37,6 +39,7 @@ final class Progress: @unchecked Sendable {
         FileHandle.standardError.write(Data("\r\(label) [\(bar)] \(percent)% \(done)/\(total)".utf8))
     }
 
+    /// Clears the line; call before printing to stdout.
     func finish() {
         guard shown else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
