@@ -108,8 +108,9 @@ final class RealmFile {
     /// A copy of the value of `key` in `tree`, or nil.
     func get(_ tree: cs_tree, _ key: [UInt8]) throws -> [UInt8]? {
         var value = cs_val()
+        let txn = try readTxn()
         let rc = key.withUnsafeBytes { raw in
-            cs_get(txn!, tree, cs_val(data: raw.baseAddress, size: raw.count), &value)
+            cs_get(txn, tree, cs_val(data: raw.baseAddress, size: raw.count), &value)
         }
         if rc == Int32(CS_NOTFOUND.rawValue) { return nil }
         try check(rc)
