@@ -10,7 +10,7 @@ let maxProblemLines = 1000
 func check(_ path: String) throws -> Int32 {
     let file = try RealmFile(path: path)
     // Every problem the engine's checker finds, one line each (the first
-    // `shown`; then how many more).
+    // maxProblemLines, then how many more).
     final class Lines { var path = ""; var printed = 0 }
     let lines = Lines()
     lines.path = path

@@ -65,11 +65,47 @@ struct RecordLayout {
             }
             previous = end
         }
-        for column in columns where column.width == 0 && column.property.collection != .none {
-            if let problem = ElementArray.problem(varField(record, column.offset)) {
-                return "property \(column.property.name): \(problem)"
+        for column in columns where column.width == 0 && !isNull(record, column) {
+            let property = column.property, field = varField(record, column.offset)
+            if property.collection == .none {
+                if let problem = RecordLayout.valueProblem(property.type, field) { return "property \(property.name): \(problem)" }
+                continue
+            }
+            if let problem = ElementArray.problem(field) { return "property \(property.name): \(problem)" }
+            let elements = ElementArray(bytes: field)
+            for i in 0..<elements.count {
+                var element = elements.element(i)
+                if property.collection == .map {
+                    guard element.count >= 4, Int(element.loadUnaligned(as: UInt32.self)) <= element.count - 4 else {
+                        return "property \(property.name): map entry \(i) has no room for its key"
+                    }
+                    let keyLength = Int(element.loadUnaligned(as: UInt32.self))
+                    if String(validating: element[4..<(4 + keyLength)], as: UTF8.self) == nil {
+                        return "property \(property.name): map key \(i) is not valid UTF-8"
+                    }
+                    element = UnsafeRawBufferPointer(rebasing: element[(4 + keyLength)...])
+                }
+                if property.optional || (property.type == .object && property.collection == .map) {
+                    guard let tag = element.first, tag <= 1 else { return "property \(property.name): element \(i) has no nil tag" }
+                    if tag == 0 {
+                        if element.count != 1 { return "property \(property.name): element \(i) is nil with \(element.count - 1) bytes" }
+                        continue
+                    }
+                    element = UnsafeRawBufferPointer(rebasing: element[1...])
+                }
+                if let problem = RecordLayout.valueProblem(property.type, element) { return "property \(property.name): element \(i): \(problem)" }
             }
         }
+        return nil
+    }
+
+    /// Why `bytes` is not a stored value of `type`: a fixed-size value of
+    /// another size, or text that is not UTF-8.
+    static func valueProblem(_ type: ValueType, _ bytes: UnsafeRawBufferPointer) -> String? {
+        if type.fixedWidth > 0 {
+            return bytes.count == type.fixedWidth ? nil : "\(bytes.count) bytes where \(type) has \(type.fixedWidth)"
+        }
+        if type == .string || type == .decimal128, String(validating: bytes, as: UTF8.self) == nil { return "not valid UTF-8" }
         return nil
     }
 

@@ -31,6 +31,22 @@ final class CLIAddress: EmbeddedObject {
 
 let cliTypes: [ObjectBase.Type] = [CLIOwner.self, CLIPet.self, CLIAddress.self]
 
+/// Every value and collection shape the record format has.
+final class CLIBag: Object {
+    @Persisted var flag = false
+    @Persisted var float: Float = 0
+    @Persisted var data = Data()
+    @Persisted var optData: Data?
+    @Persisted var uuid = UUID()
+    @Persisted var oid = ObjectId()
+    @Persisted var dec = Decimal128()
+    @Persisted var optInts: List<Int?>
+    @Persisted var flags: List<Bool>
+    @Persisted var words: MutableSet<String>
+    @Persisted var petMap: Map<String, CLIPet?>
+    @Persisted var dates: Map<String, Date?>
+}
+
 /// A small seeded generator (SplitMix64), so damage is the same every run.
 struct SplitMix {
     var state: UInt64
@@ -259,6 +275,87 @@ final class CLITests: XCTestCase {
         let d = try run(["dump", path, "--class", "CLIPet"])
         XCTAssertEqual(d.status, 1)
         XCTAssertEqual(d.errorLines, ["realmlite: \(path): damaged record 1 of CLIPet: 3 bytes, the layout needs at least 13; run realmlite check"])
+    }
+
+    /// A record that fits its layout but not its types: a String that is
+    /// not UTF-8 (R3).
+    func testCheckFindsValuesThatDoNotDecode() throws {
+        try makeFile()
+        try engineWrite { txn in
+            var pets: cs_tree = 0
+            XCTAssertEqual(cs_tree_open(txn, "obj:CLIPet", 0, &pets), 0)
+            // CLIPet: null bitmap (1), weight (8), one var end offset (4), name
+            var record: [UInt8] = [0]
+            withUnsafeBytes(of: (2.5).bitPattern.littleEndian) { record += $0 }
+            withUnsafeBytes(of: UInt32(2).littleEndian) { record += $0 }
+            record += [0xFF, 0xFE]
+            var key: [UInt8] = []
+            withUnsafeBytes(of: UInt64(1).bigEndian) { key += $0 }
+            key.withUnsafeBytes { k in
+                record.withUnsafeBytes { v in
+                    XCTAssertEqual(cs_put(txn, pets, cs_val(data: k.baseAddress, size: k.count), cs_val(data: v.baseAddress, size: v.count), 0), 0)
+                }
+            }
+        }
+        let r = try run(["check", path])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.lines, ["\(path): R3 record layout: obj:CLIPet: object 1: property name: not valid UTF-8"])
+    }
+
+    /// Every value and collection shape: check is clean (no rule misreads a
+    /// valid record) and dump decodes each value.
+    func testEveryShapeChecksCleanAndDumps() throws {
+        let config = Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [CLIBag.self, CLIPet.self, CLIOwner.self, CLIAddress.self])
+        let realm = try Realm(configuration: config)
+        let id = UUID(uuidString: "12345678-1234-5678-9ABC-DEF012345678")!
+        try realm.write {
+            let pet = CLIPet()
+            pet.name = "Rex"
+            let bag = CLIBag()
+            bag.flag = true
+            bag.float = 1.5
+            bag.data = Data([1, 2, 3])
+            bag.uuid = id
+            bag.dec = try Decimal128(string: "12.25")
+            bag.optInts.append(objectsIn: [1, nil, -3])
+            bag.flags.append(objectsIn: [true, false])
+            bag.words.insert("b")
+            bag.words.insert("a")
+            bag.petMap["rex"] = pet
+            bag.petMap["none"] = nil as CLIPet?
+            bag.dates["epoch"] = Date(timeIntervalSince1970: 0)
+            bag.dates["never"] = nil as Date?
+            realm.add(bag)
+            realm.add(CLIBag())
+        }
+        let c = try run(["check", path])
+        XCTAssertEqual(c.status, 0, c.stdout + c.stderr)
+        let r = try run(["dump", path, "--class", "CLIBag"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.lines.count, 2)
+        let bag = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.lines[0].utf8)) as? [String: Any])
+        XCTAssertEqual(bag["flag"] as? Bool, true)
+        XCTAssertEqual(bag["float"] as? Double, 1.5)
+        XCTAssertEqual(bag["data"] as? String, "AQID")
+        XCTAssertTrue(bag["optData"] is NSNull)
+        XCTAssertEqual(bag["uuid"] as? String, id.uuidString)
+        XCTAssertEqual((bag["oid"] as? String)?.count, 24)
+        XCTAssertEqual(bag["dec"] as? String, "12.25")
+        XCTAssertEqual((bag["optInts"] as? [Any]).map { $0.map { $0 as? Int } }, [1, nil, -3])
+        XCTAssertEqual(bag["flags"] as? [Bool], [true, false])
+        XCTAssertEqual(Set(bag["words"] as? [String] ?? []), ["a", "b"])
+        let petMap = try XCTUnwrap(bag["petMap"] as? [String: Any])
+        XCTAssertEqual(petMap["rex"] as? Int, 1)
+        XCTAssertTrue(petMap["none"] is NSNull)
+        let dates = try XCTUnwrap(bag["dates"] as? [String: Any])
+        XCTAssertEqual(dates["epoch"] as? String, "1970-01-01T00:00:00.000Z")
+        XCTAssertTrue(dates["never"] is NSNull)
+        let schema = try run(["schema", path]).stdout
+        for line in ["@Persisted var optInts: List<Int?>", "@Persisted var words: MutableSet<String>",
+                     "@Persisted var petMap: Map<String, CLIPet?>", "@Persisted var dates: Map<String, Date?>",
+                     "@Persisted var optData: Data?", "@Persisted var dec: Decimal128", "@Persisted var oid: ObjectId"] {
+            XCTAssertTrue(schema.contains(line), "\(line)\n\(schema)")
+        }
     }
 
     /// Index and backlink trees out of step with the records (entries
