@@ -10,6 +10,12 @@ func info(_ path: String) throws {
     try file.check(cs_env_get_info(file.env, &info))
     var versions: UInt32 = 0
     try file.check(cs_env_active_versions(file.env, &versions))
+    final class Readers { var list: [(pid: UInt32, txnid: UInt64)] = [] }
+    let readers = Readers()
+    try file.check(cs_env_readers(file.env, { ctx, pid, txnid in
+        Unmanaged<Readers>.fromOpaque(ctx!).takeUnretainedValue().list.append((pid, txnid))
+        return 0
+    }, Unmanaged.passUnretained(readers).toOpaque()))
     let names = try file.treeNames()
     let schema = names.contains("realm:meta") ? try file.schema() : nil
     let page = UInt64(info.page_size)
@@ -29,6 +35,10 @@ func info(_ path: String) throws {
     print("last transaction:  \(info.last_txnid)")
     print("readers:           \(info.readers_used) of \(info.max_readers) slots")
     print("versions held:     \(versions)" + (info.oldest_reader != 0 ? " (oldest snapshot \(info.oldest_reader))" : ""))
+    for reader in readers.list.sorted(by: { ($0.txnid, $0.pid) < ($1.txnid, $1.pid) }) {
+        let behind = info.last_txnid - min(reader.txnid, info.last_txnid)
+        print("  pid \(reader.pid): snapshot \(reader.txnid)" + (behind > 0 ? " (\(behind) commits behind)" : " (newest)"))
+    }
     if let schema {
         print("classes:           \(schema.classes.count)")
         for cls in schema.classes {

@@ -183,6 +183,27 @@ final class CLITests: XCTestCase {
         XCTAssertGreaterThan(used, 2 * 4096)
     }
 
+    /// info lists each reader's pid and snapshot: a frozen Realm of this
+    /// process pins the version before the last commit.
+    func testInfoNamesReadersAndHowFarBehind() throws {
+        try makeFile()
+        let config = Realm.Configuration(fileURL: URL(fileURLWithPath: path), schemaVersion: 7, objectTypes: cliTypes)
+        let realm = try Realm(configuration: config)
+        let frozen = realm.freeze()
+        XCTAssertEqual(frozen.objects(CLIPet.self).count, 2)
+        try realm.write {
+            let pet = CLIPet()
+            pet.name = "new"
+            realm.add(pet)
+        }
+        let info = try run(["info", path])
+        XCTAssertEqual(info.status, 0, info.stderr)
+        XCTAssertTrue(info.stdout.contains("  pid \(getpid()): snapshot "), info.stdout)
+        XCTAssertTrue(info.stdout.contains(" (1 commits behind)\n"), info.stdout)
+        XCTAssertTrue(info.stdout.contains("versions held:     "), info.stdout)
+        withExtendedLifetime(frozen) {}
+    }
+
     // MARK: check
 
     func testCheckCleanFileExitsZero() throws {

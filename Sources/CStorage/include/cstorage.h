@@ -199,6 +199,15 @@ int cs_env_get_info(cs_env *env, cs_env_info *out);
  * means a file that keeps growing; the next commit adds one version. */
 int cs_env_active_versions(cs_env *env, uint32_t *out);
 
+/* Call fn(ctx, pid, txnid) for each reader slot holding a snapshot now (of
+ * any process, this one included; slots of dead processes are freed
+ * first): which process pins which version. Slots change while they are
+ * read, so this is a sample, not a snapshot. A non-zero return from fn
+ * stops the walk and is returned. CS_EINVAL NULL env or fn. Used by the
+ * realmlite tool's info command. */
+typedef int (*cs_reader_fn)(void *ctx, uint32_t pid, uint64_t txnid);
+int cs_env_readers(cs_env *env, cs_reader_fn fn, void *ctx);
+
 /* Free reader slots of dead processes. *cleared (may be NULL) = how many. */
 int cs_reader_check(cs_env *env, uint32_t *cleared);
 
