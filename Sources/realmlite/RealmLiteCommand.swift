@@ -21,6 +21,9 @@ let usage = """
       schema FILE     the stored schema as RealmLite model declarations
       copy FILE OUT   a new file OUT with the newest snapshot of FILE, compact (no
                       free pages), checked before it is kept; FILE may be in use
+      compact FILE --to OUT
+                      the same (in place is not offered: it needs every other
+                      process off the file, which the engine cannot yet guarantee)
       dump FILE [--class C] [--format json|csv]
                       objects in key order, streaming: JSON Lines (one object per
                       line: _class, _key, then the properties; links are the target's
@@ -79,19 +82,24 @@ enum RealmLiteCommand {
             case "--version":
                 print("realmlite: RealmLite engine \(CSTORAGE_VERSION_STRING), file format \(CSTORAGE_FORMAT_VERSION)")
                 return 0
-            case "info", "check", "schema", "dump", "copy":
+            case "info", "check", "schema", "dump", "copy", "compact":
                 if args.contains("-h") || args.contains("--help") {
                     print(command == "check" ? checkHelp : usage, terminator: "")
                     return 0
                 }
-                let parsed = try Arguments(args, options: command == "dump" ? ["--class", "--format"] : [],
-                                           files: command == "copy" ? 2 : 1)
+                let options: Set<String> = command == "dump" ? ["--class", "--format"] : command == "compact" ? ["--to"] : []
+                let parsed = try Arguments(args, options: options, files: command == "copy" ? 2 : 1)
                 Progress.quiet = parsed.quiet
                 switch command {
                 case "info": try info(parsed.file)
                 case "check": return try check(parsed.file)
                 case "schema": try schema(parsed.file)
                 case "copy": try copy(parsed.file, to: parsed.files[1])
+                case "compact":
+                    guard let out = parsed.options["--to"] else {
+                        throw UsageError("compact needs --to OUT: compacting in place needs every other process off the file, which the engine cannot yet guarantee")
+                    }
+                    try copy(parsed.file, to: out)
                 default:
                     let format = parsed.options["--format"] ?? "json"
                     guard format == "json" || format == "csv" else { throw UsageError("--format must be json or csv, not \(format)") }
