@@ -30,8 +30,18 @@ final class RealmFile {
         var options = cs_options()
         options.flags = UInt32(CS_ENV_RDONLY)
         var env: OpaquePointer?
+        // The engine makes the lock file before it reads the data file: on
+        // a file it then refuses, remove the lock file if this open made it.
+        let lockPath = path + ".lock"
+        let hadLock = FileManager.default.fileExists(atPath: lockPath)
         let rc = cs_env_open(path, &options, &env)
-        guard rc == 0, let env else { throw RealmFile.error(rc, path: path, opening: true) }
+        guard rc == 0, let env else {
+            let error = RealmFile.error(rc, path: path, opening: true)
+            if !hadLock, rc == Int32(CS_EFORMAT.rawValue) || rc == Int32(CS_ECORRUPT.rawValue) {
+                try? FileManager.default.removeItem(atPath: lockPath)
+            }
+            throw error
+        }
         self.env = env
     }
 

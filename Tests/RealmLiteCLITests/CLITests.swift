@@ -596,6 +596,9 @@ final class CLITests: XCTestCase {
             }
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: missing + ".lock"), "a missing file gets no lock file")
+        for file in [foreign, empty, truncated, scribbled] {
+            XCTAssertFalse(FileManager.default.fileExists(atPath: file + ".lock"), "\(file): a refused file keeps no lock file of ours")
+        }
     }
 
     /// Read-only commands run while another process... here this one, through
