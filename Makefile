@@ -118,5 +118,15 @@ tsan: deps
 	swift build --build-tests --sanitize=thread --scratch-path .build-tsan
 	TSAN_OPTIONS=halt_on_error=1 swift test --skip-build --sanitize=thread --scratch-path .build-tsan --filter "$(TSAN_TESTS)"
 
+# The realmlite command-line tool (README, "Command-line tool"), built -c
+# release, into $(PREFIX)/bin ($(DESTDIR) for staged installs).
+PREFIX ?= /usr/local
+.PHONY: install
+install:
+	swift build -c release --product realmlite
+	install -d "$(DESTDIR)$(PREFIX)/bin"
+	install -m 0755 "$$(swift build -c release --show-bin-path)/realmlite" "$(DESTDIR)$(PREFIX)/bin/realmlite"
+	@echo "installed $(DESTDIR)$(PREFIX)/bin/realmlite"
+
 clean:
 	rm -rf $(BUILD) .build .build-tsan .build-docs

@@ -3,6 +3,11 @@ import PackageDescription
 
 // One product, RealmLite, with no dependency beyond the Swift toolchain.
 // CLMDB (the reference backend) is used by tests only.
+// The `realmlite` command-line tool is an executable target of this package
+// but not a product, and parses its own arguments: a package dependency here
+// (swift-argument-parser was tried) is fetched and built by every app that
+// depends on RealmLite, and so is an executable product. Build it with
+// `swift build --product realmlite` or `make install`.
 let package = Package(
     name: "RealmLite",
     products: [
@@ -33,6 +38,13 @@ let package = Package(
             dependencies: ["RealmLite"],
             path: "Examples/Demo"
         ),
+        // The command-line tool (README, "Command-line tool"): info, check,
+        // schema, dump. Reads files read-only through CStorage.
+        .executableTarget(
+            name: "realmlite",
+            dependencies: ["CStorage"],
+            path: "Sources/realmlite"
+        ),
         .testTarget(
             name: "CStorageTests",
             dependencies: ["CStorage", "CLMDB"],
@@ -42,6 +54,12 @@ let package = Package(
             name: "RealmLiteTests",
             dependencies: ["RealmLite", "CStorage"],
             path: "Tests/RealmLiteTests"
+        ),
+        // Runs the built realmlite executable on files made with RealmLite.
+        .testTarget(
+            name: "RealmLiteCLITests",
+            dependencies: ["RealmLite", "CStorage", "realmlite"],
+            path: "Tests/RealmLiteCLITests"
         ),
     ],
     swiftLanguageModes: [.v6],

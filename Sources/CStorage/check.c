@@ -19,18 +19,23 @@
 typedef struct checker {
     cs_txn *t;
     cs_check_report *r;
+    cs_check_fn fn;           /* each problem, or NULL */
+    void *ctx;
     uint8_t *seen;            /* one bit per page */
     uint64_t npages;
 } checker;
 
 __attribute__((format(printf, 2, 3))) static void problem(checker *c, const char *fmt, ...)
 {
-    if (c->r->errors++ == 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(c->r->first_error, sizeof c->r->first_error, fmt, ap);
-        va_end(ap);
-    }
+    bool first = c->r->errors++ == 0;
+    if (!first && !c->fn) return;
+    char line[sizeof c->r->first_error];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (first) memcpy(c->r->first_error, line, sizeof line);
+    if (c->fn) c->fn(c->ctx, line);
 }
 
 /* Mark a run of pages; false (and a problem) if any was already seen. */
@@ -239,12 +244,17 @@ static void check_freelist(checker *c)
 
 int cs_check(cs_env *env, cs_check_report *report)
 {
+    return cs_check_each(env, report, NULL, NULL);
+}
+
+int cs_check_each(cs_env *env, cs_check_report *report, cs_check_fn fn, void *ctx)
+{
     if (!env || !report) return cs_fail(CS_EINVAL, "cs_check: NULL argument");
     memset(report, 0, sizeof *report);
     cs_txn *t;
     int rc = cs_txn_begin(env, CS_TXN_RDONLY, &t);
     if (rc) return rc;
-    checker c = {.t = t, .r = report, .npages = t->meta.next_pgno};
+    checker c = {.t = t, .r = report, .fn = fn, .ctx = ctx, .npages = t->meta.next_pgno};
     c.seen = calloc(1, (size_t)(c.npages / 8 + 1));
     if (!c.seen) {
         cs_txn_abort(t);

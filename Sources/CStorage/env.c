@@ -241,6 +241,15 @@ int cs_env_shared(cs_env *env, int *others)
     return CS_OK;
 }
 
+int cs_env_readers(cs_env *env, cs_reader_fn fn, void *ctx)
+{
+    if (!env || !fn) return cs_fail(CS_EINVAL, "cs_env_readers: NULL argument");
+    cs_meta m;
+    lock_read_meta(&env->lock, &m);
+    lock_oldest_reader(&env->lock, m.txnid, NULL); /* drops dead processes' slots */
+    return lock_each_reader(&env->lock, fn, ctx);
+}
+
 int cs_env_get_info(cs_env *env, cs_env_info *out)
 {
     if (!env || !out) return cs_fail(CS_EINVAL, "cs_env_get_info: NULL argument");

@@ -282,6 +282,10 @@ uint32_t lock_active_versions(cs_lock *lk, uint64_t latest);
 /* True if another open env (process, or open file description) has the
  * file now, or if that cannot be told. */
 bool lock_shared_with_others(const cs_lock *lk);
+/* Call fn(ctx, pid, txnid) for each slot holding a snapshot (a racy but
+ * harmless read: a slot may change while it is read). Stops at and returns
+ * fn's first non-zero return. */
+int lock_each_reader(cs_lock *lk, int (*fn)(void *ctx, uint32_t pid, uint64_t txnid), void *ctx);
 
 /* ---- io.c: the data file, mappings, page buffers ---- */
 /* A read-only mapping of the data file. Mappings are immutable once

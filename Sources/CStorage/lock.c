@@ -291,6 +291,19 @@ uint32_t lock_active_versions(cs_lock *lk, uint64_t latest)
     return nseen + extra;
 }
 
+int lock_each_reader(cs_lock *lk, int (*fn)(void *ctx, uint32_t pid, uint64_t txnid), void *ctx)
+{
+    uint32_t hwm = atomic_load(&lk->hdr->slots_hwm);
+    for (uint32_t i = 0; i < hwm && i < lk->max_readers; i++) {
+        uint64_t t = atomic_load(&lk->slots[i].txnid);
+        uint32_t pid = atomic_load(&lk->slots[i].pid);
+        if (t == 0 || pid == 0) continue;
+        int rc = fn(ctx, pid, t);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
 uint32_t lock_clear_dead(cs_lock *lk)
 {
     uint32_t me = (uint32_t)getpid(), hwm = atomic_load(&lk->hdr->slots_hwm), cleared = 0;

@@ -207,6 +207,19 @@ static int names(const char *msg, const char *inv) {
     return strncmp(msg, inv, n) == 0 && (msg[n] < '0' || msg[n] > '9');
 }
 
+/* cs_check_each's callback: counts the problems, keeps the first, and
+ * checks that each one names an invariant ("I<n> "). */
+typedef struct each_t {
+    uint64_t n;
+    char first[256];
+    int unnamed;
+} each_t;
+static void each_problem(void *ctx, const char *problem) {
+    each_t *e = ctx;
+    if (e->n++ == 0) snprintf(e->first, sizeof e->first, "%s", problem);
+    if (problem[0] != 'I' || problem[1] < '1' || problem[1] > '9') e->unnamed++;
+}
+
 /* Copy the healthy file, damage it, and expect exactly the error that
  * damage must produce (not just any: a damage that the checksum check
  * reports would pass for any structure). */
@@ -245,6 +258,16 @@ static void expect_damage(const char *what, void (*damage)(const char *path, wal
     else atomic_fetch_add(&test_passed, 1);
     /* cs_check's return carries the first error as the detail */
     if (r != CS_OK) CHECK(strcmp(cs_last_error_detail(), rep.first_error) == 0);
+    /* cs_check_each reports every problem cs_check counts, the first one
+     * first, each naming its invariant (realmlite check prints them) */
+    each_t each;
+    memset(&each, 0, sizeof each);
+    cs_check_report rep2;
+    CHECK_EQ(cs_check_each(env, &rep2, each_problem, &each), r);
+    CHECK_EQ(each.n, rep.errors);
+    CHECK_EQ(rep2.errors, rep.errors);
+    CHECK(strcmp(each.first, rep.first_error) == 0);
+    CHECK_EQ(each.unnamed, 0);
     read_all(env);
     CHECK_OK(cs_env_close(env));
 }

@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #define KEYS 2000
 
@@ -46,6 +47,16 @@ static int sees(cs_txn *t, uint32_t v)
 
 struct reader { cs_txn *src; uint32_t want; int ok; };
 
+/* cs_env_readers' callback: collects (pid, txnid) pairs. */
+struct slots { int n; uint32_t pid[8]; uint64_t txnid[8]; int stop_at; };
+static int collect(void *ctx, uint32_t pid, uint64_t txnid)
+{
+    struct slots *s = ctx;
+    if (s->n < 8) s->pid[s->n] = pid, s->txnid[s->n] = txnid;
+    s->n++;
+    return s->n == s->stop_at ? 77 : 0;
+}
+
 static void *read_clone(void *arg)
 {
     struct reader *r = arg;
@@ -83,6 +94,22 @@ int main(void)
     REQUIRE_OK(cs_txn_begin(env, CS_TXN_RDONLY, &newest));
     CHECK_OK(cs_env_active_versions(env, &versions));
     CHECK_EQ(versions, 2);
+    /* cs_env_readers: each reader slot with its pid and snapshot */
+    struct slots sl = {0};
+    CHECK_OK(cs_env_readers(env, collect, &sl));
+    CHECK_EQ(sl.n, 3); /* src, its clone, newest */
+    int at_src = 0, at_newest = 0;
+    for (int i = 0; i < sl.n && i < 8; i++) {
+        CHECK_EQ(sl.pid[i], (uint32_t)getpid());
+        at_src += sl.txnid[i] == cs_txn_id(src);
+        at_newest += sl.txnid[i] == cs_txn_id(newest);
+    }
+    CHECK_EQ(at_src, 2);
+    CHECK_EQ(at_newest, 1);
+    struct slots stop = {.stop_at = 1};
+    CHECK_EQ(cs_env_readers(env, collect, &stop), 77); /* fn's non-zero stops the walk */
+    CHECK_EQ(stop.n, 1);
+    CHECK_EQ(cs_env_readers(env, NULL, NULL), CS_EINVAL);
     CHECK_OK(cs_txn_abort(newest));
 
     /* Four threads read the same version at once, each through a clone,

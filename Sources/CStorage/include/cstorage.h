@@ -206,6 +206,15 @@ int cs_env_active_versions(cs_env *env, uint32_t *out);
  * migration. Errors: CS_EINVAL (NULL argument). Owns nothing. */
 int cs_env_shared(cs_env *env, int *others);
 
+/* Call fn(ctx, pid, txnid) for each reader slot holding a snapshot now (of
+ * any process, this one included; slots of dead processes are freed
+ * first): which process pins which version. Slots change while they are
+ * read, so this is a sample, not a snapshot. A non-zero return from fn
+ * stops the walk and is returned. CS_EINVAL NULL env or fn. Used by the
+ * realmlite tool's info command. */
+typedef int (*cs_reader_fn)(void *ctx, uint32_t pid, uint64_t txnid);
+int cs_env_readers(cs_env *env, cs_reader_fn fn, void *ctx);
+
 /* Free reader slots of dead processes. *cleared (may be NULL) = how many. */
 int cs_reader_check(cs_env *env, uint32_t *cleared);
 
@@ -416,6 +425,15 @@ typedef struct cs_check_report {
  * were found (report filled either way), another code if it could not run.
  * Never crashes on a damaged file. */
 int cs_check(cs_env *env, cs_check_report *report);
+/* cs_check, calling fn with every problem as it is found (the report's
+ * first_error holds only the first): one NUL-terminated line of at most
+ * 255 bytes, "I<n> <invariant>: ...", valid during the call. fn may be
+ * NULL (then this is cs_check). Used by the realmlite tool's check command.
+ * Errors as cs_check: CS_EINVAL NULL env or report; CS_ECORRUPT problems
+ * found; from cs_txn_begin (CS_EREADERS, CS_EBADTXN ...) or CS_ENOMEM if it
+ * could not run (no problem reported then). */
+typedef void (*cs_check_fn)(void *ctx, const char *problem);
+int cs_check_each(cs_env *env, cs_check_report *report, cs_check_fn fn, void *ctx);
 
 /* ======================================================================
  * FOR THE OBJECT LAYER. Calls that only RealmLite's object layer uses,

@@ -1,0 +1,315 @@
+import Foundation
+
+// Records of the object layer, read as Sources/RealmLite/Storage/Record.swift
+// writes them (docs/OBJECTS.md, "Records"):
+//
+//   [null bitmap: ceil(n/8)] [fixed slots] [u32 LE end offset x nvar] [var bytes]
+//
+// The columns are the stored schema's stored properties in order, minus the
+// primary key of a class keyed by it (its value is the object key with the
+// sign bit flipped). Collections are var fields:
+// [u32 count][u32 end offset x count][elements] (CollectionCodec.swift),
+// map entries [u32 key length][key][value element], optional elements a
+// tag byte (0 nil, 1 value) before the bytes.
+
+struct RecordLayout {
+    struct Column {
+        let property: FileProperty
+        /// Bit in the null bitmap.
+        let position: Int
+        /// Fixed slot offset, or var field number when `width` is 0.
+        let offset: Int
+        let width: Int
+    }
+
+    let cls: FileClass
+    let columns: [Column]
+    let nullBytes: Int
+    let fixedEnd: Int
+    let varCount: Int
+
+    init(_ cls: FileClass) {
+        self.cls = cls
+        let stored = cls.properties.filter { $0.isStored && !(cls.isKeyed && $0.primaryKey) }
+        nullBytes = (stored.count + 7) / 8
+        var fixed = nullBytes, vars = 0
+        var columns: [Column] = []
+        for (position, property) in stored.enumerated() {
+            let width = property.collection == .none ? property.type.fixedWidth : 0
+            if width > 0 {
+                columns.append(Column(property: property, position: position, offset: fixed, width: width))
+                fixed += width
+            } else {
+                columns.append(Column(property: property, position: position, offset: vars, width: 0))
+                vars += 1
+            }
+        }
+        self.columns = columns
+        fixedEnd = fixed
+        varCount = vars
+    }
+
+    var varTableStart: Int { fixedEnd }
+    var varDataStart: Int { fixedEnd + 4 * varCount }
+
+    /// Why `record` does not fit this layout, or nil if it does.
+    func problem(_ record: UnsafeRawBufferPointer) -> String? {
+        if record.count < varDataStart {
+            return "\(record.count) bytes, the layout needs at least \(varDataStart)"
+        }
+        var previous = 0
+        for i in 0..<varCount {
+            let end = Int(record.loadUnaligned(fromByteOffset: varTableStart + 4 * i, as: UInt32.self))
+            if end < previous || varDataStart + end > record.count {
+                return "variable field \(i) ends at \(end), outside \(previous)...\(record.count - varDataStart)"
+            }
+            previous = end
+        }
+        for column in columns where column.width == 0 && !isNull(record, column) {
+            let property = column.property, field = varField(record, column.offset)
+            if property.collection == .none {
+                if let problem = RecordLayout.valueProblem(property.type, field) { return "property \(property.name): \(problem)" }
+                continue
+            }
+            if let problem = ElementArray.problem(field) { return "property \(property.name): \(problem)" }
+            let elements = ElementArray(bytes: field)
+            for i in 0..<elements.count {
+                var element = elements.element(i)
+                if property.collection == .map {
+                    guard element.count >= 4, Int(element.loadUnaligned(as: UInt32.self)) <= element.count - 4 else {
+                        return "property \(property.name): map entry \(i) has no room for its key"
+                    }
+                    let keyLength = Int(element.loadUnaligned(as: UInt32.self))
+                    if String(validating: element[4..<(4 + keyLength)], as: UTF8.self) == nil {
+                        return "property \(property.name): map key \(i) is not valid UTF-8"
+                    }
+                    element = UnsafeRawBufferPointer(rebasing: element[(4 + keyLength)...])
+                }
+                if property.optional || (property.type == .object && property.collection == .map) {
+                    guard let tag = element.first, tag <= 1 else { return "property \(property.name): element \(i) has no nil tag" }
+                    if tag == 0 {
+                        if element.count != 1 { return "property \(property.name): element \(i) is nil with \(element.count - 1) bytes" }
+                        continue
+                    }
+                    element = UnsafeRawBufferPointer(rebasing: element[1...])
+                }
+                if let problem = RecordLayout.valueProblem(property.type, element) { return "property \(property.name): element \(i): \(problem)" }
+            }
+        }
+        return nil
+    }
+
+    /// Why `bytes` is not a stored value of `type`: a fixed-size value of
+    /// another size, or text that is not UTF-8.
+    static func valueProblem(_ type: ValueType, _ bytes: UnsafeRawBufferPointer) -> String? {
+        if type.fixedWidth > 0 {
+            return bytes.count == type.fixedWidth ? nil : "\(bytes.count) bytes where \(type) has \(type.fixedWidth)"
+        }
+        if type == .string || type == .decimal128, String(validating: bytes, as: UTF8.self) == nil { return "not valid UTF-8" }
+        return nil
+    }
+
+    func isNull(_ record: UnsafeRawBufferPointer, _ column: Column) -> Bool {
+        record[column.position >> 3] & (1 << UInt8(column.position & 7)) != 0
+    }
+
+    func varField(_ record: UnsafeRawBufferPointer, _ index: Int) -> UnsafeRawBufferPointer {
+        let end = Int(record.loadUnaligned(fromByteOffset: varTableStart + 4 * index, as: UInt32.self))
+        let start = index == 0 ? 0 : Int(record.loadUnaligned(fromByteOffset: varTableStart + 4 * (index - 1), as: UInt32.self))
+        return UnsafeRawBufferPointer(rebasing: record[(varDataStart + start)..<(varDataStart + end)])
+    }
+
+    /// The column's value (record checked with `problem` first).
+    func value(_ record: UnsafeRawBufferPointer, _ column: Column) -> Value {
+        if isNull(record, column) { return .null }
+        if column.width > 0 {
+            return Value.scalar(column.property.type, UnsafeRawBufferPointer(rebasing: record[column.offset..<(column.offset + column.width)]))
+        }
+        let field = varField(record, column.offset)
+        let property = column.property
+        switch property.collection {
+        case .none:
+            return Value.scalar(property.type, field)
+        case .list, .set:
+            let elements = ElementArray(bytes: field)
+            return .array((0..<elements.count).map { Value.element(property, elements.element($0)) })
+        case .map:
+            let elements = ElementArray(bytes: field)
+            return .map((0..<elements.count).map { i in
+                let entry = elements.element(i)
+                guard entry.count >= 4 else { return ("", .null) }
+                let keyLength = min(Int(entry.loadUnaligned(as: UInt32.self)), entry.count - 4)
+                let key = String(decoding: entry[4..<(4 + keyLength)], as: UTF8.self)
+                return (key, Value.element(property, UnsafeRawBufferPointer(rebasing: entry[(4 + keyLength)...])))
+            })
+        }
+    }
+}
+
+struct ElementArray {
+    let bytes: UnsafeRawBufferPointer
+
+    var count: Int { bytes.count < 4 ? 0 : Int(bytes.loadUnaligned(as: UInt32.self)) }
+
+    func element(_ index: Int) -> UnsafeRawBufferPointer {
+        let payload = 4 + 4 * count
+        let end = Int(bytes.loadUnaligned(fromByteOffset: 4 + 4 * index, as: UInt32.self))
+        let start = index == 0 ? 0 : Int(bytes.loadUnaligned(fromByteOffset: 4 * index, as: UInt32.self))
+        return UnsafeRawBufferPointer(rebasing: bytes[(payload + start)..<(payload + end)])
+    }
+
+    static func problem(_ bytes: UnsafeRawBufferPointer) -> String? {
+        if bytes.isEmpty { return nil }
+        let array = ElementArray(bytes: bytes)
+        guard bytes.count >= 4, array.count <= (bytes.count - 4) / 4 else { return "collection of \(bytes.count) bytes cannot hold its count" }
+        let payload = 4 + 4 * array.count
+        var previous = 0
+        for i in 0..<array.count {
+            let end = Int(bytes.loadUnaligned(fromByteOffset: 4 + 4 * i, as: UInt32.self))
+            if end < previous || payload + end > bytes.count { return "collection element \(i) out of bounds" }
+            previous = end
+        }
+        return nil
+    }
+}
+
+/// A decoded property value, written as JSON or CSV.
+indirect enum Value {
+    case null
+    case int(Int64)
+    case bool(Bool)
+    case double(Double)
+    case string(String)
+    case array([Value])
+    case map([(String, Value)])
+
+    static func scalar(_ type: ValueType, _ bytes: UnsafeRawBufferPointer) -> Value {
+        func load<T>(_: T.Type) -> T? { bytes.count >= MemoryLayout<T>.size ? bytes.loadUnaligned(as: T.self) : nil }
+        switch type {
+        case .int: return load(Int64.self).map { .int(Int64(littleEndian: $0)) } ?? .null
+        case .bool: return bytes.first.map { .bool($0 != 0) } ?? .null
+        case .float: return load(UInt32.self).map { .double(Double(Float(bitPattern: UInt32(littleEndian: $0)))) } ?? .null
+        case .double: return load(UInt64.self).map { .double(Double(bitPattern: UInt64(littleEndian: $0))) } ?? .null
+        case .date:
+            return load(UInt64.self).map {
+                let date = Date(timeIntervalSinceReferenceDate: Double(bitPattern: UInt64(littleEndian: $0)))
+                return .string(date.ISO8601Format(.init(includingFractionalSeconds: true)))
+            } ?? .null
+        case .object: return load(UInt64.self).map { .int(Int64(bitPattern: UInt64(littleEndian: $0))) } ?? .null
+        case .string, .decimal128: return .string(String(decoding: bytes, as: UTF8.self))
+        case .data, .any: return .string(Data(bytes).base64EncodedString())
+        case .objectId: return .string(bytes.map { String(format: "%02x", $0) }.joined())
+        case .uuid:
+            guard bytes.count == 16 else { return .null }
+            let b = Array(bytes)
+            return .string(UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])).uuidString)
+        case .linkingObjects: return .null
+        }
+    }
+
+    static func element(_ property: FileProperty, _ bytes: UnsafeRawBufferPointer) -> Value {
+        if property.optional || (property.type == .object && property.collection == .map) {
+            guard let tag = bytes.first, tag != 0 else { return .null }
+            return scalar(property.type, UnsafeRawBufferPointer(rebasing: bytes[1...]))
+        }
+        return scalar(property.type, bytes)
+    }
+
+    func writeJSON(to out: inout OutputBuffer) {
+        switch self {
+        case .null: out.write("null")
+        case .int(let v): out.write(String(v))
+        case .bool(let v): out.write(v ? "true" : "false")
+        case .double(let v): out.write(v.isFinite ? "\(v)" : "\"\(v)\"")
+        case .string(let s): out.writeJSONString(s)
+        case .array(let values):
+            out.write("[")
+            for (i, v) in values.enumerated() {
+                if i > 0 { out.write(",") }
+                v.writeJSON(to: &out)
+            }
+            out.write("]")
+        case .map(let entries):
+            out.write("{")
+            for (i, (k, v)) in entries.enumerated() {
+                if i > 0 { out.write(",") }
+                out.writeJSONString(k)
+                out.write(":")
+                v.writeJSON(to: &out)
+            }
+            out.write("}")
+        }
+    }
+
+    /// A CSV field: scalars as text, collections as their JSON, quoted when needed.
+    func writeCSV(to out: inout OutputBuffer) {
+        let text: String
+        switch self {
+        case .null: return
+        case .int(let v): text = String(v)
+        case .bool(let v): text = v ? "true" : "false"
+        case .double(let v): text = "\(v)"
+        case .string(let s): text = s
+        case .array, .map:
+            var json = OutputBuffer(sink: nil)
+            writeJSON(to: &json)
+            text = String(decoding: json.bytes, as: UTF8.self)
+        }
+        out.writeCSVField(text)
+    }
+}
+
+/// Buffered stdout (flushed every 64 KiB), so dumps stream in constant memory.
+struct OutputBuffer {
+    var bytes: [UInt8] = []
+    /// A file descriptor, or nil to collect into `bytes`.
+    let sink: Int32?
+
+    init(sink: Int32?) {
+        self.sink = sink
+        bytes.reserveCapacity(1 << 16)
+    }
+
+    mutating func write(_ s: String) {
+        bytes.append(contentsOf: s.utf8)
+        if bytes.count >= 1 << 16 { flush() }
+    }
+
+    mutating func flush() {
+        guard let sink, !bytes.isEmpty else { return }
+        bytes.withUnsafeBytes { raw in
+            var done = 0
+            while done < raw.count {
+                let n = Foundation.write(sink, raw.baseAddress! + done, raw.count - done)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { exit(1) } // stdout closed (e.g. a pipe to head): stop quietly
+                done += n
+            }
+        }
+        bytes.removeAll(keepingCapacity: true)
+    }
+
+    mutating func writeJSONString(_ s: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for unit in s.utf8 {
+            switch unit {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [92, 34])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [92, 92])
+            case UInt8(ascii: "\n"): bytes.append(contentsOf: [92, UInt8(ascii: "n")])
+            case UInt8(ascii: "\r"): bytes.append(contentsOf: [92, UInt8(ascii: "r")])
+            case UInt8(ascii: "\t"): bytes.append(contentsOf: [92, UInt8(ascii: "t")])
+            case 0..<0x20: bytes.append(contentsOf: Array(String(format: "\\u%04x", unit).utf8))
+            default: bytes.append(unit)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    mutating func writeCSVField(_ s: String) {
+        if s.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 10 || $0 == 13 }) {
+            write("\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"")
+        } else {
+            write(s)
+        }
+    }
+}
