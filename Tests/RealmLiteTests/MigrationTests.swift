@@ -633,3 +633,63 @@ final class MigrationTests: RealmTestCase {
         _ = realm
     }
 }
+
+let holdOpenVariable = "REALMLITE_HOLD_OPEN"
+
+/// A migration rewrites records in place, so it waits for no one: while
+/// another process has the file open (reading it with the old schema), it is
+/// refused with an error, and the file stays as it was.
+final class MigrationAcrossProcessesTests: RealmTestCase {
+    /// The child-process entry point: opens the file with the old classes,
+    /// says so, and keeps it open until its standard input closes.
+    func testHoldTheFileOpen() throws {
+        guard let path = ProcessInfo.processInfo.environment[holdOpenVariable] else {
+            throw XCTSkip("the child-process entry point of MigrationAcrossProcessesTests: runs only with \(holdOpenVariable) set")
+        }
+        let configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [MPersonV0.self])
+        let realm = try Realm(configuration: configuration)
+        FileHandle.standardOutput.write(Data("HOLDING \(realm.objects(MPersonV0.self).count)\n".utf8))
+        _ = FileHandle.standardInput.readDataToEndOfFile()
+        exit(0)
+    }
+
+    func testAMigrationIsRefusedWhileAnotherProcessHasTheFileOpen() throws {
+        let old = Realm.Configuration(fileURL: fileURL, objectTypes: [MPersonV0.self])
+        do {
+            let realm = try Realm(configuration: old)
+            try realm.write { realm.create(MPersonV0.self, value: ["firstName": "Ada", "lastName": "Lovelace", "age": 36]) }
+        }
+        XCTAssertFalse(SharedEnv.isOpen(path: fileURL.path))
+
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        child.arguments = ["RealmLiteTests.MigrationAcrossProcessesTests/testHoldTheFileOpen"]
+        var environment = ProcessInfo.processInfo.environment
+        environment[holdOpenVariable] = fileURL.path
+        child.environment = environment
+        let input = Pipe(), output = Pipe()
+        child.standardInput = input
+        child.standardOutput = output
+        try child.run()
+        var seen = ""
+        while !seen.contains("HOLDING") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += String(decoding: chunk, as: UTF8.self)
+        }
+        XCTAssertTrue(seen.contains("HOLDING 1"), "the child opened the file: \(seen)")
+
+        let new = Realm.Configuration(fileURL: fileURL, schemaVersion: 1, objectTypes: [MPersonV1.self])
+        XCTAssertThrowsRealmError(.schemaMismatch, mentioning: ["another process", "has the file open"]) {
+            _ = try Realm(configuration: new)
+        }
+        XCTAssertEqual(try Realm.schemaVersionAtURL(fileURL), 0, "the file is as it was")
+
+        try input.fileHandleForWriting.close()
+        child.waitUntilExit()
+        XCTAssertEqual(child.terminationStatus, 0)
+        let realm = try Realm(configuration: new)
+        XCTAssertEqual(realm.objects(MPersonV1.self).count, 1, "with the other process gone, it migrates")
+        XCTAssertEqual(try Realm.schemaVersionAtURL(fileURL), 1)
+    }
+}

@@ -403,6 +403,14 @@ extension StoredClass {
 // MARK: - Running a migration
 
 extension RealmCore {
+    /// A migration rewrites records in place: a process still reading them
+    /// with the old schema would misread them, so none may have the file open.
+    func refuseWhileOpenElsewhere(_ what: @autoclosure () -> String) throws {
+        guard try env.isOpenElsewhere() else { return }
+        throw Realm.Error(.schemaMismatch,
+                          "Cannot \(what()): another process (or a read-only Realm of this process) has the file open, and it would misread records written with the new schema. Close the file there, then open it again here.")
+    }
+
     /// Migrates the file from `stored` to the classes of `descriptors` in one
     /// write transaction (see the top of this file).
     func migrate(from stored: StoredSchema, to descriptors: [ClassDescriptor]) throws {
@@ -410,6 +418,7 @@ extension RealmCore {
             throw Realm.Error(.schemaMismatch,
                               "Cannot migrate '\(env.path)' to schema version \(configuration.schemaVersion): it is open in this process with schema version \(stored.version). Close every Realm instance of the file first.")
         }
+        try refuseWhileOpenElsewhere("migrate '\(env.path)' from schema version \(stored.version) to \(configuration.schemaVersion)")
         let oldTxn = try env.beginRead()
         defer { oldTxn.abort() }
         try beginWriteTransaction()
@@ -464,6 +473,8 @@ extension RealmCore {
             let meta = try write.txn.openTree(TreeName.meta, create: true)
             metaTree = absentTree
             try updated.encoded().withUnsafeBytes { try write.txn.store(meta, Array(MetaKey.schema.utf8), $0, "Storing the schema") }
+            // Again just before the commit: a process may have opened the file while the block ran.
+            try refuseWhileOpenElsewhere("migrate '\(env.path)' from schema version \(stored.version) to \(configuration.schemaVersion)")
             try commitWriteTransaction()
         } catch {
             if isInWriteTransaction { cancelWriteTransaction() }

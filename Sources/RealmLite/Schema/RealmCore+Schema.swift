@@ -109,6 +109,7 @@ extension RealmCore {
             throw Realm.Error(.schemaMismatch,
                               "Cannot delete the data of '\(env.path)' (deleteRealmIfMigrationNeeded): it is open in this process with another schema. Close every Realm instance of the file first.")
         }
+        try refuseWhileOpenElsewhere("delete the data of '\(env.path)' (deleteRealmIfMigrationNeeded)")
         try withSchemaWrite { txn in
             for storedClass in stored.classes {
                 for name in treeNames(of: storedClass) {

@@ -127,6 +127,15 @@ extension SharedEnv {
         return rc == csOK ? nil : storageError(rc, what)
     }
 
+    /// True if the file is open through another environment now: another
+    /// process, or another configuration of this process (read-only and
+    /// read-write ones open the file separately).
+    func isOpenElsewhere() throws -> Bool {
+        var others: Int32 = 0
+        try check(cs_env_shared(handle, &others), "Asking whether another process has '\(path)' open")
+        return others != 0
+    }
+
     /// Distinct versions pinned by readers.
     func activeVersions() throws -> UInt32 {
         var pinned: UInt32 = 0
