@@ -121,24 +121,8 @@ final class MainActorRealmTests: RealmTestCase {
     }
 
     private func runShape(_ shape: String, offMainThread: Bool, file: StaticString = #filePath, line: UInt = #line) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        process.arguments = ["RealmLiteTests.MainActorRealmTests/testRunProgramShape"]
-        var environment = ProcessInfo.processInfo.environment
-        environment[programShapeVariable] = shape
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        process.environment = environment
-        let outputPipe = Pipe()
-        process.standardOutput = outputPipe
-        process.standardError = outputPipe
-        do {
-            try process.run()
-        } catch {
-            XCTFail("cannot start child process: \(error)", file: file, line: line)
-            return
-        }
-        let output = String(decoding: outputPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        guard let (process, output) = runChildTest("RealmLiteTests.MainActorRealmTests/testRunProgramShape",
+                                                   [programShapeVariable: shape], file: file, line: line) else { return }
         let how = process.terminationReason == .exit ? "exited with status \(process.terminationStatus)"
                                                      : "died by signal \(process.terminationStatus)"
         XCTAssertTrue(process.terminationReason == .exit && process.terminationStatus == 0,

@@ -661,12 +661,8 @@ final class MigrationAcrossProcessesTests: RealmTestCase {
         }
         XCTAssertFalse(SharedEnv.isOpen(path: fileURL.path))
 
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        child.arguments = ["RealmLiteTests.MigrationAcrossProcessesTests/testHoldTheFileOpen"]
-        var environment = ProcessInfo.processInfo.environment
-        environment[holdOpenVariable] = fileURL.path
-        child.environment = environment
+        let child = childTestProcess("RealmLiteTests.MigrationAcrossProcessesTests/testHoldTheFileOpen",
+                                     [holdOpenVariable: fileURL.path])
         let input = Pipe(), output = Pipe()
         child.standardInput = input
         child.standardOutput = output

@@ -114,24 +114,8 @@ let stopSignal = SIGTRAP
 /// XCTFail after the misuse exits with status 1) and that its stop message,
 /// the runtime's "Fatal error: RealmLite: ..." line on stderr, says `expected`.
 func assertStops(_ scenario: String, printing expected: String, file: StaticString = #filePath, line: UInt = #line) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-    process.arguments = ["RealmLiteTests.StopScenarioTests/testRunScenario"]
-    var environment = ProcessInfo.processInfo.environment
-    environment[stopScenarioVariable] = scenario
-    environment["SWIFT_BACKTRACE"] = "enable=no"
-    process.environment = environment
-    let errorPipe = Pipe()
-    process.standardError = errorPipe
-    process.standardOutput = Pipe()
-    do {
-        try process.run()
-    } catch {
-        XCTFail("cannot start child process: \(error)", file: file, line: line)
-        return
-    }
-    let output = String(decoding: errorPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
+    guard let (process, output) = runChildTest("RealmLiteTests.StopScenarioTests/testRunScenario",
+                                               [stopScenarioVariable: scenario], file: file, line: line) else { return }
     let how = process.terminationReason == .exit ? "exited with status \(process.terminationStatus)"
                                                  : "died by signal \(process.terminationStatus)"
     XCTAssertTrue(process.terminationReason == .uncaughtSignal && process.terminationStatus == stopSignal,
@@ -144,3 +128,35 @@ func assertStops(_ scenario: String, printing expected: String, file: StaticStri
 }
 
 let stopScenarioVariable = "REALMLITE_STOP_SCENARIO"
+
+/// This test binary, set up to run one test (`Target.Class/method`) in a
+/// child process with `environment` added. Swift's crash backtracer is off
+/// there, so that a stop ends the child by its trap signal.
+func childTestProcess(_ test: String, _ environment: [String: String]) -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+    process.arguments = [test]
+    var merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    merged["SWIFT_BACKTRACE"] = "enable=no"
+    process.environment = merged
+    return process
+}
+
+/// Runs `test` in a child process to its end: the finished process and its
+/// standard output and error together; nil after reporting a failure to start.
+func runChildTest(_ test: String, _ environment: [String: String],
+                  file: StaticString = #filePath, line: UInt = #line) -> (Process, String)? {
+    let process = childTestProcess(test, environment)
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    do {
+        try process.run()
+    } catch {
+        XCTFail("cannot start child process: \(error)", file: file, line: line)
+        return nil
+    }
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process, output)
+}
