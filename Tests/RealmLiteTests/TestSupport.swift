@@ -20,6 +20,13 @@ class RealmTestCase: XCTestCase {
 
     var fileURL: URL { directory.appendingPathComponent("test.realm") }
 
+    /// Lets the main queue run: scheduled notifications are delivered.
+    func nextTurn() {
+        let turn = expectation(description: "turn")
+        DispatchQueue.main.async { turn.fulfill() }
+        wait(for: [turn], timeout: 10)
+    }
+
     func configuration(_ types: [ObjectBase.Type]? = allTestTypes, file: String = "test.realm") -> Realm.Configuration {
         Realm.Configuration(fileURL: directory.appendingPathComponent(file), objectTypes: types)
     }

@@ -125,7 +125,8 @@ public final class Migration {
         var entry = cursor.first()
         while let (key, value) = entry.map({ ($0.key, $0.value) }) {
             let objectKey = keyValue(key)
-            let old = MigrationObject(.old(record: [UInt8](bytes(of: value)), layout: layout, key: objectKey), self)
+            guard let record = core.recording({ try layout.current(bytes(of: value)) }) else { return }
+            let old = MigrationObject(.old(record: record, layout: layout, key: objectKey), self)
             if let info {
                 // An object deleted earlier in the migration is skipped, as in Realm.
                 if let object = core.object(info, key: objectKey) { block(old, MigrationObject(.new(object), self)) }
@@ -256,7 +257,8 @@ public final class Migration {
         let targetKey = UInt64(littleEndian: element.loadUnaligned(as: UInt64.self))
         guard let tree = try? oldTxn.openTree(TreeName.objects(target), create: false), tree != absentTree,
               let value = oldTxn.get(tree, key: targetKey, "Reading an old '\(target)' object") else { return nil }
-        return MigrationObject(.old(record: [UInt8](bytes(of: value)), layout: targetLayout, key: targetKey), self)
+        guard let record = core.recording({ try targetLayout.current(bytes(of: value)) }) else { return nil }
+        return MigrationObject(.old(record: record, layout: targetLayout, key: targetKey), self)
     }
 
     fileprivate func newValue(_ object: ObjectBase, _ name: String) -> Any? {
@@ -346,29 +348,37 @@ struct StoredLayout {
     let stored: StoredClass
     let layout: RecordLayout
     let slots: [String: (ColumnSlot, StoredProperty)]
+    let generations: RecordGenerations?
 
     init(_ stored: StoredClass) {
         self.stored = stored
+        let storage = stored.storageProperties
+        let positional = PositionalLayout(storage, headerSize: stored.generations == nil ? 0 : 1)
         var slots: [String: (ColumnSlot, StoredProperty)] = [:]
-        let keyed = stored.keyedByPrimaryKey == true
-        let order = stored.properties.filter { $0.type != .linkingObjects && !(keyed && $0.primaryKey) }
-        let nullBytes = (order.count + 7) / 8
-        var fixed = nullBytes, varCount = 0
-        for (position, property) in order.enumerated() {
-            let width = property.collection == .none ? property.type.fixedWidth : 0
-            if width > 0 {
-                slots[property.name] = (ColumnSlot(offset: Int32(fixed), nullBit: Int32(position), width: Int32(width)), property)
-                fixed += width
-            } else {
-                slots[property.name] = (ColumnSlot(offset: Int32(varCount), nullBit: Int32(position), width: 0), property)
-                varCount += 1
-            }
+        for (position, property) in storage.enumerated() where property.retired != true {
+            slots[property.name] = (positional.slots[position], property)
         }
-        if keyed, let key = stored.properties.first(where: \.primaryKey) {
+        if stored.keyedByPrimaryKey == true, let key = stored.properties.first(where: \.primaryKey) {
             slots[key.name] = (ColumnSlot(offset: 0, nullBit: 0, width: ColumnSlot.objectKey), key)
         }
         self.slots = slots
-        layout = RecordLayout(columnCount: order.count, nullBytes: nullBytes, fixedSize: fixed - nullBytes, varCount: varCount)
+        layout = positional.layout
+        generations = RecordGenerations(stored)
+    }
+
+    /// A stored record of this class in this layout (an older generation's
+    /// upgraded: RecordGenerations.swift, G3).
+    func current(_ record: UnsafeRawBufferPointer) throws -> [UInt8] {
+        try generations?.upgrade(record) ?? [UInt8](record)
+    }
+
+    /// Calls body with `record` as this layout reads it (copied only when
+    /// it is of an older generation).
+    func withCurrent<R>(_ record: UnsafeRawBufferPointer, _ body: (RecordView) throws -> R) throws -> R {
+        if let upgraded = try generations?.upgrade(record) {
+            return try upgraded.withUnsafeBytes { try body(RecordView(base: $0.baseAddress!, size: $0.count)) }
+        }
+        return try body(RecordView(base: record.baseAddress!, size: record.count))
     }
 }
 
@@ -440,15 +450,29 @@ extension RealmCore {
                     code.keyedByPrimaryKey = stillKeyed ? true : (old.keyedByPrimaryKey == nil ? nil : false)
                 }
                 let unchanged = old.map { schemaDifferences(stored: $0, code: code).isEmpty } ?? false
-                let storedClass = unchanged ? old! : code
+                let openTree: (String) throws -> cs_tree = { try write.txn.openTree($0, create: true) }
+                var storedClass = unchanged ? old! : code
+                var info: ClassInfo
+                if !unchanged, let old, let appended = appendingGeneration(to: old, code) {
+                    // Records stay as they are (RecordGenerations.swift).
+                    storedClass = appended
+                    info = try ClassInfo(descriptor: descriptor, stored: storedClass, openTree: openTree)
+                    if appended.generations != old.generations {
+                        storedClass.defaults = try RecordGenerations.defaults(previous: old, next: appended,
+                                                                              prototype: defaultRecord(info))
+                        info = try ClassInfo(descriptor: descriptor, stored: storedClass, openTree: openTree)
+                    }
+                    try dropRetiredTrees(of: old, now: storedClass, in: write)
+                } else {
+                    info = try ClassInfo(descriptor: descriptor, stored: storedClass, openTree: openTree)
+                    if let old, !unchanged { changed.append((info, old)) }
+                }
                 if let index = updated.classes.firstIndex(where: { $0.name == descriptor.name }) {
                     updated.classes[index] = storedClass
                 } else {
                     updated.classes.append(storedClass)
                 }
-                let info = try ClassInfo(descriptor: descriptor, stored: storedClass) { try write.txn.openTree($0, create: true) }
                 infos.append(info)
-                if let old, !unchanged { changed.append((info, old)) }
             }
             write.registeredClasses += infos.map(\.name)
             let state = SchemaState(classes: infos, stored: updated)
@@ -486,11 +510,7 @@ extension RealmCore {
     /// rebuilding its index trees and clearing backlinks of links that went.
     private func rewriteRecords(_ info: ClassInfo, from old: StoredClass, oldTxn: EngineTxn, in write: WriteTransaction) throws {
         let layout = StoredLayout(old)
-        // The defaults: a new instance's values, encoded.
-        let prototype = info.type.init()
-        var defaults = _RecordWriter(info: info, realm: self)
-        for column in info.storageOrder { try info.accessors[column].encodeUnmanaged(prototype, column: column, into: &defaults) }
-        let defaultRecord = defaults.bytes
+        let defaultRecord = try defaultRecord(info)
         // Which new columns copy old bytes.
         var sources: [Int: (ColumnSlot, Bool)] = [:] // column -> (old slot, nil allowed)
         for c in info.storageOrder {
@@ -526,8 +546,7 @@ extension RealmCore {
         var writer = _RecordWriter(info: info, realm: self)
         while let (k, value) = entry.map({ ($0.key, $0.value) }) {
             let key = keyValue(k)
-            let record = RecordView(base: UnsafeRawPointer(value.data)!, size: value.size)
-            defaultRecord.withUnsafeBytes { raw in
+            try layout.withCurrent(bytes(of: value)) { record in defaultRecord.withUnsafeBytes { raw in
                 let defaultView = RecordView(base: raw.baseAddress!, size: raw.count)
                 writer = _RecordWriter(info: info, realm: self, buffer: writer.bytes)
                 for c in info.storageOrder {
@@ -545,7 +564,7 @@ extension RealmCore {
                     }
                     writer.write(c, isNull: defaultView.isNull(slot), defaultView.field(slot, info.layout))
                 }
-            }
+            } }
             putRecord(info, key, writer.bytes, in: write)
             writer.bytes.withUnsafeBytes { raw in
                 let view = RecordView(base: raw.baseAddress!, size: raw.count)
@@ -615,6 +634,73 @@ extension RealmCore {
                                   "Primary key property '\(info.name).\(column.name)' has duplicate values after migration (\(shown)): give every object a distinct value in the migration block.")
             }
             if let error = write.error { throw error }
+        }
+    }
+}
+
+// MARK: - Changes that leave the records as they are
+
+extension RealmCore {
+    /// The values of a new instance of `info`'s class, as a record.
+    func defaultRecord(_ info: ClassInfo) throws -> [UInt8] {
+        let prototype = info.type.init()
+        var defaults = _RecordWriter(info: info, realm: self)
+        for column in info.storageOrder { try info.accessors[column].encodeUnmanaged(prototype, column: column, into: &defaults) }
+        return defaults.bytes
+    }
+
+    /// `old` changed to `code` without rewriting its records, if the change
+    /// allows it (RecordGenerations.swift): properties removed (their
+    /// columns retired) and plain properties added (appended, as a new
+    /// generation when any are). nil when the records must be rewritten: a
+    /// class without generations or out of them, a property whose type,
+    /// optionality, index or primary key changed, an added primary key or
+    /// indexed property (its index needs every record), a change of
+    /// embedding or of how the class is keyed.
+    func appendingGeneration(to old: StoredClass, _ code: StoredClass) -> StoredClass? {
+        guard let generations = old.generations, generations.count < Int(UInt8.max),
+              old.embedded == code.embedded, old.keyedByPrimaryKey == code.keyedByPrimaryKey else { return nil }
+        let codeByName = Dictionary(code.properties.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        var next = old
+        next.properties = []
+        var kept = Set<String>()
+        for property in old.properties {
+            if property.retired == true { next.properties.append(property); continue }
+            if let now = codeByName[property.name] {
+                guard now == property else { return nil }
+                next.properties.append(property)
+                kept.insert(property.name)
+            } else if property.type == .linkingObjects {
+                continue // not in the records
+            } else {
+                guard !property.primaryKey else { return nil }
+                var retired = property
+                retired.retired = true
+                next.properties.append(retired)
+            }
+        }
+        for property in code.properties where !kept.contains(property.name) {
+            guard !property.primaryKey, !property.indexed else { return nil }
+            next.properties.append(property)
+        }
+        next.swiftType = code.swiftType
+        let storageCount = next.storageProperties.count
+        if storageCount != generations.last { next.generations = generations + [storageCount] }
+        return next
+    }
+
+    /// The trees of properties `now` retired: the index and backlinks of a
+    /// column nothing reads any more are emptied.
+    func dropRetiredTrees(of old: StoredClass, now: StoredClass, in write: WriteTransaction) throws {
+        let wasLive = Set(old.liveProperties.map(\.name))
+        for property in now.properties where property.retired == true && wasLive.contains(property.name) {
+            var names: [String] = []
+            if property.indexed { names.append(TreeName.index(now.name, property.name)) }
+            if property.type == .object { names.append(TreeName.backlinks(now.name, property.name)) }
+            for name in names {
+                let tree = try write.txn.openTree(name, create: false)
+                if tree != absentTree { write.clear(tree, "Dropping '\(name)'") }
+            }
         }
     }
 }
