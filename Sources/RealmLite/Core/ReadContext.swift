@@ -45,8 +45,9 @@ final class ReadContext {
     }
 
     private func releaseUpgraded() {
+        guard !upgraded.isEmpty else { return }
         for copy in upgraded.values { copy.deallocate() }
-        upgraded = [:]
+        upgraded.removeAll(keepingCapacity: upgraded.count < 1024)
     }
 
     /// This transaction's cursor on `tree` (nil if the tree is absent). One

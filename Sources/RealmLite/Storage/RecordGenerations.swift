@@ -125,27 +125,37 @@ extension RecordView {
         defaults.withUnsafeBytes { rawDefaults in
             let fallback = RecordView(base: rawDefaults.baseAddress!, size: rawDefaults.count)
             let layout = current.layout
+            // Var bytes go after the fixed part, which is filled in place.
             var out = [UInt8](repeating: 0, count: layout.varDataStart)
             out.reserveCapacity(max(size, rawDefaults.count) + layout.varDataStart)
-            out[0] = generation
-            var varEnd = 0
+            var ends: [UInt32] = []
+            ends.reserveCapacity(layout.varCount)
+            out.withUnsafeMutableBytes { $0[0] = generation }
             for position in 0..<current.slots.count {
                 let slot = current.slots[position]
                 let (source, sourceSlot, sourceLayout) = position < old.slots.count
                     ? (self, old.slots[position], old.layout) : (fallback, slot, layout)
                 let isNull = retired[position] || source.isNull(sourceSlot)
-                if isNull { out[Int(slot.nullBit) >> 3] |= 1 << UInt8(slot.nullBit & 7) }
                 if slot.width > 0 {
-                    if !isNull {
-                        let field = source.fixed(sourceSlot)
-                        for i in 0..<field.count { out[Int(slot.offset) + i] = field[i] }
+                    out.withUnsafeMutableBytes { dest in
+                        if isNull {
+                            dest[Int(slot.nullBit) >> 3] |= 1 << UInt8(slot.nullBit & 7)
+                        } else {
+                            (dest.baseAddress! + Int(slot.offset)).copyMemory(from: source.base + Int(sourceSlot.offset), byteCount: Int(slot.width))
+                        }
                     }
                 } else {
-                    if !isNull { out.appendRaw(source.variable(Int(sourceSlot.offset), sourceLayout)) }
-                    varEnd = out.count - layout.varDataStart
-                    withUnsafeBytes(of: UInt32(varEnd).littleEndian) { end in
-                        for i in 0..<4 { out[layout.varTableStart + 4 * Int(slot.offset) + i] = end[i] }
+                    if isNull {
+                        out.withUnsafeMutableBytes { $0[Int(slot.nullBit) >> 3] |= 1 << UInt8(slot.nullBit & 7) }
+                    } else {
+                        out.appendRaw(source.variable(Int(sourceSlot.offset), sourceLayout))
                     }
+                    ends.append(UInt32(out.count - layout.varDataStart).littleEndian)
+                }
+            }
+            if !ends.isEmpty {
+                out.withUnsafeMutableBytes { dest in
+                    ends.withUnsafeBytes { (dest.baseAddress! + layout.varTableStart).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
                 }
             }
             return out
