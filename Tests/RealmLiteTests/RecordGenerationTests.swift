@@ -1,3 +1,4 @@
+import CStorage
 import Foundation
 import XCTest
 @testable import RealmLite
@@ -67,6 +68,19 @@ final class GItemIndexed: Object {
 
 final class GOwner: Object {
     @Persisted var name = ""
+}
+
+/// Only fixed-size columns (no var field table in its records).
+final class GFixedV0: Object {
+    override class func className() -> String { "GFixed" }
+    @Persisted var a = 0
+}
+
+final class GFixedV1: Object {
+    override class func className() -> String { "GFixed" }
+    @Persisted var a = 0
+    @Persisted var b = true
+    @Persisted var c = 2.5
 }
 
 final class RecordGenerationTests: RealmTestCase {
@@ -212,6 +226,97 @@ final class RecordGenerationTests: RealmTestCase {
         try realm.write { items.filter("size == 2").first!.rating = 8 }
         nextTurn()
         XCTAssertEqual(changes, [[2]])
+    }
+}
+
+extension RecordGenerationTests {
+    func testAClassOfFixedSizeColumnsGetsFixedSizeColumns() throws {
+        do {
+            let realm = try Realm(configuration: config([GFixedV0.self], version: 0))
+            try realm.write { for i in 0..<5 { realm.create(GFixedV0.self, value: ["a": i]) } }
+        }
+        let realm = try Realm(configuration: config([GFixedV1.self], version: 1))
+        let all = realm.objects(GFixedV1.self).sorted(byKeyPath: "a")
+        XCTAssertEqual(all.map(\.a), [0, 1, 2, 3, 4])
+        XCTAssertEqual(Set(all.map(\.b)), [true])
+        XCTAssertEqual(all.filter("c == 2.5 AND a >= 3").count, 2)
+        try realm.write { all[1].c = 1 }
+        XCTAssertEqual(all.filter("c == 2.5").count, 4)
+    }
+
+    /// A file as format 2 wrote it (no generation byte, no generations):
+    /// read as it is, written in its layout, and given generations by a
+    /// migration that changes the class.
+    func testFilesOfTheEarlierFormatAreReadWrittenAndMigrated() throws {
+        try seed(4)
+        try rewriteAsFormat2(className: "GItem")
+        do {
+            let realm = try Realm(configuration: config([GItemV0.self], version: 0))
+            let items = realm.objects(GItemV0.self).sorted(byKeyPath: "size")
+            XCTAssertEqual(items.map(\.title), ["t0", "t1", "t2", "t3"])
+            XCTAssertEqual(items.map(\.note), ["even", nil, "even", nil])
+            XCTAssertEqual(items.filter("size == 2 AND title == 't2'").count, 1)
+            try realm.write {
+                realm.create(GItemV0.self, value: ["title": "t4", "size": 4])
+                items[0].title = "zero"
+            }
+            XCTAssertEqual(realm.core.schemaState.stored!.class(named: "GItem")!.generations, nil)
+            let sizes = Set(rawRecords(realm).values.map(\.count))
+            XCTAssertFalse(sizes.contains { $0 < 1 + 8 + 4 + 4 }, "no record lost bytes")
+        }
+        let realm = try Realm(configuration: config([GItemV1.self, GOwner.self], version: 1))
+        let items = realm.objects(GItemV1.self).sorted(byKeyPath: "size")
+        XCTAssertEqual(items.map(\.title), ["zero", "t1", "t2", "t3", "t4"])
+        XCTAssertEqual(Set(items.map(\.rating)), [7])
+        XCTAssertEqual(realm.core.schemaState.stored!.class(named: "GItem")!.generations, [8], "rewritten with a generation byte")
+        XCTAssertEqual(Set(rawRecords(realm).values.map { $0.first }), [0])
+    }
+
+    /// Strips the generation byte from the class's records and the
+    /// generations from the stored schema, and marks the file format 2.
+    private func rewriteAsFormat2(className: String) throws {
+        var env: OpaquePointer?
+        XCTAssertEqual(cs_env_open(fileURL.path, nil, &env), 0)
+        defer { cs_env_close(env) }
+        var txn: OpaquePointer?
+        XCTAssertEqual(cs_txn_begin(env, 0, &txn), 0)
+        var meta: cs_tree = 0, objects: cs_tree = 0
+        XCTAssertEqual(cs_tree_open(txn, "realm:meta", 0, &meta), 0)
+        XCTAssertEqual(cs_tree_open(txn, "obj:" + className, 0, &objects), 0)
+        func put(_ tree: cs_tree, _ key: [UInt8], _ value: [UInt8]) {
+            key.withUnsafeBytes { k in
+                value.withUnsafeBytes { v in
+                    XCTAssertEqual(cs_put(txn, tree, cs_val(data: k.baseAddress, size: k.count), cs_val(data: v.baseAddress, size: v.count), 0), 0)
+                }
+            }
+        }
+        var value = cs_val()
+        let schemaKey = Array("schema".utf8)
+        schemaKey.withUnsafeBytes { k in XCTAssertEqual(cs_get(txn, meta, cs_val(data: k.baseAddress, size: k.count), &value), 0) }
+        var schema = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(bytes: value.data, count: value.size)) as? [String: Any])
+        schema["format"] = 2
+        schema["classes"] = (schema["classes"] as! [[String: Any]]).map { cls in
+            var cls = cls
+            cls["generations"] = nil
+            cls["defaults"] = nil
+            return cls
+        }
+        put(meta, schemaKey, [UInt8](try JSONSerialization.data(withJSONObject: schema)))
+        var records: [([UInt8], [UInt8])] = []
+        var cursor: OpaquePointer?
+        XCTAssertEqual(cs_cursor_open(txn, objects, &cursor), 0)
+        var key = cs_val()
+        var rc = cs_cursor_get(cursor, &key, &value, CS_FIRST)
+        while rc == 0 {
+            let record = [UInt8](UnsafeRawBufferPointer(start: value.data, count: value.size))
+            XCTAssertEqual(record.first, 0)
+            records.append(([UInt8](UnsafeRawBufferPointer(start: key.data, count: key.size)), Array(record.dropFirst())))
+            rc = cs_cursor_get(cursor, &key, &value, CS_NEXT)
+        }
+        cs_cursor_close(cursor)
+        XCTAssertFalse(records.isEmpty)
+        for (key, record) in records { put(objects, key, record) }
+        XCTAssertEqual(cs_txn_commit(txn), 0)
     }
 }
 
