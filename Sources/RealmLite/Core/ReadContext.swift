@@ -35,13 +35,19 @@ final class ReadContext {
         }
         let id = UpgradedRecordKey(tree: info.objectsTree, key: key)
         if let copy = upgraded[id] { return cs_val(data: UnsafeRawPointer(copy.baseAddress), size: copy.count) }
-        guard let bytes = orStop({ try generations.upgrade(UnsafeRawBufferPointer(start: value.data, count: value.size)) }) else {
-            return value
+        let record = UnsafeRawBufferPointer(start: value.data, count: value.size)
+        var copy: UnsafeMutableRawBufferPointer?
+        let upgraded = orStop {
+            try generations.upgrade(record) { size in
+                let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: max(size, 1), alignment: 8)
+                precondition(generations.write(record, into: memory) == size)
+                copy = UnsafeMutableRawBufferPointer(rebasing: memory[0..<size])
+                return true
+            }
         }
-        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 8)
-        bytes.withUnsafeBytes { copy.copyMemory(from: $0) }
-        upgraded[id] = copy
-        return cs_val(data: UnsafeRawPointer(copy.baseAddress), size: bytes.count)
+        guard upgraded, let copy else { return value }
+        self.upgraded[id] = copy
+        return cs_val(data: UnsafeRawPointer(copy.baseAddress), size: copy.count)
     }
 
     private func releaseUpgraded() {

@@ -318,10 +318,33 @@ public final class Migration {
     }
 
     private func unwrapMigrationObjects(_ value: Any) -> Any {
-        if let object = value as? MigrationObject, case let .new(managed) = object.backing { return managed }
-        if let dictionary = value as? [String: Any] { return dictionary.mapValues(unwrapMigrationObjects) }
-        if let array = value as? [Any] { return array.map(unwrapMigrationObjects) }
-        return value
+        // One conformance check: a bridging cast of every scalar to [Any]
+        // and [String: Any] costs more than the write it precedes.
+        (value as? MigrationValueContainer)?.unwrappingMigrationObjects() ?? value
+    }
+}
+
+/// Values that may hold MigrationObjects: a new one stands for its object.
+private protocol MigrationValueContainer {
+    func unwrappingMigrationObjects() -> Any
+}
+
+extension MigrationObject: MigrationValueContainer {
+    fileprivate func unwrappingMigrationObjects() -> Any {
+        if case let .new(managed) = backing { return managed }
+        return self
+    }
+}
+
+extension Array: MigrationValueContainer {
+    fileprivate func unwrappingMigrationObjects() -> Any {
+        map { ($0 as? MigrationValueContainer)?.unwrappingMigrationObjects() ?? $0 }
+    }
+}
+
+extension Dictionary: MigrationValueContainer where Key == String {
+    fileprivate func unwrappingMigrationObjects() -> Any {
+        mapValues { ($0 as? MigrationValueContainer)?.unwrappingMigrationObjects() ?? $0 }
     }
 }
 

@@ -80,15 +80,56 @@ final class RecordGenerations: @unchecked Sendable {
     /// `record` in the current layout; nil when it already is. Throws for a
     /// record whose generation byte or size the class cannot have.
     func upgrade(_ record: UnsafeRawBufferPointer) throws -> [UInt8]? {
+        var result: [UInt8]?
+        _ = try upgrade(record) { size in
+            var out = [UInt8](repeating: 0, count: size)
+            let written = out.withUnsafeMutableBytes { dest in self.write(record, into: dest) }
+            precondition(written == size)
+            result = out
+            return true
+        }
+        return result
+    }
+
+    /// Upgrades `record` into memory `store` writes it to (given the
+    /// size; it calls `write`); false when the record is already current.
+    func upgrade(_ record: UnsafeRawBufferPointer, store: (Int) -> Bool) throws -> Bool {
         guard let first = record.first else { throw corrupt("an empty record") }
-        if first == current { return nil }
+        if first == current { return false }
         guard Int(first) < layouts.count - 1 else { throw corrupt("a record of generation \(first)") }
         let old = layouts[Int(first)]
         guard record.count >= old.layout.varDataStart, defaults.count >= layouts.last!.layout.varDataStart else {
             throw corrupt("a record shorter than its layout")
         }
-        return RecordView(base: record.baseAddress!, size: record.count).withGeneration(current, from: old, defaults: defaults,
-                                                                                         current: layouts.last!, retired: retired)
+        return store(upgradedSize(record))
+    }
+
+    /// The size of `record` (of an older generation) in the current layout.
+    private func upgradedSize(_ record: UnsafeRawBufferPointer) -> Int {
+        let old = layouts[Int(record[0])], now = layouts.last!
+        let view = RecordView(base: record.baseAddress!, size: record.count)
+        return defaults.withUnsafeBytes { rawDefaults in
+            let fallback = RecordView(base: rawDefaults.baseAddress!, size: rawDefaults.count)
+            var size = now.layout.varDataStart
+            for position in 0..<now.slots.count where now.slots[position].width == 0 && !retired[position] {
+                let (source, slot, layout) = position < old.slots.count
+                    ? (view, old.slots[position], old.layout) : (fallback, now.slots[position], now.layout)
+                if !source.isNull(slot) { size += source.variable(Int(slot.offset), layout).count }
+            }
+            return size
+        }
+    }
+
+    /// Writes `record` (of an older generation) in the current layout to
+    /// `dest` (room for upgradedSize); returns the bytes written.
+    func write(_ record: UnsafeRawBufferPointer, into dest: UnsafeMutableRawBufferPointer) -> Int {
+        let old = layouts[Int(record[0])], now = layouts.last!
+        let view = RecordView(base: record.baseAddress!, size: record.count)
+        return defaults.withUnsafeBytes { rawDefaults in
+            view.write(into: dest, generation: current, from: old,
+                       defaults: RecordView(base: rawDefaults.baseAddress!, size: rawDefaults.count),
+                       current: now, retired: retired)
+        }
     }
 
     private func corrupt(_ what: String) -> Realm.Error {
@@ -107,58 +148,54 @@ final class RecordGenerations: @unchecked Sendable {
         let current = PositionalLayout(properties, headerSize: 1)
         // The previous defaults hold the previous generation's columns; the
         // new ones come from the prototype.
-        let merged = [UInt8](previousDefaults).withUnsafeBytes { raw in
-            RecordView(base: raw.baseAddress!, size: raw.count).withGeneration(
-                UInt8(generations.count - 1), from: old, defaults: prototype, current: current,
-                retired: properties.map { $0.retired == true })
+        let retired = properties.map { $0.retired == true }
+        var merged = [UInt8](repeating: 0, count: previousDefaults.count + prototype.count + current.layout.varDataStart)
+        let size = [UInt8](previousDefaults).withUnsafeBytes { raw in
+            prototype.withUnsafeBytes { rawPrototype in
+                merged.withUnsafeMutableBytes { dest in
+                    RecordView(base: raw.baseAddress!, size: raw.count).write(
+                        into: dest, generation: UInt8(generations.count - 1), from: old,
+                        defaults: RecordView(base: rawPrototype.baseAddress!, size: rawPrototype.count),
+                        current: current, retired: retired)
+                }
+            }
         }
-        return Data(merged)
+        return Data(merged.prefix(size))
     }
 }
 
 extension RecordView {
-    /// This record (of layout `old`, a prefix of `current`) in `current`:
-    /// its own columns, then those of `defaults` (a record of `current`);
-    /// retired columns are written empty. Used by upgrades (G2).
-    func withGeneration(_ generation: UInt8, from old: PositionalLayout, defaults: [UInt8],
-                        current: PositionalLayout, retired: [Bool]) -> [UInt8] {
-        defaults.withUnsafeBytes { rawDefaults in
-            let fallback = RecordView(base: rawDefaults.baseAddress!, size: rawDefaults.count)
-            let layout = current.layout
-            // Var bytes go after the fixed part, which is filled in place.
-            var out = [UInt8](repeating: 0, count: layout.varDataStart)
-            out.reserveCapacity(max(size, rawDefaults.count) + layout.varDataStart)
-            var ends: [UInt32] = []
-            ends.reserveCapacity(layout.varCount)
-            out.withUnsafeMutableBytes { $0[0] = generation }
-            for position in 0..<current.slots.count {
-                let slot = current.slots[position]
-                let (source, sourceSlot, sourceLayout) = position < old.slots.count
-                    ? (self, old.slots[position], old.layout) : (fallback, slot, layout)
-                let isNull = retired[position] || source.isNull(sourceSlot)
-                if slot.width > 0 {
-                    out.withUnsafeMutableBytes { dest in
-                        if isNull {
-                            dest[Int(slot.nullBit) >> 3] |= 1 << UInt8(slot.nullBit & 7)
-                        } else {
-                            (dest.baseAddress! + Int(slot.offset)).copyMemory(from: source.base + Int(sourceSlot.offset), byteCount: Int(slot.width))
-                        }
-                    }
-                } else {
-                    if isNull {
-                        out.withUnsafeMutableBytes { $0[Int(slot.nullBit) >> 3] |= 1 << UInt8(slot.nullBit & 7) }
-                    } else {
-                        out.appendRaw(source.variable(Int(sourceSlot.offset), sourceLayout))
-                    }
-                    ends.append(UInt32(out.count - layout.varDataStart).littleEndian)
-                }
+    /// Writes this record (of layout `old`, a prefix of `current`) in
+    /// `current` to `dest`: its own columns, then those of `defaults` (a
+    /// record of `current`); retired columns are written nil. `dest` must
+    /// have room (RecordGenerations.upgradedSize); returns the bytes written.
+    /// Used by upgrades (G2).
+    func write(into dest: UnsafeMutableRawBufferPointer, generation: UInt8, from old: PositionalLayout,
+               defaults fallback: RecordView, current: PositionalLayout, retired: [Bool]) -> Int {
+        let layout = current.layout
+        let out = dest.baseAddress!
+        out.initializeMemory(as: UInt8.self, repeating: 0, count: layout.varDataStart)
+        out.storeBytes(of: generation, as: UInt8.self)
+        var end = layout.varDataStart
+        for position in 0..<current.slots.count {
+            let slot = current.slots[position]
+            let (source, sourceSlot, sourceLayout) = position < old.slots.count
+                ? (self, old.slots[position], old.layout) : (fallback, slot, layout)
+            let isNull = retired[position] || source.isNull(sourceSlot)
+            if isNull {
+                dest[Int(slot.nullBit) >> 3] |= 1 << UInt8(slot.nullBit & 7)
+            } else if slot.width > 0 {
+                (out + Int(slot.offset)).copyMemory(from: source.base + Int(sourceSlot.offset), byteCount: Int(slot.width))
+            } else {
+                let field = source.variable(Int(sourceSlot.offset), sourceLayout)
+                if field.count > 0 { (out + end).copyMemory(from: field.baseAddress!, byteCount: field.count) }
+                end += field.count
             }
-            if !ends.isEmpty {
-                out.withUnsafeMutableBytes { dest in
-                    ends.withUnsafeBytes { (dest.baseAddress! + layout.varTableStart).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-                }
+            if slot.width == 0 {
+                (out + layout.varTableStart + 4 * Int(slot.offset)).storeBytes(of: UInt32(end - layout.varDataStart).littleEndian,
+                                                                              toByteOffset: 0, as: UInt32.self)
             }
-            return out
         }
+        return end
     }
 }
