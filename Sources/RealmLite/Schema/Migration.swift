@@ -318,11 +318,20 @@ public final class Migration {
     }
 
     private func unwrapMigrationObjects(_ value: Any) -> Any {
-        // One conformance check: a bridging cast of every scalar to [Any]
-        // and [String: Any] costs more than the write it precedes.
-        (value as? MigrationValueContainer)?.unwrappingMigrationObjects() ?? value
+        // Scalars are told by their type alone: a cast of each to a protocol
+        // (or a bridging cast to [Any]) costs more than the write it precedes.
+        if scalarTypes.contains(ObjectIdentifier(type(of: value))) { return value }
+        return (value as? MigrationValueContainer)?.unwrappingMigrationObjects() ?? value
     }
 }
+
+/// Types of values that hold no MigrationObject.
+private let scalarTypes: Set<ObjectIdentifier> = [
+    ObjectIdentifier(Int.self), ObjectIdentifier(Int64.self), ObjectIdentifier(Int32.self), ObjectIdentifier(Int16.self),
+    ObjectIdentifier(Int8.self), ObjectIdentifier(Bool.self), ObjectIdentifier(Double.self), ObjectIdentifier(Float.self),
+    ObjectIdentifier(String.self), ObjectIdentifier(Data.self), ObjectIdentifier(Date.self), ObjectIdentifier(UUID.self),
+    ObjectIdentifier(ObjectId.self), ObjectIdentifier(Decimal128.self),
+]
 
 /// Values that may hold MigrationObjects: a new one stands for its object.
 private protocol MigrationValueContainer {
@@ -366,8 +375,9 @@ private func decodeScalar(_ type: PropertyType, _ field: UnsafeRawBufferPointer)
 }
 
 /// The record layout of a stored class (as ClassInfo computes it, from the
-/// stored schema alone), to read records written with an older schema.
-struct StoredLayout {
+/// stored schema alone), to read records written with an older schema. A
+/// class: every old MigrationObject holds one.
+final class StoredLayout {
     let stored: StoredClass
     let layout: RecordLayout
     let slots: [String: (ColumnSlot, StoredProperty)]
