@@ -55,6 +55,9 @@ extension Realm {
         core.add(object, update: update)
     }
 
+    /// Adds unmanaged objects (and the unmanaged objects they link to) in
+    /// order, as ``add(_:update:)-(Object,_)`` does for each. Must be called
+    /// inside a write transaction on this Realm's thread.
     public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) where S.Iterator.Element: Object {
         core.add(objects, update: update)
     }
@@ -65,9 +68,24 @@ extension Realm {
         core.create(type, value: value, update: update)
     }
 
+    /// Deletes a managed object: links to it become nil, it leaves every List
+    /// and MutableSet it was in, and the embedded objects it owns are deleted
+    /// with it. The object (and every other accessor of it) becomes
+    /// invalidated.
+    ///
+    /// Must be called inside a write transaction
+    /// (``Realm/Error/Code/wrongTransactionState``) with an object this Realm
+    /// manages (``Realm/Error/Code/wrongRealm``; an unmanaged object:
+    /// ``Realm/Error/Code/invalidValue``).
     public func delete(_ object: ObjectBase) { core.delete(object) }
 
+    /// Deletes each object of `objects`, as ``delete(_:)-(ObjectBase)`` does.
+    /// Safe to pass a live ``Results`` that shrinks as its objects go; all the
+    /// objects of a class that has no links in or out are cleared at once. Must
+    /// be called inside a write transaction.
     public func delete<S: Sequence>(_ objects: S) where S.Iterator.Element: ObjectBase { core.delete(objects) }
 
+    /// Deletes every object of every class; the schema stays. Must be called
+    /// inside a write transaction (``Realm/Error/Code/wrongTransactionState``).
     public func deleteAll() { core.deleteAll() }
 }

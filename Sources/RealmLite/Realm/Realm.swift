@@ -19,6 +19,11 @@ public struct Realm {
         try self.init(configuration: .defaultConfiguration)
     }
 
+    /// Opens the Realm in the file at `fileURL` with the rest of
+    /// ``Configuration/defaultConfiguration``, confined to the calling thread
+    /// like ``init(configuration:)``. Throws a ``Realm/Error`` if the file
+    /// cannot be opened or its schema needs a migration this configuration does
+    /// not allow.
     public init(fileURL: URL) throws {
         var configuration = Configuration.defaultConfiguration
         configuration.fileURL = fileURL
@@ -98,6 +103,7 @@ public struct Realm {
         return .actor(actor)
     }
 
+    /// The configuration this Realm was opened with. Readable from any thread.
     public var configuration: Configuration { core.configuration }
 
     /// The classes stored in this Realm.
@@ -112,6 +118,9 @@ public struct Realm {
         return core.isEmpty
     }
 
+    /// True between ``beginWrite()`` (or the start of a `write {}` block) and
+    /// its commit or cancel, including inside an async write's block. Must be
+    /// read on this Realm's thread.
     public var isInWriteTransaction: Bool {
         core.verifyThread()
         return core.isInWriteTransaction
