@@ -7,6 +7,8 @@
 # the RealmLite target. Any docc warning (a broken symbol link, an unknown
 # article) fails the build, and so does a public symbol without a doc comment
 # (scripts/check_doc_coverage.py says which symbols it exempts and why).
+# Then README.md's package snippet and example are built as a package of
+# their own (scripts/build_readme_package.sh).
 # Output: build/docs/RealmLite.doccarchive.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,3 +32,4 @@ docc_bin=$(command -v docc || echo /opt/swift/usr/bin/docc)
   --warnings-as-errors
 python3 scripts/check_doc_coverage.py "$graphs"
 echo "docs: $out/RealmLite.doccarchive"
+bash scripts/build_readme_package.sh
