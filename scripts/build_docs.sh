@@ -8,7 +8,8 @@
 # article) fails the build, and so does a public symbol without a doc comment
 # (scripts/check_doc_coverage.py says which symbols it exempts and why).
 # Then README.md's package snippet and example are built as a package of
-# their own (scripts/build_readme_package.sh).
+# their own, and the articles' marked examples type-checked against it
+# (scripts/build_doc_examples.sh).
 # Output: build/docs/RealmLite.doccarchive.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,4 +33,4 @@ docc_bin=$(command -v docc || echo /opt/swift/usr/bin/docc)
   --warnings-as-errors
 python3 scripts/check_doc_coverage.py "$graphs"
 echo "docs: $out/RealmLite.doccarchive"
-bash scripts/build_readme_package.sh
+bash scripts/build_doc_examples.sh
