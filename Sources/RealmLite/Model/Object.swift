@@ -86,7 +86,10 @@ open class ObjectBase: CustomStringConvertible, Hashable {
         }
     }
 
-    /// Reads or writes a property by name (key-value coding).
+    /// Reads or writes a property by name (key-value coding): `dog["age"]`
+    /// is `dog.age` as `Any?`. An unknown name or a value of the wrong type
+    /// stops with ``Realm/Error/Code/invalidValue``; writing a managed
+    /// object's property needs a write transaction, as a setter does.
     public subscript(key: String) -> Any? {
         get {
             guard let (descriptor, index) = propertyIndex(key) else {
