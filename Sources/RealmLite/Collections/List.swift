@@ -103,7 +103,8 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     /// inside a write transaction.
     public func removeAll() { replaceSubrange(0..<count, with: EmptyCollection()) }
 
-    /// Replaces the element at index.
+    /// Replaces the element at `index` with `object`, as `list[index] =
+    /// object` does (a managed list: inside a write transaction).
     public func replace(index: Int, object: Element) { self[index] = object }
 
     /// Moves the element at `from` so that it ends up at index `to`.
