@@ -30,7 +30,7 @@ the documentation that applies or the symbol is not API:
   type itself, because docc does not show a requirement's comment on its
   implementations.
 
-Usage: check_doc_coverage.py [GRAPH_DIR] [--summary]
+Usage: check_doc_coverage.py [GRAPH_DIR]
 Prints "documented/total" for the symbols this check covers; exits 1 listing
 file:line and name of each undocumented one.
 """
@@ -73,8 +73,7 @@ def exempt(sym, parent_of, conforms):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    graph_dir = args[0] if args else ".build-docs/symbol-graphs"
+    graph_dir = sys.argv[1] if len(sys.argv) > 1 else ".build-docs/symbol-graphs"
     paths = sorted(glob.glob(os.path.join(graph_dir, MODULE + ".symbols.json")) +
                    glob.glob(os.path.join(graph_dir, MODULE + "@*.symbols.json")))
     if not paths:
@@ -109,7 +108,9 @@ def main():
     root = os.getcwd() + "/"
 
     def where(sym):
-        loc = sym["location"]
+        loc = sym.get("location")
+        if loc is None:
+            return "(no source location)", 0
         path = loc["uri"].removeprefix("file://").removeprefix(root)
         return path, loc["position"]["line"] + 1
 
