@@ -78,7 +78,9 @@ stops-release: deps
 	swift test -c release -Xswiftc -enable-testing --filter StopScenarioTests
 
 # The DocC catalog (Sources/RealmLite/RealmLite.docc plus docs/*.md as
-# articles), built with the toolchain's docc; a broken symbol link fails it.
+# articles), built with the toolchain's docc; a broken symbol link or an
+# undocumented public symbol fails it, and so does README.md's package
+# snippet or example if it does not build.
 docs:
 	bash scripts/build_docs.sh
 

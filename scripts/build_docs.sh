@@ -5,7 +5,12 @@
 # hand-written articles) plus the design notes in docs/, copied in as
 # articles so that each text exists once. Symbol graphs come from a build of
 # the RealmLite target. Any docc warning (a broken symbol link, an unknown
-# article) fails the build. Output: build/docs/RealmLite.doccarchive.
+# article) fails the build, and so does a public symbol without a doc comment
+# (scripts/check_doc_coverage.py says which symbols it exempts and why).
+# Then README.md's package snippet and example are built as a package of
+# their own, and the articles' marked examples type-checked against it
+# (scripts/build_doc_examples.sh).
+# Output: build/docs/RealmLite.doccarchive.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=build/docs
@@ -25,5 +30,7 @@ docc_bin=$(command -v docc || echo /opt/swift/usr/bin/docc)
 "$docc_bin" convert "$catalog" --additional-symbol-graph-dir "$graphs" \
   --output-path "$out/RealmLite.doccarchive" \
   --fallback-display-name RealmLite --fallback-bundle-identifier org.realmlite.RealmLite \
-  --warnings-as-errors --experimental-documentation-coverage --coverage-summary-level brief
+  --warnings-as-errors
+python3 scripts/check_doc_coverage.py "$graphs"
 echo "docs: $out/RealmLite.doccarchive"
+bash scripts/build_doc_examples.sh

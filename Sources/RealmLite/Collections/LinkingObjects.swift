@@ -9,6 +9,10 @@ public struct LinkingObjects<Element: ObjectBase>: RandomAccessCollection, Custo
     let owner: ObjectBase?
     let column: Int
 
+    /// Declares the inverse of `property`, a to-one link or List of `Element`
+    /// pointing at the enclosing class; usually written through
+    /// ``Persisted/init(originProperty:)``. Read-only: it changes as links to
+    /// this object are added and removed.
     public init(fromType _: Element.Type, property propertyName: String) {
         self.propertyName = propertyName
         owner = nil
@@ -21,7 +25,12 @@ public struct LinkingObjects<Element: ObjectBase>: RandomAccessCollection, Custo
         self.column = column
     }
 
+    /// The Realm managing the target object, nil while the linking objects is
+    /// unmanaged.
     public var realm: Realm? { owner?.realm }
+    /// True once the target object was deleted or its Realm invalidated;
+    /// reading the linking objects then stops with
+    /// ``Realm/Error/Code/invalidatedObject``.
     public var isInvalidated: Bool { owner?.isInvalidated ?? false }
 
     /// Keys of the linking objects, in key order (each once).
@@ -35,8 +44,12 @@ public struct LinkingObjects<Element: ObjectBase>: RandomAccessCollection, Custo
 
     public var startIndex: Int { 0 }
     public var endIndex: Int { count }
+    /// The number of objects linking here through the origin property, in the
+    /// current version (an object linking twice counts once).
     public var count: Int { sources?.2.count ?? 0 }
 
+    /// The linking object at `position` (in object-key order). An index outside
+    /// `0..<count` stops with ``Realm/Error/Code/invalidValue``.
     public subscript(position: Int) -> Element {
         guard let (realm, origin, keys) = sources, keys.indices.contains(position),
               let object = realm.object(origin, key: keys[position]) else {
@@ -78,6 +91,20 @@ extension LinkingObjects: _RealmValue, _Persistable {
 }
 
 extension LinkingObjects {
+    /// Calls `block` with `.initial` at the next turn of this collection's
+    /// Realm (its main actor, serial queue or actor), then after each commit
+    /// that changes the collection, with the indexes deleted and modified (in
+    /// the previous version) and inserted (in the new one). `keyPaths` limits
+    /// which properties of element objects count as modifications. With
+    /// `queue`, the collection is handed over and notifications run on that
+    /// serial queue instead. Keep the returned token: releasing or invalidating
+    /// it stops them.
+    ///
+    /// Call it outside a write transaction
+    /// (``Realm/Error/Code/wrongTransactionState``), on a managed, live
+    /// collection (observing a frozen one stops with
+    /// ``Realm/Error/Code/frozen``), from a Realm that has turns to deliver in:
+    /// a plain thread has none (``Realm/Error/Code/incorrectThread``).
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmCollectionChange<LinkingObjects<Element>>) -> Void) -> NotificationToken {
         if let queue { return RealmLite.observe(self, on: queue) { $0.observe(keyPaths: keyPaths, block) } }
@@ -98,13 +125,21 @@ extension LinkingObjects {
 }
 
 extension LinkingObjects {
+    /// True if the linking objects was read through a frozen Realm: immutable,
+    /// and readable from any thread.
     public var isFrozen: Bool { owner?.isFrozen ?? false }
 
+    /// The linking objects as of its Realm's current version: immutable and
+    /// readable from any thread. An unmanaged linking objects cannot be frozen
+    /// (stops with ``Realm/Error/Code/invalidValue``).
     public func freeze() -> LinkingObjects {
         guard let owner else { realmFatal(.invalidValue, "Cannot freeze LinkingObjects of an unmanaged object.") }
         return LinkingObjects(propertyName: propertyName, owner: owner._freeze(), column: column)
     }
 
+    /// The live linking objects in the calling thread's Realm (the target
+    /// object found again there); nil if the target object was deleted since. A
+    /// live linking objects returns itself.
     public func thaw() -> LinkingObjects? {
         guard let owner else { return self }
         return owner._thaw().map { LinkingObjects(propertyName: propertyName, owner: $0, column: column) }

@@ -7,17 +7,28 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     var unmanaged: [Element] = []
     let field: CollectionField?
 
+    /// An empty unmanaged list, a plain array until its owner is added to a
+    /// Realm. Declare list properties as `@Persisted var dogs: List<Dog>`.
     public init() { field = nil }
 
     init(field: CollectionField) { self.field = field }
 
+    /// The Realm managing the owning object, nil while the list is unmanaged.
     public var realm: Realm? { field.map { Realm(core: $0.realm) } }
+    /// True once the owning object was deleted or its Realm invalidated;
+    /// reading the list then stops with ``Realm/Error/Code/invalidatedObject``.
     public var isInvalidated: Bool { field?.owner.isInvalidated ?? false }
 
     public var startIndex: Int { 0 }
     public var endIndex: Int { count }
+    /// The number of elements in the current version, read from the owner's
+    /// record.
     public var count: Int { field?.view.count ?? unmanaged.count }
 
+    /// The element at `position` in the current version; setting it replaces
+    /// that element (a managed list: inside a write transaction,
+    /// ``Realm/Error/Code/wrongTransactionState`` otherwise). An index outside
+    /// `0..<count` stops with ``Realm/Error/Code/invalidValue``.
     public subscript(position: Int) -> Element {
         get {
             guard let field else { return unmanaged[position] }
@@ -44,16 +55,29 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         field.splice(subrange, with: encoded)
     }
 
+    /// Appends `object` (an unmanaged object is added to the Realm with it). A
+    /// managed list: inside a write transaction on the Realm's thread.
     public func append(_ object: Element) { replaceSubrange(count..<count, with: CollectionOfOne(object)) }
 
+    /// Appends each element of `objects` in order, in one change of the owner's
+    /// record. A managed list: inside a write transaction.
     public func append<S: Sequence>(objectsIn objects: S) where S.Element == Element {
         replaceSubrange(count..<count, with: Array(objects))
     }
 
+    /// Appends each element of `newElements`; the same as
+    /// ``append(objectsIn:)``.
     public func append<S: Sequence>(contentsOf newElements: S) where S.Element == Element { append(objectsIn: newElements) }
 
+    /// Inserts `object` at `index` (`0...count`; otherwise stops with
+    /// ``Realm/Error/Code/invalidValue``). A managed list: inside a write
+    /// transaction.
     public func insert(_ object: Element, at index: Int) { replaceSubrange(index..<index, with: CollectionOfOne(object)) }
 
+    /// Removes the element at `index` (the object itself is not deleted from
+    /// the Realm). An index outside `0..<count` stops with
+    /// ``Realm/Error/Code/invalidValue``. A managed list: inside a write
+    /// transaction.
     public func remove(at index: Int) {
         if field == nil, !(0..<count).contains(index) {
             realmFatal(.invalidValue, "Index \(index) is out of bounds (count \(count)).")
@@ -61,19 +85,26 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         replaceSubrange(index..<(index + 1), with: EmptyCollection())
     }
 
+    /// Removes the last element; stops with ``Realm/Error/Code/invalidValue``
+    /// on an empty list. A managed list: inside a write transaction.
     public func removeLast() {
         guard count > 0 else { realmFatal(.invalidValue, "Cannot remove the last element of an empty List.") }
         remove(at: count - 1)
     }
 
+    /// Removes the first element; stops with ``Realm/Error/Code/invalidValue``
+    /// on an empty list. A managed list: inside a write transaction.
     public func removeFirst() {
         guard count > 0 else { realmFatal(.invalidValue, "Cannot remove the first element of an empty List.") }
         remove(at: 0)
     }
 
+    /// Removes every element (the objects stay in the Realm). A managed list:
+    /// inside a write transaction.
     public func removeAll() { replaceSubrange(0..<count, with: EmptyCollection()) }
 
-    /// Replaces the element at index.
+    /// Replaces the element at `index` with `object`, as `list[index] =
+    /// object` does (a managed list: inside a write transaction).
     public func replace(index: Int, object: Element) { self[index] = object }
 
     /// Moves the element at `from` so that it ends up at index `to`.
@@ -90,6 +121,9 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         field.write(elements)
     }
 
+    /// Exchanges the elements at the two indexes. A managed list: inside a
+    /// write transaction; an index outside `0..<count` stops with
+    /// ``Realm/Error/Code/invalidValue``.
     public func swapAt(_ index1: Int, _ index2: Int) {
         guard let field else {
             unmanaged.swapAt(index1, index2)
@@ -159,6 +193,19 @@ func encodeForNewRecord<S: Sequence>(_ values: S, _ realm: RealmCore) throws -> 
 }
 
 extension List {
+    /// Calls `block` with `.initial` at the next turn of this list's Realm (its
+    /// main actor, serial queue or actor), then after each commit that changes
+    /// the list, with the indexes deleted and modified (in the previous
+    /// version) and inserted (in the new one). `keyPaths` limits which
+    /// properties of element objects count as modifications. With `queue`, the
+    /// list is handed over and notifications run on that serial queue instead.
+    /// Keep the returned token: releasing or invalidating it stops them.
+    ///
+    /// Call it outside a write transaction
+    /// (``Realm/Error/Code/wrongTransactionState``), on a managed, live list
+    /// (observing a frozen one stops with ``Realm/Error/Code/frozen``), from a
+    /// Realm that has turns to deliver in: a plain thread has none
+    /// (``Realm/Error/Code/incorrectThread``).
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmCollectionChange<List<Element>>) -> Void) -> NotificationToken {
         if let queue { return RealmLite.observe(self, on: queue) { $0.observe(keyPaths: keyPaths, block) } }
@@ -167,6 +214,8 @@ extension List {
 }
 
 extension List {
+    /// True if the list was read through a frozen Realm: immutable, and
+    /// readable from any thread.
     public var isFrozen: Bool { fieldIsFrozen }
 
     /// The list as of the current version, immutable and readable anywhere.

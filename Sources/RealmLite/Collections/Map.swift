@@ -11,7 +11,9 @@ extension String: _MapKey {
 
 /// One key/value pair of a Map.
 public struct SingleMapEntry<Key: _MapKey, Value: RealmCollectionValue>: Hashable {
+    /// The entry's key.
     public var key: Key
+    /// The value stored under ``key``.
     public var value: Value
 }
 
@@ -21,13 +23,21 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
     var unmanaged: [Key: Value] = [:]
     let field: CollectionField?
 
+    /// An empty unmanaged map, a plain dictionary until its owner is added to a
+    /// Realm. Declare map properties as `@Persisted var scores: Map<String,
+    /// Int>`.
     public init() { field = nil }
 
     init(field: CollectionField) { self.field = field }
 
+    /// The Realm managing the owning object, nil while the map is unmanaged.
     public var realm: Realm? { field.map { Realm(core: $0.realm) } }
+    /// True once the owning object was deleted or its Realm invalidated;
+    /// reading the map then stops with ``Realm/Error/Code/invalidatedObject``.
     public var isInvalidated: Bool { field?.owner.isInvalidated ?? false }
+    /// The number of keys in the current version.
     public var count: Int { field?.view.count ?? unmanaged.count }
+    /// True if the map has no keys.
     public var isEmpty: Bool { count == 0 }
 
     /// The value for key; assigning nil removes the key.
@@ -44,6 +54,8 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
         }
     }
 
+    /// Stores `value` under `key`, replacing any value there. A managed map:
+    /// inside a write transaction (``Realm/Error/Code/wrongTransactionState``).
     public func updateValue(_ value: Value, forKey key: Key) {
         guard let field else {
             unmanaged[key] = value
@@ -57,6 +69,8 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
         field.splice(search.index..<(search.index + (search.found ? 1 : 0)), with: [entry])
     }
 
+    /// Removes `key` and its value; nothing happens if the key is absent. A
+    /// managed map: inside a write transaction.
     public func removeObject(for key: Key) {
         guard let field else {
             unmanaged[key] = nil
@@ -68,6 +82,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
         field.splice(search.index..<(search.index + 1), with: [])
     }
 
+    /// Removes every entry. A managed map: inside a write transaction.
     public func removeAll() {
         guard let field else {
             unmanaged.removeAll()
@@ -78,6 +93,9 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
         if count > 0 { field.splice(0..<count, with: []) }
     }
 
+    /// Stores each pair of `sequence`, calling `combine(existing, new)` for a
+    /// key already present to get the value to keep. A managed map: inside a
+    /// write transaction.
     public func merge<S: Sequence>(_ sequence: S, uniquingKeysWith combine: (Value, Value) throws -> Value) rethrows
     where S.Element == (key: Key, value: Value) {
         for (key, value) in sequence {
@@ -98,9 +116,12 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
         }
     }
 
+    /// The keys in key order (by their UTF-8 bytes).
     public var keys: [Key] { asKeyValueSequence().map(\.key) }
+    /// The values, in the order of their keys.
     public var values: [Value] { asKeyValueSequence().map(\.value) }
 
+    /// True if `key` has a value.
     public func contains(key: Key) -> Bool { self[key] != nil }
 
     public func makeIterator() -> IndexingIterator<[SingleMapEntry<Key, Value>]> {
@@ -155,10 +176,18 @@ extension Map: _RealmValue, _Persistable {
 }
 
 extension Map {
+    /// True if the map was read through a frozen Realm: immutable, and readable
+    /// from any thread.
     public var isFrozen: Bool { fieldIsFrozen }
 
+    /// The map as of its Realm's current version: immutable and readable from
+    /// any thread. An unmanaged map cannot be frozen (stops with
+    /// ``Realm/Error/Code/invalidValue``).
     public func freeze() -> Map { frozenCollection() }
 
+    /// The live map in the calling thread's Realm (the owning object found
+    /// again there); nil if the owning object was deleted since. A live map
+    /// returns itself.
     public func thaw() -> Map? { thawedCollection() }
 }
 

@@ -6,17 +6,26 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
     var unmanaged: [Element] = []
     let field: CollectionField?
 
+    /// An empty unmanaged set, held in memory until its owner is added to a
+    /// Realm. Declare set properties as `@Persisted var tags:
+    /// MutableSet<String>`.
     public init() { field = nil }
 
     init(field: CollectionField) { self.field = field }
 
+    /// The Realm managing the owning object, nil while the set is unmanaged.
     public var realm: Realm? { field.map { Realm(core: $0.realm) } }
+    /// True once the owning object was deleted or its Realm invalidated;
+    /// reading the set then stops with ``Realm/Error/Code/invalidatedObject``.
     public var isInvalidated: Bool { field?.owner.isInvalidated ?? false }
 
     public var startIndex: Int { 0 }
     public var endIndex: Int { count }
+    /// The number of distinct elements in the current version.
     public var count: Int { field?.view.count ?? unmanaged.count }
 
+    /// The element at `position` in insertion order. An index outside
+    /// `0..<count` stops with ``Realm/Error/Code/invalidValue``.
     public subscript(position: Int) -> Element {
         guard let field else { return unmanaged[position] }
         let view = field.view
@@ -24,14 +33,20 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
         return Element._rlmDecodeElement(view.element(position), field.realm)
     }
 
+    /// True if the set holds `object` (values compared by stored value, objects
+    /// by row).
     public func contains(_ object: Element) -> Bool {
         guard let field else { return unmanaged.contains(object) }
         guard let bytes = lookupBytes(object, field.realm) else { return false }
         return field.firstIndex(of: bytes) != nil
     }
 
+    /// Adds `object` unless the set already holds it. A managed set: inside a
+    /// write transaction (``Realm/Error/Code/wrongTransactionState``).
     public func insert(_ object: Element) { insert(objectsIn: CollectionOfOne(object)) }
 
+    /// Adds each element of `objects` that the set does not hold yet, in one
+    /// change of the owner's record. A managed set: inside a write transaction.
     public func insert<S: Sequence>(objectsIn objects: S) where S.Element == Element {
         guard let field else {
             for object in objects where !unmanaged.contains(object) { unmanaged.append(object) }
@@ -47,6 +62,8 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
         if !added.isEmpty { field.splice(count..<count, with: added) }
     }
 
+    /// Removes `object` if the set holds it (an object stays in the Realm). A
+    /// managed set: inside a write transaction.
     public func remove(_ object: Element) {
         guard let field else {
             unmanaged.removeAll { $0 == object }
@@ -57,6 +74,7 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
         field.splice(index..<(index + 1), with: [])
     }
 
+    /// Removes every element. A managed set: inside a write transaction.
     public func removeAll() {
         guard let field else {
             unmanaged.removeAll()
@@ -81,8 +99,10 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
         for element in other { remove(element) }
     }
 
+    /// True if the two sets share at least one element.
     public func intersects(_ other: MutableSet<Element>) -> Bool { contains { other.contains($0) } }
 
+    /// True if every element of this set is also in `other`.
     public func isSubset(of other: MutableSet<Element>) -> Bool { allSatisfy { other.contains($0) } }
 
     private func sameElement(_ a: Element, _ b: Element) -> Bool {
@@ -129,6 +149,19 @@ extension MutableSet: _RealmValue, _Persistable {
 }
 
 extension MutableSet {
+    /// Calls `block` with `.initial` at the next turn of this set's Realm (its
+    /// main actor, serial queue or actor), then after each commit that changes
+    /// the set, with the indexes deleted and modified (in the previous version)
+    /// and inserted (in the new one). `keyPaths` limits which properties of
+    /// element objects count as modifications. With `queue`, the set is handed
+    /// over and notifications run on that serial queue instead. Keep the
+    /// returned token: releasing or invalidating it stops them.
+    ///
+    /// Call it outside a write transaction
+    /// (``Realm/Error/Code/wrongTransactionState``), on a managed, live set
+    /// (observing a frozen one stops with ``Realm/Error/Code/frozen``), from a
+    /// Realm that has turns to deliver in: a plain thread has none
+    /// (``Realm/Error/Code/incorrectThread``).
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmCollectionChange<MutableSet<Element>>) -> Void) -> NotificationToken {
         if let queue { return RealmLite.observe(self, on: queue) { $0.observe(keyPaths: keyPaths, block) } }
@@ -137,10 +170,18 @@ extension MutableSet {
 }
 
 extension MutableSet {
+    /// True if the set was read through a frozen Realm: immutable, and readable
+    /// from any thread.
     public var isFrozen: Bool { fieldIsFrozen }
 
+    /// The set as of its Realm's current version: immutable and readable from
+    /// any thread. An unmanaged set cannot be frozen (stops with
+    /// ``Realm/Error/Code/invalidValue``).
     public func freeze() -> MutableSet { frozenCollection() }
 
+    /// The live set in the calling thread's Realm (the owning object found
+    /// again there); nil if the owning object was deleted since. A live set
+    /// returns itself.
     public func thaw() -> MutableSet? { thawedCollection() }
 }
 

@@ -20,6 +20,15 @@ protocol WholeClassResults {
     var wholeClass: (core: RealmCore, info: ClassInfo)? { get }
 }
 
+/// The objects of a query, read live: ``Realm/objects(_:)`` gives every object
+/// of a class, and `filter`, `where`, `sorted` and `distinct` narrow or order
+/// it. A Results holds no copy of its objects: each access evaluates it against
+/// the Realm's current version, so it always reflects the latest refresh, and a
+/// query is evaluated at most once per version.
+///
+/// Confined to the Realm's thread, queue or actor like the Realm
+/// (``Realm/Error/Code/incorrectThread``); ``freeze()`` it, or pass a
+/// ``ThreadSafeReference``, to use it elsewhere.
 public final class Results<Element: RealmCollectionValue>: RandomAccessCollection, CustomStringConvertible {
     let core: RealmCore
     let source: ResultsSource
@@ -42,7 +51,10 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
         return core
     }
 
+    /// The Realm these results read.
     public var realm: Realm? { Realm(core: realmInstance) }
+    /// Always false: Results stay valid as long as their Realm is (a deleted
+    /// object simply leaves them).
     public var isInvalidated: Bool { false }
 
     var wholeClass: (core: RealmCore, info: ClassInfo)? {
@@ -57,14 +69,19 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
         }
     }
 
+    /// The number of objects in the current version: O(1) for every object of a
+    /// class, one evaluation of the query per version otherwise.
     public var count: Int {
         if case .query(let plan) = source { return plan.count(realmInstance) }
         return realmInstance.count(of: info)
     }
+    /// True if there are no objects in the current version.
     public var isEmpty: Bool { count == 0 }
     public var startIndex: Int { 0 }
     public var endIndex: Int { count }
 
+    /// The object at `position` in the current version. An index outside
+    /// `0..<count` stops with ``Realm/Error/Code/invalidValue``.
     public subscript(position: Int) -> Element {
         let info = self.info
         if case .query(let plan) = source {
@@ -79,7 +96,9 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
         return element(key, value)
     }
 
+    /// The first object, or nil if there are none.
     public var first: Element? { edge(last: false) }
+    /// The last object, or nil if there are none.
     public var last: Element? { edge(last: true) }
 
     private func edge(last: Bool) -> Element? {
@@ -304,6 +323,8 @@ extension ResultsSource {
 }
 
 extension Results {
+    /// True if these results read a frozen Realm: immutable, and readable from
+    /// any thread.
     public var isFrozen: Bool { core.isFrozen }
 
     /// These results as of the current version: the query is evaluated

@@ -29,6 +29,9 @@ open class ObjectBase: CustomStringConvertible, Hashable {
     /// Keyed classes: when this accessor was made (RealmCore.accessorStamp).
     final var _born = Incarnation.never
 
+    /// An unmanaged object whose properties hold their declared defaults.
+    /// Subclasses override it (`required`) through ``Object/init()`` or
+    /// ``EmbeddedObject/init()``.
     public required init() {}
 
     /// The Realm managing this object, or nil while unmanaged.
@@ -64,8 +67,16 @@ open class ObjectBase: CustomStringConvertible, Hashable {
         return realm === other && _info === object._info && _key == object._key
     }
 
+    /// True if both are the same managed object (same Realm instance, class and
+    /// row: two accessors read at different times compare equal), or the same
+    /// unmanaged instance. Property values are not compared. Same as
+    /// ``isSameObject(as:)``.
     public static func == (lhs: ObjectBase, rhs: ObjectBase) -> Bool { lhs.isSameObject(as: rhs) }
 
+    /// Hashes the identity that ``==(_:_:)`` compares (class and row for a
+    /// managed object, the instance for an unmanaged one), so managed objects
+    /// can be put in sets and dictionary keys; the hash of an object changes
+    /// when it is added to a Realm.
     public func hash(into hasher: inout Hasher) {
         if _realm != nil {
             hasher.combine(_key)
@@ -75,7 +86,10 @@ open class ObjectBase: CustomStringConvertible, Hashable {
         }
     }
 
-    /// Reads or writes a property by name (key-value coding).
+    /// Reads or writes a property by name (key-value coding): `dog["age"]`
+    /// is `dog.age` as `Any?`. An unknown name or a value of the wrong type
+    /// stops with ``Realm/Error/Code/invalidValue``; writing a managed
+    /// object's property needs a write transaction, as a setter does.
     public subscript(key: String) -> Any? {
         get {
             guard let (descriptor, index) = propertyIndex(key) else {
@@ -166,6 +180,9 @@ func describeValue(_ value: Any) -> String {
 
 /// A top-level Realm object. Subclass it and declare @Persisted properties.
 open class Object: ObjectBase {
+    /// A new unmanaged object with each property at its declared default. Add
+    /// it to a Realm with ``Realm/add(_:update:)-(Object,_)``; until then it is
+    /// a plain Swift object usable on any thread.
     public required init() { super.init() }
 
     /// An unmanaged object from a dictionary (property name -> value), an
@@ -180,8 +197,15 @@ open class Object: ObjectBase {
 /// An object owned by exactly one parent object: no primary key, deleted
 /// with its parent, never added to a Realm on its own.
 open class EmbeddedObject: ObjectBase {
+    /// A new unmanaged embedded object with each property at its declared
+    /// default. It becomes managed when assigned to a managed object's property
+    /// or appended to one of its Lists, inside a write transaction.
     public required init() { super.init() }
 
+    /// An unmanaged embedded object from a dictionary (property name -> value),
+    /// an array (values in property order) or another object of the class, as
+    /// ``Object/init(value:)`` does. Stops with a message naming the property
+    /// on a wrong value (``Realm/Error/Code/invalidValue``).
     public convenience init(value: Any) {
         self.init()
         assignInitialValues(value)
@@ -243,6 +267,11 @@ extension Object {
 }
 
 extension EmbeddedObject {
+    /// An immutable snapshot of this embedded object at its Realm's current
+    /// version, readable from any thread. Stops for an unmanaged or deleted
+    /// object.
     public func freeze() -> Self { _freeze() }
+    /// The live embedded object in the calling thread's Realm, nil if it (or
+    /// its parent) was deleted since.
     public func thaw() -> Self? { _thaw() }
 }

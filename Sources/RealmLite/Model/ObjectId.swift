@@ -41,6 +41,8 @@ public struct ObjectId: Hashable, Comparable, Sendable, CustomStringConvertible 
     /// The creation time encoded in the first four bytes.
     public var timestamp: Date { Date(timeIntervalSince1970: TimeInterval(high >> 32)) }
 
+    /// The 24 lowercase hexadecimal characters of the 12 bytes, as
+    /// ``init(string:)`` parses them back.
     public var stringValue: String {
         var out = ""
         out.reserveCapacity(24)
@@ -50,6 +52,8 @@ public struct ObjectId: Hashable, Comparable, Sendable, CustomStringConvertible 
 
     public var description: String { stringValue }
 
+    /// Byte order: the timestamp first, so ids generated in different seconds
+    /// sort by creation time (within one second, by process bytes and counter).
     public static func < (a: ObjectId, b: ObjectId) -> Bool {
         a.high != b.high ? a.high < b.high : a.low < b.low
     }

@@ -7,6 +7,16 @@
 // `_enclosingInstance` subscript, which is @inlinable so the key-path access
 // folds into a direct field load in the caller.
 
+/// Declares a stored property of an ``Object`` or ``EmbeddedObject``:
+/// `@Persisted var name = ""`.
+///
+/// On an unmanaged object the wrapper holds the value like a plain property.
+/// Once the object is managed, every read and write goes to the Realm: a read
+/// returns the value in the Realm's current version, a write must happen inside
+/// a write transaction (``Realm/Error/Code/wrongTransactionState`` otherwise),
+/// and both must happen in the Realm's thread, queue or actor
+/// (``Realm/Error/Code/incorrectThread``). The value types, optionals, links,
+/// and collections it can hold are listed in <doc:OBJECTS>.
 @propertyWrapper
 public struct Persisted<Value: _Persistable> {
     /// Column in the object's ClassInfo, or -1 while unmanaged.
@@ -23,6 +33,9 @@ public struct Persisted<Value: _Persistable> {
     /// A property with the type's default value (0, "", nil, a new ObjectId...).
     @inlinable public init() { value = Value._rlmDefaultValue() }
 
+    /// A property whose default value is `wrappedValue`: `@Persisted var age =
+    /// 0`. Used for new unmanaged objects; a managed object reads what is
+    /// stored.
     @inlinable public init(wrappedValue: Value) { value = wrappedValue }
 
     @available(*, unavailable, message: "@Persisted can only be used as a property on a Realm object")
@@ -61,24 +74,39 @@ public struct Persisted<Value: _Persistable> {
 }
 
 extension Persisted where Value: _Indexable {
-    /// `@Persisted(indexed: true) var name = ""`
+    /// An indexed property with a default value: `@Persisted(indexed: true)
+    /// var name = ""`. The index makes `==` and `IN` queries on it
+    /// lookups instead of scans, and costs a write to the index per change.
+    /// Bool, integers, String, Date, ObjectId, UUID and their optionals.
     @inlinable public init(wrappedValue: Value, indexed: Bool) {
         value = wrappedValue
         if indexed { flags |= Self.indexedFlag }
     }
 
+    /// An indexed property with the type's default value: `@Persisted(indexed:
+    /// true) var name: String`. See ``init(wrappedValue:indexed:)``.
     @inlinable public init(indexed: Bool) {
         self.init(wrappedValue: Value._rlmDefaultValue(), indexed: indexed)
     }
 }
 
 extension Persisted where Value: _PrimaryKey {
-    /// `@Persisted(primaryKey: true) var _id: ObjectId`
+    /// The primary key property, with a default value:
+    /// `@Persisted(primaryKey: true) var _id = ObjectId.generate()`. At most
+    /// one per class (not on an ``EmbeddedObject``); unique, so adding a
+    /// second object with the same key fails with
+    /// ``Realm/Error/Code/primaryKeyExists`` unless an update policy is given;
+    /// fixed once managed (``Realm/Error/Code/primaryKeyChange``); and
+    /// ``Realm/object(ofType:forPrimaryKey:)`` finds it. Integers, String,
+    /// ObjectId, UUID and their optionals.
     @inlinable public init(wrappedValue: Value, primaryKey: Bool) {
         value = wrappedValue
         if primaryKey { flags |= Self.primaryKeyFlag }
     }
 
+    /// The primary key property, with the type's default value:
+    /// `@Persisted(primaryKey: true) var _id: ObjectId`. See
+    /// ``init(wrappedValue:primaryKey:)``.
     @inlinable public init(primaryKey: Bool) {
         self.init(wrappedValue: Value._rlmDefaultValue(), primaryKey: primaryKey)
     }

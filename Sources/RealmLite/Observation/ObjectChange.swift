@@ -3,16 +3,25 @@
 
 /// One changed property of an observed object.
 public struct PropertyChange {
+    /// The name of the changed property, as declared in the model class.
     public let name: String
     /// The value before the change (nil if not available).
     public let oldValue: Any?
+    /// The value after the change, as the property's type reads it (a linked
+    /// object, a number...); nil if the new value is nil.
     public let newValue: Any?
 }
 
 /// What an object observer reports.
 public enum ObjectChange<T: ObjectBase> {
+    /// Kept for RealmSwift compatibility: RealmLite reports no observation
+    /// errors (a misuse stops when `observe` is called instead).
     case error(_ error: Swift.Error)
+    /// The object changed in a commit: the object, and each property whose
+    /// stored value differs (limited to the observed `keyPaths` if any), with
+    /// its old and new value.
     case change(_ object: T, _ properties: [PropertyChange])
+    /// The object was deleted; the last notification the observer gets.
     case deleted
 }
 

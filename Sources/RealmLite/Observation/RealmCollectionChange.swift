@@ -6,8 +6,16 @@ import CStorage
 /// A collection change (RealmSwift's RealmCollectionChange). Deletions and
 /// modifications are indices in the previous version, insertions in the new one.
 public enum RealmCollectionChange<CollectionType> {
+    /// The first notification, delivered at the next turn after `observe`: the
+    /// collection as it is then, with nothing to compare against.
     case initial(CollectionType)
+    /// A commit changed the collection: `deletions` and `modifications` are
+    /// indexes in the previous version, `insertions` indexes in the new one (as
+    /// a table view applies them). If the collection's owner was deleted, every
+    /// element is reported deleted, once.
     case update(CollectionType, deletions: [Int], insertions: [Int], modifications: [Int])
+    /// Kept for RealmSwift compatibility: RealmLite reports no observation
+    /// errors (a misuse stops when `observe` is called instead).
     case error(Swift.Error)
 }
 

@@ -38,9 +38,17 @@ struct CompiledSortKey {
 
 /// A sort criterion (RealmSwift's SortDescriptor).
 public struct SortDescriptor: Sendable, Hashable {
+    /// The property to sort on, by name; a dotted path follows to-one links
+    /// (`"owner.name"`). A collection property cannot be sorted on.
     public let keyPath: String
+    /// True for smallest first. nil sorts before every value, then NaN, then
+    /// numbers and dates in order; strings and data sort by their bytes.
     public let ascending: Bool
 
+    /// Sorts on the property named `keyPath` (see ``keyPath``). The name is
+    /// checked when the sort is applied: ``Results/checkedSorted(by:)`` throws
+    /// ``Realm/Error/Code/invalidValue`` for an unknown property, `sorted(by:)`
+    /// stops with it.
     public init(keyPath: String, ascending: Bool = true) {
         self.keyPath = keyPath
         self.ascending = ascending
@@ -52,6 +60,7 @@ public struct SortDescriptor: Sendable, Hashable {
         self.ascending = ascending
     }
 
+    /// The same key path in the opposite direction.
     public func reversed() -> SortDescriptor { SortDescriptor(keyPath: keyPath, ascending: !ascending) }
 }
 

@@ -182,6 +182,9 @@ extension _RealmQueryable {
         try checkedFilter(predicateFormat, arguments: args)
     }
 
+    /// ``filter(_:_:)`` with its arguments as an array (for predicates built at
+    /// run time); throws ``Realm/Error/Code/invalidValue`` with the position
+    /// and reason for an invalid predicate or argument instead of stopping.
     public func checkedFilter(_ predicateFormat: String, arguments: [Any]) throws -> Results<_QueryElement> {
         try _rlmQueryResults().checkedFilter(predicateFormat, arguments: arguments)
     }
@@ -191,6 +194,9 @@ extension _RealmQueryable {
         orStop { try checkedWhere(isIncluded) }
     }
 
+    /// ``where(_:)`` that throws ``Realm/Error/Code/invalidValue`` for a
+    /// predicate it cannot evaluate (an unsupported value, a key path that is
+    /// not a persisted property) instead of stopping.
     public func checkedWhere(_ isIncluded: (Query<_QueryElement>) -> Query<Bool>) throws -> Results<_QueryElement> {
         let predicate = try isIncluded(Query<_QueryElement>(path: [])).predicate()
         return try _rlmQueryResults().adding(predicate, format: "")
@@ -198,22 +204,39 @@ extension _RealmQueryable {
 
     // MARK: Sorting and distinct
 
+    /// The objects ordered by the property named `keyPath`; a stable sort, so
+    /// an earlier order breaks ties, and a later sort takes precedence. Stops
+    /// with ``Realm/Error/Code/invalidValue`` for an unknown or collection
+    /// property (``checkedSorted(byKeyPath:ascending:)`` throws instead).
     public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<_QueryElement> {
         orStop { try checkedSorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)]) }
     }
 
+    /// The objects ordered by each descriptor in turn: the first descriptor
+    /// decides, later ones break its ties. Stops with
+    /// ``Realm/Error/Code/invalidValue`` for an unknown or collection property
+    /// (`checkedSorted(by:)` throws instead).
     public func sorted<S: Sequence>(by sortDescriptors: S) -> Results<_QueryElement> where S.Element == SortDescriptor {
         orStop { try checkedSorted(by: sortDescriptors) }
     }
 
+    /// The objects ordered by the property at `keyPath`: `sorted(by: \.age,
+    /// ascending: false)`. Stable, like ``sorted(byKeyPath:ascending:)``; stops
+    /// if the key path does not name a persisted property.
     public func sorted<V>(by keyPath: KeyPath<_QueryElement, V>, ascending: Bool = true) -> Results<_QueryElement> {
         orStop { try checkedSorted(by: [SortDescriptor(keyPath: try keyPathString(keyPath), ascending: ascending)]) }
     }
 
+    /// `sorted(by:)` with sort descriptors that throws
+    /// ``Realm/Error/Code/invalidValue`` for an unknown or collection property
+    /// instead of stopping.
     public func checkedSorted<S: Sequence>(by sortDescriptors: S) throws -> Results<_QueryElement> where S.Element == SortDescriptor {
         try _rlmQueryResults().checkedSorted(by: Array(sortDescriptors))
     }
 
+    /// ``sorted(byKeyPath:ascending:)`` that throws
+    /// ``Realm/Error/Code/invalidValue`` for an unknown or collection property
+    /// instead of stopping.
     public func checkedSorted(byKeyPath keyPath: String, ascending: Bool = true) throws -> Results<_QueryElement> {
         try checkedSorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
     }
@@ -223,20 +246,34 @@ extension _RealmQueryable {
         orStop { try checkedDistinct(by: keyPaths) }
     }
 
+    /// One object per distinct value tuple of the properties at `keyPaths`:
+    /// `distinct(by: [\.name])`. The first object of each tuple in the current
+    /// order is kept. Stops if a key path does not name a persisted property.
     public func distinct<S: Sequence>(by keyPaths: S) -> Results<_QueryElement> where S.Element == PartialKeyPath<_QueryElement> {
         orStop { try checkedDistinct(by: keyPaths.map { try keyPathString($0) }) }
     }
 
+    /// `distinct(by:)` with property names that throws
+    /// ``Realm/Error/Code/invalidValue`` for an unknown or collection property
+    /// instead of stopping.
     public func checkedDistinct<S: Sequence>(by keyPaths: S) throws -> Results<_QueryElement> where S.Element == String {
         try _rlmQueryResults().checkedDistinct(by: Array(keyPaths))
     }
 
     // MARK: Aggregates
 
+    /// The smallest value of the named numeric or date property, or nil if no
+    /// object has a non-nil value (nil and NaN are skipped). Stops with
+    /// ``Realm/Error/Code/invalidValue`` for an unknown or unsupported property
+    /// (``checkedMin(ofProperty:)`` throws instead).
     public func min<T: _RealmPrimitive>(ofProperty property: String) -> T? {
         orStop { try checkedMin(ofProperty: property) }
     }
 
+    /// The largest value of the named numeric or date property, or nil if no
+    /// object has a non-nil value (nil and NaN are skipped). Stops with
+    /// ``Realm/Error/Code/invalidValue`` for an unknown or unsupported property
+    /// (``checkedMax(ofProperty:)`` throws instead).
     public func max<T: _RealmPrimitive>(ofProperty property: String) -> T? {
         orStop { try checkedMax(ofProperty: property) }
     }
@@ -251,46 +288,69 @@ extension _RealmQueryable {
         orStop { try checkedAverage(ofProperty: property) }
     }
 
+    /// ``min(ofProperty:)`` that throws ``Realm/Error/Code/invalidValue`` for
+    /// an unknown or unsupported property instead of stopping.
     public func checkedMin<T: _RealmPrimitive>(ofProperty property: String) throws -> T? {
         aggregateValue(try _rlmQueryResults().checkedAggregate(.min, property), as: T.self)
     }
 
+    /// ``max(ofProperty:)`` that throws ``Realm/Error/Code/invalidValue`` for
+    /// an unknown or unsupported property instead of stopping.
     public func checkedMax<T: _RealmPrimitive>(ofProperty property: String) throws -> T? {
         aggregateValue(try _rlmQueryResults().checkedAggregate(.max, property), as: T.self)
     }
 
+    /// ``sum(ofProperty:)`` that throws ``Realm/Error/Code/invalidValue`` for
+    /// an unknown or non-numeric property instead of stopping.
     public func checkedSum<T: _RealmPrimitive>(ofProperty property: String) throws -> T {
         aggregateValue(try _rlmQueryResults().checkedAggregate(.sum, property), as: T.self) ?? T._rlmDefaultValue()
     }
 
+    /// ``average(ofProperty:)`` that throws ``Realm/Error/Code/invalidValue``
+    /// for an unknown or non-numeric property instead of stopping.
     public func checkedAverage<T: _RealmPrimitive>(ofProperty property: String) throws -> T? {
         aggregateValue(try _rlmQueryResults().checkedAggregate(.avg, property), as: T.self)
     }
 
+    /// The smallest value of the property at `keyPath` (`min(of: \.age)`), or
+    /// nil if there are no objects; NaN is skipped.
     public func min<T: _RealmPrimitive>(of keyPath: KeyPath<_QueryElement, T>) -> T? {
         orStop { try checkedMin(ofProperty: keyPathString(keyPath)) }
     }
 
+    /// The smallest non-nil value of the optional property at `keyPath`, or nil
+    /// if there is none; nil and NaN are skipped.
     public func min<T: _RealmPrimitive>(of keyPath: KeyPath<_QueryElement, T?>) -> T? {
         orStop { try checkedMin(ofProperty: keyPathString(keyPath)) }
     }
 
+    /// The largest value of the property at `keyPath` (`max(of: \.age)`), or
+    /// nil if there are no objects; NaN is skipped.
     public func max<T: _RealmPrimitive>(of keyPath: KeyPath<_QueryElement, T>) -> T? {
         orStop { try checkedMax(ofProperty: keyPathString(keyPath)) }
     }
 
+    /// The largest non-nil value of the optional property at `keyPath`, or nil
+    /// if there is none; nil and NaN are skipped.
     public func max<T: _RealmPrimitive>(of keyPath: KeyPath<_QueryElement, T?>) -> T? {
         orStop { try checkedMax(ofProperty: keyPathString(keyPath)) }
     }
 
+    /// The sum of the property at `keyPath` (`sum(of: \.price)`); 0 for no
+    /// objects.
     public func sum<T: _RealmPrimitive>(of keyPath: KeyPath<_QueryElement, T>) -> T {
         orStop { try checkedSum(ofProperty: keyPathString(keyPath)) }
     }
 
+    /// The sum of the non-nil values of the optional property at `keyPath`; 0
+    /// if there are none.
     public func sum<T: _RealmPrimitive>(of keyPath: KeyPath<_QueryElement, T?>) -> T {
         orStop { try checkedSum(ofProperty: keyPathString(keyPath)) }
     }
 
+    /// The average of the numeric property at `keyPath`, as `T` (`let mean:
+    /// Double? = dogs.average(of: \.age)`); nil if no object has a non-nil
+    /// value.
     public func average<T: _RealmPrimitive>(of keyPath: KeyPath<_QueryElement, some _RealmPrimitive>) -> T? {
         orStop { try checkedAverage(ofProperty: keyPathString(keyPath)) }
     }
@@ -302,6 +362,9 @@ extension _RealmQueryable {
         orStop { try _rlmQueryResults().checkedIndex(matching: QueryParser.parse(predicateFormat, args), format: predicateFormat) }
     }
 
+    /// The position of the first object matching the type-safe predicate, or
+    /// nil: `index(matching: { $0.name == "Rex" })`. Stops on a predicate it
+    /// cannot evaluate (``Realm/Error/Code/invalidValue``).
     public func index(matching isIncluded: (Query<_QueryElement>) -> Query<Bool>) -> Int? {
         orStop { try _rlmQueryResults().checkedIndex(matching: isIncluded(Query<_QueryElement>(path: [])).predicate(), format: "") }
     }

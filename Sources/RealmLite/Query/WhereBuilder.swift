@@ -10,10 +10,24 @@ import Synchronization
 public struct StringOptions: OptionSet, Sendable {
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
+    /// `[c]` in the query language: compare ignoring case (Unicode case
+    /// folding).
     public static let caseInsensitive = StringOptions(rawValue: 1)
+    /// `[d]` in the query language: compare ignoring diacritics ("é" matches
+    /// "e").
     public static let diacriticInsensitive = StringOptions(rawValue: 2)
 }
 
+/// A property or a predicate inside a `where { }` closure: `$0` is the object's
+/// query root, `$0.age` a property, `$0.owner.name` a property through a link,
+/// `$0.age > 3` a predicate (a `Query<Bool>`). Operators on it build the same
+/// predicate as the query language, without a string, and the same indexes
+/// apply (docs/QUERIES.md).
+///
+/// Only the ``Query`` values the closure is given can be used: a key path that
+/// is not a persisted property, or an unsupported value, makes the query fail
+/// (`where` stops, ``Results/checkedWhere(_:)`` throws
+/// ``Realm/Error/Code/invalidValue``).
 @dynamicMemberLookup
 public struct Query<T> {
     typealias Node = QueryBuilderNode
@@ -72,7 +86,12 @@ public struct Query<T> {
 
     // MARK: Comparisons
 
+    /// The property equals `rhs` (`==`; objects compare by row, nil matches
+    /// nil). Strings compare exactly; use ``equals(_:options:)`` for
+    /// `[c]`/`[d]`.
     public static func == (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.equal, rhs) }
+    /// The property does not equal `rhs` (`!=`); a nil value is unequal to
+    /// every non-nil `rhs`.
     public static func != (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.notEqual, rhs) }
 
     /// The property's value is one of `values` (IN).
@@ -95,6 +114,7 @@ enum QueryBuilderNode {
 // MARK: - Key paths
 
 extension Query where T: ObjectBase {
+    /// The property at `keyPath` of this object: `$0.age`, `$0.owner`.
     public subscript<V>(dynamicMember keyPath: KeyPath<T, V>) -> Query<V> { appending(keyPath, T.self) }
 }
 
@@ -108,6 +128,8 @@ extension Optional: _QueryOptionalObject where Wrapped: ObjectBase {
 }
 
 extension Query where T: _QueryOptionalObject {
+    /// The property at `keyPath` of the object an optional link points to:
+    /// `$0.owner.name`; a nil link gives nil, which matches only nil.
     public subscript<V>(dynamicMember keyPath: KeyPath<T._QueryWrapped, V>) -> Query<V> { appending(keyPath, T._QueryWrapped.self) }
 }
 
@@ -128,12 +150,19 @@ extension Query where T: _QueryCollection {
     public func contains(_ value: T._QueryElementValue) -> Query<Bool> { compare(.equal, value, quantifier: .any) }
     /// Aggregates of a collection of numbers (@min, @max, @sum, @avg).
     public var min: Query<T._QueryElementValue> { collectionOperator("@min") }
+    /// The largest element of a collection of numbers or dates (`@max`):
+    /// `$0.scores.max > 90`.
     public var max: Query<T._QueryElementValue> { collectionOperator("@max") }
+    /// The sum of a collection of numbers (`@sum`): `$0.scores.sum > 100`.
     public var sum: Query<T._QueryElementValue> { collectionOperator("@sum") }
+    /// The average of a collection of numbers (`@avg`), as a Double:
+    /// `$0.scores.avg >= 3.5`.
     public var avg: Query<Double> { collectionOperator("@avg") }
 }
 
 extension Query where T: _QueryCollection, T._QueryElementValue: ObjectBase {
+    /// The property at `keyPath` of the collection's objects, compared with ANY
+    /// semantics: `$0.dogs.name == "Rex"` matches when some dog is named Rex.
     public subscript<V>(dynamicMember keyPath: KeyPath<T._QueryElementValue, V>) -> Query<V> {
         appending(keyPath, T._QueryElementValue.self)
     }
@@ -157,9 +186,14 @@ extension ObjectId: _QueryComparable {}
 extension Optional: _QueryComparable where Wrapped: _QueryComparable {}
 
 extension Query where T: _QueryComparable {
+    /// The property is less than `rhs`. An object whose optional property is
+    /// nil does not match any ordering.
     public static func < (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.less, rhs) }
+    /// The property is less than or equal to `rhs`.
     public static func <= (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.lessOrEqual, rhs) }
+    /// The property is greater than `rhs`.
     public static func > (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.greater, rhs) }
+    /// The property is greater than or equal to `rhs`.
     public static func >= (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.greaterOrEqual, rhs) }
 
     /// low <= value <= high (BETWEEN).
@@ -175,10 +209,20 @@ extension String: _QueryString {}
 extension Optional: _QueryString where Wrapped == String {}
 
 extension Query where T: _QueryString {
+    /// The string property begins with `value` (`BEGINSWITH`); `options:
+    /// .caseInsensitive` for `[c]`, `.diacriticInsensitive` for `[d]`.
     public func starts(with value: String, options: StringOptions = []) -> Query<Bool> { compare(.beginsWith, value, options: options) }
+    /// The string property ends with `value` (`ENDSWITH`), with the same
+    /// options as ``starts(with:options:)``.
     public func ends(with value: String, options: StringOptions = []) -> Query<Bool> { compare(.endsWith, value, options: options) }
+    /// The string property contains `value` as a substring (`CONTAINS`), with
+    /// the same options as ``starts(with:options:)``.
     public func contains(_ value: String, options: StringOptions = []) -> Query<Bool> { compare(.contains, value, options: options) }
+    /// The string property equals `value` (`==`), ignoring case or diacritics
+    /// as `options` say.
     public func equals(_ value: String, options: StringOptions = []) -> Query<Bool> { compare(.equal, value, options: options) }
+    /// The string property does not equal `value` (`!=`), ignoring case or
+    /// diacritics as `options` say.
     public func notEquals(_ value: String, options: StringOptions = []) -> Query<Bool> { compare(.notEqual, value, options: options) }
     /// `*` matches any characters, `?` one character.
     public func like(_ value: String, caseInsensitive: Bool = false) -> Query<Bool> {
@@ -189,9 +233,12 @@ extension Query where T: _QueryString {
 // MARK: - Logic
 
 extension Query where T == Bool {
+    /// Both predicates hold (`AND`).
     public static func && (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> { combine(lhs, rhs) { .and($0, $1) } }
+    /// Either predicate holds (`OR`).
     public static func || (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> { combine(lhs, rhs) { .or($0, $1) } }
 
+    /// The predicate does not hold (`NOT`).
     public static prefix func ! (query: Query<Bool>) -> Query<Bool> {
         catching { Query<Bool>(.predicate(.not(try query.predicate()))) }
     }

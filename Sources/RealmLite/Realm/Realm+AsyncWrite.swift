@@ -3,6 +3,9 @@ import Dispatch
 // Asynchronous writes, RealmSwift's API (the queue behind them:
 // Core/RealmCore+AsyncWrites.swift).
 
+/// Identifies a write queued by ``Realm/writeAsync(_:onComplete:)`` or
+/// ``Realm/beginAsyncWrite(_:)``, or an async commit's callback: pass it to
+/// ``Realm/cancelAsyncWrite(_:)``. Unique within one Realm instance.
 public typealias AsyncTransactionId = UInt32
 
 extension Realm {

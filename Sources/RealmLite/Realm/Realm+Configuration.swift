@@ -18,7 +18,17 @@ extension Realm {
             get { _inMemoryIdentifier }
             set { _inMemoryIdentifier = newValue; if newValue != nil { _fileURL = nil } }
         }
+        /// Opens the file without taking the write lock: the file must exist
+        /// (``Realm/Error/Code/fileNotFound`` otherwise), writes fail with
+        /// ``Realm/Error/Code/readOnly``, and a file at an older schema version
+        /// is not migrated (``Realm/Error/Code/schemaMismatch``).
         public var readOnly: Bool
+        /// The version of the program's schema. Raise it whenever the model
+        /// classes change: opening a file stored at a lower version runs the
+        /// migration (``migrationBlock``), a higher stored version fails with
+        /// ``Realm/Error/Code/schemaMismatch``, and a changed schema at the
+        /// same version fails with that code too, unless
+        /// ``deleteRealmIfMigrationNeeded`` is set.
         public var schemaVersion: UInt64
         /// Runs when the file's schemaVersion is lower than `schemaVersion`,
         /// inside the migration's one write transaction (docs/MIGRATIONS.md).
@@ -40,6 +50,10 @@ extension Realm {
         private var _fileURL: URL?
         private var _inMemoryIdentifier: String?
 
+        /// A configuration with every setting given (RealmSwift's labels and
+        /// defaults): by default `default.realm` in the current directory,
+        /// read-write, schema version 0, no migration block, all classes used,
+        /// no version limit. Setting `inMemoryIdentifier` ignores `fileURL`.
         public init(fileURL: URL? = Configuration.defaultFileURL,
                     inMemoryIdentifier: String? = nil,
                     readOnly: Bool = false,

@@ -2,17 +2,54 @@
 // a message that names the class/property involved and says what to do.
 
 extension Realm {
+    /// The error every RealmLite failure reports: a ``code`` to match on and a
+    /// ``message`` that names the file, class or property involved and what to
+    /// do. `catch Realm.Error.fileNotFound { }` matches by code, as in
+    /// RealmSwift.
+    ///
+    /// Throwing APIs (opening a Realm, ``Realm/write(withoutNotifying:_:)``,
+    /// ``Realm/commitWrite(withoutNotifying:)``) throw it. RealmSwift's
+    /// non-throwing APIs (property setters,
+    /// ``Realm/add(_:update:)-(Object,_)``,
+    /// collection mutators) record it inside a write transaction, which then
+    /// cancels and throws it from `write {}` or `commitWrite()`; outside a
+    /// transaction they stop the program with its message, as RealmSwift raises
+    /// an exception.
     public struct Error: Swift.Error, CustomStringConvertible, Equatable, Sendable {
         /// Codes follow RealmSwift's `Realm.Error.Code` where one exists; the
         /// rest cover what RealmSwift reports by raising an exception.
         public enum Code: Int, Sendable {
+            /// An error with no more specific code: e.g.
+            /// ``Realm/schemaVersionAtURL(_:encryptionKey:)`` on a file that
+            /// was never opened as a Realm.
             case fail = 1
+            /// The file cannot be opened, created or deleted (an I/O error, a
+            /// directory that does not exist, a configuration with neither a
+            /// file nor an in-memory identifier), or
+            /// ``Realm/deleteFiles(for:)`` was called while the file is open in
+            /// this process.
             case fileAccess = 2
+            /// The operating system denied access to the file or its directory.
             case filePermissionDenied = 3
+            /// Kept for RealmSwift compatibility (a file that must not exist
+            /// already does); RealmLite reports no such case yet.
             case fileExists = 4
+            /// A read-only open of a file that does not exist, or
+            /// ``Realm/schemaVersionAtURL(_:encryptionKey:)`` on a missing
+            /// file.
             case fileNotFound = 5
+            /// The lock file beside the Realm (`<file>.lock`) could not be
+            /// created, or it is not a valid RealmLite lock file.
             case incompatibleLockFile = 8
+            /// The file is not a RealmLite file, or its format version (or its
+            /// stored schema's encoding) is one this library does not read.
             case fileFormatUpgradeRequired = 9
+            /// The program's classes do not match the stored schema and no
+            /// migration applies: a lower ``Realm/Configuration/schemaVersion``
+            /// than the file's, a changed class at the same version, a
+            /// read-only Realm that would need migrating, or a migration that
+            /// cannot run while another process has the file open. The message
+            /// lists each difference and the fix.
             case schemaMismatch = 10
             /// A mutation outside a write transaction, or a nested write.
             case wrongTransactionState = 100
@@ -46,24 +83,48 @@ extension Realm {
             case referenceAlreadyResolved = 113
         }
 
+        /// What went wrong, to match on (`error.code == .primaryKeyExists`).
         public let code: Code
+        /// A sentence naming the file, class or property involved and how to
+        /// fix the call; the same text the program stops with when there is no
+        /// transaction to throw from.
         public let message: String
 
+        /// An error with `code` and `message`; RealmLite's own failures are
+        /// built this way, and a migration or write block may throw one to
+        /// cancel.
         public init(_ code: Code, _ message: String) {
             self.code = code
             self.message = message
         }
 
         public var description: String { "Realm.Error(\(code)): \(message)" }
+        /// The ``message``, as Foundation's error bridging would show it.
         public var localizedDescription: String { message }
 
+        /// ``Code/fail``, so that `catch Realm.Error.fail` reads as in
+        /// RealmSwift.
         public static var fail: Code { .fail }
+        /// ``Code/fileAccess``, so that `catch Realm.Error.fileAccess` reads as
+        /// in RealmSwift.
         public static var fileAccess: Code { .fileAccess }
+        /// ``Code/filePermissionDenied``, so that `catch
+        /// Realm.Error.filePermissionDenied` reads as in RealmSwift.
         public static var filePermissionDenied: Code { .filePermissionDenied }
+        /// ``Code/fileExists``, so that `catch Realm.Error.fileExists` reads as
+        /// in RealmSwift.
         public static var fileExists: Code { .fileExists }
+        /// ``Code/fileNotFound``, so that `catch Realm.Error.fileNotFound`
+        /// reads as in RealmSwift.
         public static var fileNotFound: Code { .fileNotFound }
+        /// ``Code/incompatibleLockFile``, so that `catch
+        /// Realm.Error.incompatibleLockFile` reads as in RealmSwift.
         public static var incompatibleLockFile: Code { .incompatibleLockFile }
+        /// ``Code/fileFormatUpgradeRequired``, so that `catch
+        /// Realm.Error.fileFormatUpgradeRequired` reads as in RealmSwift.
         public static var fileFormatUpgradeRequired: Code { .fileFormatUpgradeRequired }
+        /// ``Code/schemaMismatch``, so that `catch Realm.Error.schemaMismatch`
+        /// reads as in RealmSwift.
         public static var schemaMismatch: Code { .schemaMismatch }
     }
 }

@@ -9,6 +9,8 @@ extension Realm {
         case refreshRequired = "RLMRealmRefreshRequiredNotification"
     }
 
+    /// The closure ``Realm/observe(_:)`` calls: what happened and the Realm it
+    /// happened to, on the Realm's own thread, queue or actor.
     public typealias NotificationBlock = (_ notification: Notification, _ realm: Realm) -> Void
 
     /// Calls `block` each time this Realm advances to a newer version.

@@ -19,6 +19,11 @@ public struct Realm {
         try self.init(configuration: .defaultConfiguration)
     }
 
+    /// Opens the Realm in the file at `fileURL` with the rest of
+    /// ``Configuration/defaultConfiguration``, confined to the calling thread
+    /// like ``init(configuration:)``. Throws a ``Realm/Error`` if the file
+    /// cannot be opened or its schema needs a migration this configuration does
+    /// not allow.
     public init(fileURL: URL) throws {
         var configuration = Configuration.defaultConfiguration
         configuration.fileURL = fileURL
@@ -30,6 +35,16 @@ public struct Realm {
     /// the main thread or the main queue (a @MainActor function, a
     /// DispatchQueue.main block) it is the main actor's Realm, valid wherever
     /// the main actor runs, whichever thread that is.
+    ///
+    /// The first open of a file checks its schema and migrates it if
+    /// `schemaVersion` rose. Throws ``Realm/Error/Code/fileAccess`` or
+    /// ``Realm/Error/Code/filePermissionDenied`` if the file cannot be opened
+    /// or created, ``Realm/Error/Code/fileNotFound`` for a read-only open of a
+    /// missing file, ``Realm/Error/Code/fileFormatUpgradeRequired`` for a file
+    /// that is not a RealmLite file, ``Realm/Error/Code/schemaMismatch`` when
+    /// the classes changed without a migration, and
+    /// ``Realm/Error/Code/invalidSchema`` for a class in `objectTypes` that
+    /// cannot be stored.
     public init(configuration: Configuration) throws {
         core = try RealmCore.cached(configuration, .current())
     }
@@ -98,6 +113,7 @@ public struct Realm {
         return .actor(actor)
     }
 
+    /// The configuration this Realm was opened with. Readable from any thread.
     public var configuration: Configuration { core.configuration }
 
     /// The classes stored in this Realm.
@@ -112,6 +128,9 @@ public struct Realm {
         return core.isEmpty
     }
 
+    /// True between ``beginWrite()`` (or the start of a `write {}` block) and
+    /// its commit or cancel, including inside an async write's block. Must be
+    /// read on this Realm's thread.
     public var isInWriteTransaction: Bool {
         core.verifyThread()
         return core.isInWriteTransaction
@@ -140,13 +159,21 @@ public struct Realm {
 
     // MARK: - Reading objects
 
-    /// All objects of a class (live).
+    /// Every object of a class, as live ``Results`` in object-key (insertion)
+    /// order; narrow them with `filter`, `where` or `sorted`. The class is
+    /// registered on first use unless `objectTypes` lists the classes (then
+    /// an unlisted one stops with ``Realm/Error/Code/objectTypeNotInSchema``).
+    /// On the Realm's thread, queue or actor only.
     public func objects<Element: Object>(_ type: Element.Type) -> Results<Element> {
         core.verifyThread()
         return core.objects(type)
     }
 
-    /// The object with this primary key, or nil.
+    /// The object whose primary key is `key`, or nil if there is none: one
+    /// lookup in the primary-key tree. A key that does not convert to the
+    /// primary key's type, or a class without a primary key, stops with
+    /// ``Realm/Error/Code/invalidValue``. On the Realm's thread, queue or
+    /// actor only.
     public func object<Element: Object, KeyType>(ofType type: Element.Type, forPrimaryKey key: KeyType) -> Element? {
         core.verifyThread()
         return core.object(ofType: type, forPrimaryKey: key)

@@ -74,6 +74,10 @@ public final class MigrationObject: CustomStringConvertible {
     }
 }
 
+/// The closure ``Migration/enumerateObjects(ofType:_:)`` calls per object:
+/// `oldObject` reads it as it was before the migration (read-only), `newObject`
+/// is the same object in the new schema (set its properties here; nil if the
+/// class is no longer in the schema).
 public typealias MigrationObjectEnumerateBlock = (_ oldObject: MigrationObject?, _ newObject: MigrationObject?) -> Void
 
 /// Passed to a MigrationBlock: enumerate, create, delete and rename, all in

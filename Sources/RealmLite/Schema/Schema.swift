@@ -3,6 +3,12 @@
 
 /// The stored type of a property (RealmSwift's names).
 public enum PropertyType: Int, Sendable, CustomStringConvertible, Codable {
+    /// The property's stored type: `int` for every integer width, `bool`,
+    /// `float`, `double`, `string`, `data`, `date`, `objectId`, `decimal128`
+    /// and `UUID` for those value types (and for `PersistableEnum`s by their
+    /// raw value), `object` for a link or a collection of links,
+    /// `linkingObjects` for inverse links; `any` (RealmSwift's AnyRealmValue)
+    /// is not supported yet.
     case int, bool, float, double, string, data, any, date, object, linkingObjects, objectId, decimal128, UUID
 
     public var description: String {
@@ -73,13 +79,23 @@ public struct _PropertyShape: @unchecked Sendable {
 
 /// One property of an object schema.
 public struct Property: CustomStringConvertible, Equatable, Sendable {
+    /// The property's name, as declared in the model class (and as queries and
+    /// key-value coding spell it).
     public let name: String
+    /// The stored type: for a collection, the type of its elements.
     public let type: PropertyType
+    /// True if the property (or each collection element) can hold nil.
     public let isOptional: Bool
+    /// True for the class's primary key.
     public let isPrimary: Bool
+    /// True if `==` and `IN` queries on the property are index lookups:
+    /// declared `indexed: true`, or the primary key.
     public let isIndexed: Bool
+    /// True for a `List` property.
     public let isArray: Bool
+    /// True for a `MutableSet` property.
     public let isSet: Bool
+    /// True for a `Map` property.
     public let isMap: Bool
     /// The linked class name for object and linking-objects properties.
     public let objectClassName: String?
@@ -99,11 +115,18 @@ public struct Property: CustomStringConvertible, Equatable, Sendable {
 
 /// The schema of one object class.
 public struct ObjectSchema: CustomStringConvertible, Equatable, Sendable {
+    /// The class name in the schema: ``ObjectBase/className()``, the Swift
+    /// class name unless the class stores itself under another.
     public let className: String
+    /// The persisted properties, in declaration order (the order that
+    /// `Object(value:)` with an array follows).
     public let properties: [Property]
+    /// True for an ``EmbeddedObject`` subclass.
     public let isEmbedded: Bool
+    /// The primary key property, or nil if the class has none.
     public var primaryKeyProperty: Property? { properties.first { $0.isPrimary } }
 
+    /// The property named `propertyName`, or nil if the class has none.
     public subscript(propertyName: String) -> Property? {
         properties.first { $0.name == propertyName }
     }
@@ -115,8 +138,11 @@ public struct ObjectSchema: CustomStringConvertible, Equatable, Sendable {
 
 /// The schema of a Realm: every class it stores.
 public struct Schema: CustomStringConvertible, Equatable, Sendable {
+    /// One schema per class, sorted by class name.
     public let objectSchema: [ObjectSchema]
 
+    /// The schema of the class named `className`, or nil if the Realm does not
+    /// store that class.
     public subscript(className: String) -> ObjectSchema? {
         objectSchema.first { $0.className == className }
     }

@@ -170,10 +170,19 @@ public final class ThreadSafe<T: ThreadConfined>: @unchecked Sendable {
     private let lock = NSLock()
     private var reference: ThreadSafeReference<T>?
 
+    /// Holds `wrappedValue` (nil: nothing) as a thread-safe reference. A value
+    /// must be managed; an unmanaged one stops with
+    /// ``Realm/Error/Code/invalidValue``.
     public init(wrappedValue: T?) {
         if let wrappedValue { reference = ThreadSafe.reference(to: wrappedValue) }
     }
 
+    /// Reading resolves the value in the calling thread's Realm for the same
+    /// configuration (opened if needed, and advanced to at least the stored
+    /// version); nil if nothing is held or the value was deleted. Inside a
+    /// write transaction the value is read through that transaction. Setting
+    /// stores a new reference (nil clears it). Safe from any thread; reads and
+    /// writes are serialized.
     public var wrappedValue: T? {
         get {
             lock.lock()
