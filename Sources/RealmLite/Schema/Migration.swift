@@ -281,7 +281,7 @@ public final class Migration {
             core.fail(Realm.Error(.invalidValue, "'\(type(of: object).className())' has no property named '\(name)' in the new schema."))
             return
         }
-        let value = unwrapMigrationObjects(value as Any)
+        let value: Any = value.map(unwrapMigrationObjects) ?? (value as Any)
         if info.columns[c].isPrimary {
             guard !info.keyedByPrimaryKey else {
                 core.fail(Realm.Error(.invalidValue, "Cannot change primary key '\(info.name).\(name)' in a migration: its values are the objects' keys."))
