@@ -199,7 +199,6 @@ static int copy_build(cs_env *env, const char *tmp, uint32_t mode, uint64_t *txn
 int cs_env_copy(cs_env *env, const char *path, unsigned flags)
 {
     if (!env || !path || flags) return cs_fail(CS_EINVAL, "cs_env_copy: NULL env or path, or unknown flags");
-    if (env->flags & CS_ENV_IN_MEMORY) return cs_fail(CS_EINVAL, "cs_env_copy: an in-memory database has no file to copy");
     struct stat st;
     if (lstat(path, &st) == 0) return cs_fail(CS_EXISTS, "%s exists: a copy is written to a new file", path);
     int dfd = open_dir_of(path);

@@ -443,8 +443,9 @@ int cs_check_each(cs_env *env, cs_check_report *report, cs_check_fn fn, void *ct
  * meanwhile and the copy holds exactly one committed version. The copy is
  * built beside `path` under a temporary name, flushed, checked (cs_check)
  * and only then linked as `path`: a crash or an error never leaves a
- * partial file there. flags: 0 (reserved). path is borrowed.
- *   CS_EINVAL    NULL env or path, flags not 0, an in-memory env
+ * partial file there. An in-memory env copies to a file too. flags: 0
+ * (reserved). path is borrowed.
+ *   CS_EINVAL    NULL env or path, flags not 0
  *   CS_EXISTS    path exists (nothing is written)
  *   CS_NOTFOUND  path's directory does not exist
  *   CS_ECORRUPT  the source is damaged, or the copy fails cs_check
