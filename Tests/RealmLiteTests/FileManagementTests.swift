@@ -95,7 +95,7 @@ final class FileManagementTests: RealmTestCase {
     /// Writers on other threads commit generations that set every object's
     /// `generation`; each copy taken meanwhile holds one generation only.
     func testWriteCopyUnderConcurrentWritersHoldsOneCommittedVersion() throws {
-        let objects = 500
+        let objects = 5_000
         let realm = try Realm(configuration: config())
         try realm.write { for i in 0..<objects { realm.create(FMItem.self, value: ["n": i]) } }
         let configuration = config()
