@@ -244,7 +244,7 @@ final class FileManagementTests: RealmTestCase {
 
     func testDeleteFilesRemovesWhatACompactionLeft() throws {
         try autoreleasepool { _ = try Realm(configuration: config()) }
-        for leftover in [".compact", ".compact.lock"] {
+        for leftover in [".compact", ".compact.lock", ".seed"] {
             _ = FileManager.default.createFile(atPath: fileURL.path + leftover, contents: Data("x".utf8))
         }
         XCTAssertTrue(try Realm.deleteFiles(for: config()))

@@ -134,9 +134,9 @@ extension Realm {
     }
 
     /// Deletes the file of `config`, its lock file and what an interrupted
-    /// compaction left beside it. Returns whether there was a file to delete. Throws while any Realm instance of the file is
-    /// open in this process (close them first), or if a file cannot be
-    /// removed.
+    /// compaction or seed copy left beside it. Returns whether there was a
+    /// file to delete. Throws while any Realm instance of the file is open
+    /// in this process (close them first), or if a file cannot be removed.
     @discardableResult
     public static func deleteFiles(for config: Configuration) throws -> Bool {
         guard config.inMemoryIdentifier == nil, let path = config.fileURL?.path else { return false }
@@ -145,7 +145,7 @@ extension Realm {
                               "Cannot delete the files of '\(path)': it is open in this process. Release every Realm instance, object and ThreadSafeReference of it first.")
         }
         var deleted = false
-        for file in [path, path + ".lock", path + ".compact", path + ".compact.lock"] where FileManager.default.fileExists(atPath: file) {
+        for file in [path, path + ".lock", path + ".compact", path + ".compact.lock", path + ".seed"] where FileManager.default.fileExists(atPath: file) {
             do {
                 try FileManager.default.removeItem(atPath: file)
                 deleted = deleted || file == path
