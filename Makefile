@@ -4,7 +4,7 @@
 #   make docs    the DocC catalog (build/docs/RealmLite.doccarchive)
 #   make bench   benchmarks (QUICK=1 for a smoke run)
 #   make fuzz    libFuzzer harnesses (FUZZ_SECONDS per harness)
-#   make stress  long crash-loop / power-loss / multi-process runs
+#   make stress  long crash-loop / compaction / power-loss / multi-process runs, kill -9 during migrations
 #   make tsan    threading tests under ThreadSanitizer
 # Both set themselves up on a fresh machine (liblmdb-dev via apt-get).
 
@@ -111,6 +111,9 @@ fuzz: deps
 
 stress: deps
 	$(MAKE) -C fuzz stress
+	@# kill -9 at random moments of a 200k-object migration (MigrationKillTests)
+	REALMLITE_MIGRATION_OBJECTS=200000 REALMLITE_MIGRATION_KILLS=$${MIGRATION_KILLS:-40} \
+	  swift test -c release -Xswiftc -enable-testing --filter MigrationKillTests
 
 # The threading, notification, Realm and keyed-class tests under
 # ThreadSanitizer (a separate build in .build-tsan; part of make test since

@@ -17,6 +17,7 @@
  *  L8  txn       txn.c: begin (snapshot or writer), clone, reset, renew, abort; calls L0-L7
  *  L9  commit    commit.c: the commit steps C1-C7, flushing deferred commits; calls L0-L8
  *  L10 env       env.c check.c: cs_env_open/close/sync/info, cs_check; calls L0-L9
+ *  L11 files     copy.c: cs_env_copy (a compact copy through the public calls), cs_env_compact (that copy renamed over the file); calls L0-L10
  */
 #ifndef CSTORAGE_INTERNAL_H
 #define CSTORAGE_INTERNAL_H
@@ -282,6 +283,11 @@ uint32_t lock_active_versions(cs_lock *lk, uint64_t latest);
 /* True if another open env (process, or open file description) has the
  * file now, or if that cannot be told. */
 bool lock_shared_with_others(const cs_lock *lk);
+/* Take byte 0 (the open lock), waiting: no process can open the env, and
+ * so open its data file, until lock_release_opens or lock_close. Lets a
+ * compaction replace the data file with no opener in between. */
+int lock_hold_opens(cs_lock *lk);
+void lock_release_opens(cs_lock *lk);
 /* Call fn(ctx, pid, txnid) for each slot holding a snapshot (a racy but
  * harmless read: a slot may change while it is read). Stops at and returns
  * fn's first non-zero return. */
@@ -526,5 +532,7 @@ int txn_resync_dead_writer(cs_env *env);
 int commit_flush_deferred(cs_env *env, bool *flushed);
 
 /* ==== L10 env: env.c check.c (public API only) ==== */
+
+/* ==== L11 files: copy.c (public API only) ==== */
 
 #endif /* CSTORAGE_INTERNAL_H */

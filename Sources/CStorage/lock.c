@@ -264,6 +264,18 @@ uint64_t lock_oldest_reader(cs_lock *lk, uint64_t latest, uint32_t *readers)
     return oldest;
 }
 
+int lock_hold_opens(cs_lock *lk)
+{
+    if (lk->fd < 0) return CS_OK;
+    int e = ofd_lock(lk->fd, F_WRLCK, 0, true);
+    return e ? cs_fail(CS_ELOCK, "cannot lock the lock file: %s", strerror(e)) : CS_OK;
+}
+
+void lock_release_opens(cs_lock *lk)
+{
+    if (lk->fd >= 0) ofd_lock(lk->fd, F_UNLCK, 0, false);
+}
+
 bool lock_shared_with_others(const cs_lock *lk)
 {
     if (lk->fd < 0) return false; /* in-memory: this process only */

@@ -15,10 +15,13 @@ final class RealmFile {
     let path: String
     let env: OpaquePointer
     private(set) var txn: OpaquePointer?
+    /// cs_env_compact closed env.
+    private var closed = false
 
-    /// Opens `path` read-only. Throws a one-line CLIError for a missing,
-    /// foreign, truncated or damaged file.
-    init(path: String) throws {
+    /// Opens `path` read-only (read-write if `writable`: compaction in
+    /// place). Throws a one-line CLIError for a missing, foreign, truncated
+    /// or damaged file.
+    init(path: String, writable: Bool = false) throws {
         self.path = path
         // Checked first: the engine would create a lock file beside a
         // missing path before finding that the data file is absent.
@@ -28,7 +31,7 @@ final class RealmFile {
         }
         guard (st.st_mode & S_IFMT) == S_IFREG else { throw CLIError("\(path): not a regular file") }
         var options = cs_options()
-        options.flags = UInt32(CS_ENV_RDONLY)
+        options.flags = writable ? 0 : UInt32(CS_ENV_RDONLY)
         var env: OpaquePointer?
         // The engine makes the lock file before it reads the data file: on
         // a file it then refuses, remove the lock file if this open made it.
@@ -47,7 +50,20 @@ final class RealmFile {
 
     deinit {
         if let txn { cs_txn_abort(txn) }
-        cs_env_close(env)
+        if !closed { cs_env_close(env) }
+    }
+
+    /// Compacts the file in place (cs_env_compact: a compact copy renamed
+    /// over it); the file must be open read-write, and in no other process.
+    /// The RealmFile is closed afterwards.
+    func compactInPlace() throws {
+        endTxn()
+        let rc = cs_env_compact(env, 0)
+        if rc == Int32(CS_EBUSY.rawValue) {
+            throw CLIError("\(path): open in another process; close it there to compact in place, or write a compact copy with --to OUT")
+        }
+        try check(rc)
+        closed = true
     }
 
     /// One line for an engine error code, with the engine's detail.

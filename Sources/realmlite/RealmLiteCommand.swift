@@ -8,8 +8,9 @@ import Foundation
 let usage = """
     USAGE: realmlite <command> FILE [options]
 
-    Look inside RealmLite files. Every command opens the file read-only: it never
-    blocks a writer in another process and sees the newest commit as of its start.
+    Look inside RealmLite files. Every command but compact in place opens the file
+    read-only: it never blocks a writer in another process and sees the newest
+    commit as of its start.
     A missing, foreign or damaged file gives one line on stderr and exit status 1.
 
     COMMANDS:
@@ -21,9 +22,11 @@ let usage = """
       schema FILE     the stored schema as RealmLite model declarations
       copy FILE OUT   a new file OUT with the newest snapshot of FILE, compact (no
                       free pages), checked before it is kept; FILE may be in use
+      compact FILE    compact FILE in place: such a copy renamed over it (a crash
+                      leaves the old or the compacted file); refused while another
+                      process has FILE open
       compact FILE --to OUT
-                      the same (in place is not offered: it needs every other
-                      process off the file, which the engine cannot yet guarantee)
+                      the same as copy FILE OUT
       dump FILE [--class C] [--format json|csv]
                       objects in key order, streaming: JSON Lines (one object per
                       line: _class, _key, then the properties; links are the target's
@@ -32,7 +35,7 @@ let usage = """
 
     OPTIONS:
       -q, --quiet     no progress line (shown on a terminal for work over a second),
-                      no "ok" line from check, no summary from copy
+                      no "ok" line from check, no summary from copy or compact
       -h, --help      this text (realmlite help COMMAND: that command's)
       --version       the engine and file format versions
 
@@ -96,10 +99,11 @@ enum RealmLiteCommand {
                 case "schema": try schema(parsed.file)
                 case "copy": try copy(parsed.file, to: parsed.files[1])
                 case "compact":
-                    guard let out = parsed.options["--to"] else {
-                        throw UsageError("compact needs --to OUT: compacting in place needs every other process off the file, which the engine cannot yet guarantee")
+                    if let out = parsed.options["--to"] {
+                        try copy(parsed.file, to: out)
+                    } else {
+                        try compactInPlace(parsed.file)
                     }
-                    try copy(parsed.file, to: out)
                 default:
                     let format = parsed.options["--format"] ?? "json"
                     guard format == "json" || format == "csv" else { throw UsageError("--format must be json or csv, not \(format)") }

@@ -636,6 +636,25 @@ final class MigrationTests: RealmTestCase {
 
 let holdOpenVariable = "REALMLITE_HOLD_OPEN"
 
+/// Starts a child process that opens `fileURL` (registering MPersonV0 in it)
+/// and keeps it open until `input` is closed; returns once it has opened
+/// the file, with what it printed ("HOLDING <MPerson count>").
+func holdOpenInChildProcess(_ fileURL: URL) throws -> (child: Process, input: Pipe, seen: String) {
+    let child = childTestProcess("RealmLiteTests.MigrationAcrossProcessesTests/testHoldTheFileOpen",
+                                 [holdOpenVariable: fileURL.path])
+    let input = Pipe(), output = Pipe()
+    child.standardInput = input
+    child.standardOutput = output
+    try child.run()
+    var seen = ""
+    while !seen.contains("HOLDING") {
+        let chunk = output.fileHandleForReading.availableData
+        if chunk.isEmpty { break }
+        seen += String(decoding: chunk, as: UTF8.self)
+    }
+    return (child, input, seen)
+}
+
 /// A migration rewrites records in place, so it waits for no one: while
 /// another process has the file open (reading it with the old schema), it is
 /// refused with an error, and the file stays as it was.
@@ -661,18 +680,7 @@ final class MigrationAcrossProcessesTests: RealmTestCase {
         }
         XCTAssertFalse(SharedEnv.isOpen(path: fileURL.path))
 
-        let child = childTestProcess("RealmLiteTests.MigrationAcrossProcessesTests/testHoldTheFileOpen",
-                                     [holdOpenVariable: fileURL.path])
-        let input = Pipe(), output = Pipe()
-        child.standardInput = input
-        child.standardOutput = output
-        try child.run()
-        var seen = ""
-        while !seen.contains("HOLDING") {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            seen += String(decoding: chunk, as: UTF8.self)
-        }
+        let (child, input, seen) = try holdOpenInChildProcess(fileURL)
         XCTAssertTrue(seen.contains("HOLDING 1"), "the child opened the file: \(seen)")
 
         let new = Realm.Configuration(fileURL: fileURL, schemaVersion: 1, objectTypes: [MPersonV1.self])

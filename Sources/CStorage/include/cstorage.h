@@ -435,6 +435,43 @@ int cs_check(cs_env *env, cs_check_report *report);
 typedef void (*cs_check_fn)(void *ctx, const char *problem);
 int cs_check_each(cs_env *env, cs_check_report *report, cs_check_fn fn, void *ctx);
 
+/* ---- Copy and compaction ------------------------------------------------ */
+/* Write a compact copy of the newest committed version of env to a new file
+ * `path` (its lock file is not kept): every tree with its entries, in key
+ * order into full pages, so the copy has no free pages but the few its
+ * own commits leave. It reads one snapshot, so writers of any process go on
+ * meanwhile and the copy holds exactly one committed version. The copy is
+ * built beside `path` under a temporary name, flushed, checked (cs_check)
+ * and only then linked as `path`: a crash or an error never leaves a
+ * partial file there. An in-memory env copies to a file too. flags: 0
+ * (reserved). path is borrowed.
+ *   CS_EINVAL    NULL env or path, flags not 0
+ *   CS_EXISTS    path exists (nothing is written)
+ *   CS_NOTFOUND  path's directory does not exist
+ *   CS_ECORRUPT  the source is damaged, or the copy fails cs_check
+ *   CS_EREADERS  no reader slot for the snapshot
+ *   CS_EIO, CS_ENOSPACE, CS_ENOMEM  (the temporary file is removed)
+ * Nothing is owned by the caller afterwards. */
+int cs_env_copy(cs_env *env, const char *path, unsigned flags);
+
+/* Compact env's file in place: the cs_env_copy above into "<path>.compact",
+ * then, with opens of the file held off, that file renamed over the
+ * original and the directory flushed. Only when env is the file's one
+ * open environment (cs_env_shared gives 0) and has no transaction open;
+ * the caller must not use env from another thread during the call. A kill
+ * at any moment leaves either the old or the compacted file, whole (a
+ * leftover "<path>.compact" is removed by the next compaction).
+ * Ownership: on CS_OK env has been closed (the file it had open is gone):
+ * open the path again. On any error env stays open and the file is as it
+ * was.
+ *   CS_EINVAL    NULL env, flags not 0, an in-memory env, transactions open
+ *   CS_EREADONLY env was opened CS_ENV_RDONLY
+ *   CS_EBUSY     another process (or another cs_env_open here) has the file
+ *                open, or committed to it during the copy
+ *   CS_ELOCK     the lock file could not be locked
+ *   errors of cs_env_copy */
+int cs_env_compact(cs_env *env, unsigned flags);
+
 /* ======================================================================
  * FOR THE OBJECT LAYER. Calls that only RealmLite's object layer uses,
  * shaped by its record format and threading checks. The key-value API

@@ -41,6 +41,16 @@ extension Realm {
         /// The classes this Realm stores. nil: every class used with it,
         /// registered on first use.
         public var objectTypes: [ObjectBase.Type]?
+        /// Called on the first open of the file in this process, when no
+        /// other process has it open, with the file's size and the bytes its
+        /// data uses (both in bytes): return true to compact the file before
+        /// it opens (a compact copy renamed over it, so a crash leaves the
+        /// old or the compacted file). Not allowed with `readOnly`; ignored
+        /// for in-memory Realms.
+        public var shouldCompactOnLaunch: ((Int, Int) -> Bool)?
+        /// A file (usually bundled with the app) copied to `fileURL` on the
+        /// first open when no file exists there yet.
+        public var seedFilePath: URL?
         /// The most versions that readers (frozen objects, unresolved
         /// ThreadSafeReferences, Realms on other threads) may pin at once: a
         /// commit that would exceed it throws `.tooManyActiveVersions` rather
@@ -60,7 +70,9 @@ extension Realm {
                     schemaVersion: UInt64 = 0,
                     migrationBlock: MigrationBlock? = nil,
                     deleteRealmIfMigrationNeeded: Bool = false,
+                    shouldCompactOnLaunch: ((Int, Int) -> Bool)? = nil,
                     objectTypes: [ObjectBase.Type]? = nil,
+                    seedFilePath: URL? = nil,
                     maximumNumberOfActiveVersions: UInt? = nil) {
             _fileURL = inMemoryIdentifier == nil ? fileURL : nil
             _inMemoryIdentifier = inMemoryIdentifier
@@ -68,7 +80,9 @@ extension Realm {
             self.schemaVersion = schemaVersion
             self.migrationBlock = migrationBlock
             self.deleteRealmIfMigrationNeeded = deleteRealmIfMigrationNeeded
+            self.shouldCompactOnLaunch = shouldCompactOnLaunch
             self.objectTypes = objectTypes
+            self.seedFilePath = seedFilePath
             self.maximumNumberOfActiveVersions = maximumNumberOfActiveVersions
         }
 
@@ -133,10 +147,10 @@ extension Realm {
         return FileManager.default.fileExists(atPath: path)
     }
 
-    /// Deletes the file of `config` and its lock file. Returns whether there
-    /// was a file to delete. Throws while any Realm instance of the file is
-    /// open in this process (close them first), or if a file cannot be
-    /// removed.
+    /// Deletes the file of `config`, its lock file and what an interrupted
+    /// compaction or seed copy left beside it. Returns whether there was a
+    /// file to delete. Throws while any Realm instance of the file is open
+    /// in this process (close them first), or if a file cannot be removed.
     @discardableResult
     public static func deleteFiles(for config: Configuration) throws -> Bool {
         guard config.inMemoryIdentifier == nil, let path = config.fileURL?.path else { return false }
@@ -145,7 +159,7 @@ extension Realm {
                               "Cannot delete the files of '\(path)': it is open in this process. Release every Realm instance, object and ThreadSafeReference of it first.")
         }
         var deleted = false
-        for file in [path, path + ".lock"] where FileManager.default.fileExists(atPath: file) {
+        for file in [path, path + ".lock", path + ".compact", path + ".compact.lock", path + ".seed"] where FileManager.default.fileExists(atPath: file) {
             do {
                 try FileManager.default.removeItem(atPath: file)
                 deleted = deleted || file == path
@@ -154,5 +168,22 @@ extension Realm {
             }
         }
         return deleted
+    }
+}
+
+extension Realm {
+    /// Writes a compacted copy of this Realm's file to `fileURL`, a new file:
+    /// every object of the newest committed version (one version, while
+    /// other threads and processes go on writing), with no free space. The
+    /// copy is checked before it gets its name, so a failure or a crash
+    /// never leaves a partial file there. Throws `.fileExists` if a file is
+    /// at `fileURL`. Changes of a write transaction still open here are not
+    /// in the copy.
+    public func writeCopy(toFile fileURL: URL, encryptionKey: Data? = nil) throws {
+        core.verifyThread()
+        if encryptionKey != nil {
+            throw Realm.Error(.invalidValue, "RealmLite files are not encrypted: call writeCopy(toFile:) without an encryptionKey.")
+        }
+        try core.env.writeCopy(to: fileURL.path)
     }
 }

@@ -151,6 +151,51 @@ extension SharedEnv {
     }
 }
 
+// MARK: - Copies and compaction
+
+extension SharedEnv {
+    /// A compact, checked copy of the newest version as the new file `copy`.
+    func writeCopy(to copy: String) throws {
+        let rc = cs_env_copy(handle, copy, 0)
+        switch UInt32(rc) {
+        case CS_EXISTS.rawValue:
+            throw Realm.Error(.fileExists, "Cannot write a copy of '\(path)' to '\(copy)': a file exists there. writeCopy writes a new file: remove it or choose another path.")
+        case CS_NOTFOUND.rawValue:
+            throw Realm.Error(.fileNotFound, "Cannot write a copy of '\(path)' to '\(copy)': its directory does not exist.")
+        default:
+            try check(rc, "Writing a copy of '\(path)' to '\(copy)'")
+        }
+    }
+}
+
+/// shouldCompactOnLaunch on a file just opened (`handle`, the only env of
+/// it in this process): when no other process has it open, asks
+/// `shouldCompact(fileBytes, usedBytes)` and compacts in place if it says
+/// so. Returns the env to use: `handle`, or after a compaction a new one
+/// from `reopen`. Takes `handle`: it is closed if this throws.
+func compactOnLaunch(_ handle: OpaquePointer, path: String, shouldCompact: (Int, Int) -> Bool,
+                     reopen: () throws -> OpaquePointer) throws -> OpaquePointer {
+    var others: Int32 = 1
+    // Another process has it open: as in Realm, only the first opener compacts.
+    guard cs_env_shared(handle, &others) == csOK, others == 0 else { return handle }
+    var info = cs_env_info()
+    let rc = cs_env_get_info(handle, &info)
+    guard rc == csOK else {
+        cs_env_close(handle)
+        throw storageError(rc, "Reading the size of '\(path)'")
+    }
+    let used = (info.next_pgno - info.free_pages - info.pending_pages) * UInt64(info.page_size)
+    guard shouldCompact(Int(info.file_size), Int(used)) else { return handle }
+    let compacted = cs_env_compact(handle, 0)
+    // Opened by another process meanwhile: left as it is, like above.
+    if UInt32(compacted) == CS_EBUSY.rawValue { return handle }
+    guard compacted == csOK else {
+        cs_env_close(handle)
+        throw storageError(compacted, "Compacting '\(path)' on launch")
+    }
+    return try reopen() // cs_env_compact closed handle
+}
+
 // MARK: - Transactions
 
 /// One engine transaction: a read snapshot or the write transaction. A

@@ -94,9 +94,15 @@ final class SharedEnv: @unchecked Sendable {
         guard let path = path(for: config) else {
             throw Realm.Error(.fileAccess, "Realm.Configuration has neither a fileURL nor an inMemoryIdentifier.")
         }
+        if config.readOnly && config.shouldCompactOnLaunch != nil {
+            throw Realm.Error(.fail, "Cannot set `shouldCompactOnLaunch` when `readOnly` is set: a read-only Realm cannot be compacted. Remove one of them.")
+        }
         let key = key(for: config)
         return try openEnvs.withLock { table -> SharedEnv in
             if let env = table[key]?.env { return env }
+            if !inMemory, let seed = config.seedFilePath, !FileManager.default.fileExists(atPath: path) {
+                try copySeed(seed.path, to: path)
+            }
             if !inMemory && config.readOnly && !FileManager.default.fileExists(atPath: path) {
                 throw Realm.Error(.fileNotFound, "Cannot open '\(path)' read-only: the file does not exist.")
             }
@@ -107,18 +113,43 @@ final class SharedEnv: @unchecked Sendable {
                 | UInt32(CS_ENV_NORDAHEAD)
             options.durability = CS_DURABLE_FULL
             options.io = ioHooksForTesting
-            var handle: OpaquePointer?
-            let rc = cs_env_open(path, &options, &handle)
-            guard rc == csOK, let handle else {
-                var error = storageError(rc, "Opening the Realm at '\(path)'")
-                if UInt32(rc) == CS_EIO.rawValue, errno == EACCES {
-                    error = Realm.Error(.filePermissionDenied, error.message)
+            func openHandle() throws -> OpaquePointer {
+                var handle: OpaquePointer?
+                let rc = cs_env_open(path, &options, &handle)
+                guard rc == csOK, let handle else {
+                    var error = storageError(rc, "Opening the Realm at '\(path)'")
+                    if UInt32(rc) == CS_EIO.rawValue, errno == EACCES {
+                        error = Realm.Error(.filePermissionDenied, error.message)
+                    }
+                    throw error
                 }
-                throw error
+                return handle
+            }
+            var handle = try openHandle()
+            if !inMemory, let shouldCompact = config.shouldCompactOnLaunch,
+               !table.values.contains(where: { $0.env?.path == path }) {
+                handle = try compactOnLaunch(handle, path: path, shouldCompact: shouldCompact, reopen: openHandle)
             }
             let env = SharedEnv(handle: handle, cacheKey: key, path: path, isReadOnly: config.readOnly)
             table[key] = WeakEnv(env: env)
             return env
+        }
+    }
+
+    /// seedFilePath: the seed copied to `path` under a temporary name, then
+    /// renamed, so that no crash leaves a partial file at `path`.
+    private static func copySeed(_ seed: String, to path: String) throws {
+        guard FileManager.default.fileExists(atPath: seed) else {
+            throw Realm.Error(.fileNotFound, "Cannot copy the seed file '\(seed)' to '\(path)': the seed file does not exist.")
+        }
+        let temporary = path + ".seed"
+        try? FileManager.default.removeItem(atPath: temporary)
+        do {
+            try FileManager.default.copyItem(atPath: seed, toPath: temporary)
+            guard rename(temporary, path) == 0 else { throw Realm.Error(.fileAccess, String(cString: strerror(errno))) }
+        } catch {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw Realm.Error(.fileAccess, "Cannot copy the seed file '\(seed)' to '\(path)': \(error)")
         }
     }
 }
