@@ -128,13 +128,7 @@ final class MOwnerV1: Object {
     @Persisted var pet: MPetV1?
 }
 
-/// A value a @Sendable migration block can write to.
-final class MigrationLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var _entries: [String] = []
-    var entries: [String] { lock.withLock { _entries } }
-    func add(_ entry: String) { lock.withLock { _entries.append(entry) } }
-}
+typealias MigrationLog = LockedLog<String>
 
 final class MigrationTests: RealmTestCase {
     func config(_ types: [ObjectBase.Type], version: UInt64 = 0, block: MigrationBlock? = nil) -> Realm.Configuration {

@@ -244,6 +244,26 @@ extension RecordGenerationTests {
         XCTAssertEqual(all.filter("c == 2.5").count, 4)
     }
 
+    func testLongMigrationsReportTheirProgress() throws {
+        try seed(40_000)
+        let reports = LockedLog<MigrationProgress>()
+        var config = config([GItemIndexed.self], version: 1) { migration, _ in
+            migration.enumerateObjects(ofType: "GItem") { _, new in new!["code"] = 4 }
+        }
+        config.migrationProgress = { reports.add($0) }
+        let realm = try Realm(configuration: config)
+        XCTAssertEqual(realm.objects(GItemIndexed.self).filter("code == 4").count, 40_000)
+        let interval = MigrationProgressCounter.interval
+        XCTAssertEqual(reports.entries, [
+            MigrationProgress(className: "GItem", step: .rewritingRecords, completed: interval, total: 40_000),
+            MigrationProgress(className: "GItem", step: .rewritingRecords, completed: 2 * interval, total: 40_000),
+            MigrationProgress(className: "GItem", step: .rewritingRecords, completed: 40_000, total: 40_000),
+            MigrationProgress(className: "GItem", step: .enumeratingObjects, completed: interval, total: 40_000),
+            MigrationProgress(className: "GItem", step: .enumeratingObjects, completed: 2 * interval, total: 40_000),
+            MigrationProgress(className: "GItem", step: .enumeratingObjects, completed: 40_000, total: 40_000),
+        ])
+    }
+
     /// A file as format 2 wrote it (no generation byte, no generations):
     /// read as it is, written in its layout, and given generations by a
     /// migration that changes the class.

@@ -167,3 +167,11 @@ func runChildTest(_ test: String, _ environment: [String: String],
     process.waitUntilExit()
     return (process, output)
 }
+
+/// Entries appended from any thread (a @Sendable block's log).
+final class LockedLog<Entry>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _entries: [Entry] = []
+    var entries: [Entry] { lock.withLock { _entries } }
+    func add(_ entry: Entry) { lock.withLock { _entries.append(entry) } }
+}

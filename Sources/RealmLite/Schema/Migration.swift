@@ -126,8 +126,11 @@ public final class Migration {
         guard let tree = try? oldTxn.openTree(TreeName.objects(typeName), create: false), tree != absentTree,
               let cursor = oldTxn.openCursor(tree) else { return }
         defer { cursor.close() }
+        var progress = core.migrationProgress(typeName, .enumeratingObjects, total: oldTxn.count(tree, "Counting '\(typeName)' objects"))
+        defer { progress.finish() }
         var entry = cursor.first()
         while let (key, value) = entry.map({ ($0.key, $0.value) }) {
+            progress.advance()
             let objectKey = keyValue(key)
             guard let record = core.recording({ try layout.current(bytes(of: value)) }) else { return }
             let old = MigrationObject(.old(record: record, layout: layout, key: objectKey), self)
@@ -579,9 +582,12 @@ extension RealmCore {
         let tree = try oldTxn.openTree(TreeName.objects(info.name), create: false)
         guard tree != absentTree, let cursor = oldTxn.openCursor(tree) else { return }
         defer { cursor.close() }
+        var progress = migrationProgress(info.name, .rewritingRecords, total: oldTxn.count(tree, "Counting '\(info.name)' objects"))
+        defer { progress.finish() }
         var entry = cursor.first()
         var writer = _RecordWriter(info: info, realm: self)
         while let (k, value) = entry.map({ ($0.key, $0.value) }) {
+            progress.advance()
             let key = keyValue(k)
             try layout.withCurrent(bytes(of: value)) { record in defaultRecord.withUnsafeBytes { raw in
                 let defaultView = RecordView(base: raw.baseAddress!, size: raw.count)
@@ -671,73 +677,6 @@ extension RealmCore {
                                   "Primary key property '\(info.name).\(column.name)' has duplicate values after migration (\(shown)): give every object a distinct value in the migration block.")
             }
             if let error = write.error { throw error }
-        }
-    }
-}
-
-// MARK: - Changes that leave the records as they are
-
-extension RealmCore {
-    /// The values of a new instance of `info`'s class, as a record.
-    func defaultRecord(_ info: ClassInfo) throws -> [UInt8] {
-        let prototype = info.type.init()
-        var defaults = _RecordWriter(info: info, realm: self)
-        for column in info.storageOrder { try info.accessors[column].encodeUnmanaged(prototype, column: column, into: &defaults) }
-        return defaults.bytes
-    }
-
-    /// `old` changed to `code` without rewriting its records, if the change
-    /// allows it (RecordGenerations.swift): properties removed (their
-    /// columns retired) and plain properties added (appended, as a new
-    /// generation when any are). nil when the records must be rewritten: a
-    /// class without generations or out of them, a property whose type,
-    /// optionality, index or primary key changed, an added primary key or
-    /// indexed property (its index needs every record), a change of
-    /// embedding or of how the class is keyed.
-    func appendingGeneration(to old: StoredClass, _ code: StoredClass) -> StoredClass? {
-        guard let generations = old.generations, generations.count < Int(UInt8.max),
-              old.embedded == code.embedded, old.keyedByPrimaryKey == code.keyedByPrimaryKey else { return nil }
-        let codeByName = Dictionary(code.properties.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-        var next = old
-        next.properties = []
-        var kept = Set<String>()
-        for property in old.properties {
-            if property.retired == true { next.properties.append(property); continue }
-            if let now = codeByName[property.name] {
-                guard now == property else { return nil }
-                next.properties.append(property)
-                kept.insert(property.name)
-            } else if property.type == .linkingObjects {
-                continue // not in the records
-            } else {
-                guard !property.primaryKey else { return nil }
-                var retired = property
-                retired.retired = true
-                next.properties.append(retired)
-            }
-        }
-        for property in code.properties where !kept.contains(property.name) {
-            guard !property.primaryKey, !property.indexed else { return nil }
-            next.properties.append(property)
-        }
-        next.swiftType = code.swiftType
-        let storageCount = next.storageProperties.count
-        if storageCount != generations.last { next.generations = generations + [storageCount] }
-        return next
-    }
-
-    /// The trees of properties `now` retired: the index and backlinks of a
-    /// column nothing reads any more are emptied.
-    func dropRetiredTrees(of old: StoredClass, now: StoredClass, in write: WriteTransaction) throws {
-        let wasLive = Set(old.liveProperties.map(\.name))
-        for property in now.properties where property.retired == true && wasLive.contains(property.name) {
-            var names: [String] = []
-            if property.indexed { names.append(TreeName.index(now.name, property.name)) }
-            if property.type == .object { names.append(TreeName.backlinks(now.name, property.name)) }
-            for name in names {
-                let tree = try write.txn.openTree(name, create: false)
-                if tree != absentTree { write.clear(tree, "Dropping '\(name)'") }
-            }
         }
     }
 }
