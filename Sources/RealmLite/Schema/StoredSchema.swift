@@ -91,6 +91,15 @@ struct StoredClass: Codable, Equatable {
     /// The properties of the schema (retired ones are only in the records).
     var liveProperties: [StoredProperty] { properties.filter { $0.retired != true } }
 
+    /// Records written for one can be read as the other: equal but for
+    /// the Swift type that stored it.
+    func sameRecords(as other: StoredClass) -> Bool {
+        var a = self, b = other
+        a.swiftType = nil
+        b.swiftType = nil
+        return a == b
+    }
+
     /// Equal as a schema: the storage details (generations, retired
     /// columns, defaults, the Swift type) do not count.
     func sameSchema(as other: StoredClass) -> Bool {
