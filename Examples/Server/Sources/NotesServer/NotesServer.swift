@@ -35,7 +35,7 @@ struct NotesServer {
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
                 print("NotesServer listening on 127.0.0.1:\(port) (reads: \(options.reads.rawValue), file: \(options.file))")
-                fflush(stdout)
+                fflush(nil)  // the line above, when stdout is a pipe
                 if let portFile { try? "\(port)\n".write(toFile: portFile, atomically: true, encoding: .utf8) }
             }
         )
