@@ -5,13 +5,14 @@ import NIOPosix
 
 /// What the load generator times, reported separately.
 enum Kind: Int, Sendable, CaseIterable {
-    case get, list, write
+    case get, list, write, health
 
     var label: String {
         switch self {
         case .get: "read  GET /notes/:id"
         case .list: "read  GET /notes?tag=…&limit=10"
         case .write: "write PATCH or POST /notes"
+        case .health: "GET /health (no database)"
         }
     }
 }
@@ -54,7 +55,7 @@ final class LoadHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPClientResponsePart
     typealias OutboundOut = HTTPClientRequestPart
 
-    enum Role: Sendable { case reader, writer }
+    enum Role: Sendable { case reader, writer, baseline }
 
     private struct InFlight {
         let kind: Kind
@@ -67,6 +68,7 @@ final class LoadHandler: ChannelInboundHandler {
         case list(tag: String, limit: Int)
         case patched(id: Int, body: String)
         case created(title: String)
+        case health
     }
 
     private let role: Role
@@ -142,6 +144,10 @@ final class LoadHandler: ChannelInboundHandler {
         let kind: Kind
         let check: Check
         switch role {
+        case .baseline:
+            kind = .health
+            request = .get("/health")
+            check = .health
         case .reader where Int(nextRandom() % 100) < workload.listPercent:
             kind = .list
             request = .get("/notes?tag=\(note.tag)&limit=10")
@@ -190,6 +196,9 @@ final class LoadHandler: ChannelInboundHandler {
             guard response.status == .ok else { return "PATCH /notes/\(id): status \(response.status.code)" }
             guard let note = try? response.decode(NoteDTO.self), note.id == id, note.body == body, note.revision > 0
             else { return "PATCH /notes/\(id): wrong answer \(response.text)" }
+        case .health:
+            guard response.status == .ok, response.contains(Array(#""status":"ok""#.utf8))
+            else { return "GET /health: \(response.status.code) \(response.text)" }
         case .created(let title):
             guard response.status == .created else { return "POST /notes: status \(response.status.code)" }
             guard let note = try? response.decode(NoteDTO.self), note.title == title, note.tag == "w"
@@ -201,13 +210,14 @@ final class LoadHandler: ChannelInboundHandler {
 
 /// Runs `readers` + `writers` connections until `duration` has passed.
 func timedRun(group: any EventLoopGroup, host: String, port: Int, readers: Int, writers: Int,
-              duration: TimeAmount, workload: Workload, seed: UInt64) async throws -> ConnectionResult {
+              duration: TimeAmount, workload: Workload, seed: UInt64,
+              readerRole: LoadHandler.Role = .reader) async throws -> ConnectionResult {
     let end = NIODeadline.now() + duration
     var futures: [EventLoopFuture<ConnectionResult>] = []
     for index in 0..<(readers + writers) {
         let loop = group.next()
         let done = loop.makePromise(of: ConnectionResult.self)
-        let role: LoadHandler.Role = index < readers ? .reader : .writer
+        let role: LoadHandler.Role = index < readers ? readerRole : .writer
         let connectionSeed = seed &+ UInt64(index) &* 0x9E37_79B9_7F4A_7C15
         ClientBootstrap(group: loop)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)

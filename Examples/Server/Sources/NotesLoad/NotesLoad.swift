@@ -5,12 +5,13 @@ import NIOPosix
 /// Load generator and smoke check for NotesServer.
 ///
 ///     NotesLoad --port N [--host 127.0.0.1] [--connections 16] [--writers 2]
-///               [--duration 5] [--notes 2000] [--list-percent 10]
+///               [--duration 5] [--notes 2000] [--list-percent 10] [--baseline 1]
 ///
 /// Checks every endpoint once, seeds `--notes` notes, then runs two timed
 /// phases of closed-loop keep-alive connections: reads only, and the same
 /// reads with `--writers` more connections writing. Prints requests/s and
-/// p50/p99 latency per kind; exits 1 if any response was wrong.
+/// p50/p99 latency per kind; exits 1 if any response was wrong. `--baseline
+/// 1` first times `GET /health`, which touches no database.
 @main
 struct NotesLoad {
     static func main() async {
@@ -39,28 +40,33 @@ struct NotesLoad {
         // Warm-up (not reported): connections, caches, the first frozen clones.
         _ = try await timedRun(group: group, host: options.host, port: options.port, readers: options.connections,
                                writers: 0, duration: .seconds(1), workload: workload, seed: 1)
-        let phases: [(String, Int)] = [("reads only", 0), ("reads + \(options.writers) writers", options.writers)]
+        var phases: [(name: String, writers: Int, role: LoadHandler.Role)] = [
+            ("reads only", 0, .reader), ("reads + \(options.writers) writers", options.writers, .reader),
+        ]
+        if options.baseline { phases.insert(("HTTP only", 0, .baseline), at: 0) }
         var failures = 0
         print("")
         print("\(options.connections) reader connections, \(options.duration) s per phase, \(notes.count) notes, \(options.listPercent)% of reads are tag lists")
         print(pad("phase", 22) + pad("kind", 34) + lpad("requests", 10) + lpad("req/s", 10) + lpad("p50 ms", 9) + lpad("p99 ms", 9))
-        for (index, (name, writers)) in phases.enumerated() {
+        for (index, (name, writers, role)) in phases.enumerated() {
             let result = try await timedRun(group: group, host: options.host, port: options.port,
                                             readers: options.connections, writers: writers,
                                             duration: .seconds(Int64(options.duration)), workload: workload,
-                                            seed: UInt64(index + 2))
+                                            seed: UInt64(index + 2), readerRole: role)
             var reads = 0
             for kind in Kind.allCases {
                 var latencies = result.latencies[kind.rawValue]
                 guard !latencies.isEmpty else { continue }
-                if kind != .write { reads += latencies.count }
+                if kind == .get || kind == .list { reads += latencies.count }
                 latencies.sort()
                 print(pad(name, 22) + pad(kind.label, 34) + lpad("\(latencies.count)", 10)
                       + lpad(String(format: "%.0f", Double(latencies.count) / Double(options.duration)), 10)
                       + lpad(ms(percentile(latencies, 0.50)), 9) + lpad(ms(percentile(latencies, 0.99)), 9))
             }
-            print(pad(name, 22) + pad("all reads", 34) + lpad("\(reads)", 10)
-                  + lpad(String(format: "%.0f", Double(reads) / Double(options.duration)), 10))
+            if role == .reader {
+                print(pad(name, 22) + pad("all reads", 34) + lpad("\(reads)", 10)
+                      + lpad(String(format: "%.0f", Double(reads) / Double(options.duration)), 10))
+            }
             if result.errors > 0 {
                 failures += result.errors
                 print("  \(result.errors) wrong responses; first: \(result.firstError ?? "?")")
@@ -108,6 +114,7 @@ struct LoadOptions: Sendable {
     var duration = 5
     var notes = 2000
     var listPercent = 10
+    var baseline = false
 
     init(_ arguments: ArraySlice<String>) throws {
         var rest = arguments[...]
@@ -122,6 +129,7 @@ struct LoadOptions: Sendable {
             case "--duration": duration = max(1, number)
             case "--notes": notes = max(8, number)
             case "--list-percent": listPercent = min(number, 100)
+            case "--baseline": baseline = number != 0
             default: throw CheckFailure(description: "unknown option \(flag)")
             }
         }

@@ -65,3 +65,8 @@ struct Stats: ResponseEncodable, Sendable {
     let reads: String
     let fileBytes: Int
 }
+
+/// `GET /health`.
+struct Health: ResponseEncodable, Sendable {
+    let status: String
+}

@@ -11,8 +11,16 @@ import RealmLite
 /// written to `--port-file`) once the server listens.
 @main
 struct NotesServer {
-    static func main() async throws {
-        let options = try Options(CommandLine.arguments.dropFirst())
+    static func main() async {
+        do {
+            try await run(Options(CommandLine.arguments.dropFirst()))
+        } catch {
+            print("NotesServer: \(error)")
+            exit(error is UsageError ? 2 : 1)
+        }
+    }
+
+    static func run(_ options: Options) async throws {
         let configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: options.file),
                                                 objectTypes: [Note.self])
         let snapshots = options.reads == .frozen ? FrozenSnapshots() : nil
