@@ -4,8 +4,10 @@ import RealmLite
 
 /// A notes service over HTTP/JSON, on RealmLite and Hummingbird 2.
 ///
-///     NotesServer [--port N] [--file PATH] [--reads task|frozen|actor]
+///     NotesServer [--port N] [--file PATH] [--reads actor|frozen|task]
 ///                 [--readers N] [--port-file PATH]
+///
+/// `--reads` picks how handlers read (Readers.swift); `actor` is the default.
 ///
 /// `--port 0` (the default) binds a free port; the port is printed (and
 /// written to `--port-file`) once the server listens.
@@ -55,7 +57,7 @@ struct NotesServer {
 struct Options: Sendable {
     var port = 0
     var file = "notes.realm"
-    var reads = ReadMode.task
+    var reads = ReadMode.actor
     var readers = 4
     var portFile: String?
 

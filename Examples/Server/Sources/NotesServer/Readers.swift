@@ -8,7 +8,8 @@ enum ReadMode: String, Sendable, CaseIterable {
     /// `try await Realm()` in the handler: a Realm confined to the request's
     /// task (rule 1, task-confined Realms), opened at the newest version and
     /// closed when the handler returns, so nothing stays pinned between
-    /// requests.
+    /// requests. The simplest code, but every request pays for an open,
+    /// which costs more than the read itself (README, "What it costs").
     case task
     /// The writer actor publishes `realm.freeze()` after each write; handlers
     /// read that frozen Realm from whatever thread they run on ("Frozen
