@@ -22,6 +22,7 @@ struct Stats: Decodable, Sendable {
     let tags: [String: Int]
     let reads: String
     let fileBytes: Int
+    let cpuMicros: Int
 }
 
 struct CheckFailure: Error, CustomStringConvertible {

@@ -29,7 +29,6 @@ struct NotesLoad {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let checker = try await Connection.open(group: group, host: options.host, port: options.port)
         try await checkEndpoints(checker)
-        await checker.close()
         print("smoke check: every endpoint answered as expected")
 
         let notes = try await seed(options, group: group)
@@ -47,12 +46,17 @@ struct NotesLoad {
         var failures = 0
         print("")
         print("\(options.connections) reader connections, \(options.duration) s per phase, \(notes.count) notes, \(options.listPercent)% of reads are tag lists")
-        print(pad("phase", 22) + pad("kind", 34) + lpad("requests", 10) + lpad("req/s", 10) + lpad("p50 ms", 9) + lpad("p99 ms", 9))
+        print(pad("phase", 22) + pad("kind", 34) + lpad("requests", 10) + lpad("req/s", 10) + lpad("p50 ms", 9)
+              + lpad("p99 ms", 9) + lpad("server CPU µs/req", 19))
         for (index, (name, writers, role)) in phases.enumerated() {
+            let cpuBefore = try await serverCPU(checker)
             let result = try await timedRun(group: group, host: options.host, port: options.port,
                                             readers: options.connections, writers: writers,
                                             duration: .seconds(Int64(options.duration)), workload: workload,
                                             seed: UInt64(index + 2), readerRole: role)
+            let cpu = try await serverCPU(checker) - cpuBefore
+            let requests = result.latencies.reduce(0) { $0 + $1.count }
+            let perRequest = String(format: "%.0f", Double(cpu) / Double(max(1, requests)))
             var reads = 0
             for kind in Kind.allCases {
                 var latencies = result.latencies[kind.rawValue]
@@ -61,20 +65,30 @@ struct NotesLoad {
                 latencies.sort()
                 print(pad(name, 22) + pad(kind.label, 34) + lpad("\(latencies.count)", 10)
                       + lpad(String(format: "%.0f", Double(latencies.count) / Double(options.duration)), 10)
-                      + lpad(ms(percentile(latencies, 0.50)), 9) + lpad(ms(percentile(latencies, 0.99)), 9))
+                      + lpad(ms(percentile(latencies, 0.50)), 9) + lpad(ms(percentile(latencies, 0.99)), 9)
+                      + (kind == .health ? lpad(perRequest, 19) : ""))
             }
             if role == .reader {
-                print(pad(name, 22) + pad("all reads", 34) + lpad("\(reads)", 10)
-                      + lpad(String(format: "%.0f", Double(reads) / Double(options.duration)), 10))
+                print(pad(name, 22) + pad(writers > 0 ? "all reads (CPU: all requests)" : "all reads", 34)
+                      + lpad("\(reads)", 10) + lpad(String(format: "%.0f", Double(reads) / Double(options.duration)), 10)
+                      + String(repeating: " ", count: 18) + lpad(perRequest, 19))
             }
             if result.errors > 0 {
                 failures += result.errors
                 print("  \(result.errors) wrong responses; first: \(result.firstError ?? "?")")
             }
         }
+        await checker.close()
         try await group.shutdownGracefully()
         guard failures == 0 else { throw CheckFailure(description: "\(failures) wrong responses under load") }
         print("all responses checked: OK")
+    }
+
+    /// The server's CPU time so far, in microseconds (`GET /stats`).
+    static func serverCPU(_ connection: Connection) async throws -> Int {
+        let response = try await connection.send(.get("/stats"))
+        try expect(response.status == .ok, "GET /stats: status \(response.status.code)")
+        return try response.decode(Stats.self).cpuMicros
     }
 
     /// Creates `--notes` notes over 8 connections; eight tags, round robin.

@@ -64,6 +64,10 @@ struct Stats: ResponseEncodable, Sendable {
     let tags: [String: Int]
     let reads: String
     let fileBytes: Int
+    /// CPU time this process has used (user + system), in microseconds: the
+    /// load generator's cost per request, steadier than requests/s on a
+    /// machine shared with other work.
+    let cpuMicros: Int
 }
 
 /// `GET /health`.

@@ -64,7 +64,16 @@ func addRoutes(to router: Router<BasicRequestContext>, store: NotesStore, reader
             let notes = realm.objects(Note.self)
             var tags: [String: Int] = [:]
             for tag in Set(notes.map(\.tag)) { tags[tag] = notes.filter("tag == %@", tag).count }
-            return Stats(notes: notes.count, tags: tags, reads: mode.rawValue, fileBytes: fileBytes)
+            return Stats(notes: notes.count, tags: tags, reads: mode.rawValue, fileBytes: fileBytes,
+                         cpuMicros: processCPUMicros())
         }
     }
+}
+
+/// User plus system CPU time of this process, in microseconds.
+func processCPUMicros() -> Int {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    return (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1_000_000
+        + Int(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec)
 }
