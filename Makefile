@@ -5,6 +5,7 @@
 #   make bench   benchmarks (QUICK=1 for a smoke run)
 #   make fuzz    libFuzzer harnesses (FUZZ_SECONDS per harness)
 #   make stress  long crash-loop / compaction / power-loss / multi-process runs, kill -9 during migrations
+#   make example-server  the HTTP example (Examples/Server) under load
 #   make tsan    threading tests under ThreadSanitizer
 # Both set themselves up on a fresh machine (liblmdb-dev via apt-get).
 
@@ -24,7 +25,7 @@ SAN := -fuse-ld=lld -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sa
 ASAN_FLAGS := $(CWARN) $(CINC) -O1 -g $(SAN)
 REL_FLAGS := $(CWARN) $(CINC) -O2 -g
 
-.PHONY: all deps layers test ctest swifttest tsan stops-release docs demo bench fuzz stress clean
+.PHONY: all deps layers test ctest swifttest tsan stops-release docs demo bench fuzz stress example-server clean
 
 all:
 	swift build
@@ -102,6 +103,14 @@ test: deps
 
 demo: deps
 	swift run -c release RealmLiteDemo
+
+# The notes server (its own package, with Hummingbird) under NotesLoad, for
+# each read mode: checks every endpoint, then prints requests/s and p50/p99
+# latency with and without writers. Not part of `make test` (the first build
+# of its dependencies takes minutes). MODES, DURATION, CONNECTIONS, WRITERS,
+# NOTES tune it (Examples/Server/run.sh).
+example-server:
+	bash Examples/Server/run.sh
 
 bench: deps
 	$(MAKE) -C benchmarks bench QUICK=$(QUICK)
