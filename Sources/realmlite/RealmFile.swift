@@ -15,10 +15,15 @@ final class RealmFile {
     let path: String
     let env: OpaquePointer
     private(set) var txn: OpaquePointer?
+    /// False leaves the env to process exit: closing a writable env waits
+    /// for the write lock (to flush other processes' deferred commits), so
+    /// a command refused because another process is writing must not close.
+    var closeOnDeinit = true
 
-    /// Opens `path` read-only. Throws a one-line CLIError for a missing,
-    /// foreign, truncated or damaged file.
-    init(path: String) throws {
+    /// Opens `path` read-only (or, for import, read-write: write
+    /// transactions are then the caller's). Throws a one-line CLIError for
+    /// a missing, foreign, truncated or damaged file.
+    init(path: String, writable: Bool = false) throws {
         self.path = path
         // Checked first: the engine would create a lock file beside a
         // missing path before finding that the data file is absent.
@@ -28,7 +33,7 @@ final class RealmFile {
         }
         guard (st.st_mode & S_IFMT) == S_IFREG else { throw CLIError("\(path): not a regular file") }
         var options = cs_options()
-        options.flags = UInt32(CS_ENV_RDONLY)
+        options.flags = writable ? 0 : UInt32(CS_ENV_RDONLY)
         var env: OpaquePointer?
         // The engine makes the lock file before it reads the data file: on
         // a file it then refuses, remove the lock file if this open made it.
@@ -47,7 +52,7 @@ final class RealmFile {
 
     deinit {
         if let txn { cs_txn_abort(txn) }
-        cs_env_close(env)
+        if closeOnDeinit { cs_env_close(env) }
     }
 
     /// One line for an engine error code, with the engine's detail.
@@ -60,6 +65,8 @@ final class RealmFile {
             return CLIError("\(path): damaged file (\(detail)); run realmlite check")
         case Int32(CS_ELOCK.rawValue):
             return CLIError("\(path): cannot use the lock file (\(detail))")
+        case Int32(CS_EBUSY.rawValue):
+            return CLIError("\(path): another process is writing to it (the write lock is held); try again when it is done")
         case Int32(CS_NOTFOUND.rawValue) where opening:
             return CLIError("\(path): no such file")
         default:
