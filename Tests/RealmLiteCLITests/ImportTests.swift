@@ -164,13 +164,14 @@ extension CLITests {
         XCTAssertEqual(Set(realm.objects(ImpPerson.self).filter("age == 31").map(\.name)), ["p1", "p4", "p7"])
         XCTAssertEqual(realm.objects(ImpDog.self).filter("name == 'rex'").count, 3)
         XCTAssertEqual(realm.object(ofType: ImpDog.self, forPrimaryKey: -20)?.owners.count, 6)
-        // New objects take keys after the imported ones (the key counter moved).
+        // New objects take keys after the imported ones, even after the
+        // last one is deleted (the stored key counter moved: keys are never reused).
+        try realm.write { realm.delete(realm.object(ofType: ImpPerson.self, forPrimaryKey: "p7")!) }
         try realm.write {
             let p = ImpPerson()
             p.name = "new"
             p.friend = p3
             realm.add(p)
-            realm.delete(realm.object(ofType: ImpPerson.self, forPrimaryKey: "p7")!)
         }
         XCTAssertEqual(p3.friend?.name, "p2")
         let keys = try run(["dump", target, "--class", "ImpPerson"]).lines.compactMap { line -> Int? in
