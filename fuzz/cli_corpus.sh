@@ -8,11 +8,18 @@
 # first line when cs_check finds problems, one line and exit 1 when the file
 # cannot be opened, exit 0 when cs_check finds it clean (the images are bare
 # engine files: no object-layer schema to check).
-# usage: cli_corpus.sh FILE_IMAGES REALMLITE CORPUS_DIR WORK_DIR
+# KINDS_DIR, if given, holds more damaged files to run the same way: one per
+# damage kind of Tests/CStorageCTests/test_check.c (kept by it when
+# CS_DAMAGE_KEEP_DIR is set), named by the kind.
+# usage: cli_corpus.sh FILE_IMAGES REALMLITE CORPUS_DIR WORK_DIR [KINDS_DIR]
 set -u
-images=$1 realmlite=$2 corpus=$3 work=$4
+images=$1 realmlite=$2 corpus=$3 work=$4 kinds=${5:-}
 rm -rf "$work" && mkdir -p "$work" || exit 2
 "$images" "$work" "$corpus"/* >/dev/null || { echo "cli_corpus: file_images failed"; exit 1; }
+if [ -n "$kinds" ]; then
+  ls "$kinds"/*.db >/dev/null 2>&1 || { echo "cli_corpus: no damaged files in $kinds"; exit 1; }
+  cp "$kinds"/*.db "$work"/ && "$images" --verdicts "$work"/*.db || { echo "cli_corpus: file_images --verdicts failed"; exit 1; }
+fi
 n=0 failed=0 opened=0 problems=0
 fail() { echo "cli_corpus: $1: $2"; bad=1; }
 for db in "$work"/*.db; do
