@@ -11,6 +11,10 @@ let defaultImportBatch = 10_000
 /// `batch` rows per commit. Stops at the first bad row: its batch is not
 /// committed, earlier batches are. Prints the rows added (unless quiet).
 func importRows(_ path: String, className: String, csv: Bool, batch: Int) throws {
+    // Rows come from standard input: on a terminal the user forgot `< FILE`.
+    if isatty(STDIN_FILENO) == 1 {
+        throw UsageError("import reads rows from standard input: redirect a file (realmlite import FILE --class C < rows.jsonl)")
+    }
     let file = try RealmFile(path: path, writable: true)
     let schema = try file.schema()
     file.endTxn()
@@ -240,7 +244,8 @@ struct ImportWriter {
         }
         if let entry = row.primaryKeyEntry, let pk = cls.primaryKey {
             guard try put(primaryKeys, entry, objectKey, unique: true) else {
-                throw RowError(message: "duplicate primary key: \(pk.name) is already used by another \(cls.name) object")
+                let value = row.primaryKeyText.isEmpty ? "null" : row.primaryKeyText
+                throw RowError(message: "duplicate primary key: \(pk.name) \(value) is already used by another \(cls.name) object")
             }
         }
         for (i, entry) in row.indexKeys.enumerated() {

@@ -20,6 +20,8 @@ struct EncodedRow {
     var record: [UInt8] = []
     /// pk:C key of a class with a non-Int (or not keyed) primary key.
     var primaryKeyEntry: [UInt8]?
+    /// The primary key as given, for messages.
+    var primaryKeyText = ""
     /// Per indexed column (RowEncoder.indexed order): the index key without the object key.
     var indexKeys: [[UInt8]] = []
     /// Per link column (RowEncoder.links order): the target keys, with repeats.
@@ -104,6 +106,7 @@ struct RowEncoder {
                     isNull = true
                 case let value?:
                     field = try encodeField(property, value, links: &row.linkTargets, column: column)
+                    if property.primaryKey { row.primaryKeyText = value.kind }
                 }
             } catch let error as RowError {
                 throw RowError(message: "property \(property.name): \(error.message)")

@@ -199,7 +199,7 @@ extension CLITests {
             (#"{"name":"x","born":"2024-01-01T00:00:00Z",\#(rest)}"#, "row 2 (line 2): property age: no value (the property is required)"),
             (#"{"name":"x","age":1,"born":"yesterday",\#(rest)}"#, "row 2 (line 2): property born: expected an ISO 8601 date"),
             (#"{"name":"x","age":1,"born":"2024-01-01T00:00:00Z",\#(rest),"colour":"red"}"#, "row 2 (line 2): ImpPerson has no property colour"),
-            (#"{"name":"a","age":2,"born":"2024-01-01T00:00:00Z",\#(rest)}"#, "row 2 (line 2): duplicate primary key: name is already used by another ImpPerson object"),
+            (#"{"name":"a","age":2,"born":"2024-01-01T00:00:00Z",\#(rest)}"#, "row 2 (line 2): duplicate primary key: name the string \"a\" is already used by another ImpPerson object"),
             (#"{"name":"x","age":1,"born":"2024-01-01T00:00:00Z",\#(rest),"dog":99}"#, "row 2 (line 2): property dog: links to ImpDog object 99, which does not exist"),
             (#"{"name":"x","age":1,"born":"2024-01-01T00:00:00Z",\#(rest),"maybe":[1,"2"]}"#, "row 2 (line 2): property maybe: element 1: expected a 64-bit integer"),
             (#"{"name":"x","age":1,"born":"2024-01-01T00:00:00Z",\#(rest),"tags":[null]}"#, "row 2 (line 2): property tags: element 0: null, but the elements are not optional"),

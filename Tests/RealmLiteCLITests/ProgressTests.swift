@@ -15,7 +15,8 @@ extension CLITests {
     }
 
     /// Runs realmlite with stderr on a new pseudo-terminal, stdout to a file.
-    func runOnTerminal(_ arguments: [String], input: String? = nil) throws -> TerminalRun {
+    /// `inputOnTerminal`: standard input is the terminal too (else `input` or /dev/null).
+    func runOnTerminal(_ arguments: [String], input: String? = nil, inputOnTerminal: Bool = false) throws -> TerminalRun {
         // posix_openpt/unlockpt are not imported into Swift here: the
         // Linux ioctls they wrap (TIOCSPTLCK, TIOCGPTN) instead.
         let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
@@ -31,7 +32,8 @@ extension CLITests {
         process.executableURL = Self.executable
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(["REALMLITE_PROGRESS_AFTER": "0"]) { $1 }
-        process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: input ?? "/dev/null"))
+        process.standardInput = inputOnTerminal ? FileHandle(fileDescriptor: slave, closeOnDealloc: false)
+            : try FileHandle(forReadingFrom: URL(fileURLWithPath: input ?? "/dev/null"))
         let out = directory.appendingPathComponent("out-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: out)
@@ -92,5 +94,14 @@ extension CLITests {
             XCTAssertEqual(r.status, 0, r.stderr)
             XCTAssertEqual(r.stderr, "", command[0])
         }
+    }
+
+    /// import with standard input on a terminal (no `< FILE`): a usage
+    /// error at once, not a wait for typed rows.
+    func testImportRefusesATerminalAsInput() throws {
+        let file = try makeImportTarget("tty.realm")
+        let r = try runOnTerminal(["import", file, "--class", "ImpDog"], inputOnTerminal: true)
+        XCTAssertEqual(r.status, 2)
+        XCTAssertEqual(r.terminal, "realmlite: import reads rows from standard input: redirect a file (realmlite import FILE --class C < rows.jsonl) (realmlite --help for usage)\r\n")
     }
 }
