@@ -34,16 +34,12 @@ func importRows(_ path: String, className: String, csv: Bool, batch: Int) throws
     let total: UInt64 = fstat(STDIN_FILENO, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG ? UInt64(st.st_size) : 0
     let progress = Progress("import", total: total)
     defer { progress.finish() }
-    var writer = try ImportWriter(file: file, cls: cls)
-    var source = try RowSource(csv: csv, cls: cls, encoder: writer.encoder)
+    var writer = ImportWriter(file: file, cls: cls)
     var rows = 0, committed = 0
     do {
+        var source = try RowSource(csv: csv, cls: cls)
         while let (members, line) = try source.next() {
-            let row: EncodedRow
-            do { row = try writer.encoder.encode(members) } catch let error as RowError {
-                throw CLIError("row \(rows + 1) (line \(line)): \(error.message)")
-            }
-            do { try writer.add(row) } catch let error as RowError {
+            do { try writer.add(try writer.encoder.encode(members)) } catch let error as RowError {
                 throw CLIError("row \(rows + 1) (line \(line)): \(error.message)")
             }
             rows += 1
@@ -72,10 +68,9 @@ struct RowSource {
     private var json: JSONRows?
     private var csv: CSVRows?
     private var header: [String] = []
-    private var types: [ValueType?] = []
     private var properties: [FileProperty?] = []
 
-    init(csv isCSV: Bool, cls: FileClass, encoder: RowEncoder) throws {
+    init(csv isCSV: Bool, cls: FileClass) throws {
         let input = ByteInput(fd: STDIN_FILENO)
         guard isCSV else {
             json = JSONRows(input)
@@ -147,7 +142,7 @@ struct ImportWriter {
     private var nextKey: UInt64 = 1
     private var nextKeyChanged = false
 
-    init(file: RealmFile, cls: FileClass) throws {
+    init(file: RealmFile, cls: FileClass) {
         self.file = file
         self.cls = cls
         encoder = RowEncoder(cls)

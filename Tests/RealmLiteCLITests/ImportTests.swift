@@ -220,6 +220,20 @@ extension CLITests {
         XCTAssertEqual(try Realm(configuration: importConfig(target)).objects(ImpPerson.self).count, 0)
         XCTAssertEqual(try run(["check", target]).status, 0)
 
+        // CSV: the header names properties; records match it.
+        let csvCases: [(String, String)] = [
+            ("", "no CSV header line"),
+            ("id,name,bogus\n1,a,x\n", "row 1 (line 2): ImpDog has no property bogus"),
+            ("id,name\n1,\"a\n", "line 2: a quoted field is not closed"),
+            ("id,name\n1,a,b\n", "line 2: 3 fields where the header has 2"),
+            ("id,name\nx,a\n", "row 1 (line 2): property id: the primary key must be an integer, not the string \"x\""),
+        ]
+        for (csv, expected) in csvCases {
+            let r = try run(["import", target, "--class", "ImpDog", "--format", "csv"], input: try write(csv, "bad.csv"))
+            XCTAssertEqual(r.status, 1, csv)
+            XCTAssertEqual(r.errorLines, ["realmlite: \(target): ImpDog: \(expected); nothing was imported"], csv)
+        }
+
         // A duplicate of the keyed (Int) primary key, within the input.
         let dup = try run(["import", target, "--class", "ImpDog"], input: try write(#"{"id":500,"name":"a"}"# + "\n" + #"{"id":500,"name":"b"}"#, "dup.jsonl"))
         XCTAssertEqual(dup.status, 1)
