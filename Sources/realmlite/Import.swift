@@ -39,15 +39,19 @@ func importRows(_ path: String, className: String, csv: Bool, batch: Int) throws
     do {
         var source = try RowSource(csv: csv, cls: cls)
         while let (members, line) = try source.next() {
-            do { try writer.add(try writer.encoder.encode(members)) } catch let error as RowError {
+            do { try writer.add(try writer.encoder.encode(members), number: rows + 1) } catch let error as RowError {
                 throw CLIError("row \(rows + 1) (line \(line)): \(error.message)")
             }
             rows += 1
             progress.set(source.consumed)
-            if rows - committed >= batch {
+            // A batch with a link to a later row waits for that row.
+            if rows - committed >= batch && writer.forwardLinks.isEmpty {
                 try writer.commit()
                 committed = rows
             }
+        }
+        if let (target, link) = writer.forwardLinks.min(by: { $0.value.row < $1.value.row }) {
+            throw CLIError("row \(link.row): property \(link.property): links to \(className) object \(target), which is neither in the file nor in the input")
         }
         try writer.commit()
         committed = rows
@@ -141,6 +145,10 @@ struct ImportWriter {
     /// The next object key of an unkeyed class (realm:meta "nextkey:C").
     private var nextKey: UInt64 = 1
     private var nextKeyChanged = false
+    /// Links to objects of this class not yet in the input: target key ->
+    /// the first row and property linking to it. A batch is committed only
+    /// when this is empty, so no commit holds a link to a missing object.
+    private(set) var forwardLinks: [UInt64: (row: Int, property: String)] = [:]
 
     init(file: RealmFile, cls: FileClass) {
         self.file = file
@@ -213,8 +221,9 @@ struct ImportWriter {
         }
     }
 
-    /// Adds one encoded row; a RowError names what is wrong with it.
-    mutating func add(_ row: EncodedRow) throws {
+    /// Adds one encoded row, row `number` of the input; a RowError names
+    /// what is wrong with it.
+    mutating func add(_ row: EncodedRow, number: Int) throws {
         if txn == nil { try begin() }
         let key: UInt64
         if cls.isKeyed {
@@ -232,6 +241,7 @@ struct ImportWriter {
             nextKey = key + 1
             nextKeyChanged = true
         }
+        forwardLinks.removeValue(forKey: key)
         let objectKey = RowEncoder.be(key)
         guard try put(objects, objectKey, row.record, unique: true) else {
             let pk = cls.primaryKey.map { " (\($0.name) \(Int64(bitPattern: key ^ (1 << 63))))" } ?? ""
@@ -251,7 +261,13 @@ struct ImportWriter {
             var counts: [UInt64: UInt32] = [:]
             for target in linked { counts[target, default: 0] += 1 }
             for (target, count) in counts.sorted(by: { $0.key < $1.key }) {
-                guard let tree = targets[i], try get(tree, RowEncoder.be(target)) != nil else {
+                if let tree = targets[i], try get(tree, RowEncoder.be(target)) != nil {
+                    // exists
+                } else if column.property.objectClass == cls.name {
+                    // A link to an object of this class later in the input
+                    // (dump writes key order): resolved when that row comes.
+                    if forwardLinks[target] == nil { forwardLinks[target] = (number, column.property.name) }
+                } else {
                     throw RowError(message: "property \(column.property.name): links to \(column.property.objectClass ?? "?") object \(target), which does not exist (import the objects a class links to first)")
                 }
                 try put(backlinks[i], RowEncoder.be(target) + objectKey, RowEncoder.le32(count))
@@ -259,7 +275,8 @@ struct ImportWriter {
         }
     }
 
-    /// Commits the batch (with the key counter).
+    /// Commits the batch (with the key counter). The caller commits only
+    /// when no forward link is open (`forwardLinks` empty).
     mutating func commit() throws {
         guard let t = txn else { return }
         if nextKeyChanged {

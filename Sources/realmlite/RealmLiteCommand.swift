@@ -35,8 +35,10 @@ let usage = """
                       what dump writes (JSON Lines, a JSON array of objects, or CSV
                       with a header line). Values are checked against the stored
                       schema; _key keeps an object key (links name them: import the
-                      classes a class links to first), else a new key is taken.
-                      Commits every N rows (default 10000); the first bad row (a
+                      classes a class links to first; links within the class may
+                      point later in the input), else a new key is taken.
+                      Commits every N rows (default 10000; a batch linking to a
+                      later row grows until that row is in); the first bad row (a
                       wrong type, a missing required value, a duplicate primary
                       key, a link to a missing object) stops the import with one
                       line naming it: earlier batches stay committed, its batch

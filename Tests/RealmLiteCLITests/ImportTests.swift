@@ -43,7 +43,7 @@ extension CLITests {
 
     /// 6 dogs (keyed by Int id, one deleted) and 8 people (String keys, two
     /// deleted, so object keys have gaps) with every value shape and links
-    /// to dogs and to earlier people.
+    /// to dogs and to earlier and later people.
     func makeImportSource() throws -> String {
         let source = directory.appendingPathComponent("source.realm").path
         let realm = try Realm(configuration: importConfig(source))
@@ -56,7 +56,7 @@ extension CLITests {
                 realm.add(dog)
                 dogs.append(dog)
             }
-            var previous: ImpPerson?
+            var people: [ImpPerson] = []
             for i in 0..<8 {
                 let p = ImpPerson()
                 p.name = "p\(i)"
@@ -79,10 +79,11 @@ extension CLITests {
                 p.dogs.append(objectsIn: [dogs[0], dogs[i % 6], dogs[0]])
                 p.dogMap["a"] = dogs[(i + 1) % 6]
                 p.dogMap["b"] = nil as ImpDog?
-                p.friend = previous
                 realm.add(p)
-                previous = p
+                people.append(p)
             }
+            // Links to later objects of the same class (and back).
+            for (i, p) in people.enumerated() { p.friend = people[(i + 3) % 8] }
         }
         try realm.write {
             realm.delete(realm.objects(ImpPerson.self).filter("name == 'p0' OR name == 'p5'"))
@@ -153,7 +154,7 @@ extension CLITests {
         let p3 = try XCTUnwrap(realm.object(ofType: ImpPerson.self, forPrimaryKey: "p3"))
         XCTAssertEqual(p3.nick, "nick,\n3")
         XCTAssertEqual(p3.height, -.infinity)
-        XCTAssertEqual(p3.friend?.name, "p2")
+        XCTAssertEqual(p3.friend?.name, "p6")
         XCTAssertEqual(p3.dog?.id, 10)
         XCTAssertEqual(p3.dogs.map(\.id), [-20, 10, -20])
         XCTAssertEqual(p3.dogMap["a"]??.id, 20)
@@ -173,7 +174,7 @@ extension CLITests {
             p.friend = p3
             realm.add(p)
         }
-        XCTAssertEqual(p3.friend?.name, "p2")
+        XCTAssertEqual(p3.friend?.name, "p6")
         let keys = try run(["dump", target, "--class", "ImpPerson"]).lines.compactMap { line -> Int? in
             (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["_key"] as? Int
         }
@@ -248,10 +249,23 @@ extension CLITests {
         XCTAssertEqual(realm.objects(ImpPerson.self).map(\.name).sorted(), ["r1", "r2", "r3", "r4"])
         XCTAssertEqual(try run(["check", target]).status, 0)
 
+        // A link to a later row of the class waits for it; one that never
+        // comes fails the import and its batch.
+        let later = (6...8).map { i in #"{"name":"f\#(i)","age":1,"born":"2024-01-01T00:00:00Z",\#(rest),"friend":\#(i)}"# } // f6 is key 5: each links to the next
+        let waited = try run(["import", target, "--class", "ImpPerson", "--batch", "1"], input: try write(later.joined(separator: "\n"), "later.jsonl"))
+        XCTAssertEqual(waited.status, 1)
+        XCTAssertEqual(waited.errorLines, ["realmlite: \(target): ImpPerson: row 3: property friend: links to ImpPerson object 8, which is neither in the file nor in the input; nothing was imported"])
+        let resolved = try run(["import", target, "--class", "ImpPerson", "--batch", "1"],
+                               input: try write(later.dropLast().joined(separator: "\n") + "\n" + #"{"name":"f8","age":1,"born":"2024-01-01T00:00:00Z",\#(rest)}"#, "later2.jsonl"))
+        XCTAssertEqual(resolved.status, 0, resolved.stderr)
+        realm.refresh() // this thread's Realm (opened above) sees the other process's commits
+        XCTAssertEqual(realm.object(ofType: ImpPerson.self, forPrimaryKey: "f6")?.friend?.friend?.name, "f8")
+        XCTAssertEqual(try run(["check", target]).status, 0)
+
         // Kept object keys may not reuse a key: dumped rows go into a new file.
         let reuse = try run(["import", target, "--class", "ImpPerson"], input: try write(#"{"_key":2,"name":"k","age":1,"born":"2024-01-01T00:00:00Z",\#(rest)}"#, "reuse.jsonl"))
         XCTAssertEqual(reuse.status, 1)
-        XCTAssertTrue(reuse.stderr.contains("row 1 (line 1): _key 2 is taken or was used before in ImpPerson (the next free key is 5)"), reuse.stderr)
+        XCTAssertTrue(reuse.stderr.contains("row 1 (line 1): _key 2 is taken or was used before in ImpPerson (the next free key is 8)"), reuse.stderr)
     }
 
     /// Usage and refusals before any row is read.
