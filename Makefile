@@ -7,7 +7,8 @@
 #   make stress  long crash-loop / compaction / power-loss / multi-process runs, kill -9 during migrations
 #   make example-server  the HTTP example (Examples/Server) under load
 #   make tsan    threading tests under ThreadSanitizer
-# Both set themselves up on a fresh machine (liblmdb-dev via apt-get).
+# test/bench/fuzz set themselves up on a fresh machine (liblmdb-dev via
+# apt-get); demo needs only the Swift toolchain.
 
 SHELL := /bin/bash
 CC := $(shell command -v clang 2>/dev/null || echo cc)
@@ -101,7 +102,9 @@ test: deps
 	 k=$$(echo "$$last" | sed -nE 's/.*with ([0-9]+) tests? skipped.*/\1/p'); \
 	 echo "make test: all suites passed"; echo "tests: $$(( $${c:-0} + $${x:-0} - $${k:-0} )) passed, 0 failed, $${k:-0} skipped"
 
-demo: deps
+# Builds the demo product and what it depends on (CStorage, RealmLite) only:
+# CLMDB (lmdb.h) and SQLite are for tests and benchmarks, so no deps here.
+demo:
 	swift run -c release RealmLiteDemo
 
 # The notes server (its own package, with Hummingbird) under NotesLoad, for
