@@ -5,8 +5,10 @@
 #   make bench   benchmarks (QUICK=1 for a smoke run)
 #   make fuzz    libFuzzer harnesses (FUZZ_SECONDS per harness)
 #   make stress  long crash-loop / compaction / power-loss / multi-process runs, kill -9 during migrations
+#   make example-server  the HTTP example (Examples/Server) under load
 #   make tsan    threading tests under ThreadSanitizer
-# Both set themselves up on a fresh machine (liblmdb-dev via apt-get).
+# test/bench/fuzz set themselves up on a fresh machine (liblmdb-dev via
+# apt-get); demo needs only the Swift toolchain.
 
 SHELL := /bin/bash
 CC := $(shell command -v clang 2>/dev/null || echo cc)
@@ -24,7 +26,7 @@ SAN := -fuse-ld=lld -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sa
 ASAN_FLAGS := $(CWARN) $(CINC) -O1 -g $(SAN)
 REL_FLAGS := $(CWARN) $(CINC) -O2 -g
 
-.PHONY: all deps layers test ctest swifttest tsan stops-release docs demo bench fuzz stress clean
+.PHONY: all deps layers test ctest swifttest tsan stops-release docs demo bench fuzz stress example-server clean
 
 all:
 	swift build
@@ -100,8 +102,18 @@ test: deps
 	 k=$$(echo "$$last" | sed -nE 's/.*with ([0-9]+) tests? skipped.*/\1/p'); \
 	 echo "make test: all suites passed"; echo "tests: $$(( $${c:-0} + $${x:-0} - $${k:-0} )) passed, 0 failed, $${k:-0} skipped"
 
-demo: deps
+# Builds the demo product and what it depends on (CStorage, RealmLite) only:
+# CLMDB (lmdb.h) and SQLite are for tests and benchmarks, so no deps here.
+demo:
 	swift run -c release RealmLiteDemo
+
+# The notes server (its own package, with Hummingbird) under NotesLoad, for
+# each read mode: checks every endpoint, then prints requests/s and p50/p99
+# latency with and without writers. Not part of `make test` (the first build
+# of its dependencies takes minutes). MODES, DURATION, CONNECTIONS, WRITERS,
+# NOTES tune it (Examples/Server/run.sh).
+example-server:
+	bash Examples/Server/run.sh
 
 bench: deps
 	$(MAKE) -C benchmarks bench QUICK=$(QUICK)

@@ -39,7 +39,8 @@ let package = Package(
             path: "Examples/Demo"
         ),
         // The command-line tool (README, "Command-line tool"): info, check,
-        // schema, dump. Reads files read-only through CStorage.
+        // schema, dump, copy, compact, import. Calls CStorage directly (import
+        // writes records in the object layer's format: RecordEncoder.swift).
         .executableTarget(
             name: "realmlite",
             dependencies: ["CStorage"],

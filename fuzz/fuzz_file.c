@@ -289,21 +289,96 @@ static void write_some(cs_env *env)
     if (r) cs_txn_abort(r);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* Writes the damaged image that input `data` describes to path p. */
+static void write_image(const uint8_t *data, size_t size, const char *p)
 {
     if (!base_img) build_base();
-    if (size < 1) return 0;
     fz_in in = {data + 1, size - 1};
     uint8_t *img = malloc(base_size);
     memcpy(img, base_img, base_size);
     mutate(img, &in, (data[0] & 3) != 0);
-    char p[300];
-    snprintf(p, sizeof p, "%s/img.db", fz_dir("file"));
     fz_rm(p, ".lock");
     int fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0644);
     if (fd < 0 || pwrite(fd, img, base_size, 0) != (ssize_t)base_size) abort();
     close(fd);
     free(img);
+}
+
+#ifdef FUZZ_FILE_IMAGES
+/* Writes IMAGE minus ".db" plus ".verdict": what cs_check says on a
+ * read-only open (as the realmlite tool opens): "cannot open", "clean", or
+ * "problems" and the first problem on the next line. */
+static int write_verdict(const char *image)
+{
+    char v[600];
+    size_t n = strlen(image);
+    snprintf(v, sizeof v, "%.*s.verdict", (int)(n > 3 ? n - 3 : n), image);
+    FILE *out = fopen(v, "w");
+    if (!out) { perror(v); return 1; }
+    cs_env *env;
+    cs_options o = {.flags = CS_ENV_RDONLY};
+    cs_check_report r;
+    int rc = CS_EIO;
+    if (cs_env_open(image, &o, &env) == CS_OK) {
+        rc = cs_check(env, &r);
+        cs_env_close(env);
+    }
+    if (rc != CS_OK && rc != CS_ECORRUPT) fprintf(out, "cannot open\n");
+    else if (r.errors == 0) fprintf(out, "clean\n");
+    else fprintf(out, "problems\n%s\n", r.first_error);
+    fclose(out);
+    char l[620];
+    snprintf(l, sizeof l, "%s.lock", image);
+    unlink(l);
+    return 0;
+}
+
+/* file_images OUTDIR INPUT...: the damaged image of each corpus input as
+ * OUTDIR/<input name>.db, with its verdict (write_verdict) beside it.
+ * file_images --verdicts IMAGE.db...: the verdicts of existing images (the
+ * damage kinds test_check keeps). cli_corpus.sh runs the realmlite tool on
+ * both (make -C fuzz cli-corpus). */
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: file_images OUTDIR INPUT... | file_images --verdicts IMAGE.db...\n");
+        return 2;
+    }
+    if (strcmp(argv[1], "--verdicts") == 0) {
+        for (int i = 2; i < argc; i++)
+            if (write_verdict(argv[i])) return 1;
+        return 0;
+    }
+    int written = 0;
+    for (int i = 2; i < argc; i++) {
+        FILE *f = fopen(argv[i], "rb");
+        if (!f) { perror(argv[i]); return 1; }
+        static uint8_t data[1 << 16];
+        size_t size = fread(data, 1, sizeof data, f);
+        fclose(f);
+        if (size < 1) continue;
+        const char *name = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
+        char p[600];
+        snprintf(p, sizeof p, "%s/%s.db", argv[1], name);
+        write_image(data, size, p);
+        if (write_verdict(p)) return 1;
+        written++;
+    }
+    if (base_img) {
+        fz_rm(path, ".lock");
+        rmdir(fz_dir("file"));
+    }
+    printf("file_images: %d damaged images in %s\n", written, argv[1]);
+    return 0;
+}
+#endif
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 1) return 0;
+    char p[300];
+    snprintf(p, sizeof p, "%s/img.db", fz_dir("file"));
+    write_image(data, size, p);
     cs_env *env;
     cs_options o = {.durability = CS_DURABLE_NO_SYNC, .flags = CS_ENV_RDONLY};
     set_phase("opening (read-only)", INV_I1 " or " INV_I6 " (meta, next_pgno vs file size)");

@@ -16,8 +16,14 @@ func dump(_ path: String, className: String?, csv: Bool) throws {
     } else if csv {
         throw CLIError("csv needs --class (one header per class)")
     }
+    var total: UInt64 = 0
+    for cls in classes { total += try file.tree("obj:" + cls.name).map { try file.treeStat($0).entries } ?? 0 }
+    let progress = Progress("dump", total: total, streaming: true)
     var out = OutputBuffer(sink: STDOUT_FILENO)
-    defer { out.flush() }
+    defer {
+        progress.finish()
+        out.flush()
+    }
     for cls in classes {
         let layout = RecordLayout(cls)
         if csv {
@@ -29,6 +35,7 @@ func dump(_ path: String, className: String?, csv: Bool) throws {
         }
         guard let tree = try file.tree("obj:" + cls.name) else { continue }
         try file.forEach(tree) { key, record in
+            progress.advance()
             guard key.count == 8 else { throw CLIError("\(path): damaged object key in obj:\(cls.name) (\(key.count) bytes)") }
             let objectKey = UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
             if let problem = layout.problem(record) {

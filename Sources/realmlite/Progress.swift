@@ -13,7 +13,11 @@ final class Progress: @unchecked Sendable {
     private let start = Date()
     private var last = Date.distantPast
     private var shown = false
+    private var calls: UInt64 = 0
     private(set) var done: UInt64 = 0
+    /// Seconds before the first redraw. REALMLITE_PROGRESS_AFTER overrides
+    /// it, so that tests can see the line without a slow run.
+    private static let delay: TimeInterval = ProcessInfo.processInfo.environment["REALMLITE_PROGRESS_AFTER"].flatMap(Double.init) ?? 1
 
     /// `streaming`: the command writes its output to stdout as it goes
     /// (dump), so there is no line when stdout is the same terminal.
@@ -27,13 +31,28 @@ final class Progress: @unchecked Sendable {
     /// first second on.
     @inline(__always)
     func advance(_ n: UInt64 = 1) {
-        done += n
-        guard enabled, done & 1023 == 0 else { return }
+        set(done + n)
+    }
+
+    /// Sets the units done (import counts input bytes).
+    @inline(__always)
+    func set(_ value: UInt64) {
+        done = value
+        calls &+= 1
+        guard enabled, calls & 1023 == 0 else { return }
+        draw()
+    }
+
+    private func draw() {
         let now = Date()
-        guard now.timeIntervalSince(start) >= 1, now.timeIntervalSince(last) >= 0.1 else { return }
+        guard now.timeIntervalSince(start) >= Progress.delay, now.timeIntervalSince(last) >= 0.1 else { return }
         last = now
         shown = true
-        let percent = total > 0 ? min(100, done * 100 / total) : 0
+        guard total > 0 else { // size unknown (import from a pipe): the count only
+            FileHandle.standardError.write(Data("\r\(label) \(done)".utf8))
+            return
+        }
+        let percent = min(100, done * 100 / total)
         let width = 30, filled = Int(percent) * width / 100
         let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
         FileHandle.standardError.write(Data("\r\(label) [\(bar)] \(percent)% \(done)/\(total)".utf8))

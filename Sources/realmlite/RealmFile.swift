@@ -17,10 +17,15 @@ final class RealmFile {
     private(set) var txn: OpaquePointer?
     /// cs_env_compact closed env.
     private var closed = false
+    /// False leaves the env to process exit: closing a writable env waits
+    /// for the write lock (to flush other processes' deferred commits), so
+    /// a command refused because another process is writing must not close.
+    var closeOnDeinit = true
 
-    /// Opens `path` read-only (read-write if `writable`: compaction in
-    /// place). Throws a one-line CLIError for a missing, foreign, truncated
-    /// or damaged file.
+    /// Opens `path` read-only (read-write if `writable`: import, and
+    /// compaction in place; write transactions are then the caller's).
+    /// Throws a one-line CLIError for a missing, foreign, truncated or
+    /// damaged file.
     init(path: String, writable: Bool = false) throws {
         self.path = path
         // Checked first: the engine would create a lock file beside a
@@ -50,7 +55,7 @@ final class RealmFile {
 
     deinit {
         if let txn { cs_txn_abort(txn) }
-        if !closed { cs_env_close(env) }
+        if !closed && closeOnDeinit { cs_env_close(env) }
     }
 
     /// Compacts the file in place (cs_env_compact: a compact copy renamed
@@ -76,6 +81,8 @@ final class RealmFile {
             return CLIError("\(path): damaged file (\(detail)); run realmlite check")
         case Int32(CS_ELOCK.rawValue):
             return CLIError("\(path): cannot use the lock file (\(detail))")
+        case Int32(CS_EBUSY.rawValue):
+            return CLIError("\(path): another process is writing to it (the write lock is held); try again when it is done")
         case Int32(CS_NOTFOUND.rawValue) where opening:
             return CLIError("\(path): no such file")
         default:

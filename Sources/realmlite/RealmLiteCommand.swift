@@ -8,9 +8,9 @@ import Foundation
 let usage = """
     USAGE: realmlite <command> FILE [options]
 
-    Look inside RealmLite files. Every command but compact in place opens the file
-    read-only: it never blocks a writer in another process and sees the newest
-    commit as of its start.
+    Look inside RealmLite files. Every command but import and compact in place
+    opens the file read-only: it never blocks a writer in another process and
+    sees the newest commit as of its start.
     A missing, foreign or damaged file gives one line on stderr and exit status 1.
 
     COMMANDS:
@@ -32,10 +32,24 @@ let usage = """
                       line: _class, _key, then the properties; links are the target's
                       object key, dates ISO 8601, data base64, object ids hex) or CSV
                       (needs --class; collections as JSON)
+      import FILE --class C [--format json|csv] [--batch N] < DATA
+                      adds objects of class C read from standard input, streaming:
+                      what dump writes (JSON Lines, a JSON array of objects, or CSV
+                      with a header line). Values are checked against the stored
+                      schema; _key keeps an object key (links name them: import the
+                      classes a class links to first; links within the class may
+                      point later in the input), else a new key is taken.
+                      Commits every N rows (default 10000; a batch linking to a
+                      later row grows until that row is in); the first bad row (a
+                      wrong type, a missing required value, a duplicate primary
+                      key, a link to a missing object) stops the import with one
+                      line naming it: earlier batches stay committed, its batch
+                      and the rest are not. Needs the write lock: fails at once if
+                      another process is writing. Embedded classes are refused.
 
     OPTIONS:
       -q, --quiet     no progress line (shown on a terminal for work over a second),
-                      no "ok" line from check, no summary from copy or compact
+                      no "ok" line from check, no summary from copy, compact or import
       -h, --help      this text (realmlite help COMMAND: that command's)
       --version       the engine and file format versions
 
@@ -85,16 +99,24 @@ enum RealmLiteCommand {
             case "--version":
                 print("realmlite: RealmLite engine \(CSTORAGE_VERSION_STRING), file format \(CSTORAGE_FORMAT_VERSION)")
                 return 0
-            case "info", "check", "schema", "dump", "copy", "compact":
+            case "info", "check", "schema", "dump", "copy", "compact", "import":
                 if args.contains("-h") || args.contains("--help") {
                     print(command == "check" ? checkHelp : usage, terminator: "")
                     return 0
                 }
-                let options: Set<String> = command == "dump" ? ["--class", "--format"] : command == "compact" ? ["--to"] : []
+                let options: Set<String> = command == "dump" ? ["--class", "--format"] : command == "import" ? ["--class", "--format", "--batch"]
+                    : command == "compact" ? ["--to"] : []
                 let parsed = try Arguments(args, options: options, files: command == "copy" ? 2 : 1)
                 Progress.quiet = parsed.quiet
                 switch command {
                 case "info": try info(parsed.file)
+                case "import":
+                    guard let className = parsed.options["--class"] else { throw UsageError("import needs --class C") }
+                    let format = parsed.options["--format"] ?? "json"
+                    guard format == "json" || format == "csv" else { throw UsageError("--format must be json or csv, not \(format)") }
+                    let batch = parsed.options["--batch"].map { Int($0) ?? 0 } ?? defaultImportBatch
+                    guard batch > 0 else { throw UsageError("--batch needs a positive number of rows") }
+                    try importRows(parsed.file, className: className, csv: format == "csv", batch: batch)
                 case "check": return try check(parsed.file)
                 case "schema": try schema(parsed.file)
                 case "copy": try copy(parsed.file, to: parsed.files[1])

@@ -230,6 +230,8 @@ struct ElementArray {
 indirect enum Value {
     case null
     case int(Int64)
+    /// An object key (a link), unsigned as `_key` prints it.
+    case key(UInt64)
     case bool(Bool)
     case double(Double)
     case string(String)
@@ -248,7 +250,7 @@ indirect enum Value {
                 let date = Date(timeIntervalSinceReferenceDate: Double(bitPattern: UInt64(littleEndian: $0)))
                 return .string(date.ISO8601Format(.init(includingFractionalSeconds: true)))
             } ?? .null
-        case .object: return load(UInt64.self).map { .int(Int64(bitPattern: UInt64(littleEndian: $0))) } ?? .null
+        case .object: return load(UInt64.self).map { .key(UInt64(littleEndian: $0)) } ?? .null
         case .string, .decimal128: return .string(String(decoding: bytes, as: UTF8.self))
         case .data, .any: return .string(Data(bytes).base64EncodedString())
         case .objectId: return .string(bytes.map { String(format: "%02x", $0) }.joined())
@@ -272,6 +274,7 @@ indirect enum Value {
         switch self {
         case .null: out.write("null")
         case .int(let v): out.write(String(v))
+        case .key(let v): out.write(String(v))
         case .bool(let v): out.write(v ? "true" : "false")
         case .double(let v): out.write(v.isFinite ? "\(v)" : "\"\(v)\"")
         case .string(let s): out.writeJSONString(s)
@@ -300,6 +303,7 @@ indirect enum Value {
         switch self {
         case .null: return
         case .int(let v): text = String(v)
+        case .key(let v): text = String(v)
         case .bool(let v): text = v ? "true" : "false"
         case .double(let v): text = "\(v)"
         case .string(let s): text = s

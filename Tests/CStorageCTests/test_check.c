@@ -234,6 +234,22 @@ static void expect_damage(const char *what, void (*damage)(const char *path, wal
     memset(&want, 0, sizeof want);
     damage(p.s, &w, &want);
     free(w.map);
+    /* A copy of each damaged file, named by its kind, for the realmlite
+     * tool's corpus run (fuzz/cli_corpus.sh: make -C fuzz cli-corpus). */
+    const char *keep = getenv("CS_DAMAGE_KEEP_DIR");
+    if (keep) {
+        char kept[512];
+        int n = snprintf(kept, sizeof kept, "%s/%s.db", keep, what);
+        for (int i = n - 3 - (int)strlen(what); i < n - 3; i++)
+            if (kept[i] == ' ') kept[i] = '-';
+        /* byte for byte: copy_file walks its source, which is damaged now */
+        static uint8_t buf[1 << 16];
+        int in = open(p.s, O_RDONLY), out = open(kept, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        REQUIRE(in >= 0 && out >= 0);
+        for (ssize_t got; (got = read(in, buf, sizeof buf)) > 0;) REQUIRE(write(out, buf, (size_t)got) == got);
+        close(in);
+        close(out);
+    }
     cs_env *env = NULL;
     int r = test_open(p.s, 0, &env);
     if (r != CS_OK) {

@@ -96,10 +96,12 @@ final class CLITests: XCTestCase {
 
     /// Runs realmlite with `arguments`; fails the test if it takes more than
     /// `timeout` seconds (a read-only command must never wait for a writer).
-    func run(_ arguments: [String], timeout: TimeInterval = 60, file: StaticString = #filePath, line: UInt = #line) throws -> RunResult {
+    /// `input`: a file read as standard input (import).
+    func run(_ arguments: [String], input: String? = nil, timeout: TimeInterval = 60, file: StaticString = #filePath, line: UInt = #line) throws -> RunResult {
         let process = Process()
         process.executableURL = Self.executable
         process.arguments = arguments
+        process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: input ?? "/dev/null"))
         let out = directory.appendingPathComponent("out-\(UUID().uuidString)")
         let err = directory.appendingPathComponent("err-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)

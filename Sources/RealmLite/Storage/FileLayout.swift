@@ -26,7 +26,9 @@ import CStorage
 // Fixed slots are little-endian scalars and link keys; var fields hold
 // strings, data, decimals and collections (CollectionCodec.swift). Slot
 // offsets come from the stored schema (ClassInfo.swift). docs/OBJECTS.md
-// says why each choice was made.
+// says why each choice was made. The realmlite tool reads and writes this
+// layout from the stored schema alone (Sources/realmlite/Records.swift,
+// RecordEncoder.swift, Import.swift): a change here changes it there too.
 
 /// Tree names. Short prefixes keep keys small.
 enum TreeName {
