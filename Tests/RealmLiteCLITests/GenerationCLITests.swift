@@ -43,5 +43,16 @@ extension CLITests {
         let schema = try run(["schema", path])
         XCTAssertFalse(schema.stdout.contains("gone"), schema.stdout)
         XCTAssertTrue(schema.stdout.contains("var rating: Int"), schema.stdout)
+
+        // import writes the current generation, with the retired column's place kept.
+        let row = #"{"title":"imported","rating":3,"tags":["x","y"]}"# + "\n"
+        let imported = try run(["import", path, "--class", "CLIGen"], input: try write(row, "gen.jsonl"))
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        XCTAssertEqual(try run(["check", path]).status, 0)
+        let realm = try Realm(configuration: Realm.Configuration(fileURL: url, schemaVersion: 1, objectTypes: [CLIGenV1.self]))
+        let object = try XCTUnwrap(realm.objects(CLIGenV1.self).filter("title == 'imported'").first)
+        XCTAssertEqual(object.rating, 3)
+        XCTAssertEqual(Array(object.tags), ["x", "y"])
+        XCTAssertEqual(realm.objects(CLIGenV1.self).filter("rating == 7").first?.title, "old")
     }
 }
