@@ -77,6 +77,7 @@ static int validate(const cs_filter *f, size_t *min_size)
         uint32_t w = fixed_width(t);
         if (w && (size_t)t->offset + w > need) need = (size_t)t->offset + w;
     }
+    if (f->has_tag && need < 1) need = 1;
     *min_size = need;
     return CS_OK;
 }
@@ -301,6 +302,8 @@ static inline __attribute__((always_inline)) int count_walk(count_state *s, unsi
     const int leaf = s->p.depth - 1;
     const bool chunked = nint + nbool == 0;
     const conj q = s->q; /* a local copy the compiler can keep in registers */
+    const bool tagged = s->filter->has_tag;
+    const uint8_t tag = s->filter->tag;
     uint64_t got = 0, match;
     int rc;
     /* Chunks may span leaves: in a read txn (and in a write txn until its
@@ -331,6 +334,9 @@ static inline __attribute__((always_inline)) int count_walk(count_state *s, unsi
                     return cs_fail(CS_ECORRUPT, "page %llu: value %u has %u bytes; the filter reads %zu",
                                    (unsigned long long)PH(pg)->pgno, i, vl, need);
             }
+            if (CS_UNLIKELY(tagged) && v[0] != tag)
+                return cs_fail(CS_EFORMAT, "page %llu: value %u is not of the filter's layout (tag %u, not %u)",
+                               (unsigned long long)PH(pg)->pgno, i, v[0], tag);
             if (!chunked) {
                 got += conj_eval(&q, v, nint, nbool);
                 continue;
@@ -388,7 +394,7 @@ int cs_count_matching(cs_txn *t, cs_tree tree, const cs_filter *filter, uint64_t
     case 22: rc = count_walk(&s, 2, 2); break;
     default: rc = count_walk(&s, 0, 0);
     }
-    if (rc < 0) rc = cs_fail(CS_ECORRUPT, "a value's variable field lies outside the value");
+    if (rc == -1) rc = cs_fail(CS_ECORRUPT, "a value's variable field lies outside the value");
     if (rc == CS_OK) *out = s.got;
     scratch_free(&sc);
     return rc;
@@ -411,6 +417,11 @@ int cs_filter_values(const cs_filter *filter, const cs_val *vals, size_t n, uint
             const cs_val *v = &vals[base + k];
             if (CS_UNLIKELY(v->size < need || v->size > UINT32_MAX || (need && !v->data))) {
                 rc = cs_fail(CS_ECORRUPT, "value %zu has %zu bytes; the filter reads %zu", base + k, v->size, need);
+                break;
+            }
+            if (CS_UNLIKELY(filter->has_tag) && ((const uint8_t *)v->data)[0] != filter->tag) {
+                rc = cs_fail(CS_EFORMAT, "value %zu is not of the filter's layout (tag %u, not %u)", base + k,
+                             ((const uint8_t *)v->data)[0], filter->tag);
                 break;
             }
             c.v[k] = v->data;

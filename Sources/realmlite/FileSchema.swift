@@ -12,7 +12,7 @@ struct FileSchema: Decodable {
     var format: Int?
 
     /// The newest object format this tool reads (StoredSchema.currentFormat).
-    static let knownFormat = 2
+    static let knownFormat = 3
 
     static func decode(_ bytes: [UInt8], path: String) throws -> FileSchema {
         let schema: FileSchema
@@ -45,6 +45,10 @@ struct FileClass: Decodable {
     var embedded: Bool
     var properties: [FileProperty]
     var keyedByPrimaryKey: Bool?
+    /// Columns per record generation (records start with their generation byte); nil: no generation byte.
+    var generations: [Int]?
+    /// A record of the current layout holding the columns older generations lack.
+    var defaults: Data?
 
     var primaryKey: FileProperty? { properties.first { $0.primaryKey } }
     var isKeyed: Bool { keyedByPrimaryKey == true }
@@ -79,6 +83,8 @@ struct FileProperty: Decodable {
     var primaryKey: Bool
     var indexed: Bool
     var originProperty: String?
+    /// Removed by a migration that left the records: in the layout only.
+    var retired: Bool?
 
     /// Linking objects are computed, not stored in records.
     var isStored: Bool { type != .linkingObjects }
@@ -95,7 +101,7 @@ extension FileSchema {
         out += "import RealmLite\n"
         for cls in classes {
             out += "\nclass \(cls.name): \(cls.embedded ? "EmbeddedObject" : "Object") {\n"
-            for property in cls.properties {
+            for property in cls.properties where property.retired != true {
                 out += "    \(property.swiftDeclaration)\n"
             }
             out += "}\n"

@@ -89,7 +89,16 @@ struct RowEncoder {
             row.objectKey = key
         }
         var record = [UInt8](repeating: 0, count: layout.varDataStart)
-        var varEnd = 0
+        // Written in the current generation (Records.swift); retired var
+        // fields between live ones end where the previous field does.
+        if layout.headerSize > 0 { record[0] = UInt8((cls.generations?.count ?? 1) - 1) }
+        var varEnd = 0, nextVar = 0
+        func endVarFields(through end: Int) {
+            while nextVar < end {
+                store(UInt32(varEnd), at: layout.varTableStart + 4 * nextVar, in: &record)
+                nextVar += 1
+            }
+        }
         row.linkTargets = [[UInt64]](repeating: [], count: links.count)
         for (i, column) in layout.columns.enumerated() {
             let property = column.property
@@ -111,13 +120,14 @@ struct RowEncoder {
             } catch let error as RowError {
                 throw RowError(message: "property \(property.name): \(error.message)")
             }
-            if isNull { record[column.position >> 3] |= 1 << UInt8(column.position & 7) }
+            if isNull { record[layout.headerSize + (column.position >> 3)] |= 1 << UInt8(column.position & 7) }
             if column.width > 0 {
                 if !isNull { record.replaceSubrange(column.offset..<(column.offset + column.width), with: field) }
             } else {
+                endVarFields(through: column.offset)
                 record.append(contentsOf: field)
                 varEnd += field.count
-                store(UInt32(varEnd), at: layout.varTableStart + 4 * column.offset, in: &record)
+                endVarFields(through: column.offset + 1)
             }
             if property.indexed {
                 row.indexKeys.append(Self.indexKey(property.type, isNull: isNull, field))
@@ -130,6 +140,7 @@ struct RowEncoder {
                 row.primaryKeyEntry = entry
             }
         }
+        endVarFields(through: layout.varCount)
         row.record = record
         return row
     }

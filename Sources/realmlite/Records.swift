@@ -3,11 +3,14 @@ import Foundation
 // Records of the object layer, read as Sources/RealmLite/Storage/Record.swift
 // writes them (docs/OBJECTS.md, "Records"):
 //
-//   [null bitmap: ceil(n/8)] [fixed slots] [u32 LE end offset x nvar] [var bytes]
+//   [generation: u8] [null bitmap: ceil(n/8)] [fixed slots] [u32 LE end offset x nvar] [var bytes]
 //
-// The columns are the stored schema's stored properties in order, minus the
-// primary key of a class keyed by it (its value is the object key with the
-// sign bit flipped). Collections are var fields:
+// The columns are the stored schema's stored properties in order (retired
+// ones too), minus the primary key of a class keyed by it (its value is the
+// object key with the sign bit flipped). Classes with `generations` start
+// each record with its generation g, and the record holds the first
+// generations[g] columns; the others read from the class's stored defaults
+// record (Sources/RealmLite/Storage/RecordGenerations.swift). Collections are var fields:
 // [u32 count][u32 end offset x count][elements] (CollectionCodec.swift),
 // map entries [u32 key length][key][value element], optional elements a
 // tag byte (0 nil, 1 value) before the bytes.
@@ -15,7 +18,7 @@ import Foundation
 struct RecordLayout {
     struct Column {
         let property: FileProperty
-        /// Bit in the null bitmap.
+        /// Storage position: bit in the null bitmap.
         let position: Int
         /// Fixed slot offset, or var field number when `width` is 0.
         let offset: Int
@@ -23,37 +26,77 @@ struct RecordLayout {
     }
 
     let cls: FileClass
+    /// The live columns (retired ones are in the layout, not here).
     let columns: [Column]
+    let headerSize: Int
     let nullBytes: Int
     let fixedEnd: Int
     let varCount: Int
+    /// Older generations' layouts, by generation (empty: one generation).
+    let generations: [RecordLayout]
+    /// The stored defaults record (a record of this layout), for columns a
+    /// record of an older generation lacks.
+    let defaults: [UInt8]
 
-    init(_ cls: FileClass) {
+    /// The current layout of `cls`'s records, or with `columnCount`, that of
+    /// records holding only the first columnCount storage columns.
+    init(_ cls: FileClass, columnCount: Int? = nil) {
         self.cls = cls
-        let stored = cls.properties.filter { $0.isStored && !(cls.isKeyed && $0.primaryKey) }
+        let storage = cls.properties.filter { $0.isStored && !(cls.isKeyed && $0.primaryKey) }
+        let stored = storage.prefix(columnCount ?? storage.count)
+        headerSize = cls.generations == nil ? 0 : 1
         nullBytes = (stored.count + 7) / 8
-        var fixed = nullBytes, vars = 0
+        var fixed = headerSize + nullBytes, vars = 0
         var columns: [Column] = []
         for (position, property) in stored.enumerated() {
             let width = property.collection == .none ? property.type.fixedWidth : 0
+            let column: Column
             if width > 0 {
-                columns.append(Column(property: property, position: position, offset: fixed, width: width))
+                column = Column(property: property, position: position, offset: fixed, width: width)
                 fixed += width
             } else {
-                columns.append(Column(property: property, position: position, offset: vars, width: 0))
+                column = Column(property: property, position: position, offset: vars, width: 0)
                 vars += 1
             }
+            if property.retired != true { columns.append(column) }
         }
         self.columns = columns
         fixedEnd = fixed
         varCount = vars
+        if columnCount == nil, let generations = cls.generations, generations.count > 1 {
+            self.generations = generations.dropLast().map { RecordLayout(cls, columnCount: $0) }
+            defaults = [UInt8](cls.defaults ?? Data())
+        } else {
+            self.generations = []
+            defaults = []
+        }
+    }
+
+    /// The layout `record` was written with: this one, or an older
+    /// generation's; nil when its generation byte is not one of the class's.
+    func layout(of record: UnsafeRawBufferPointer) -> RecordLayout? {
+        guard headerSize > 0 else { return self }
+        guard let generation = record.first.map(Int.init) else { return nil }
+        if generation == generations.count { return self }
+        return generation < generations.count ? generations[generation] : nil
     }
 
     var varTableStart: Int { fixedEnd }
     var varDataStart: Int { fixedEnd + 4 * varCount }
 
-    /// Why `record` does not fit this layout, or nil if it does.
+    /// Why `record` does not fit this layout (or its generation's), or nil if it does.
     func problem(_ record: UnsafeRawBufferPointer) -> String? {
+        guard let layout = layout(of: record) else {
+            return record.isEmpty ? "empty, the layout needs at least \(varDataStart) bytes"
+                : "generation \(record[0]), the class has \(generations.count + 1)"
+        }
+        if layout.headerSize > 0 && !generations.isEmpty && defaults.count < varDataStart {
+            return "the class's stored defaults have \(defaults.count) bytes, the layout needs at least \(varDataStart)"
+        }
+        return layout.fitProblem(record)
+    }
+
+    private func fitProblem(_ record: UnsafeRawBufferPointer) -> String? {
         if record.count < varDataStart {
             return "\(record.count) bytes, the layout needs at least \(varDataStart)"
         }
@@ -110,7 +153,7 @@ struct RecordLayout {
     }
 
     func isNull(_ record: UnsafeRawBufferPointer, _ column: Column) -> Bool {
-        record[column.position >> 3] & (1 << UInt8(column.position & 7)) != 0
+        record[headerSize + (column.position >> 3)] & (1 << UInt8(column.position & 7)) != 0
     }
 
     func varField(_ record: UnsafeRawBufferPointer, _ index: Int) -> UnsafeRawBufferPointer {
@@ -119,8 +162,18 @@ struct RecordLayout {
         return UnsafeRawBufferPointer(rebasing: record[(varDataStart + start)..<(varDataStart + end)])
     }
 
-    /// The column's value (record checked with `problem` first).
+    /// The value of one of `columns` (record checked with `problem` first):
+    /// from the record, or from the defaults when its generation lacks it.
     func value(_ record: UnsafeRawBufferPointer, _ column: Column) -> Value {
+        guard !generations.isEmpty, let generation = record.first.map(Int.init), generation < generations.count else {
+            return fieldValue(record, column)
+        }
+        let layout = generations[generation]
+        if let own = layout.columns.first(where: { $0.position == column.position }) { return layout.fieldValue(record, own) }
+        return defaults.withUnsafeBytes { fieldValue($0, column) }
+    }
+
+    private func fieldValue(_ record: UnsafeRawBufferPointer, _ column: Column) -> Value {
         if isNull(record, column) { return .null }
         if column.width > 0 {
             return Value.scalar(column.property.type, UnsafeRawBufferPointer(rebasing: record[column.offset..<(column.offset + column.width)]))

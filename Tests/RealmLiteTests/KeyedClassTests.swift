@@ -187,13 +187,6 @@ final class KeyedClassTests: RealmTestCase {
         XCTAssertTrue(made.isInvalidated, "deleted after the accessor was made, in a write that reused the cancelled write's id")
     }
 
-    /// Lets the main queue run: scheduled notifications are delivered.
-    private func nextTurn() {
-        let turn = expectation(description: "turn")
-        DispatchQueue.main.async { turn.fulfill() }
-        wait(for: [turn], timeout: 10)
-    }
-
     func testNotificationsAndThawSeeADeleteAndReAddAsAnotherObject() throws {
         let realm = try openRealm(types)
         try fill(realm)

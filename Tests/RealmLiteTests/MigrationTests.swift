@@ -128,13 +128,7 @@ final class MOwnerV1: Object {
     @Persisted var pet: MPetV1?
 }
 
-/// A value a @Sendable migration block can write to.
-final class MigrationLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var _entries: [String] = []
-    var entries: [String] { lock.withLock { _entries } }
-    func add(_ entry: String) { lock.withLock { _entries.append(entry) } }
-}
+typealias MigrationLog = LockedLog<String>
 
 final class MigrationTests: RealmTestCase {
     func config(_ types: [ObjectBase.Type], version: UInt64 = 0, block: MigrationBlock? = nil) -> Realm.Configuration {
@@ -635,6 +629,7 @@ final class MigrationTests: RealmTestCase {
 }
 
 let holdOpenVariable = "REALMLITE_HOLD_OPEN"
+let acrossMigrationVariable = "REALMLITE_ACROSS_MIGRATION"
 
 /// Starts a child process that opens `fileURL` (registering MPersonV0 in it)
 /// and keeps it open until `input` is closed; returns once it has opened
@@ -670,6 +665,71 @@ final class MigrationAcrossProcessesTests: RealmTestCase {
         FileHandle.standardOutput.write(Data("HOLDING \(realm.objects(MPersonV0.self).count)\n".utf8))
         _ = FileHandle.standardInput.readDataToEndOfFile()
         exit(0)
+    }
+
+    /// The child-process entry point of the next test: opens the file with
+    /// the old classes, says so, waits for "GO" (the parent migrated the
+    /// file meanwhile), then tries a write and a refresh.
+    func testUseTheFileAcrossAMigration() throws {
+        guard let path = ProcessInfo.processInfo.environment[acrossMigrationVariable] else {
+            throw XCTSkip("the child-process entry point of MigrationAcrossProcessesTests: runs only with \(acrossMigrationVariable) set")
+        }
+        let realm = try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [MPersonV0.self]))
+        FileHandle.standardOutput.write(Data("HOLDING \(realm.objects(MPersonV0.self).first!.firstName)\n".utf8))
+        _ = FileHandle.standardInput.readDataToEndOfFile()
+        do {
+            try realm.write { realm.objects(MPersonV0.self).first!.age = 1 }
+            FileHandle.standardOutput.write(Data("WROTE\n".utf8))
+        } catch {
+            FileHandle.standardOutput.write(Data("WRITE THREW: \(error)\n".utf8))
+        }
+        realm.refresh() // stops: the records are no longer this program's
+        FileHandle.standardOutput.write(Data("READ \(realm.objects(MPersonV0.self).first!.firstName)\n".utf8))
+        exit(0)
+    }
+
+    /// A process that opened the file just before another's migration
+    /// committed (the moment the migration's checks cannot cover) gets a
+    /// clear error when it moves to the migrated version, never misread
+    /// records: its write throws, its refresh stops with the reason.
+    func testAProcessThatMissedTheMigrationFailsCleanly() throws {
+        let old = Realm.Configuration(fileURL: fileURL, objectTypes: [MPersonV0.self])
+        do {
+            let realm = try Realm(configuration: old)
+            try realm.write { realm.create(MPersonV0.self, value: ["firstName": "Ada", "lastName": "Lovelace", "age": 36]) }
+        }
+        let child = childTestProcess("RealmLiteTests.MigrationAcrossProcessesTests/testUseTheFileAcrossAMigration",
+                                     [acrossMigrationVariable: fileURL.path])
+        let input = Pipe(), output = Pipe()
+        child.standardInput = input
+        child.standardOutput = output
+        child.standardError = output
+        try child.run()
+        var seen = ""
+        while !seen.contains("HOLDING") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += String(decoding: chunk, as: UTF8.self)
+        }
+        XCTAssertTrue(seen.contains("HOLDING Ada"), seen)
+
+        migrationsIgnoreOtherProcessesForTesting = true
+        defer { migrationsIgnoreOtherProcessesForTesting = false }
+        do {
+            let realm = try Realm(configuration: Realm.Configuration(fileURL: fileURL, schemaVersion: 1, migrationBlock: { migration, _ in
+                migration.enumerateObjects(ofType: "MPerson") { old, new in
+                    new!["fullName"] = "\(old!["firstName"] as! String) \(old!["lastName"] as! String)"
+                }
+            }, objectTypes: [MPersonV1.self]))
+            XCTAssertEqual(realm.objects(MPersonV1.self).first?.fullName, "Ada Lovelace")
+        }
+        try input.fileHandleForWriting.close()
+        seen += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        child.waitUntilExit()
+        XCTAssertTrue(seen.contains("WRITE THREW: Realm.Error(schemaMismatch): Another process migrated"), seen)
+        XCTAssertTrue(seen.contains("changing class 'MPerson'"), seen)
+        XCTAssertFalse(seen.contains("READ "), "the child must not read on: \(seen)")
+        XCTAssertNotEqual(child.terminationStatus, 0, seen)
     }
 
     func testAMigrationIsRefusedWhileAnotherProcessHasTheFileOpen() throws {

@@ -8,13 +8,6 @@ import XCTest
 // object property changes, silent writes, invalidation.
 
 final class NotificationTests: RealmTestCase {
-    /// Lets the main queue run: scheduled notifications are delivered.
-    func nextTurn() {
-        let turn = expectation(description: "turn")
-        DispatchQueue.main.async { turn.fulfill() }
-        wait(for: [turn], timeout: 10)
-    }
-
     typealias Change = (deletions: [Int], insertions: [Int], modifications: [Int])
 
     func record<C>(_ change: RealmCollectionChange<C>, into log: inout [String], _ updates: inout [Change]) {

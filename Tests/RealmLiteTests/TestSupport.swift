@@ -20,6 +20,13 @@ class RealmTestCase: XCTestCase {
 
     var fileURL: URL { directory.appendingPathComponent("test.realm") }
 
+    /// Lets the main queue run: scheduled notifications are delivered.
+    func nextTurn() {
+        let turn = expectation(description: "turn")
+        DispatchQueue.main.async { turn.fulfill() }
+        wait(for: [turn], timeout: 10)
+    }
+
     func configuration(_ types: [ObjectBase.Type]? = allTestTypes, file: String = "test.realm") -> Realm.Configuration {
         Realm.Configuration(fileURL: directory.appendingPathComponent(file), objectTypes: types)
     }
@@ -159,4 +166,12 @@ func runChildTest(_ test: String, _ environment: [String: String],
     let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
     return (process, output)
+}
+
+/// Entries appended from any thread (a @Sendable block's log).
+final class LockedLog<Entry>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _entries: [Entry] = []
+    var entries: [Entry] { lock.withLock { _entries } }
+    func add(_ entry: Entry) { lock.withLock { _entries.append(entry) } }
 }

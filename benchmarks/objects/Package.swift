@@ -25,6 +25,15 @@ let package = Package(
             dependencies: [.product(name: "RealmLite", package: rootPackage)],
             path: "Sources/QueryBench"
         ),
+        // What a schema change costs as the data grows, beside SQLite's.
+        .executableTarget(
+            name: "migration-bench",
+            dependencies: [
+                .product(name: "RealmLite", package: rootPackage),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            path: "Sources/MigrationBench"
+        ),
         .executableTarget(
             name: "objects-bench",
             dependencies: [

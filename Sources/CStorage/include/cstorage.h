@@ -542,7 +542,9 @@ typedef struct cs_value_test {
  * fields sit at the offsets the tests name. Variable fields
  * (CS_TEST_BYTES_EQ): at byte var_table of the value, a u32 LE end offset
  * per field (relative to var_data); field i spans [end[i-1], end[i]) after
- * var_data, end[-1] = 0. */
+ * var_data, end[-1] = 0. With has_tag, every value must start with the byte
+ * `tag` (the layout the offsets describe): a value that does not is one the
+ * filter cannot read, and the call fails with CS_EFORMAT. */
 typedef struct cs_filter {
     const cs_value_test *tests; /* borrowed for the call                      */
     uint32_t ntests;
@@ -551,13 +553,16 @@ typedef struct cs_filter {
     size_t nconstants;
     uint32_t var_table;
     uint32_t var_data;
+    uint8_t has_tag;            /* 0: values carry no tag                     */
+    uint8_t tag;
 } cs_filter;
 
 /* Evaluate `filter` on vals[0..n). Writes the indexes of matching values to
  * `matches` (NULL: count only; else room for n) and their number to
  * *nmatched. CS_EINVAL for a malformed filter (a jump not to a lower index,
  * a constant out of range); CS_ECORRUPT if a value is too short for a field
- * a test reads (nothing is read out of bounds). */
+ * a test reads (nothing is read out of bounds); CS_EFORMAT if a value lacks
+ * the filter's tag. */
 int cs_filter_values(const cs_filter *filter, const cs_val *vals, size_t n, uint32_t *matches, size_t *nmatched);
 /* Count the entries of `tree` in txn's snapshot whose values pass `filter`,
  * walking the leaves in place (no per-entry cs_val). A missing tree counts 0.

@@ -258,7 +258,8 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
     }
 
     @inline(__always)
-    private mutating func yield(_ realm: RealmCore, _ info: ClassInfo, _ key: UInt64, _ record: cs_val) -> ObjectBase {
+    private mutating func yield(_ realm: RealmCore, _ info: ClassInfo, _ key: UInt64, _ value: cs_val) -> ObjectBase {
+        let record = realm.currentRecord(info, key, value)
         if isKnownUniquelyReferenced(&reusable), let object = reusable {
             object._key = key
             object._record = UnsafeRawPointer(record.data)

@@ -14,7 +14,47 @@ final class ReadContext {
     /// re-seeks, since someone else may have moved the shared cursor.
     private(set) var claims: UInt64 = 0
 
+    /// Upgraded copies of records of older generations (RecordGenerations.swift,
+    /// G3), by objects tree and key, for the core generation they were made
+    /// in: accessors reload their record when the generation moves, so the
+    /// copies of an older one are freed at the next upgrade.
+    private var upgraded: [UpgradedRecordKey: UnsafeMutableRawBufferPointer] = [:]
+    private var upgradedGeneration: UInt64 = 0
+
     init(txn: EngineTxn) { self.txn = txn }
+
+    deinit { releaseUpgraded() }
+
+    /// `value` (record `key` of `info`) in the current layout.
+    @inline(never)
+    func upgradedRecord(_ info: ClassInfo, _ generations: RecordGenerations, _ key: UInt64, _ value: cs_val,
+                        generation: UInt64) -> cs_val {
+        if generation != upgradedGeneration {
+            releaseUpgraded()
+            upgradedGeneration = generation
+        }
+        let id = UpgradedRecordKey(tree: info.objectsTree, key: key)
+        if let copy = upgraded[id] { return cs_val(data: UnsafeRawPointer(copy.baseAddress), size: copy.count) }
+        let record = UnsafeRawBufferPointer(start: value.data, count: value.size)
+        var copy: UnsafeMutableRawBufferPointer?
+        let upgraded = orStop {
+            try generations.upgrade(record) { size in
+                let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: max(size, 1), alignment: 8)
+                precondition(generations.write(record, into: memory) == size)
+                copy = UnsafeMutableRawBufferPointer(rebasing: memory[0..<size])
+                return true
+            }
+        }
+        guard upgraded, let copy else { return value }
+        self.upgraded[id] = copy
+        return cs_val(data: UnsafeRawPointer(copy.baseAddress), size: copy.count)
+    }
+
+    private func releaseUpgraded() {
+        guard !upgraded.isEmpty else { return }
+        for copy in upgraded.values { copy.deallocate() }
+        upgraded.removeAll(keepingCapacity: upgraded.count < 1024)
+    }
 
     /// This transaction's cursor on `tree` (nil if the tree is absent). One
     /// per tree, shared by every caller: each may move it.
@@ -42,6 +82,11 @@ final class ReadContext {
         closeCursors()
         txn.abort()
     }
+}
+
+struct UpgradedRecordKey: Hashable {
+    let tree: cs_tree
+    let key: UInt64
 }
 
 /// The pinned snapshot of a frozen core, and each thread's own read

@@ -5,17 +5,32 @@ import Foundation
 // accessors, counts, lookups by primary key.
 
 extension RealmCore {
-    /// The record of `key`, or nil if there is none in the current snapshot.
+    /// The record of `key` in the class's current layout, or nil if there is
+    /// none in the current snapshot.
     @inline(__always)
     func loadRecord(_ info: ClassInfo, _ key: UInt64) -> cs_val? {
-        txn.get(info.objectsTree, key: key, "Reading a '\(info.name)' object")
+        guard let value = txn.get(info.objectsTree, key: key, "Reading a '\(info.name)' object") else { return nil }
+        return currentRecord(info, key, value)
     }
 
-    /// A managed accessor for an existing row.
+    /// Record `key` of `info` as read from the engine, in the class's
+    /// current layout (RecordGenerations.swift, G3): itself, or the upgraded
+    /// copy of a record of an older generation (valid while the generation
+    /// is unchanged, as the map's records are).
+    @inline(__always)
+    func currentRecord(_ info: ClassInfo, _ key: UInt64, _ value: cs_val) -> cs_val {
+        guard let generations = info.generations,
+              _slowPath(value.size == 0 || value.data!.load(as: UInt8.self) != generations.current) else { return value }
+        return context.upgradedRecord(info, generations, key, value, generation: generation)
+    }
+
+    /// A managed accessor for an existing row (`record` as read from the
+    /// engine, or already current).
     func materialize(_ info: ClassInfo, key: UInt64, record: cs_val?) -> ObjectBase {
         let object = info.type.init()
         object._attach(to: self, info, key: key)
-        if let record {
+        if let value = record {
+            let record = currentRecord(info, key, value)
             object._record = UnsafeRawPointer(record.data)
             object._recordSize = record.size
             object._recordGeneration = generation

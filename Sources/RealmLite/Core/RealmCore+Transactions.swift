@@ -23,6 +23,12 @@ extension RealmCore {
         if wait && !runningQueued && asyncWrites.hasPending { try runAsyncWritesNow() }
         closeReadCursors()
         guard let txn = try env.beginWrite(wait: wait) else { return false }
+        do {
+            try checkStoredSchema(in: txn)
+        } catch {
+            txn.abort()
+            throw error
+        }
         write = WriteTransaction(txn: txn, hot: hot)
         if readState == .active { readTxn.reset() }
         readState = .active
@@ -152,6 +158,7 @@ extension RealmCore {
         closeReadCursors()
         readTxn.renew()
         generation &+= 1
+        orStop { try checkStoredSchema(in: readTxn) }
     }
 
     func closeReadCursors() {

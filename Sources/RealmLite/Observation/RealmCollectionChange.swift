@@ -74,13 +74,15 @@ extension RealmCore {
         txn.changes(from: old.txn, in: info.objectsTree, "Comparing versions for a notification") { kind, key, oldValue, newValue in
             guard kind == CS_DIFF_UPDATE else { return }
             if let columns {
-                let before = RecordView(base: oldValue.data, size: oldValue.size)
-                let after = RecordView(base: newValue.data, size: newValue.size)
-                let relevant = columns.contains { column in
-                    let slot = info.slots[column]
-                    guard slot.width >= 0 else { return false }
-                    return before.isNull(slot) != after.isNull(slot)
-                        || !before.field(slot, info.layout).elementsEqual(after.field(slot, info.layout))
+                let relevant = info.withCurrentRecord(oldValue) { before in
+                    info.withCurrentRecord(newValue) { after in
+                        columns.contains { column in
+                            let slot = info.slots[column]
+                            guard slot.width >= 0 else { return false }
+                            return before.isNull(slot) != after.isNull(slot)
+                                || !before.field(slot, info.layout).elementsEqual(after.field(slot, info.layout))
+                        }
+                    }
                 }
                 if !relevant { return }
             }

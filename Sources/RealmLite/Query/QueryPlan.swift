@@ -175,7 +175,8 @@ final class QueryPlan {
                 scan(realm, keys: true) { keys, values, count in
                     for i in 0..<count {
                         let key = keyValue(keys[i])
-                        let record = RecordView(base: UnsafeRawPointer(values[i].data!), size: values[i].size)
+                        let value = realm.currentRecord(info, key, values[i])
+                        let record = RecordView(base: UnsafeRawPointer(value.data!), size: value.size)
                         if filter?(realm, record, key) ?? true { rows.append(key, record) }
                     }
                     return true

@@ -68,12 +68,16 @@ struct RecordTest {
     let constants: [UInt8]
     /// The class's record layout (where var fields are).
     let layout: RecordLayout
+    /// The generation byte records of that layout start with, when the
+    /// class has older ones (which the engine then leaves to the caller).
+    let generation: UInt8?
 
-    init(nodes: [Node], entry: Int32, constants: [UInt8], layout: RecordLayout) {
+    init(nodes: [Node], entry: Int32, constants: [UInt8], layout: RecordLayout, generation: UInt8?) {
         tests = nodes.map(\.engineTest)
         self.entry = entry
         self.constants = constants
         self.layout = layout
+        self.generation = generation
     }
 
     /// Calls `body` with the filter, valid for the duration of the call.
@@ -83,7 +87,8 @@ struct RecordTest {
             try constants.withUnsafeBufferPointer { constants in
                 var filter = cs_filter(tests: tests.baseAddress, ntests: UInt32(tests.count), entry: entry,
                                        constants: constants.baseAddress, nconstants: constants.count,
-                                       var_table: UInt32(layout.varTableStart), var_data: UInt32(layout.varDataStart))
+                                       var_table: UInt32(layout.varTableStart), var_data: UInt32(layout.varDataStart),
+                                       has_tag: generation == nil ? 0 : 1, tag: generation ?? 0)
                 return try body(&filter)
             }
         }
@@ -140,7 +145,8 @@ extension QueryCompiler {
                                into: &nodes, &constants) else {
             return nil
         }
-        return RecordTest(nodes: nodes, entry: entry, constants: constants, layout: info.layout)
+        return RecordTest(nodes: nodes, entry: entry, constants: constants, layout: info.layout,
+                          generation: info.generations?.current)
     }
 
     /// Appends the nodes of `predicate` going to `onTrue` / `onFalse` when

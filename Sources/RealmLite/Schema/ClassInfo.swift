@@ -54,8 +54,17 @@ final class ClassInfo: @unchecked Sendable {
     /// Per column: offset of its Persisted.column field inside instances;
     /// materializing an object stores the column numbers through these.
     let columnFieldOffsets: UnsafeMutableBufferPointer<Int>
-    /// Stored columns in record order (var fields are appended in this order).
+    /// Live stored columns in record order (var fields are appended in this order).
     let storageOrder: [Int]
+    /// The var-field index of the last live var column (-1: none): a record
+    /// writer ends the retired var fields after it (Record.swift).
+    let lastLiveVarField: Int
+    /// The generation records are written with (their first byte, when
+    /// layout.headerSize is 1).
+    let generation: UInt8
+    /// Older record generations to upgrade from; nil when every record is
+    /// current (RecordGenerations.swift).
+    let generations: RecordGenerations?
     let linkColumns: [Int]
     let indexedColumns: [Int]
     let objectsTree: cs_tree
@@ -91,30 +100,27 @@ final class ClassInfo: @unchecked Sendable {
         for (index, accessor) in accessors.enumerated() { columnFieldOffsets[index] = accessor.columnFieldOffset }
         let keyColumn = stored.keyedByPrimaryKey == true ? descriptor.primaryKeyIndex : nil
         keyedByPrimaryKey = keyColumn != nil
-        var order: [Int] = []
-        for property in stored.properties {
-            if let index = descriptor.propertyIndex[property.name], columns[index].property.isStored, index != keyColumn {
-                order.append(index)
-            }
-        }
-        storageOrder = order
+        // Record order: the stored storage columns, retired ones included
+        // (RecordGenerations.swift); each live one maps to its column.
+        let storage = stored.storageProperties
+        let positional = PositionalLayout(storage, headerSize: stored.generations == nil ? 0 : 1)
         slots = .allocate(capacity: max(columns.count, 1))
         for column in columns { slots[column.index] = ColumnSlot(offset: 0, nullBit: 0, width: ColumnSlot.unstored) }
         if let keyColumn { slots[keyColumn] = ColumnSlot(offset: 0, nullBit: 0, width: ColumnSlot.objectKey) }
-        let nullBytes = (order.count + 7) / 8
-        var fixed = nullBytes, varCount = 0
-        for (position, index) in order.enumerated() {
-            let column = columns[index]
-            let width = column.collection == .none ? column.type.fixedWidth : 0
-            if width > 0 {
-                slots[index] = ColumnSlot(offset: Int32(fixed), nullBit: Int32(position), width: Int32(width))
-                fixed += width
-            } else {
-                slots[index] = ColumnSlot(offset: Int32(varCount), nullBit: Int32(position), width: 0)
-                varCount += 1
+        var order: [Int] = []
+        var lastLiveVar = -1
+        for (position, property) in storage.enumerated() where property.retired != true {
+            if let index = descriptor.propertyIndex[property.name], columns[index].property.isStored, index != keyColumn {
+                order.append(index)
+                slots[index] = positional.slots[position]
+                if positional.slots[position].width == 0 { lastLiveVar = Int(positional.slots[position].offset) }
             }
         }
-        layout = RecordLayout(columnCount: order.count, nullBytes: nullBytes, fixedSize: fixed - nullBytes, varCount: varCount)
+        storageOrder = order
+        lastLiveVarField = lastLiveVar
+        layout = positional.layout
+        generation = UInt8(max(0, (stored.generations?.count ?? 1) - 1))
+        generations = RecordGenerations(stored)
         linkColumns = order.filter { columns[$0].isLink }
         indexedColumns = order.filter { columns[$0].isIndexed }
         let name = descriptor.name
@@ -140,6 +146,18 @@ final class ClassInfo: @unchecked Sendable {
         for column in 0..<columnFieldOffsets.count {
             (base + columnFieldOffsets[column]).storeBytes(of: Int32(column), as: Int32.self)
         }
+    }
+
+    /// Calls body with `value` (a record of this class) in the current
+    /// layout, upgraded into a temporary copy if it is of an older
+    /// generation (RecordGenerations.swift, G3). For reads that keep no
+    /// pointer to the record; accessors use RealmCore.currentRecord.
+    func withCurrentRecord<R>(_ value: cs_val, _ body: (RecordView) -> R) -> R {
+        let raw = UnsafeRawBufferPointer(start: value.data, count: value.size)
+        if let generations, let upgraded = orStop({ try generations.upgrade(raw) }) {
+            return upgraded.withUnsafeBytes { body(RecordView(base: $0.baseAddress!, size: $0.count)) }
+        }
+        return withExtendedLifetime(()) { body(RecordView(base: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 8)!, size: raw.count)) }
     }
 
     /// Every tree this class owns except deletedTree (deleteAll clears them).

@@ -126,10 +126,14 @@ public final class Migration {
         guard let tree = try? oldTxn.openTree(TreeName.objects(typeName), create: false), tree != absentTree,
               let cursor = oldTxn.openCursor(tree) else { return }
         defer { cursor.close() }
+        var progress = core.migrationProgress(typeName, .enumeratingObjects, total: oldTxn.count(tree, "Counting '\(typeName)' objects"))
+        defer { progress.finish() }
         var entry = cursor.first()
         while let (key, value) = entry.map({ ($0.key, $0.value) }) {
+            progress.advance()
             let objectKey = keyValue(key)
-            let old = MigrationObject(.old(record: [UInt8](bytes(of: value)), layout: layout, key: objectKey), self)
+            guard let record = core.recording({ try layout.current(bytes(of: value)) }) else { return }
+            let old = MigrationObject(.old(record: record, layout: layout, key: objectKey), self)
             if let info {
                 // An object deleted earlier in the migration is skipped, as in Realm.
                 if let object = core.object(info, key: objectKey) { block(old, MigrationObject(.new(object), self)) }
@@ -260,7 +264,8 @@ public final class Migration {
         let targetKey = UInt64(littleEndian: element.loadUnaligned(as: UInt64.self))
         guard let tree = try? oldTxn.openTree(TreeName.objects(target), create: false), tree != absentTree,
               let value = oldTxn.get(tree, key: targetKey, "Reading an old '\(target)' object") else { return nil }
-        return MigrationObject(.old(record: [UInt8](bytes(of: value)), layout: targetLayout, key: targetKey), self)
+        guard let record = core.recording({ try targetLayout.current(bytes(of: value)) }) else { return nil }
+        return MigrationObject(.old(record: record, layout: targetLayout, key: targetKey), self)
     }
 
     fileprivate func newValue(_ object: ObjectBase, _ name: String) -> Any? {
@@ -279,7 +284,7 @@ public final class Migration {
             core.fail(Realm.Error(.invalidValue, "'\(type(of: object).className())' has no property named '\(name)' in the new schema."))
             return
         }
-        let value = unwrapMigrationObjects(value as Any)
+        let value: Any = value.map(unwrapMigrationObjects) ?? (value as Any)
         if info.columns[c].isPrimary {
             guard !info.keyedByPrimaryKey else {
                 core.fail(Realm.Error(.invalidValue, "Cannot change primary key '\(info.name).\(name)' in a migration: its values are the objects' keys."))
@@ -320,10 +325,42 @@ public final class Migration {
     }
 
     private func unwrapMigrationObjects(_ value: Any) -> Any {
-        if let object = value as? MigrationObject, case let .new(managed) = object.backing { return managed }
-        if let dictionary = value as? [String: Any] { return dictionary.mapValues(unwrapMigrationObjects) }
-        if let array = value as? [Any] { return array.map(unwrapMigrationObjects) }
-        return value
+        // Scalars are told by their type alone: a cast of each to a protocol
+        // (or a bridging cast to [Any]) costs more than the write it precedes.
+        if scalarTypes.contains(ObjectIdentifier(type(of: value))) { return value }
+        return (value as? MigrationValueContainer)?.unwrappingMigrationObjects() ?? value
+    }
+}
+
+/// Types of values that hold no MigrationObject.
+private let scalarTypes: Set<ObjectIdentifier> = [
+    ObjectIdentifier(Int.self), ObjectIdentifier(Int64.self), ObjectIdentifier(Int32.self), ObjectIdentifier(Int16.self),
+    ObjectIdentifier(Int8.self), ObjectIdentifier(Bool.self), ObjectIdentifier(Double.self), ObjectIdentifier(Float.self),
+    ObjectIdentifier(String.self), ObjectIdentifier(Data.self), ObjectIdentifier(Date.self), ObjectIdentifier(UUID.self),
+    ObjectIdentifier(ObjectId.self), ObjectIdentifier(Decimal128.self),
+]
+
+/// Values that may hold MigrationObjects: a new one stands for its object.
+private protocol MigrationValueContainer {
+    func unwrappingMigrationObjects() -> Any
+}
+
+extension MigrationObject: MigrationValueContainer {
+    fileprivate func unwrappingMigrationObjects() -> Any {
+        if case let .new(managed) = backing { return managed }
+        return self
+    }
+}
+
+extension Array: MigrationValueContainer {
+    fileprivate func unwrappingMigrationObjects() -> Any {
+        map { ($0 as? MigrationValueContainer)?.unwrappingMigrationObjects() ?? $0 }
+    }
+}
+
+extension Dictionary: MigrationValueContainer where Key == String {
+    fileprivate func unwrappingMigrationObjects() -> Any {
+        mapValues { ($0 as? MigrationValueContainer)?.unwrappingMigrationObjects() ?? $0 }
     }
 }
 
@@ -345,34 +382,43 @@ private func decodeScalar(_ type: PropertyType, _ field: UnsafeRawBufferPointer)
 }
 
 /// The record layout of a stored class (as ClassInfo computes it, from the
-/// stored schema alone), to read records written with an older schema.
-struct StoredLayout {
+/// stored schema alone), to read records written with an older schema. A
+/// class: every old MigrationObject holds one.
+final class StoredLayout {
     let stored: StoredClass
     let layout: RecordLayout
     let slots: [String: (ColumnSlot, StoredProperty)]
+    let generations: RecordGenerations?
 
     init(_ stored: StoredClass) {
         self.stored = stored
+        let storage = stored.storageProperties
+        let positional = PositionalLayout(storage, headerSize: stored.generations == nil ? 0 : 1)
         var slots: [String: (ColumnSlot, StoredProperty)] = [:]
-        let keyed = stored.keyedByPrimaryKey == true
-        let order = stored.properties.filter { $0.type != .linkingObjects && !(keyed && $0.primaryKey) }
-        let nullBytes = (order.count + 7) / 8
-        var fixed = nullBytes, varCount = 0
-        for (position, property) in order.enumerated() {
-            let width = property.collection == .none ? property.type.fixedWidth : 0
-            if width > 0 {
-                slots[property.name] = (ColumnSlot(offset: Int32(fixed), nullBit: Int32(position), width: Int32(width)), property)
-                fixed += width
-            } else {
-                slots[property.name] = (ColumnSlot(offset: Int32(varCount), nullBit: Int32(position), width: 0), property)
-                varCount += 1
-            }
+        for (position, property) in storage.enumerated() where property.retired != true {
+            slots[property.name] = (positional.slots[position], property)
         }
-        if keyed, let key = stored.properties.first(where: \.primaryKey) {
+        if stored.keyedByPrimaryKey == true, let key = stored.properties.first(where: \.primaryKey) {
             slots[key.name] = (ColumnSlot(offset: 0, nullBit: 0, width: ColumnSlot.objectKey), key)
         }
         self.slots = slots
-        layout = RecordLayout(columnCount: order.count, nullBytes: nullBytes, fixedSize: fixed - nullBytes, varCount: varCount)
+        layout = positional.layout
+        generations = RecordGenerations(stored)
+    }
+
+    /// A stored record of this class in this layout (an older generation's
+    /// upgraded: RecordGenerations.swift, G3).
+    func current(_ record: UnsafeRawBufferPointer) throws -> [UInt8] {
+        try generations?.upgrade(record) ?? [UInt8](record)
+    }
+
+    /// Calls body with `record` as this layout reads it (copied only when
+    /// it is of an older generation).
+    func withCurrent<R>(_ record: UnsafeRawBufferPointer, _ body: (RecordView) throws -> R) throws -> R {
+        if let upgraded = try generations?.upgrade(record) {
+            return try upgraded.withUnsafeBytes { try body(RecordView(base: $0.baseAddress!, size: $0.count)) }
+        }
+        return try body(RecordView(base: record.baseAddress!, size: record.count))
     }
 }
 
@@ -406,11 +452,16 @@ extension StoredClass {
 
 // MARK: - Running a migration
 
+/// Test seam: migrations skip the check that no other process has the file
+/// open, to stand for one that opened it between that check and the commit
+/// (the other process must then fail cleanly: RealmCore.checkStoredSchema).
+nonisolated(unsafe) var migrationsIgnoreOtherProcessesForTesting = false
+
 extension RealmCore {
     /// A migration rewrites records in place: a process still reading them
     /// with the old schema would misread them, so none may have the file open.
     func refuseWhileOpenElsewhere(_ what: @autoclosure () -> String) throws {
-        guard try env.isOpenElsewhere() else { return }
+        guard !migrationsIgnoreOtherProcessesForTesting, try env.isOpenElsewhere() else { return }
         throw Realm.Error(.schemaMismatch,
                           "Cannot \(what()): another process (or a read-only Realm of this process) has the file open, and it would misread records written with the new schema. Close the file there, then open it again here.")
     }
@@ -444,15 +495,29 @@ extension RealmCore {
                     code.keyedByPrimaryKey = stillKeyed ? true : (old.keyedByPrimaryKey == nil ? nil : false)
                 }
                 let unchanged = old.map { schemaDifferences(stored: $0, code: code).isEmpty } ?? false
-                let storedClass = unchanged ? old! : code
+                let openTree: (String) throws -> cs_tree = { try write.txn.openTree($0, create: true) }
+                var storedClass = unchanged ? old! : code
+                var info: ClassInfo
+                if !unchanged, let old, let appended = appendingGeneration(to: old, code) {
+                    // Records stay as they are (RecordGenerations.swift).
+                    storedClass = appended
+                    info = try ClassInfo(descriptor: descriptor, stored: storedClass, openTree: openTree)
+                    if appended.generations != old.generations {
+                        storedClass.defaults = try RecordGenerations.defaults(previous: old, next: appended,
+                                                                              prototype: defaultRecord(info))
+                        info = try ClassInfo(descriptor: descriptor, stored: storedClass, openTree: openTree)
+                    }
+                    try dropRetiredTrees(of: old, now: storedClass, in: write)
+                } else {
+                    info = try ClassInfo(descriptor: descriptor, stored: storedClass, openTree: openTree)
+                    if let old, !unchanged { changed.append((info, old)) }
+                }
                 if let index = updated.classes.firstIndex(where: { $0.name == descriptor.name }) {
                     updated.classes[index] = storedClass
                 } else {
                     updated.classes.append(storedClass)
                 }
-                let info = try ClassInfo(descriptor: descriptor, stored: storedClass) { try write.txn.openTree($0, create: true) }
                 infos.append(info)
-                if let old, !unchanged { changed.append((info, old)) }
             }
             write.registeredClasses += infos.map(\.name)
             let state = SchemaState(classes: infos, stored: updated)
@@ -490,11 +555,7 @@ extension RealmCore {
     /// rebuilding its index trees and clearing backlinks of links that went.
     private func rewriteRecords(_ info: ClassInfo, from old: StoredClass, oldTxn: EngineTxn, in write: WriteTransaction) throws {
         let layout = StoredLayout(old)
-        // The defaults: a new instance's values, encoded.
-        let prototype = info.type.init()
-        var defaults = _RecordWriter(info: info, realm: self)
-        for column in info.storageOrder { try info.accessors[column].encodeUnmanaged(prototype, column: column, into: &defaults) }
-        let defaultRecord = defaults.bytes
+        let defaultRecord = try defaultRecord(info)
         // Which new columns copy old bytes.
         var sources: [Int: (ColumnSlot, Bool)] = [:] // column -> (old slot, nil allowed)
         for c in info.storageOrder {
@@ -526,12 +587,14 @@ extension RealmCore {
         let tree = try oldTxn.openTree(TreeName.objects(info.name), create: false)
         guard tree != absentTree, let cursor = oldTxn.openCursor(tree) else { return }
         defer { cursor.close() }
+        var progress = migrationProgress(info.name, .rewritingRecords, total: oldTxn.count(tree, "Counting '\(info.name)' objects"))
+        defer { progress.finish() }
         var entry = cursor.first()
         var writer = _RecordWriter(info: info, realm: self)
         while let (k, value) = entry.map({ ($0.key, $0.value) }) {
+            progress.advance()
             let key = keyValue(k)
-            let record = RecordView(base: UnsafeRawPointer(value.data)!, size: value.size)
-            defaultRecord.withUnsafeBytes { raw in
+            try layout.withCurrent(bytes(of: value)) { record in defaultRecord.withUnsafeBytes { raw in
                 let defaultView = RecordView(base: raw.baseAddress!, size: raw.count)
                 writer = _RecordWriter(info: info, realm: self, buffer: writer.bytes)
                 for c in info.storageOrder {
@@ -549,7 +612,7 @@ extension RealmCore {
                     }
                     writer.write(c, isNull: defaultView.isNull(slot), defaultView.field(slot, info.layout))
                 }
-            }
+            } }
             putRecord(info, key, writer.bytes, in: write)
             writer.bytes.withUnsafeBytes { raw in
                 let view = RecordView(base: raw.baseAddress!, size: raw.count)

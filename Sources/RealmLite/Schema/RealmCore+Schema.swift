@@ -224,6 +224,32 @@ extension RealmCore {
         return tree
     }
 
+    /// After the snapshot moved: the stored schema must still describe
+    /// the records of the classes this process registered. It changes under
+    /// them only if another process migrated the file in the moment between
+    /// a migration's last check that no one else has it open and its commit
+    /// (docs/MIGRATIONS.md); reading on would misread records, so this
+    /// throws instead. One lookup and one comparison when nothing changed;
+    /// classes added by others are no change.
+    func checkStoredSchema(in txn: EngineTxn) throws {
+        let state = schemaState
+        guard !state.classes.isEmpty, let registered = state.stored else { return }
+        let meta = metaTree != absentTree ? metaTree : try txn.openTree(TreeName.meta, create: false)
+        guard meta != absentTree,
+              let value = try withBytesKey(Array(MetaKey.schema.utf8), { try txn.lookup(meta, $0, "Reading the stored schema") }) else { return }
+        let now = bytes(of: value)
+        if env.checkedSchema.withLock({ $0.map { now.elementsEqual($0) } ?? false }) { return }
+        let stored = try StoredSchema.decode(now)
+        for info in state.classes {
+            guard let mine = registered.class(named: info.name), let theirs = stored.class(named: info.name),
+                  mine.sameRecords(as: theirs) else {
+                throw Realm.Error(.schemaMismatch,
+                                  "Another process migrated '\(env.path)' to schema version \(stored.version) while this process had it open with version \(registered.version), changing class '\(info.name)': its objects can no longer be read with this program's classes. Close every Realm of the file and open it again with the new schema.")
+            }
+        }
+        env.checkedSchema.withLock { $0 = [UInt8](now) }
+    }
+
     func readStoredSchema() throws -> StoredSchema? {
         guard let value = try readMeta(MetaKey.schema) else { return nil }
         return try StoredSchema.decode(bytes(of: value))

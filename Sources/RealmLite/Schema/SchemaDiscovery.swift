@@ -252,6 +252,13 @@ final class PersistedAccessor<V: _Persistable>: PropertyAccessor, @unchecked Sen
     }
 
     private func convert(_ value: Any, realm: RealmCore?) throws -> V {
+        // A value of exactly V (the common case) without a dynamic cast:
+        // opening the existential and comparing metatypes is far cheaper.
+        func exactly<T>(_ value: T) -> V? {
+            guard T.self == V.self else { return nil }
+            return withUnsafePointer(to: value) { $0.withMemoryRebound(to: V.self, capacity: 1) { $0.pointee } }
+        }
+        if let direct = _openExistential(value, do: exactly) { return direct }
         if let direct = value as? V { return direct }
         guard let converted = try V._rlmConvert(value, realm) else {
             throw Realm.Error(.invalidValue,

@@ -3,19 +3,22 @@ import Foundation
 // The schema as stored in the file (meta tree, key "schema", JSON), written
 // when the file is created and whenever classes are added. Property order
 // here is the record's column order, so code may reorder properties freely.
-// A migration (Migration.swift) rewrites this and the records together in
-// one write transaction; the format needs no change for it.
+// A migration (Migration.swift) rewrites this, and the records only when it
+// must: adding or removing a property appends a record *generation*
+// (StoredClass.generations) instead, and records written before it are read
+// through it (RecordGenerations.swift).
 
 struct StoredSchema: Codable, Equatable {
     var version: UInt64
     var classes: [StoredClass]
-    /// How objects are stored: 1 (absent) before keyed classes, 2 since.
+    /// How objects are stored: 1 (absent) before keyed classes, 2 since,
+    /// 3 since records of a class may carry a generation byte (StoredClass.generations).
     /// A reader refuses a file of a format newer than it knows, rather than
     /// misread its records (a version that knew nothing of keyed classes
     /// would look for a primary key in records that do not hold it).
     var format: Int? = StoredSchema.currentFormat
 
-    static let currentFormat = 2
+    static let currentFormat = 3
 
     func `class`(named name: String) -> StoredClass? { classes.first { $0.name == name } }
 
@@ -54,6 +57,17 @@ struct StoredClass: Codable, Equatable {
     /// Absent in files written before it existed, and ignored when the
     /// program no longer has that class. Not part of schema equality.
     var swiftType: String?
+    /// Records carry a generation byte (their first), and generations[g] is
+    /// how many storage columns (`storageProperties`, a prefix) records of
+    /// generation g have; the last is the current one. nil: records have no
+    /// generation byte (classes stored before format 3; a migration that
+    /// rewrites them gives them one). RecordGenerations.swift.
+    var generations: [Int]?
+    /// With more than one generation: a record of the current layout whose
+    /// columns past an older generation's count give the values records of
+    /// that generation read for them (the defaults when those properties
+    /// were added: stored, because the program's defaults may change later).
+    var defaults: Data?
 
     init(_ descriptor: ClassDescriptor) {
         name = descriptor.name
@@ -65,6 +79,32 @@ struct StoredClass: Codable, Equatable {
             return property.shape.type == .int && !property.shape.isOptional && property.shape.collection == .none
                 && !property.isIndexed
         } ?? false
+        generations = [storageProperties.count]
+    }
+
+    /// The properties records hold, in record order (retired ones too).
+    var storageProperties: [StoredProperty] {
+        let keyed = keyedByPrimaryKey == true
+        return properties.filter { $0.type != .linkingObjects && !(keyed && $0.primaryKey) }
+    }
+
+    /// The properties of the schema (retired ones are only in the records).
+    var liveProperties: [StoredProperty] { properties.filter { $0.retired != true } }
+
+    /// Records written for one can be read as the other: equal but for
+    /// the Swift type that stored it.
+    func sameRecords(as other: StoredClass) -> Bool {
+        var a = self, b = other
+        a.swiftType = nil
+        b.swiftType = nil
+        return a == b
+    }
+
+    /// Equal as a schema: the storage details (generations, retired
+    /// columns, defaults, the Swift type) do not count.
+    func sameSchema(as other: StoredClass) -> Bool {
+        name == other.name && embedded == other.embedded && liveProperties == other.liveProperties
+            && keyedByPrimaryKey == other.keyedByPrimaryKey
     }
 }
 
@@ -77,6 +117,9 @@ struct StoredProperty: Codable, Equatable {
     var primaryKey: Bool
     var indexed: Bool
     var originProperty: String?
+    /// Removed from the class by a migration that left the records as they
+    /// were: the column stays in the record layout, and nothing reads it.
+    var retired: Bool?
 
     init(_ property: PropertyDescriptor) {
         name = property.name
@@ -109,9 +152,9 @@ func schemaDifferences(stored: StoredClass, code: StoredClass) -> [String] {
     if stored.embedded != code.embedded {
         differences.append("Class '\(cls)' has been changed from \(stored.embedded ? "embedded" : "top-level") to \(code.embedded ? "embedded" : "top-level").")
     }
-    let storedByName = Dictionary(stored.properties.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+    let storedByName = Dictionary(stored.liveProperties.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
     let codeByName = Dictionary(code.properties.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-    for property in stored.properties where codeByName[property.name] == nil {
+    for property in stored.liveProperties where codeByName[property.name] == nil {
         differences.append("Property '\(cls).\(property.name)' has been removed.")
     }
     for property in code.properties {

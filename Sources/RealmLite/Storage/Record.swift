@@ -1,5 +1,7 @@
 // The record format: one B+ tree value per object, O(1) access to any field.
 //
+//   [generation: u8]                      absent in classes stored before
+//                                         format 3 (RecordGenerations.swift)
 //   [null bitmap: ceil(n/8) bytes]        bit i set = stored column i is nil
 //   [fixed slots]                          scalars and link keys, little-endian
 //   [var end offsets: u32 x nvar]          end of var field j, relative to var data
@@ -13,11 +15,14 @@
 @usableFromInline
 struct RecordLayout: Sendable {
     @usableFromInline let columnCount: Int
+    /// 1 when records start with their generation byte, else 0. Slot
+    /// offsets and null bits count it: they are from the record's start.
+    @usableFromInline let headerSize: Int
     @usableFromInline let nullBytes: Int
     @usableFromInline let fixedSize: Int
     @usableFromInline let varCount: Int
-    @inlinable var varTableStart: Int { nullBytes + fixedSize }
-    @inlinable var varDataStart: Int { nullBytes + fixedSize + 4 * varCount }
+    @inlinable var varTableStart: Int { headerSize + nullBytes + fixedSize }
+    @inlinable var varDataStart: Int { headerSize + nullBytes + fixedSize + 4 * varCount }
 }
 
 /// Where one column lives in a record. Trivial, so hot reads copy no refs.
@@ -100,6 +105,7 @@ public struct _RecordWriter {
             bytes.removeLast(bytes.count - start)
         }
         bytes.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
+        if layout.headerSize > 0 { bytes[0] = info.generation }
     }
 
     /// Writes a column's value: nil, fixed-slot bytes or var-field bytes.
@@ -113,10 +119,20 @@ public struct _RecordWriter {
                 }
             }
         } else if slot.width == 0 {
+            // Retired var fields (RecordGenerations.swift) before this one are empty.
+            if _slowPath(Int(slot.offset) > nextVar) { endVarFields(through: Int(slot.offset)) }
             precondition(Int(slot.offset) == nextVar, "RealmLite: var fields written out of order")
             if !isNull { bytes.appendRaw(raw) }
-            let end = UInt32(bytes.count - layout.varDataStart)
-            withUnsafeBytes(of: end.littleEndian) { endBytes in
+            endVarFields(through: nextVar + 1)
+            if _slowPath(nextVar == info.lastLiveVarField + 1) { endVarFields(through: layout.varCount) }
+        }
+    }
+
+    /// Ends var fields nextVar..<end at the current end of the record.
+    private mutating func endVarFields(through end: Int) {
+        let offset = UInt32(bytes.count - layout.varDataStart)
+        while nextVar < end {
+            withUnsafeBytes(of: offset.littleEndian) { endBytes in
                 bytes.withUnsafeMutableBytes { dest in
                     (dest.baseAddress! + layout.varTableStart + 4 * nextVar).copyMemory(from: endBytes.baseAddress!, byteCount: 4)
                 }

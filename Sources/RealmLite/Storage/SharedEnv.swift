@@ -27,6 +27,10 @@ final class SharedEnv: @unchecked Sendable {
     /// cancelled. Never reusing them keeps the invalidated accessors of that
     /// write from ever seeing another object.
     let cancelledKeyFloor = Mutex<[String: UInt64]>([:])
+    /// The stored schema's bytes as last found to describe the registered
+    /// classes' records (RealmCore.checkStoredSchema): a snapshot whose
+    /// schema has these bytes needs no further check.
+    let checkedSchema = Mutex<[UInt8]?>(nil)
 
     private init(handle: OpaquePointer, cacheKey: String, path: String, isReadOnly: Bool) {
         self.handle = handle

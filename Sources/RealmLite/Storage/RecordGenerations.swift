@@ -1,0 +1,201 @@
+import Foundation
+
+// Record generations: how a class's records change shape without being
+// rewritten, as SQLite's ALTER TABLE ADD COLUMN does.
+//
+//   [generation: u8] [null bitmap] [fixed slots] [var end offsets] [var data]
+//
+// A class's storage columns (StoredClass.storageProperties) only ever grow
+// at the end: an added property appends a column, a removed one stays in
+// the layout as a retired column that nothing reads. Each such change that
+// adds columns appends a generation, G1..G3:
+//
+//   G1. generations[g] is how many storage columns (a prefix of today's)
+//       records of generation g hold; the last generation is the current
+//       one, and every record written holds it.
+//   G2. A record of an older generation reads the columns it lacks from the
+//       class's stored defaults record (StoredClass.defaults), which holds,
+//       for each column, the value the program gave it when it was added.
+//   G3. Readers never interpret an older record with the current layout:
+//       every record taken from the engine goes through
+//       RealmCore.currentRecord (or, in the engine, a filter checking the
+//       generation byte), which upgrades an older one into a copy kept by
+//       the transaction's ReadContext until the snapshot moves.
+//
+// Classes stored before format 3 have no generation byte (generations ==
+// nil): their records are all current, and a migration that changes them
+// rewrites them (then they get one). A class runs out of generations at
+// 255; the next change rewrites its records and starts again at one.
+
+/// Where each storage column lives in a record holding the first
+/// `properties.count` storage columns.
+struct PositionalLayout {
+    let layout: RecordLayout
+    /// Per storage position.
+    let slots: [ColumnSlot]
+
+    init<C: Collection>(_ properties: C, headerSize: Int) where C.Element == StoredProperty {
+        let nullBytes = (properties.count + 7) / 8
+        var fixed = headerSize + nullBytes, varCount = 0
+        var slots: [ColumnSlot] = []
+        slots.reserveCapacity(properties.count)
+        for (position, property) in properties.enumerated() {
+            let nullBit = Int32(8 * headerSize + position)
+            let width = property.collection == .none ? property.type.fixedWidth : 0
+            if width > 0 {
+                slots.append(ColumnSlot(offset: Int32(fixed), nullBit: nullBit, width: Int32(width)))
+                fixed += width
+            } else {
+                slots.append(ColumnSlot(offset: Int32(varCount), nullBit: nullBit, width: 0))
+                varCount += 1
+            }
+        }
+        self.slots = slots
+        layout = RecordLayout(columnCount: properties.count, headerSize: headerSize, nullBytes: nullBytes,
+                              fixedSize: fixed - headerSize - nullBytes, varCount: varCount)
+    }
+}
+
+/// The generations of one class (G1), for upgrading older records (G2).
+/// Present on a ClassInfo only when the class has more than one.
+final class RecordGenerations: @unchecked Sendable {
+    // @unchecked: immutable after init.
+    let current: UInt8
+    /// Per generation: its layout (the current one's is the class's).
+    let layouts: [PositionalLayout]
+    /// Per storage position: a retired column (written empty when upgrading).
+    let retired: [Bool]
+    /// The stored defaults record, in the current layout (G2).
+    let defaults: [UInt8]
+
+    init?(_ stored: StoredClass) {
+        guard let generations = stored.generations, generations.count > 1 else { return nil }
+        let properties = stored.storageProperties
+        current = UInt8(generations.count - 1)
+        layouts = generations.map { PositionalLayout(properties.prefix($0), headerSize: 1) }
+        retired = properties.map { $0.retired == true }
+        defaults = stored.defaults.map { [UInt8]($0) } ?? []
+    }
+
+    /// `record` in the current layout; nil when it already is. Throws for a
+    /// record whose generation byte or size the class cannot have.
+    func upgrade(_ record: UnsafeRawBufferPointer) throws -> [UInt8]? {
+        var result: [UInt8]?
+        _ = try upgrade(record) { size in
+            var out = [UInt8](repeating: 0, count: size)
+            let written = out.withUnsafeMutableBytes { dest in self.write(record, into: dest) }
+            precondition(written == size)
+            result = out
+            return true
+        }
+        return result
+    }
+
+    /// Upgrades `record` into memory `store` writes it to (given the
+    /// size; it calls `write`); false when the record is already current.
+    func upgrade(_ record: UnsafeRawBufferPointer, store: (Int) -> Bool) throws -> Bool {
+        guard let first = record.first else { throw corrupt("an empty record") }
+        if first == current { return false }
+        guard Int(first) < layouts.count - 1 else { throw corrupt("a record of generation \(first)") }
+        let old = layouts[Int(first)]
+        guard record.count >= old.layout.varDataStart, defaults.count >= layouts.last!.layout.varDataStart else {
+            throw corrupt("a record shorter than its layout")
+        }
+        return store(upgradedSize(record))
+    }
+
+    /// The size of `record` (of an older generation) in the current layout.
+    private func upgradedSize(_ record: UnsafeRawBufferPointer) -> Int {
+        let old = layouts[Int(record[0])], now = layouts.last!
+        let view = RecordView(base: record.baseAddress!, size: record.count)
+        return defaults.withUnsafeBytes { rawDefaults in
+            let fallback = RecordView(base: rawDefaults.baseAddress!, size: rawDefaults.count)
+            var size = now.layout.varDataStart
+            for position in 0..<now.slots.count where now.slots[position].width == 0 && !retired[position] {
+                let (source, slot, layout) = position < old.slots.count
+                    ? (view, old.slots[position], old.layout) : (fallback, now.slots[position], now.layout)
+                if !source.isNull(slot) { size += source.variable(Int(slot.offset), layout).count }
+            }
+            return size
+        }
+    }
+
+    /// Writes `record` (of an older generation) in the current layout to
+    /// `dest` (room for upgradedSize); returns the bytes written.
+    func write(_ record: UnsafeRawBufferPointer, into dest: UnsafeMutableRawBufferPointer) -> Int {
+        let old = layouts[Int(record[0])], now = layouts.last!
+        let view = RecordView(base: record.baseAddress!, size: record.count)
+        return defaults.withUnsafeBytes { rawDefaults in
+            view.write(into: dest, generation: current, from: old,
+                       defaults: RecordView(base: rawDefaults.baseAddress!, size: rawDefaults.count),
+                       current: now, retired: retired)
+        }
+    }
+
+    private func corrupt(_ what: String) -> Realm.Error {
+        Realm.Error(.fileFormatUpgradeRequired, "The Realm file holds \(what) of a class with \(layouts.count) record generations: the file is damaged (run `realmlite check`).")
+    }
+
+    /// The defaults record for a class given one more generation: `previous`
+    /// (the last defaults, nil if the class had one generation) upgraded to
+    /// `next`, whose newly added columns come from `prototype` (a record of
+    /// the new layout holding the program's defaults).
+    static func defaults(previous: StoredClass, next: StoredClass, prototype: [UInt8]) -> Data {
+        guard let previousDefaults = previous.defaults, let generations = next.generations else { return Data(prototype) }
+        let properties = next.storageProperties
+        let oldCount = generations[generations.count - 2]
+        let old = PositionalLayout(properties.prefix(oldCount), headerSize: 1)
+        let current = PositionalLayout(properties, headerSize: 1)
+        // The previous defaults hold the previous generation's columns; the
+        // new ones come from the prototype.
+        let retired = properties.map { $0.retired == true }
+        var merged = [UInt8](repeating: 0, count: previousDefaults.count + prototype.count + current.layout.varDataStart)
+        let size = [UInt8](previousDefaults).withUnsafeBytes { raw in
+            prototype.withUnsafeBytes { rawPrototype in
+                merged.withUnsafeMutableBytes { dest in
+                    RecordView(base: raw.baseAddress!, size: raw.count).write(
+                        into: dest, generation: UInt8(generations.count - 1), from: old,
+                        defaults: RecordView(base: rawPrototype.baseAddress!, size: rawPrototype.count),
+                        current: current, retired: retired)
+                }
+            }
+        }
+        return Data(merged.prefix(size))
+    }
+}
+
+extension RecordView {
+    /// Writes this record (of layout `old`, a prefix of `current`) in
+    /// `current` to `dest`: its own columns, then those of `defaults` (a
+    /// record of `current`); retired columns are written nil. `dest` must
+    /// have room (RecordGenerations.upgradedSize); returns the bytes written.
+    /// Used by upgrades (G2).
+    func write(into dest: UnsafeMutableRawBufferPointer, generation: UInt8, from old: PositionalLayout,
+               defaults fallback: RecordView, current: PositionalLayout, retired: [Bool]) -> Int {
+        let layout = current.layout
+        let out = dest.baseAddress!
+        out.initializeMemory(as: UInt8.self, repeating: 0, count: layout.varDataStart)
+        out.storeBytes(of: generation, as: UInt8.self)
+        var end = layout.varDataStart
+        for position in 0..<current.slots.count {
+            let slot = current.slots[position]
+            let (source, sourceSlot, sourceLayout) = position < old.slots.count
+                ? (self, old.slots[position], old.layout) : (fallback, slot, layout)
+            let isNull = retired[position] || source.isNull(sourceSlot)
+            if isNull {
+                dest[Int(slot.nullBit) >> 3] |= 1 << UInt8(slot.nullBit & 7)
+            } else if slot.width > 0 {
+                (out + Int(slot.offset)).copyMemory(from: source.base + Int(sourceSlot.offset), byteCount: Int(slot.width))
+            } else {
+                let field = source.variable(Int(sourceSlot.offset), sourceLayout)
+                if field.count > 0 { (out + end).copyMemory(from: field.baseAddress!, byteCount: field.count) }
+                end += field.count
+            }
+            if slot.width == 0 {
+                (out + layout.varTableStart + 4 * Int(slot.offset)).storeBytes(of: UInt32(end - layout.varDataStart).littleEndian,
+                                                                              toByteOffset: 0, as: UInt32.self)
+            }
+        }
+        return end
+    }
+}
