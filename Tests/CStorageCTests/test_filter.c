@@ -75,7 +75,7 @@ static cs_value_test test_of(uint8_t kind, uint8_t null_mask, uint32_t offset, i
 
 static cs_filter filter_of(const cs_value_test *tests, uint32_t n, int32_t entry, const char *constants) {
     cs_filter f = {tests, n, entry, (const uint8_t *)constants, constants ? strlen(constants) : 0, VAR_TABLE,
-                   VAR_DATA};
+                   VAR_DATA, 0, 0};
     return f;
 }
 
@@ -380,6 +380,11 @@ static void tree_counts(void) {
     CHECK_OK(cs_count_matching(t, tree, &always, &n));
     CHECK_EQ(n, NVALS);
     CHECK_RC(cs_count_matching(t, tree, &small, NULL), CS_EINVAL);
+    /* With a tag, a value that does not start with it is the caller's. */
+    cs_filter tagged = small;
+    tagged.has_tag = 1;
+    tagged.tag = 0;
+    CHECK_RC(cs_count_matching(t, tree, &tagged, &n), CS_EFORMAT);
     cs_txn_abort(t);
 
     /* A value too short for the filter is reported, not read past. */
@@ -395,9 +400,38 @@ static void tree_counts(void) {
     CHECK_OK(cs_env_close(env));
 }
 
+/* A tagged filter reads values that start with its tag and refuses the
+ * others (CS_EFORMAT): the object layer's records of an older layout. */
+static void tags(void) {
+    static row rows[3];
+    cs_val vals[3];
+    for (int k = 0; k < 3; k++) {
+        memset(&rows[k], 0, sizeof rows[k]);
+        rows[k].i = 60 + k;
+        rows[k].b = true;
+        strcpy(rows[k].s, "x");
+        encode(&rows[k]);
+        vals[k] = (cs_val){rows[k].bytes, rows[k].size};
+    }
+    cs_value_test t_and[2];
+    i_over_50_and_b(t_and);
+    cs_filter f = filter_of(t_and, 2, 1, NULL);
+    f.has_tag = 1;
+    f.tag = 0;
+    size_t n = 0;
+    CHECK_OK(cs_filter_values(&f, vals, 3, NULL, &n));
+    CHECK_EQ(n, 3);
+    rows[1].bytes[NULL_AT] = 2; /* another first byte */
+    CHECK_RC(cs_filter_values(&f, vals, 3, NULL, &n), CS_EFORMAT);
+    f.has_tag = 0;
+    CHECK_OK(cs_filter_values(&f, vals, 3, NULL, &n));
+    CHECK_EQ(n, 3);
+}
+
 int main(void) {
     agreement();
     tree_counts();
+    tags();
     refusals();
     return test_report();
 }

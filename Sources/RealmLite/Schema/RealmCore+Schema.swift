@@ -252,7 +252,13 @@ extension RealmCore {
 
     func readStoredSchema() throws -> StoredSchema? {
         guard let value = try readMeta(MetaKey.schema) else { return nil }
-        return try StoredSchema.decode(bytes(of: value))
+        let stored = bytes(of: value)
+        if let cached = env.decodedSchema.withLock({ $0.flatMap { stored.elementsEqual($0.bytes) ? $0.schema : nil } }) {
+            return cached
+        }
+        let schema = try StoredSchema.decode(stored)
+        env.decodedSchema.withLock { $0 = ([UInt8](stored), schema) }
+        return schema
     }
 
     func readMeta(_ key: String) throws -> cs_val? {

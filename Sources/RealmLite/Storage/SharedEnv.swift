@@ -31,6 +31,10 @@ final class SharedEnv: @unchecked Sendable {
     /// classes' records (RealmCore.checkStoredSchema): a snapshot whose
     /// schema has these bytes needs no further check.
     let checkedSchema = Mutex<[UInt8]?>(nil)
+    /// The stored schema last decoded, with its bytes: every open reads the
+    /// schema (twice: openSchema, then register), and decoding its JSON was
+    /// most of what opening a Realm cost.
+    let decodedSchema = Mutex<(bytes: [UInt8], schema: StoredSchema)?>(nil)
 
     private init(handle: OpaquePointer, cacheKey: String, path: String, isReadOnly: Bool) {
         self.handle = handle
