@@ -66,6 +66,14 @@ final class GItemIndexed: Object {
     @Persisted(indexed: true) var code = 3
 }
 
+/// `title` renamed `heading` (renameProperty in the block).
+final class GItemRenamed: Object {
+    override class func className() -> String { "GItem" }
+    @Persisted var heading = ""
+    @Persisted var size = 0
+    @Persisted var note: String? = nil
+}
+
 final class GOwner: Object {
     @Persisted var name = ""
 }
@@ -262,6 +270,36 @@ extension RecordGenerationTests {
             MigrationProgress(className: "GItem", step: .enumeratingObjects, completed: 2 * interval, total: 40_000),
             MigrationProgress(className: "GItem", step: .enumeratingObjects, completed: 40_000, total: 40_000),
         ])
+    }
+
+    func testARenameKeepsTheRecordsAndTheValues() throws {
+        try seed(50)
+        let before = try Realm(configuration: config([GItemV0.self], version: 0)).withRawRecords(rawRecords)
+        let realm = try Realm(configuration: config([GItemRenamed.self], version: 1) { migration, _ in
+            migration.renameProperty(onType: "GItem", from: "title", to: "heading")
+        })
+        XCTAssertEqual(rawRecords(realm), before, "a rename rewrites no record")
+        let items = realm.objects(GItemRenamed.self).sorted(byKeyPath: "size")
+        XCTAssertEqual(items.map(\.heading), (0..<50).map { "t\($0)" })
+        XCTAssertEqual(items.filter("heading == 't7'").first?.size, 7)
+        let stored = realm.core.schemaState.stored!.class(named: "GItem")!
+        XCTAssertEqual(stored.generations, [3], "the column kept its place: no new generation")
+        XCTAssertEqual(stored.liveProperties.map(\.name), ["heading", "size", "note"])
+        try realm.write { items[0].heading = "first" }
+        XCTAssertEqual(items.first?.heading, "first")
+    }
+
+    func testARenameAfterTheBlockReadObjectsMovesTheValues() throws {
+        try seed(20)
+        let realm = try Realm(configuration: config([GItemRenamed.self], version: 1) { migration, _ in
+            migration.enumerateObjects(ofType: "GItem") { _, new in new!["size"] = (new!["size"] as! Int) + 100 }
+            migration.renameProperty(onType: "GItem", from: "title", to: "heading")
+        })
+        let items = realm.objects(GItemRenamed.self).sorted(byKeyPath: "size")
+        XCTAssertEqual(items.map(\.heading), (0..<20).map { "t\($0)" })
+        XCTAssertEqual(items.first?.size, 100)
+        XCTAssertEqual(realm.core.schemaState.stored!.class(named: "GItem")!.generations, [3, 4],
+                       "renamed by moving values into an added column")
     }
 
     /// A file as format 2 wrote it (no generation byte, no generations):

@@ -97,6 +97,12 @@ public final class Migration {
     fileprivate(set) var deletedClasses: Set<String> = []
     /// Classes whose primary keys the block may have set (rebuilt after it).
     fileprivate(set) var primaryKeysTouched: Set<String> = []
+    /// Renames a property of a class whose records the migration kept, by
+    /// renaming its column (RealmCore.migrate); false when it cannot.
+    var renameWithoutRewrite: ((_ typeName: String, _ from: String, _ to: String) throws -> Bool)?
+    /// The block has made or read objects: a rename must move values, since
+    /// accessors of the class's current layout may exist.
+    fileprivate var touchedObjects = false
 
     init(core: RealmCore, oldTxn: EngineTxn, oldStored: StoredSchema, newSchema: Schema) {
         self.core = core
@@ -122,6 +128,7 @@ public final class Migration {
     public func enumerateObjects(ofType typeName: String, _ block: MigrationObjectEnumerateBlock) {
         // A class in neither schema has no objects to enumerate (as in Realm).
         guard let layout = layout(typeName), !deletedClasses.contains(typeName) else { return }
+        touchedObjects = true
         let info = core.schemaState.byName[typeName]
         guard let tree = try? oldTxn.openTree(TreeName.objects(typeName), create: false), tree != absentTree,
               let cursor = oldTxn.openCursor(tree) else { return }
@@ -148,6 +155,7 @@ public final class Migration {
     /// an array in property order, or an object, as Realm.create does.
     @discardableResult
     public func create(_ typeName: String, value: Any = [String: Any]()) -> MigrationObject {
+        touchedObjects = true
         guard let write = core.write, let info = core.schemaState.byName[typeName] else {
             core.fail(Realm.Error(.objectTypeNotInSchema, "Cannot create an object of type '\(typeName)' in a migration: it is not in the new schema (Realm.Configuration.objectTypes)."))
             return MigrationObject(.new(ObjectBase()), self)
@@ -173,6 +181,7 @@ public final class Migration {
     /// itself. Returns whether the old or the new schema has the class.
     @discardableResult
     public func deleteData(forType typeName: String) -> Bool {
+        touchedObjects = true
         guard let write = core.write else { return false }
         let info = core.schemaState.byName[typeName]
         guard let stored = oldStored.class(named: typeName) ?? info.map({ StoredClass($0.descriptor) }) else { return false }
@@ -207,6 +216,13 @@ public final class Migration {
         guard storageCompatible(oldProperty, newProperty) else {
             core.fail(Realm.Error(.invalidSchema, "Cannot rename property '\(typeName).\(oldName)' to '\(newName)': the types differ ('\(oldProperty.typeDescription)' and '\(newProperty.typeDescription)')."))
             return
+        }
+        if !touchedObjects, let rename = renameWithoutRewrite {
+            switch core.recording({ try rename(typeName, oldName, newName) }) {
+            case true?: return
+            case nil: return // failed: recorded, the migration throws it
+            case false?: break
+            }
         }
         enumerateObjects(ofType: typeName) { old, new in
             guard case let .old(record, _, key)? = old?.backing, case let .new(object)? = new?.backing else { return }
@@ -484,6 +500,8 @@ extension RealmCore {
             updated.format = StoredSchema.currentFormat
             var infos: [ClassInfo] = []
             var changed: [(ClassInfo, StoredClass)] = []
+            /// Classes changed without rewriting records: their old stored class.
+            var keptRecords: [String: (StoredClass, ClassDescriptor)] = [:]
             for descriptor in descriptors {
                 var code = StoredClass(descriptor)
                 let old = stored.class(named: descriptor.name)
@@ -495,21 +513,14 @@ extension RealmCore {
                     code.keyedByPrimaryKey = stillKeyed ? true : (old.keyedByPrimaryKey == nil ? nil : false)
                 }
                 let unchanged = old.map { schemaDifferences(stored: $0, code: code).isEmpty } ?? false
-                let openTree: (String) throws -> cs_tree = { try write.txn.openTree($0, create: true) }
                 var storedClass = unchanged ? old! : code
                 var info: ClassInfo
-                if !unchanged, let old, let appended = appendingGeneration(to: old, code) {
-                    // Records stay as they are (RecordGenerations.swift).
-                    storedClass = appended
-                    info = try ClassInfo(descriptor: descriptor, stored: storedClass, openTree: openTree)
-                    if appended.generations != old.generations {
-                        storedClass.defaults = try RecordGenerations.defaults(previous: old, next: appended,
-                                                                              prototype: defaultRecord(info))
-                        info = try ClassInfo(descriptor: descriptor, stored: storedClass, openTree: openTree)
-                    }
+                if !unchanged, let old, let (appended, appendedInfo) = try withoutRewrite(old, code, descriptor, in: write) {
+                    (storedClass, info) = (appended, appendedInfo)
+                    keptRecords[descriptor.name] = (old, descriptor)
                     try dropRetiredTrees(of: old, now: storedClass, in: write)
                 } else {
-                    info = try ClassInfo(descriptor: descriptor, stored: storedClass, openTree: openTree)
+                    info = try ClassInfo(descriptor: descriptor, stored: storedClass) { try write.txn.openTree($0, create: true) }
                     if let old, !unchanged { changed.append((info, old)) }
                 }
                 if let index = updated.classes.firstIndex(where: { $0.name == descriptor.name }) {
@@ -528,12 +539,32 @@ extension RealmCore {
             write.becomingEmbedded = Set(changed.filter { $0.0.isEmbedded && !$0.1.embedded }.map { ObjectIdentifier($0.0) })
             if let block = configuration.migrationBlock {
                 let migration = Migration(core: self, oldTxn: oldTxn, oldStored: stored, newSchema: state.publicSchema)
+                migration.renameWithoutRewrite = { typeName, from, to in
+                    // The class's records stay as they are: the renamed
+                    // property keeps its column (only its name changes).
+                    guard let (old, descriptor) = keptRecords[typeName],
+                          let renamed = renamingStorage(of: old, from: from, to: to, code: StoredClass(descriptor)),
+                          let (next, info) = try self.withoutRewrite(renamed, StoredClass(descriptor), descriptor, in: write) else {
+                        return false
+                    }
+                    guard let index = infos.firstIndex(where: { $0.name == typeName }),
+                          let storedIndex = updated.classes.firstIndex(where: { $0.name == typeName }) else { return false }
+                    let replaced = infos[index]
+                    infos[index] = info
+                    updated.classes[storedIndex] = next
+                    let state = SchemaState(classes: infos, stored: updated)
+                    self.env.retiredClasses.withLock { $0.append(replaced) }
+                    self.env.schema.withLock { $0 = state }
+                    self.schemaState = state
+                    self.generation &+= 1
+                    return true
+                }
                 block(migration, stored.version)
                 for name in migration.deletedClasses where state.byName[name] == nil {
                     updated.classes.removeAll { $0.name == name }
                 }
                 for name in migration.primaryKeysTouched {
-                    if let info = state.byName[name], !changed.contains(where: { $0.0 === info }) { changed.append((info, StoredClass(info.descriptor))) }
+                    if let info = schemaState.byName[name], !changed.contains(where: { $0.0 === info }) { changed.append((info, StoredClass(info.descriptor))) }
                 }
             }
             if let error = write.error { throw error }

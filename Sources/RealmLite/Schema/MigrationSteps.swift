@@ -94,6 +94,21 @@ extension RealmCore {
         return next
     }
 
+    /// `old` and `code` as a class whose records stay as they are, and its
+    /// ClassInfo (with the stored defaults of a new generation); nil when
+    /// the change needs the records rewritten (appendingGeneration).
+    func withoutRewrite(_ old: StoredClass, _ code: StoredClass, _ descriptor: ClassDescriptor,
+                        in write: WriteTransaction) throws -> (StoredClass, ClassInfo)? {
+        guard var next = appendingGeneration(to: old, code) else { return nil }
+        let openTree: (String) throws -> cs_tree = { try write.txn.openTree($0, create: true) }
+        var info = try ClassInfo(descriptor: descriptor, stored: next, openTree: openTree)
+        if next.generations != old.generations {
+            next.defaults = try RecordGenerations.defaults(previous: old, next: next, prototype: defaultRecord(info))
+            info = try ClassInfo(descriptor: descriptor, stored: next, openTree: openTree)
+        }
+        return (next, info)
+    }
+
     /// The trees of properties `now` retired: the index and backlinks of a
     /// column nothing reads any more are emptied.
     func dropRetiredTrees(of old: StoredClass, now: StoredClass, in write: WriteTransaction) throws {
@@ -108,4 +123,21 @@ extension RealmCore {
             }
         }
     }
+}
+
+/// `old` with its live property `from` named `to`, when `code` has `to` with
+/// the same stored type and neither an index nor links (whose trees are
+/// named after the property) nor a primary key, and `old` has no `to`:
+/// a rename that only renames the column. nil otherwise.
+func renamingStorage(of old: StoredClass, from: String, to: String, code: StoredClass) -> StoredClass? {
+    guard let index = old.properties.firstIndex(where: { $0.name == from && $0.retired != true }),
+          !old.liveProperties.contains(where: { $0.name == to }),
+          let now = code.properties.first(where: { $0.name == to }) else { return nil }
+    let property = old.properties[index]
+    guard property.type == now.type, property.optional == now.optional, property.collection == now.collection,
+          property.objectClass == now.objectClass, property.type != .object, property.type != .linkingObjects,
+          !property.indexed, !now.indexed, !property.primaryKey, !now.primaryKey else { return nil }
+    var renamed = old
+    renamed.properties[index].name = to
+    return renamed
 }

@@ -12,6 +12,8 @@ import RealmLite
 //   add property   open with a schema that adds one property (RealmLite: a
 //                  migration to schemaVersion 1 without a block; SQLite:
 //                  ALTER TABLE ADD COLUMN ... DEFAULT)
+//   rename         a migration whose block renames a property (SQLite:
+//                  ALTER TABLE RENAME COLUMN)
 //   rewrite        a migration whose block sets one property of every object
 //                  from its old value (SQLite: UPDATE of every row), as
 //                  objects per second
@@ -35,6 +37,14 @@ final class MPersonV1: Object {
 final class MPersonV2: Object {
     override class func className() -> String { "MPerson" }
     @Persisted var name = ""
+    @Persisted var age = 0
+    @Persisted var score = 5
+    @Persisted var years = 0
+}
+
+final class MPersonV3: Object {
+    override class func className() -> String { "MPerson" }
+    @Persisted var fullName = ""
     @Persisted var age = 0
     @Persisted var score = 5
     @Persisted var years = 0
@@ -70,6 +80,7 @@ defer { try? FileManager.default.removeItem(at: dir) }
 struct RealmLiteFigures {
     var addProperty = 0.0
     var rewrite = 0.0
+    var rename = 0.0
     var fileBytes = 0
 }
 
@@ -106,6 +117,16 @@ func realmLite(_ n: Int, in dir: URL) throws -> RealmLiteFigures {
             fail("rewrite: wrong result")
         }
     }
+    // Rename a property (renameProperty first in the block).
+    start = now()
+    do {
+        let config = Realm.Configuration(fileURL: url, schemaVersion: 3, migrationBlock: { migration, _ in
+            migration.renameProperty(onType: "MPerson", from: "name", to: "fullName")
+        }, objectTypes: [MPersonV3.self])
+        let realm = try Realm(configuration: config)
+        figures.rename = now() - start
+        guard realm.objects(MPersonV3.self).filter("fullName == 'person 7'").count == 1 else { fail("rename: wrong result") }
+    }
     figures.fileBytes = (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue ?? 0
     return figures
 }
@@ -116,6 +137,7 @@ struct SQLiteFigures {
     var addColumn = 0.0
     var update = 0.0
     var vacuum = 0.0
+    var rename = 0.0
 }
 
 func sqliteExec(_ db: OpaquePointer, _ sql: String) {
@@ -165,6 +187,9 @@ func sqlite(_ n: Int, in dir: URL) -> SQLiteFigures {
         fail("sqlite update: wrong result")
     }
     start = now()
+    sqliteExec(db, "ALTER TABLE person RENAME COLUMN name TO fullName")
+    figures.rename = now() - start
+    start = now()
     sqliteExec(db, "VACUUM")
     figures.vacuum = now() - start
     return figures
@@ -173,11 +198,11 @@ func sqlite(_ n: Int, in dir: URL) -> SQLiteFigures {
 // MARK: - Report
 
 print("migration-bench: \(ProcessInfo.processInfo.activeProcessorCount) cores, sizes \(sizes.map(String.init).joined(separator: ", "))\(quick ? " (quick)" : "")")
-print("  objects | RealmLite add property | SQLite ADD COLUMN | RealmLite rewrite (obj/s)   | SQLite UPDATE (rows/s)      | SQLite VACUUM")
+print("  objects | RealmLite add property | SQLite ADD COLUMN | RealmLite rename | SQLite RENAME COLUMN | RealmLite rewrite (obj/s)   | SQLite UPDATE (rows/s)      | SQLite VACUUM")
 for n in sizes {
     let r = try realmLite(n, in: dir)
     let s = sqlite(n, in: dir)
     let rRate = Double(n) / r.rewrite, sRate = Double(n) / s.update
-    print(String(format: "%9d | %@           | %@       | %@ (%9.0f/s) | %@ (%9.0f/s) | %@",
-                 n, ms(r.addProperty), ms(s.addColumn), ms(r.rewrite), rRate, ms(s.update), sRate, ms(s.vacuum)))
+    print(String(format: "%9d | %@           | %@       | %@      | %@          | %@ (%9.0f/s) | %@ (%9.0f/s) | %@",
+                 n, ms(r.addProperty), ms(s.addColumn), ms(r.rename), ms(s.rename), ms(r.rewrite), rRate, ms(s.update), sRate, ms(s.vacuum)))
 }
