@@ -50,6 +50,9 @@ final class ReadContext {
         return cs_val(data: UnsafeRawPointer(copy.baseAddress), size: copy.count)
     }
 
+    /// Records upgraded and kept for the current generation (tests).
+    var upgradedRecordCount: Int { upgraded.count }
+
     private func releaseUpgraded() {
         guard !upgraded.isEmpty else { return }
         for copy in upgraded.values { copy.deallocate() }

@@ -79,6 +79,9 @@ final class QueryPlan {
     /// record pointers cached by managed objects).
     private var cachedRecords: [RecordView] = []
     private let frozenLock = NSLock()
+    /// The record test per record generation, when the class has several
+    /// (QueryPlan+Generations.swift).
+    private let generationTests: GenerationTests?
 
     init(info: ClassInfo, base: QueryBase, predicate: QueryPredicate?, compiled: CompiledQuery?, orderings: [QueryOrdering]) {
         self.info = info
@@ -86,6 +89,7 @@ final class QueryPlan {
         self.predicate = predicate
         self.compiled = compiled
         self.orderings = orderings
+        generationTests = compiled?.test.flatMap { test in info.generations.map { GenerationTests(test, $0) } }
     }
 
     /// The matching object keys in the Realm's current snapshot.
@@ -105,6 +109,7 @@ final class QueryPlan {
         guard let compiled else { return realm.count(of: info) }
         guard let test = compiled.test else { return keys(realm).count }
         // A record the filter cannot read (damaged): the general filter decides.
+        if let generationTests { return countMatching(realm, generationTests) ?? keys(realm).count }
         return test.withFilter { realm.txn.countMatching(info.objectsTree, $0) } ?? keys(realm).count
     }
 
@@ -202,6 +207,21 @@ final class QueryPlan {
     /// read some record (then the general filter decides).
     private func scanMatching(_ realm: RealmCore, _ test: RecordTest, into rows: inout Rows) -> Bool {
         var readable = true
+        if let generationTests {
+            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: Self.scanBatch) { matches in
+                scan(realm, keys: true) { keys, values, count in
+                    let matched = generationTests.match(values, count, into: matches.baseAddress!)
+                    for m in matches.prefix(matched ?? 0) {
+                        let i = Int(m), key = keyValue(keys[i])
+                        let value = realm.currentRecord(info, key, values[i])
+                        rows.append(key, RecordView(base: UnsafeRawPointer(value.data!), size: value.size))
+                    }
+                    readable = matched != nil
+                    return readable
+                }
+            }
+            return readable
+        }
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: Self.scanBatch) { matches in
             test.withFilter { filter in
                 scan(realm, keys: true) { keys, values, count in
@@ -219,6 +239,22 @@ final class QueryPlan {
     }
 
     private static let scanBatch = 256
+
+    /// Records passing the tests of their generations, counted a batch at a time.
+    private func countMatching(_ realm: RealmCore, _ tests: GenerationTests) -> Int? {
+        var total: Int? = 0
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: Self.scanBatch) { matches in
+            scan(realm, keys: false) { _, values, count in
+                guard let matched = tests.match(values, count, into: matches.baseAddress!) else {
+                    total = nil
+                    return false
+                }
+                total! += matched
+                return true
+            }
+        }
+        return total
+    }
 
     /// Every record of the class in key order, a leaf's worth at a time:
     /// `body(keys, values, count)` (keys only when asked for) until it

@@ -73,11 +73,70 @@ struct RecordTest {
     let generation: UInt8?
 
     init(nodes: [Node], entry: Int32, constants: [UInt8], layout: RecordLayout, generation: UInt8?) {
-        tests = nodes.map(\.engineTest)
+        self.init(tests: nodes.map(\.engineTest), entry: entry, constants: constants, layout: layout, generation: generation)
+    }
+
+    private init(tests: [cs_value_test], entry: Int32, constants: [UInt8], layout: RecordLayout, generation: UInt8?) {
+        self.tests = tests
         self.entry = entry
         self.constants = constants
         self.layout = layout
         self.generation = generation
+    }
+
+    /// This test for records of generation `generation`, whose layout is
+    /// `old` (RecordGenerations.swift): each test reads its column where
+    /// `old` has it; a test of a column `old` lacks decides as the stored
+    /// default does (evaluated once, on `defaults`), since every such record
+    /// reads that value (G2). `current` is the layout this test was made for.
+    func forGeneration(_ generation: UInt8, _ old: PositionalLayout, current: PositionalLayout,
+                       defaults: [UInt8]) -> RecordTest {
+        var fixedPosition: [UInt32: Int] = [:], varPosition: [UInt32: Int] = [:], nullPosition: [UInt32: Int] = [:]
+        for (position, slot) in current.slots.enumerated() {
+            if slot.width > 0 { fixedPosition[UInt32(slot.offset)] = position } else { varPosition[UInt32(slot.offset)] = position }
+            nullPosition[UInt32(slot.nullBit)] = position
+        }
+        let remapped = tests.map { test -> cs_value_test in
+            let position: Int?
+            if test.kind == UInt8(CS_TEST_NULL.rawValue) {
+                guard test.null_mask != 0 else { return test } // decides alone
+                position = nullPosition[test.null_byte * 8 + UInt32(test.null_mask.trailingZeroBitCount)]
+            } else if test.kind == UInt8(CS_TEST_BYTES_EQ.rawValue) {
+                position = varPosition[test.offset]
+            } else {
+                position = fixedPosition[test.offset]
+            }
+            var mapped = test
+            if let position, position < old.slots.count {
+                let slot = old.slots[position]
+                mapped.offset = UInt32(slot.offset)
+                mapped.null_byte = UInt32(slot.nullBit >> 3)
+                if test.null_mask != 0 { mapped.null_mask = 1 << UInt8(slot.nullBit & 7) }
+                return mapped
+            }
+            // The column is not in these records: the default decides.
+            var alone = test
+            alone.on_true = RecordTest.resultTrue
+            alone.on_false = RecordTest.resultFalse
+            let passes = RecordTest(tests: [alone], entry: 0, constants: constants, layout: current.layout, generation: nil)
+                .matches(defaults)
+            mapped.kind = UInt8(CS_TEST_NULL.rawValue)
+            mapped.null_mask = 0
+            mapped.flag = passes ? 0 : 1
+            return mapped
+        }
+        return RecordTest(tests: remapped, entry: entry, constants: constants, layout: old.layout, generation: generation)
+    }
+
+    /// Whether `record` passes (one record, through the engine's filter).
+    private func matches(_ record: [UInt8]) -> Bool {
+        record.withUnsafeBytes { raw in
+            withFilter { filter in
+                var value = cs_val(data: raw.baseAddress, size: raw.count)
+                var match: UInt32 = 0
+                return filterRecords(filter, &value, 1, &match) == 1
+            }
+        }
     }
 
     /// Calls `body` with the filter, valid for the duration of the call.

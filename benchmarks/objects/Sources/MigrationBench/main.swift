@@ -81,6 +81,10 @@ struct RealmLiteFigures {
     var addProperty = 0.0
     var rewrite = 0.0
     var rename = 0.0
+    /// A filtered count over the objects stored before the added property
+    /// (older-generation records), and the same count once rewritten.
+    var countOld = 0.0
+    var countRewritten = 0.0
     var fileBytes = 0
 }
 
@@ -100,7 +104,10 @@ func realmLite(_ n: Int, in dir: URL) throws -> RealmLiteFigures {
         let realm = try Realm(configuration: Realm.Configuration(fileURL: url, schemaVersion: 1, objectTypes: [MPersonV1.self]))
         figures.addProperty = now() - start
         let people = realm.objects(MPersonV1.self)
-        guard people.count == n, people.filter("score == 5").count == n else { fail("add property: wrong result") }
+        let counting = now()
+        guard people.filter("score == 5 AND age < 50").count == n / 2 else { fail("add property: wrong result") }
+        figures.countOld = now() - counting
+        guard people.count == n else { fail("add property: wrong count") }
     }
     // Rewrite one property of every object in a migration block.
     start = now()
@@ -113,6 +120,9 @@ func realmLite(_ n: Int, in dir: URL) throws -> RealmLiteFigures {
         let realm = try Realm(configuration: config)
         figures.rewrite = now() - start
         let people = realm.objects(MPersonV2.self)
+        let counting = now()
+        guard people.filter("score == 5 AND age < 50").count == n / 2 else { fail("rewrite: wrong count") }
+        figures.countRewritten = now() - counting
         guard people.filter("years == 12").count == people.filter("age == 1").count, people.filter("age == 1").count > 0 else {
             fail("rewrite: wrong result")
         }
@@ -198,11 +208,12 @@ func sqlite(_ n: Int, in dir: URL) -> SQLiteFigures {
 // MARK: - Report
 
 print("migration-bench: \(ProcessInfo.processInfo.activeProcessorCount) cores, sizes \(sizes.map(String.init).joined(separator: ", "))\(quick ? " (quick)" : "")")
-print("  objects | RealmLite add property | SQLite ADD COLUMN | RealmLite rename | SQLite RENAME COLUMN | RealmLite rewrite (obj/s)   | SQLite UPDATE (rows/s)      | SQLite VACUUM")
+print("  objects | RealmLite add property | SQLite ADD COLUMN | RealmLite rename | SQLite RENAME COLUMN | RealmLite rewrite (obj/s)   | SQLite UPDATE (rows/s)      | SQLite VACUUM | count, old records | count, rewritten")
 for n in sizes {
     let r = try realmLite(n, in: dir)
     let s = sqlite(n, in: dir)
     let rRate = Double(n) / r.rewrite, sRate = Double(n) / s.update
-    print(String(format: "%9d | %@           | %@       | %@      | %@          | %@ (%9.0f/s) | %@ (%9.0f/s) | %@",
-                 n, ms(r.addProperty), ms(s.addColumn), ms(r.rename), ms(s.rename), ms(r.rewrite), rRate, ms(s.update), sRate, ms(s.vacuum)))
+    print(String(format: "%9d | %@           | %@       | %@      | %@          | %@ (%9.0f/s) | %@ (%9.0f/s) | %@   | %@        | %@",
+                 n, ms(r.addProperty), ms(s.addColumn), ms(r.rename), ms(s.rename), ms(r.rewrite), rRate, ms(s.update), sRate, ms(s.vacuum),
+                 ms(r.countOld), ms(r.countRewritten)))
 }
