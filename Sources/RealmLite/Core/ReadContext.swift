@@ -34,7 +34,7 @@ final class ReadContext {
             upgradedGeneration = generation
         }
         let id = UpgradedRecordKey(tree: info.objectsTree, key: key)
-        if let copy = upgraded[id] { return cs_val(data: UnsafeRawPointer(copy.baseAddress), size: copy.count) }
+        if !upgraded.isEmpty, let copy = upgraded[id] { return cs_val(data: UnsafeRawPointer(copy.baseAddress), size: copy.count) }
         let record = UnsafeRawBufferPointer(start: value.data, count: value.size)
         var copy: UnsafeMutableRawBufferPointer?
         let upgraded = orStop {

@@ -240,7 +240,7 @@ public final class Migration {
     // MARK: - Values
 
     fileprivate func oldValue(_ record: [UInt8], _ layout: StoredLayout, _ key: UInt64, _ name: String) -> Any? {
-        guard let (slot, property) = layout.slots[name] else {
+        guard let (slot, property) = layout.slot(named: name) else {
             core.fail(Realm.Error(.invalidValue, "'\(layout.stored.name)' had no property named '\(name)' in the old schema."))
             return nil
         }
@@ -295,11 +295,23 @@ public final class Migration {
         return value
     }
 
+    /// The column setNewValue found last: a block sets the same few
+    /// properties of every object, and comparing a name is cheaper than
+    /// hashing it.
+    private var lastSet: (info: ClassInfo, name: String, column: Int)?
+
     fileprivate func setNewValue(_ object: ObjectBase, _ name: String, _ value: Any?) {
-        guard let info = object._info, let c = info.descriptor.propertyIndex[name] else {
+        let c: Int
+        if let last = lastSet, last.info === object._info, last.name == name {
+            c = last.column
+        } else if let info = object._info, let found = info.descriptor.propertyIndex[name] {
+            c = found
+            lastSet = (info, name, found)
+        } else {
             core.fail(Realm.Error(.invalidValue, "'\(type(of: object).className())' has no property named '\(name)' in the new schema."))
             return
         }
+        guard let info = object._info else { return }
         let value: Any = value.map(unwrapMigrationObjects) ?? (value as Any)
         if info.columns[c].isPrimary {
             guard !info.keyedByPrimaryKey else {
@@ -420,6 +432,17 @@ final class StoredLayout {
         self.slots = slots
         layout = positional.layout
         generations = RecordGenerations(stored)
+    }
+
+    /// The last name looked up: a block reads the same few properties of
+    /// every object, and comparing a name is cheaper than hashing it.
+    private var lastLookup: (name: String, slot: (ColumnSlot, StoredProperty))?
+
+    func slot(named name: String) -> (ColumnSlot, StoredProperty)? {
+        if let last = lastLookup, last.name == name { return last.slot }
+        guard let found = slots[name] else { return nil }
+        lastLookup = (name, found)
+        return found
     }
 
     /// A stored record of this class in this layout (an older generation's
