@@ -1,3 +1,5 @@
+import Dispatch
+
 // Object changes: which properties of an observed object changed, with
 // their old and new values.
 
@@ -12,8 +14,9 @@ public struct PropertyChange {
     public let newValue: Any?
 }
 
-/// What an object observer reports.
-public enum ObjectChange<T: ObjectBase> {
+/// What an object observer reports. `T` is the type the block asked for:
+/// the observed object's own class when the closure is not annotated.
+public enum ObjectChange<T> {
     /// Kept for RealmSwift compatibility: RealmLite reports no observation
     /// errors (a misuse stops when `observe` is called instead).
     case error(_ error: Swift.Error)
@@ -28,9 +31,12 @@ public enum ObjectChange<T: ObjectBase> {
 extension ObjectBase {
     func _observe<T: ObjectBase>(_ object: T, keyPaths: [String]?, _ block: @escaping (ObjectChange<T>) -> Void) -> NotificationToken {
         guard let realm = _realm, let info = _info else {
-            realmFatal(.invalidValue, "Only managed objects can be observed: add the object to a Realm first.")
+            realmFatal(.invalidValue, "Only managed objects can be observed: this '\(Self.className())' is unmanaged; add it to a Realm first.")
         }
-        _ = _currentRecord() // stops for a deleted object
+        if !realm.isFrozen, isInvalidated {
+            realmFatal(.invalidatedObject, "Cannot observe an invalidated object of type '\(Self.className())' (deleted, or its Realm invalidated): re-fetch it first.")
+        }
+        orStop { try info.checkObservedKeyPaths(keyPaths) }
         var deleted = false
         return realm.addObserver({ observer, core in
             let previous = observer.reported
@@ -55,5 +61,39 @@ extension ObjectBase {
             }
             if !changes.isEmpty { block(.change(object, changes)) }
         }, what: "object")
+    }
+}
+
+extension Object {
+    /// Calls `block` after each commit that changes this object, with the
+    /// changed properties (old and new values), and once with `.deleted`;
+    /// there is no initial call. RealmSwift's generic form: `T` is the type the
+    /// block's ``ObjectChange`` names (`ObjectChange<ObjectBase>`, or the
+    /// object's class); an unannotated closure gets the object's own class.
+    ///
+    /// - Parameters:
+    ///   - keyPaths: only changes to these properties count (`"dogs.name"` goes
+    ///     through a link); a name that is not a property stops with
+    ///     ``Realm/Error/Code/invalidValue`` naming it.
+    ///   - queue: a serial queue to deliver on (the object is handed over to
+    ///     that queue's Realm); nil delivers in this Realm's context.
+    /// - Returns: the token; the notifications stop when it is invalidated or released.
+    public func observe<T: ObjectBase>(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+                                       _ block: @escaping (ObjectChange<T>) -> Void) -> NotificationToken {
+        guard let typed = self as? T else {
+            realmFatal(.invalidValue, "Cannot observe a '\(Self.className())' as ObjectChange<\(T.self)>: the block must take the object's class or a superclass of it.")
+        }
+        if let queue { return RealmLite.observe(self, on: queue) { $0.observe(keyPaths: keyPaths, block) } }
+        return _observe(typed, keyPaths: keyPaths, block)
+    }
+
+    /// ``observe(keyPaths:on:_:)-([String]?,_,_)`` with Swift key paths:
+    /// `dog.observe(keyPaths: [\Dog.name]) { change in }` reports changes to
+    /// `name` only. A key path that does not name persisted properties stops
+    /// with ``Realm/Error/Code/invalidValue``.
+    public func observe<T: ObjectBase>(keyPaths: [PartialKeyPath<T>], on queue: DispatchQueue? = nil,
+                                       _ block: @escaping (ObjectChange<T>) -> Void) -> NotificationToken {
+        let names = keyPaths.map { keyPath in orStop(otherwise: .invalidValue) { try KeyPathRecorder.name(of: keyPath, root: T.self) } }
+        return observe(keyPaths: names, on: queue, block)
     }
 }
