@@ -25,3 +25,14 @@ extension ClassInfo {
         }
     }
 }
+
+/// Checks the `keyPaths` of a collection observer: they name properties of
+/// the collection's objects (`elements`), so a collection of values takes none.
+func checkCollectionKeyPaths(_ keyPaths: [String]?, elements: ClassInfo?, kind: String) throws {
+    guard let keyPaths, !keyPaths.isEmpty else { return }
+    guard let elements else {
+        throw Realm.Error(.invalidValue,
+                          "Cannot observe key paths \(keyPaths) of a \(kind): key paths name properties of a collection's objects, and it holds values. Observe it without keyPaths.")
+    }
+    try elements.checkObservedKeyPaths(keyPaths)
+}
