@@ -72,6 +72,7 @@ extension Map {
                         _ block: @escaping (RealmMapChange<Map>) -> Void) -> NotificationToken {
         if let queue { return RealmLite.observe(self, on: queue) { $0.observe(keyPaths: keyPaths, block) } }
         guard let field else { realmFatal(.invalidValue, "Only a managed Map can be observed: add its owner to a Realm first.") }
+        field.stopIfOwnerInvalidated("Map")
         let column = field.owner._info.unsafelyUnwrapped.columns[field.column]
         let linked = column.isLink ? column.target : nil
         let kind = "Map<\(Key.self), \(Value.self)>"

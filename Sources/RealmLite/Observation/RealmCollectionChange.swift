@@ -166,7 +166,20 @@ extension CollectionField {
     func observe<C>(_ what: String, keyPaths: [String]?, value: C,
                     _ block: @escaping (RealmCollectionChange<C>) -> Void) -> NotificationToken {
         let field = self
+        stopIfOwnerInvalidated(what)
+        let info = owner._info.unsafelyUnwrapped.columns[column]
+        orStop { try checkCollectionKeyPaths(keyPaths, elements: info.isLink ? info.target : nil, kind: what) }
         return realm.observeCollection(what, keyPaths: keyPaths, read: { field.observedElements(in: $0) },
                                        value: { _ in value }, block)
+    }
+}
+
+extension CollectionField {
+    /// Stops unless this field's owner can still be read: a collection of a
+    /// deleted object never changes again. (Frozen ones stop in addObserver.)
+    func stopIfOwnerInvalidated(_ what: String) {
+        if !isFrozen, owner.isInvalidated {
+            realmFatal(.invalidatedObject, "Cannot observe a \(what) of a deleted or invalidated object of type '\(type(of: owner).className())': re-fetch the object first.")
+        }
     }
 }
