@@ -149,7 +149,7 @@ extension Object {
         }
     }
 
-    /// ``observe(keyPaths:on:_isolation:_:)-([String]?,_,_,_)`` with Swift key
+    /// `observe(keyPaths:on:_:)` on an actor with Swift key
     /// paths (`[\Dog.name]`).
     public func observe<A: Actor, T: Object>(keyPaths: [PartialKeyPath<T>], on actor: A,
                                              _isolation: isolated (any Actor)? = #isolation,
@@ -160,7 +160,7 @@ extension Object {
 }
 
 extension ThreadConfined where Self: Object {
-    /// ``Object/observe(keyPaths:on:_isolation:_:)-([String]?,_,_,_)`` for a
+    /// `Object.observe(keyPaths:on:_:)` on an actor for a
     /// block that does not name its change type: it gets `ObjectChange<Self>`
     /// (`dog.observe(on: actor) { actor, change in }` reads a `Dog`).
     public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,

@@ -77,6 +77,7 @@ extension Object {
     ///     ``Realm/Error/Code/invalidValue`` naming it.
     ///   - queue: a serial queue to deliver on (the object is handed over to
     ///     that queue's Realm); nil delivers in this Realm's context.
+    ///   - block: called with each ``ObjectChange``, in the delivering context.
     /// - Returns: the token; the notifications stop when it is invalidated or released.
     public func observe<T: ObjectBase>(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                                        _ block: @escaping (ObjectChange<T>) -> Void) -> NotificationToken {
@@ -87,7 +88,7 @@ extension Object {
         return _observe(typed, keyPaths: keyPaths, block)
     }
 
-    /// ``observe(keyPaths:on:_:)-([String]?,_,_)`` with Swift key paths:
+    /// The string key path form of `observe` with Swift key paths:
     /// `dog.observe(keyPaths: [\Dog.name]) { change in }` reports changes to
     /// `name` only. A key path that does not name persisted properties stops
     /// with ``Realm/Error/Code/invalidValue``.
