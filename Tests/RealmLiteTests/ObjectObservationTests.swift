@@ -78,6 +78,48 @@ final class ObjectObservationTests: RealmTestCase {
         dog.observe(keyPaths: ["owners.name"]) { _ in }.invalidate()
     }
 
+    /// "dogs.age" reports the `dogs` property when a listed dog's age
+    /// changes (and when the list itself changes), not when its name does.
+    func testKeyPathsThroughLinksReportTheLinkProperty() throws {
+        let realm = try openRealm()
+        let person = Person(), rex = Dog(value: ["name": "Rex", "age": 1])
+        let owner = Owner(value: ["id": 1]), pet = Pet(value: ["name": "Tom"])
+        try realm.write {
+            realm.add(person)
+            person.dogs.append(rex)
+            realm.add(owner)
+            owner.best = pet
+            owner.address = Address(value: ["city": "Oslo"])
+        }
+        var log: [String] = []
+        let tokens = [
+            person.observe(keyPaths: ["dogs.age"]) { change in
+                if case .change(_, let properties) = change { log.append("person \(properties.map(\.name))") }
+            },
+            owner.observe(keyPaths: ["best.name", "address.city"]) { change in
+                if case .change(_, let properties) = change { log.append("owner \(properties.map(\.name))") }
+            },
+            rex.observe(keyPaths: ["owners.name"]) { change in
+                if case .change(_, let properties) = change { log.append("rex \(properties.map(\.name))") }
+            },
+        ]
+        nextTurn()
+        try realm.write { rex.name = "Max"; pet.kind = "cat"; owner.address!.street = "Main" }
+        nextTurn()
+        XCTAssertEqual(log, [], "properties not on the key paths")
+        try realm.write { rex.age = 2 }
+        nextTurn()
+        XCTAssertEqual(log, ["person [\"dogs\"]"])
+        try realm.write { pet.name = "Tim" }
+        nextTurn()
+        try realm.write { owner.address!.city = "Bergen" }
+        nextTurn()
+        try realm.write { person.name = "Ann" }
+        nextTurn()
+        XCTAssertEqual(log, ["person [\"dogs\"]", "owner [\"best\"]", "owner [\"address\"]", "rex [\"owners\"]"])
+        tokens.forEach { $0.invalidate() }
+    }
+
     // MARK: misuse
 
     func testRunScenario() throws {

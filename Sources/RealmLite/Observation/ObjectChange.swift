@@ -37,6 +37,14 @@ extension ObjectBase {
             realmFatal(.invalidatedObject, "Cannot observe an invalidated object of type '\(Self.className())' (deleted, or its Realm invalidated): re-fetch it first.")
         }
         orStop { try info.checkObservedKeyPaths(keyPaths) }
+        // Key paths through a link ("dogs.name"): the link's column, and the
+        // properties of the linked objects whose change counts as its change.
+        var nested: [Int: [String]] = [:]
+        for path in keyPaths ?? [] {
+            guard let dot = path.firstIndex(of: "."),
+                  let index = info.columns.firstIndex(where: { $0.name == path[..<dot] }) else { continue }
+            nested[index, default: []].append(String(path[path.index(after: dot)...]))
+        }
         var deleted = false
         return realm.addObserver({ observer, core in
             let previous = observer.reported
@@ -51,17 +59,38 @@ extension ObjectBase {
             let old = before._currentRecord(), new = now._currentRecord()
             var changes: [PropertyChange] = []
             for column in info.columns {
-                let slot = info.slots[column.index]
-                guard slot.width >= 0 else { continue }
                 if let keyPaths, !keyPaths.contains(where: { $0 == column.name || $0.hasPrefix(column.name + ".") }) { continue }
-                if old.isNull(slot) == new.isNull(slot)
-                    && old.field(slot, info.layout).elementsEqual(new.field(slot, info.layout)) { continue }
+                let slot = info.slots[column.index]
+                var changed = slot.width >= 0
+                    && (old.isNull(slot) != new.isNull(slot) || !old.field(slot, info.layout).elementsEqual(new.field(slot, info.layout)))
+                if !changed, let paths = nested[column.index], let target = column.target {
+                    let linked = linkedIdentities(now, column, core)
+                    if !linked.isEmpty {
+                        let modified = core.changedKeys(target, from: previous, keyPaths: paths)
+                        changed = linked.contains(where: modified.contains)
+                    }
+                }
+                guard changed else { continue }
                 let accessor = column.property.accessor
                 changes.append(PropertyChange(name: column.name, oldValue: accessor.value(of: before), newValue: accessor.value(of: now)))
             }
             if !changes.isEmpty { block(.change(object, changes)) }
         }, what: "object")
     }
+}
+
+/// The identities of the objects `object`'s link `column` reaches in `core`
+/// (a to-one link, the elements of a list, set or map of links, or the
+/// objects linking to it).
+private func linkedIdentities(_ object: ObjectBase, _ column: Column, _ core: RealmCore) -> [[UInt8]] {
+    if column.type == .linkingObjects {
+        guard let origin = column.target, column.originColumn >= 0 else { return [] }
+        return core.backlinkSources(origin.columns[column.originColumn], target: object._key).map(keyIdentity)
+    }
+    if column.collection == .none {
+        return (column.property.accessor.value(of: object) as? ObjectBase).map { [keyIdentity($0._key)] } ?? []
+    }
+    return CollectionField(owner: object, column: column.index).observedElements(in: core)?.ids ?? []
 }
 
 extension Object {
