@@ -11,6 +11,14 @@ private func mainQueueTurn() async {
     await withCheckedContinuation { continuation in DispatchQueue.main.async { continuation.resume() } }
 }
 
+/// What a consumer task saw last (main actor).
+@MainActor
+private final class SeenSnapshot {
+    var names: [String] = []
+    var updates = 0
+    var mismatches = 0
+}
+
 final class ChangeSequenceTests: RealmTestCase {
     @MainActor
     func testResultsChangesAndCancellation() async throws {
@@ -95,6 +103,70 @@ final class ChangeSequenceTests: RealmTestCase {
         XCTAssertTrue(realm.core.observers.allSatisfy { $0.cancelled.load(ordering: .acquiring) }, "leaving the loop ends the observation")
     }
 
+    /// Writers on other threads commit while a main-actor consumer reads
+    /// `changes`: every change, applied to the consumer's previous snapshot,
+    /// gives the collection it delivers, and the consumer ends up at the
+    /// writers' last version, having received fewer changes than commits.
+    @MainActor
+    func testConsumerUnderConcurrentWriters() async throws {
+        let realm = try openRealm()
+        try realm.write { for i in 0..<10 { realm.create(Dog.self, value: ["name": "s\(i)", "age": i]) } }
+        let results = realm.objects(Dog.self).filter("age >= 3").sorted(byKeyPath: "age")
+        let seen = SeenSnapshot()
+        let consumer = Task { @MainActor in
+            for await change in results.changes {
+                switch change {
+                case .initial(let dogs): seen.names = dogs.map(\.name)
+                case .update(let dogs, let deletions, let insertions, _):
+                    var applied = seen.names
+                    for index in deletions.reversed() { applied.remove(at: index) }
+                    let current = dogs.map(\.name)
+                    for index in insertions { applied.insert(current[index], at: index) }
+                    if applied != current { seen.mismatches += 1 }
+                    seen.names = current
+                    seen.updates += 1
+                case .error: seen.mismatches += 1
+                }
+                await Task.yield() // a consumer slower than the writers
+            }
+        }
+        let config = configuration()
+        let writers = 3, commitsEach = 40
+        let done = expectation(description: "writers")
+        done.expectedFulfillmentCount = writers
+        for writer in 0..<writers {
+            Thread {
+                do {
+                    let realm = try Realm(configuration: config)
+                    var generator = SystemRandomNumberGenerator()
+                    for commit in 0..<commitsEach {
+                        try realm.write {
+                            let all = realm.objects(Dog.self)
+                            switch Int.random(in: 0..<3, using: &generator) {
+                            case 0: realm.create(Dog.self, value: ["name": "w\(writer)-\(commit)", "age": Int.random(in: 0..<50, using: &generator)])
+                            case 1: if let victim = all.randomElement(using: &generator) { realm.delete(victim) }
+                            default: all.randomElement(using: &generator)?.age = Int.random(in: 0..<50, using: &generator)
+                            }
+                        }
+                    }
+                } catch {
+                    XCTFail("writer: \(error)")
+                }
+                done.fulfill()
+            }.start()
+        }
+        await fulfillment(of: [done], timeout: 60)
+        realm.refresh()
+        let final = results.map(\.name)
+        for _ in 0..<1000 where seen.names != final { await mainQueueTurn() }
+        consumer.cancel()
+        await consumer.value
+        XCTAssertEqual(seen.names, final, "the consumer reaches the writers' last version")
+        XCTAssertEqual(seen.mismatches, 0)
+        XCTAssertGreaterThan(seen.updates, 0)
+        XCTAssertLessThanOrEqual(seen.updates, writers * commitsEach)
+    }
+
     @MainActor
     func testObjectChangesEndAfterDeletion() async throws {
         let realm = try openRealm()
@@ -116,7 +188,8 @@ final class ChangeSequenceTests: RealmTestCase {
         try realm.write { dog.name = "Max" }
         await mainQueueTurn()
         try realm.write { dog.age = 2 }
-        await mainQueueTurn()
+        await mainQueueTurn() // the delivery wakes the consumer,
+        await mainQueueTurn() // which computes the change in its turn
         try realm.write { realm.delete(dog) }
         let log = await consumer.value // ends by itself after .deleted
         XCTAssertEqual(log, ["2 [\"age\"]", "deleted"])

@@ -3,10 +3,11 @@ import Synchronization
 // `changes`: an observable's notifications as an AsyncSequence.
 //
 // Back-pressure by pulling, not queueing: a change is computed only when the
-// consumer asks for one. While the consumer is busy, deliveries just mark the
-// stream dirty and the observer keeps the version it last handed out (one
-// pinned version); its next `next()` computes a single change from that
-// version to the current one. So a slow consumer gets the newest state as one
+// consumer asks for one, in its own turn. Deliveries just mark the stream
+// dirty (waking a waiting consumer) and the observer keeps the version it
+// last handed out (one pinned version); `next()` computes a single change
+// from that version to the current one, which is the version the consumer
+// then reads. So a slow consumer gets the newest state as one
 // `.update` covering every commit since its last change, with indexes (or
 // keys) valid against the collection it last saw, and memory stays bounded
 // whatever the commit rate.
@@ -67,7 +68,6 @@ private final class Wakeup: Sendable {
     }
     private let state = Mutex(State())
 
-    var isWaiting: Bool { state.withLock { $0.waiting != nil } }
     var isCancelled: Bool { state.withLock { $0.cancelled } }
 
     /// Parks `continuation` unless cancelled already (then resumes it).
@@ -102,8 +102,6 @@ final class ChangeStream<Change> {
     private var computed: Change?
     /// A delivery came while the consumer was busy: compute at its next call.
     private var dirty = true
-    /// A change computed by a delivery for the waiting consumer.
-    private var handoff: Change?
     private var finished = false
     private let wakeup = Wakeup()
 
@@ -121,13 +119,13 @@ final class ChangeStream<Change> {
         self.core = core
         self.observer = observer
         compute = observer.deliver
-        // Deliveries compute only for a waiting consumer; otherwise they mark
-        // the stream, and the observer stays at the version last handed out.
-        observer.deliver = { [weak self] observer, core in
+        // Deliveries only mark the stream (and wake a waiting consumer): the
+        // observer stays at the version last handed out, and the change is
+        // computed when the consumer runs, at the version it then reads (the
+        // Realm may advance between a delivery and the consumer's turn).
+        observer.deliver = { [weak self] _, _ in
             guard let self else { return }
-            guard wakeup.isWaiting else { return dirty = true }
-            guard let change = pull(observer, core) else { return }
-            handoff = change
+            dirty = true
             wakeup.wake()
         }
         return core
@@ -154,8 +152,7 @@ final class ChangeStream<Change> {
         core.verifyThread()
         while true {
             if Task.isCancelled || wakeup.isCancelled { return end() }
-            if let change = handoff ?? pullIfPossible(core) {
-                handoff = nil
+            if let change = pullIfPossible(core) {
                 if isLast(change) { _ = end() }
                 return change
             }
