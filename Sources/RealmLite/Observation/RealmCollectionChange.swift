@@ -65,7 +65,8 @@ extension RealmCore {
     }
 
     /// Keys of `info`'s objects whose record differs between `old` and this
-    /// core's version (only in `keyPaths`' top-level properties, if given).
+    /// core's version (only in `keyPaths`' top-level properties, if given), and
+    /// with key paths through links, whose linked objects changed there.
     func changedKeys(_ info: ClassInfo, from old: RealmCore, keyPaths: [String]?) -> Set<[UInt8]> {
         let columns = keyPaths.map { paths in
             Set(paths.compactMap { path in info.columns.firstIndex { $0.name == path.split(separator: ".").first.map(String.init) } })
@@ -87,6 +88,20 @@ extension RealmCore {
                 if !relevant { return }
             }
             keys.insert(Array(bytes(of: key)))
+        }
+        // Key paths through a link ("dogs.name"): objects whose linked
+        // objects changed in the rest of the path count as changed, found
+        // from the changed targets through the link's backlink tree (cost
+        // follows the change, not the collection).
+        for path in keyPaths ?? [] {
+            guard let dot = path.firstIndex(of: "."),
+                  let column = info.columns.first(where: { $0.name == path[..<dot] }),
+                  column.isLink, let target = column.target else { continue }
+            let rest = String(path[path.index(after: dot)...])
+            for changedTarget in changedKeys(target, from: old, keyPaths: [rest]) {
+                let targetKey = changedTarget.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
+                for source in backlinkSources(column, target: targetKey) { keys.insert(keyIdentity(source)) }
+            }
         }
         return keys
     }
