@@ -66,4 +66,30 @@ final class LinkKeyPathObservationTests: RealmTestCase {
         XCTAssertEqual(log, [["owners"]])
         token.invalidate()
     }
+
+    func testSwiftKeyPathsOnCollections() throws {
+        let realm = try openRealm()
+        let owner = Owner(value: ["id": 1]), tom = Pet(value: ["name": "Tom"])
+        let dog = Dog()
+        try realm.write { realm.add(owner); realm.add(dog); owner.petMap["tom"] = tom; owner.pets.append(tom) }
+        var log: [String] = []
+        let tokens = [
+            realm.objects(Dog.self).observe(keyPaths: [\Dog.age]) { change in
+                if case .update(_, _, _, let modifications) = change { log.append("dogs \(modifications)") }
+            },
+            owner.petMap.observe(keyPaths: [\Pet.name]) { change in
+                if case .update(_, _, _, let modifications) = change { log.append("map \(modifications)") }
+            },
+            owner.pets.observe(keyPaths: [\Pet.kind]) { change in
+                if case .update(_, _, _, let modifications) = change { log.append("list \(modifications)") }
+            },
+        ]
+        nextTurn()
+        try realm.write { dog.name = "x"; tom.name = "Tim" }
+        nextTurn()
+        try realm.write { dog.age = 2; tom.kind = "cat" }
+        nextTurn()
+        XCTAssertEqual(log, ["map [\"tom\"]", "dogs [0]", "list [0]"])
+        tokens.forEach { $0.invalidate() }
+    }
 }

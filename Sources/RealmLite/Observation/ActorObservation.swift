@@ -66,7 +66,7 @@ func observe<A: Actor, Value: ThreadConfined>(
 }
 
 extension Results {
-    /// ``observe(keyPaths:on:_:)`` delivered on `actor`: the block runs isolated
+    /// `observe(keyPaths:on:_:)` delivered on `actor`: the block runs isolated
     /// to it (`{ actor, change in }`) and gets these results as the actor's
     /// Realm reads them. Returns once the observer is registered there; a task
     /// cancelled before that gets an invalidated token. The same misuse as
@@ -81,7 +81,7 @@ extension Results {
 }
 
 extension List {
-    /// ``observe(keyPaths:on:_:)`` delivered on `actor`: the block runs isolated
+    /// `observe(keyPaths:on:_:)` delivered on `actor`: the block runs isolated
     /// to it (`{ actor, change in }`) and gets this list as the actor's Realm
     /// reads it. Returns once the observer is registered there; a task
     /// cancelled before that gets an invalidated token.
@@ -95,7 +95,7 @@ extension List {
 }
 
 extension MutableSet {
-    /// ``observe(keyPaths:on:_:)`` delivered on `actor`: the block runs isolated
+    /// `observe(keyPaths:on:_:)` delivered on `actor`: the block runs isolated
     /// to it (`{ actor, change in }`) and gets this set as the actor's Realm
     /// reads it. Returns once the observer is registered there; a task
     /// cancelled before that gets an invalidated token.
@@ -109,7 +109,7 @@ extension MutableSet {
 }
 
 extension Map {
-    /// ``observe(keyPaths:on:_:)`` delivered on `actor`: the block runs isolated
+    /// `observe(keyPaths:on:_:)` delivered on `actor`: the block runs isolated
     /// to it (`{ actor, change in }`) and gets this map as the actor's Realm
     /// reads it. Returns once the observer is registered there; a task
     /// cancelled before that gets an invalidated token.
@@ -123,7 +123,7 @@ extension Map {
 }
 
 extension LinkingObjects {
-    /// ``observe(keyPaths:on:_:)`` delivered on `actor`: the block runs isolated
+    /// `observe(keyPaths:on:_:)` delivered on `actor`: the block runs isolated
     /// to it (`{ actor, change in }`) and gets these linking objects as the
     /// actor's Realm reads them. Returns once the observer is registered
     /// there; a task cancelled before that gets an invalidated token.
@@ -137,7 +137,7 @@ extension LinkingObjects {
 }
 
 extension Object {
-    /// ``observe(keyPaths:on:_:)-([String]?,_,_)`` delivered on `actor`: the
+    /// `observe(keyPaths:on:_:)` delivered on `actor`: the
     /// block runs isolated to it (`{ actor, change in }`) and gets the object
     /// as the actor's Realm reads it. Returns once the observer is registered
     /// there; a task cancelled before that gets an invalidated token.
@@ -154,7 +154,7 @@ extension Object {
     public func observe<A: Actor, T: Object>(keyPaths: [PartialKeyPath<T>], on actor: A,
                                              _isolation: isolated (any Actor)? = #isolation,
                                              _ block: @escaping @Sendable (isolated A, ObjectChange<T>) -> Void) async -> NotificationToken {
-        let names = keyPaths.map { keyPath in orStop(otherwise: .invalidValue) { try KeyPathRecorder.name(of: keyPath, root: T.self) } }
+        let names = observedNames(keyPaths)
         return await observe(keyPaths: names, on: actor, block)
     }
 }
@@ -173,7 +173,7 @@ extension ThreadConfined where Self: Object {
 }
 
 extension Realm {
-    /// ``observe(_:)`` delivered on `actor`: `block` runs isolated to it with
+    /// `observe(_:)` delivered on `actor`: `block` runs isolated to it with
     /// the notification and the actor's own instance of this Realm, each time
     /// that instance advances. Returns once the observer is registered there.
     public func observe<A: Actor>(on actor: A, _isolation: isolated (any Actor)? = #isolation,

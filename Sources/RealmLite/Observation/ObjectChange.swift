@@ -123,7 +123,7 @@ extension Object {
     /// with ``Realm/Error/Code/invalidValue``.
     public func observe<T: ObjectBase>(keyPaths: [PartialKeyPath<T>], on queue: DispatchQueue? = nil,
                                        _ block: @escaping (ObjectChange<T>) -> Void) -> NotificationToken {
-        let names = keyPaths.map { keyPath in orStop(otherwise: .invalidValue) { try KeyPathRecorder.name(of: keyPath, root: T.self) } }
+        let names = observedNames(keyPaths)
         return observe(keyPaths: names, on: queue, block)
     }
 }
