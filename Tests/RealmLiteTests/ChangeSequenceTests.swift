@@ -168,6 +168,24 @@ final class ChangeSequenceTests: RealmTestCase {
     }
 
     @MainActor
+    func testRealmChangesCoalesceAdvances() async throws {
+        let realm = try openRealm()
+        let consumer = Task { @MainActor in
+            var log: [String] = []
+            for await notification in realm.changes { log.append(notification.rawValue) }
+            return log
+        }
+        await mainQueueTurn()
+        // Three commits before the consumer's next turn: one advance for it.
+        for i in 0..<3 { try realm.write { realm.create(Dog.self, value: ["name": "d\(i)"]) } }
+        await mainQueueTurn()
+        await mainQueueTurn()
+        consumer.cancel()
+        let log = await consumer.value
+        XCTAssertEqual(log, ["RLMRealmDidChangeNotification"])
+    }
+
+    @MainActor
     func testObjectChangesEndAfterDeletion() async throws {
         let realm = try openRealm()
         let dog = Dog(value: ["name": "Rex", "age": 1])

@@ -18,9 +18,9 @@ import Synchronization
 
 /// The changes of an observed Realm value, as an `AsyncSequence`:
 /// `for await change in results.changes { }` (also on `List`, `MutableSet`,
-/// `Map`, `LinkingObjects` and objects) yields the same values `observe`
-/// passes its block: `.initial` first (collections), then one change per
-/// turn of the Realm that saw a relevant commit.
+/// `Map`, `LinkingObjects`, objects and ``Realm``) yields the same values
+/// `observe` passes its block: `.initial` first (collections), then one
+/// change per turn of the Realm that saw a relevant commit.
 ///
 /// A consumer slower than the commits never falls behind a queue: the change
 /// it gets next covers everything since the one before (one `.update` from
@@ -256,4 +256,17 @@ extension ThreadConfined where Self: Object {
 /// The Realm of a managed collection field (observe has stopped for an unmanaged one).
 private func managedCore(_ field: CollectionField?) -> RealmCore {
     field.unsafelyUnwrapped.realm
+}
+
+extension Realm {
+    /// This Realm's advances as an `AsyncSequence`: `.didChange` each time it
+    /// moves to a newer version (a commit here, autorefresh after another
+    /// thread's commit, `refresh()`), several advances while the consumer is
+    /// busy giving one. Iterate it where the Realm is confined; see
+    /// ``ChangeSequence``.
+    public var changes: ChangeSequence<Realm.Notification> {
+        ChangeSequence(register: { block in
+            (self.observe { notification, _ in block(notification) }, self.core)
+        }, isLast: { _ in false })
+    }
 }
