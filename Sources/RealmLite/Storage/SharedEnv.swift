@@ -36,14 +36,21 @@ final class SharedEnv: @unchecked Sendable {
     /// most of what opening a Realm cost.
     let decodedSchema = Mutex<(bytes: [UInt8], schema: StoredSchema)?>(nil)
 
-    private init(handle: OpaquePointer, cacheKey: String, path: String, isReadOnly: Bool) {
+    /// The live cores on this file, told when a commit lands.
+    private let cores = LiveCores()
+    /// Wakes the cores when another process commits (nil in memory).
+    private let watcher: CommitWatcher?
+
+    private init(handle: OpaquePointer, cacheKey: String, path: String, isReadOnly: Bool, inMemory: Bool) {
         self.handle = handle
         self.cacheKey = cacheKey
         self.path = path
         self.isReadOnly = isReadOnly
+        watcher = inMemory ? nil : CommitWatcher(handle: handle, cores: cores)
     }
 
     deinit {
+        watcher?.stop() // before the env closes: its thread waits on the lock file
         cs_env_close(handle)
         let key = cacheKey
         openEnvs.withLock { table in
@@ -51,38 +58,21 @@ final class SharedEnv: @unchecked Sendable {
         }
     }
 
-    /// Live cores on this env by serial, told when one of them commits
-    /// (autorefresh). Unretained, and not weak (see CoreCache): a core
-    /// unregisters in deinit.
-    private let coresLock = NSLock()
-    private var cores: [UInt64: Unmanaged<RealmCore>] = [:]
+    func register(_ core: RealmCore) { cores.register(core) }
 
-    func register(_ core: RealmCore) {
-        coresLock.lock()
-        cores[core.serial] = Unmanaged.passUnretained(core)
-        coresLock.unlock()
-    }
-
-    func unregister(_ core: RealmCore) {
-        coresLock.lock()
-        cores[core.serial] = nil
-        coresLock.unlock()
-    }
+    func unregister(_ core: RealmCore) { cores.unregister(core) }
 
     /// The live core with this serial, if it is still open.
-    func liveCore(_ serial: UInt64) -> RealmCore? {
-        coresLock.lock()
-        defer { coresLock.unlock() }
-        return cores[serial]?.takeUnretainedValue()
-    }
+    func liveCore(_ serial: UInt64) -> RealmCore? { cores.core(serial) }
+
+    /// A core of this process is about to commit transaction `txnid`: the
+    /// watcher leaves it to didCommit (didNotCommit if it fails).
+    func willCommit(_ txnid: UInt64) { watcher?.noteOwnCommit(txnid) }
+    func didNotCommit(_ txnid: UInt64) { watcher?.forgetOwnCommit(txnid) }
 
     /// `core` committed: every other live core on the file may advance.
     func didCommit(from core: RealmCore) {
-        coresLock.lock()
-        defer { coresLock.unlock() }
-        for (serial, other) in cores where serial != core.serial {
-            other._withUnsafeGuaranteedRef { $0.scheduleAutorefresh() }
-        }
+        cores.scheduleAutorefresh(except: core.serial)
     }
 
     /// The file's path (or in-memory name) for a configuration.
@@ -138,7 +128,7 @@ final class SharedEnv: @unchecked Sendable {
                !table.values.contains(where: { $0.env?.path == path }) {
                 handle = try compactOnLaunch(handle, path: path, shouldCompact: shouldCompact, reopen: openHandle)
             }
-            let env = SharedEnv(handle: handle, cacheKey: key, path: path, isReadOnly: config.readOnly)
+            let env = SharedEnv(handle: handle, cacheKey: key, path: path, isReadOnly: config.readOnly, inMemory: inMemory)
             table[key] = WeakEnv(env: env)
             return env
         }
@@ -159,6 +149,109 @@ final class SharedEnv: @unchecked Sendable {
             try? FileManager.default.removeItem(atPath: temporary)
             throw Realm.Error(.fileAccess, "Cannot copy the seed file '\(seed)' to '\(path)': \(error)")
         }
+    }
+}
+
+/// Live cores on one file by serial, told when a commit lands (autorefresh).
+/// Unretained, and not weak (see CoreCache): a core unregisters in deinit.
+/// A class of its own so that the commit watcher's thread can reach the
+/// cores without holding the SharedEnv (whose deinit stops that thread).
+final class LiveCores: @unchecked Sendable {
+    // @unchecked: `cores` is guarded by `lock`.
+    private let lock = NSLock()
+    private var cores: [UInt64: Unmanaged<RealmCore>] = [:]
+
+    func register(_ core: RealmCore) {
+        lock.withLock { cores[core.serial] = Unmanaged.passUnretained(core) }
+    }
+
+    func unregister(_ core: RealmCore) {
+        lock.withLock { cores[core.serial] = nil }
+    }
+
+    func core(_ serial: UInt64) -> RealmCore? {
+        lock.withLock { cores[serial]?.takeUnretainedValue() }
+    }
+
+    /// Every live core but `serial`'s (0: all) may advance.
+    func scheduleAutorefresh(except serial: UInt64 = 0) {
+        lock.lock()
+        defer { lock.unlock() }
+        for (other, core) in cores where other != serial {
+            core._withUnsafeGuaranteedRef { $0.scheduleAutorefresh() }
+        }
+    }
+}
+
+/// Another process's commit wakes this process's Realms as a commit of its
+/// own does: a thread per open file waits on the lock file's commit futex
+/// (cs_env_wait_commit: no polling) and schedules every live core's
+/// autorefresh, which delivers notifications on each core's own thread or
+/// actor. Commits of this process are left to didCommit. The timeout only
+/// bounds the wait for writers of older versions, which do not wake.
+final class CommitWatcher: @unchecked Sendable {
+    // @unchecked: `thread` is written once in init and read in stop, on the
+    // thread that owns the SharedEnv; the rest is atomic or immutable.
+    private let handle: OpaquePointer
+    private let cores: LiveCores
+    private let stopping = Atomic<Bool>(false)
+    private let finished = Atomic<Bool>(false)
+    /// The newest transaction this process committed (or is committing).
+    private let ownCommit = Atomic<UInt64>(0)
+    private var thread: pthread_t?
+
+    init(handle: OpaquePointer, cores: LiveCores) {
+        self.handle = handle
+        self.cores = cores
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let rc = pthread_create(&thread, nil, { context in
+            Unmanaged<CommitWatcher>.fromOpaque(context!).takeRetainedValue().run()
+            return nil
+        }, context)
+        if rc == 0 {
+            self.thread = thread
+        } else {
+            Unmanaged<CommitWatcher>.fromOpaque(context).release() // no watcher: other processes' commits wait for a refresh
+        }
+    }
+
+    func noteOwnCommit(_ txnid: UInt64) {
+        var seen = ownCommit.load(ordering: .relaxed)
+        while seen < txnid {
+            let (exchanged, original) = ownCommit.compareExchange(expected: seen, desired: txnid, ordering: .relaxed)
+            if exchanged { break }
+            seen = original
+        }
+    }
+
+    /// A commit noted by noteOwnCommit failed: another process may commit
+    /// with the same id.
+    func forgetOwnCommit(_ txnid: UInt64) {
+        _ = ownCommit.compareExchange(expected: txnid, desired: txnid - 1, ordering: .relaxed)
+    }
+
+    /// Wakes the thread and waits for it to end.
+    func stop() {
+        guard let thread else { return }
+        stopping.store(true, ordering: .releasing)
+        while !finished.load(ordering: .acquiring) {
+            cs_env_wake_waiters(handle) // again: one may come before the thread waits
+            usleep(200)
+        }
+        pthread_join(thread, nil)
+    }
+
+    private func run() {
+        var seq: UInt64 = 0
+        cs_env_commit_seq(handle, &seq)
+        while !stopping.load(ordering: .acquiring) {
+            guard cs_env_wait_commit(handle, &seq, 1000) == csOK, !stopping.load(ordering: .acquiring) else { continue }
+            var last: UInt64 = 0
+            cs_env_last_txnid(handle, &last)
+            if last > ownCommit.load(ordering: .relaxed) { cores.scheduleAutorefresh() }
+        }
+        finished.store(true, ordering: .releasing)
     }
 }
 
