@@ -58,13 +58,9 @@ extension RealmCore {
         }
         transaction.context.forgetCursors() // the engine closes a write transaction's cursors
         write = nil
-        // Told first: the commit wakes this process's watcher at once.
-        let txnid = transaction.txn.id
-        env.willCommit(txnid)
         let committed = Result { try transaction.txn.commit(deferFlush: deferFlush) }
         renewReadTransaction()
         if case .failure = committed {
-            env.didNotCommit(txnid)
             retireUncommittedKeys(transaction)
             forgetClasses(registeredBy: transaction)
         }

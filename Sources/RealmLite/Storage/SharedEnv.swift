@@ -40,18 +40,24 @@ final class SharedEnv: @unchecked Sendable {
     private let cores = LiveCores()
     /// Wakes the cores when another process commits (nil in memory).
     private let watcher: CommitWatcher?
+    /// This process's commits on the file (the engine's commit hook notes
+    /// them): the watcher leaves those to didCommit.
+    private let ownCommits: OwnCommits
 
-    private init(handle: OpaquePointer, cacheKey: String, path: String, isReadOnly: Bool, inMemory: Bool) {
+    private init(handle: OpaquePointer, cacheKey: String, path: String, isReadOnly: Bool, inMemory: Bool,
+                 ownCommits: OwnCommits) {
         self.handle = handle
         self.cacheKey = cacheKey
         self.path = path
         self.isReadOnly = isReadOnly
-        watcher = inMemory ? nil : CommitWatcher(handle: handle, cores: cores)
+        self.ownCommits = ownCommits
+        watcher = inMemory ? nil : CommitWatcher(handle: handle, cores: cores, ownCommits: ownCommits)
     }
 
     deinit {
         watcher?.stop() // before the env closes: its thread waits on the lock file
         cs_env_close(handle)
+        Unmanaged.passUnretained(ownCommits).release() // the commit hook's reference
         let key = cacheKey
         openEnvs.withLock { table in
             if table[key]?.env == nil { table[key] = nil }
@@ -64,11 +70,6 @@ final class SharedEnv: @unchecked Sendable {
 
     /// The live core with this serial, if it is still open.
     func liveCore(_ serial: UInt64) -> RealmCore? { cores.core(serial) }
-
-    /// A core of this process is about to commit transaction `txnid`: the
-    /// watcher leaves it to didCommit (didNotCommit if it fails).
-    func willCommit(_ txnid: UInt64) { watcher?.noteOwnCommit(txnid) }
-    func didNotCommit(_ txnid: UInt64) { watcher?.forgetOwnCommit(txnid) }
 
     /// `core` committed: every other live core on the file may advance.
     func didCommit(from core: RealmCore) {
@@ -111,6 +112,13 @@ final class SharedEnv: @unchecked Sendable {
                 | UInt32(CS_ENV_NORDAHEAD)
             options.durability = CS_DURABLE_FULL
             options.io = ioHooksForTesting
+            let ownCommits = OwnCommits()
+            options.commit_hook = { context, stage, txnid in
+                if stage == CS_STAGE_DATA_WRITTEN { Unmanaged<OwnCommits>.fromOpaque(context!).takeUnretainedValue().note(txnid) }
+            }
+            options.commit_hook_ctx = Unmanaged.passRetained(ownCommits).toOpaque()
+            var handedOver = false // to the SharedEnv, which releases it after closing
+            defer { if !handedOver { Unmanaged.passUnretained(ownCommits).release() } }
             func openHandle() throws -> OpaquePointer {
                 var handle: OpaquePointer?
                 let rc = cs_env_open(path, &options, &handle)
@@ -128,7 +136,9 @@ final class SharedEnv: @unchecked Sendable {
                !table.values.contains(where: { $0.env?.path == path }) {
                 handle = try compactOnLaunch(handle, path: path, shouldCompact: shouldCompact, reopen: openHandle)
             }
-            let env = SharedEnv(handle: handle, cacheKey: key, path: path, isReadOnly: config.readOnly, inMemory: inMemory)
+            let env = SharedEnv(handle: handle, cacheKey: key, path: path, isReadOnly: config.readOnly, inMemory: inMemory,
+                                ownCommits: ownCommits)
+            handedOver = true
             table[key] = WeakEnv(env: env)
             return env
         }
@@ -183,6 +193,25 @@ final class LiveCores: @unchecked Sendable {
     }
 }
 
+/// The newest transaction this process committed on one file, noted by the
+/// engine's commit hook before the commit is published (a commit that
+/// fails after that leaves its id noted: another process's commit with
+/// the same id then waits for the next commit or refresh to be seen).
+final class OwnCommits: Sendable {
+    private let newest = Atomic<UInt64>(0)
+
+    var latest: UInt64 { newest.load(ordering: .acquiring) }
+
+    func note(_ txnid: UInt64) {
+        var seen = newest.load(ordering: .relaxed)
+        while seen < txnid {
+            let (exchanged, original) = newest.compareExchange(expected: seen, desired: txnid, ordering: .releasing)
+            if exchanged { break }
+            seen = original
+        }
+    }
+}
+
 /// Another process's commit wakes this process's Realms as a commit of its
 /// own does: a thread per open file waits on the lock file's commit futex
 /// (cs_env_wait_commit: no polling) and schedules every live core's
@@ -194,15 +223,15 @@ final class CommitWatcher: @unchecked Sendable {
     // thread that owns the SharedEnv; the rest is atomic or immutable.
     private let handle: OpaquePointer
     private let cores: LiveCores
+    private let ownCommits: OwnCommits
     private let stopping = Atomic<Bool>(false)
     private let finished = Atomic<Bool>(false)
-    /// The newest transaction this process committed (or is committing).
-    private let ownCommit = Atomic<UInt64>(0)
     private var thread: pthread_t?
 
-    init(handle: OpaquePointer, cores: LiveCores) {
+    init(handle: OpaquePointer, cores: LiveCores, ownCommits: OwnCommits) {
         self.handle = handle
         self.cores = cores
+        self.ownCommits = ownCommits
         var thread = pthread_t()
         let context = Unmanaged.passRetained(self).toOpaque()
         let rc = pthread_create(&thread, nil, { context in
@@ -214,21 +243,6 @@ final class CommitWatcher: @unchecked Sendable {
         } else {
             Unmanaged<CommitWatcher>.fromOpaque(context).release() // no watcher: other processes' commits wait for a refresh
         }
-    }
-
-    func noteOwnCommit(_ txnid: UInt64) {
-        var seen = ownCommit.load(ordering: .relaxed)
-        while seen < txnid {
-            let (exchanged, original) = ownCommit.compareExchange(expected: seen, desired: txnid, ordering: .relaxed)
-            if exchanged { break }
-            seen = original
-        }
-    }
-
-    /// A commit noted by noteOwnCommit failed: another process may commit
-    /// with the same id.
-    func forgetOwnCommit(_ txnid: UInt64) {
-        _ = ownCommit.compareExchange(expected: txnid, desired: txnid - 1, ordering: .relaxed)
     }
 
     /// Wakes the thread and waits for it to end.
@@ -249,7 +263,7 @@ final class CommitWatcher: @unchecked Sendable {
             guard cs_env_wait_commit(handle, &seq, 1000) == csOK, !stopping.load(ordering: .acquiring) else { continue }
             var last: UInt64 = 0
             cs_env_last_txnid(handle, &last)
-            if last > ownCommit.load(ordering: .relaxed) { cores.scheduleAutorefresh() }
+            if last > ownCommits.latest { cores.scheduleAutorefresh() }
         }
         finished.store(true, ordering: .releasing)
     }
