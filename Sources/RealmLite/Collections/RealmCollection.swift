@@ -58,7 +58,7 @@ public protocol RealmCollectionBase: RandomAccessCollection, CustomStringConvert
 /// aggregates also work on a collection of numbers with `"self"`
 /// (`list.sum()`). Two collections are equal when they are the same
 /// collection of the same Realm (not when their elements are equal).
-public protocol RealmCollection: RealmCollectionBase, Equatable {
+public protocol RealmCollection<Element>: RealmCollectionBase, Equatable {
     /// The Realm managing the collection, nil while it is unmanaged.
     var realm: Realm? { get }
     /// True once the collection can no longer be read: its owning object was
