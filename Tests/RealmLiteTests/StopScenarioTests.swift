@@ -82,6 +82,8 @@ final class StopScenarioTests: RealmTestCase {
             let reference = ThreadSafeReference(to: dog)
             _ = realm.resolve(reference)
             _ = realm.resolve(reference)
+        case "objectsOfObject":
+            _ = realm.objects(Object.self)
         case "objectsAtOutOfBounds":
             let person = Person()
             try realm.write {
