@@ -172,6 +172,27 @@ final class RealmCollectionTests: RealmTestCase {
         }
     }
 
+    /// Generic code observing Swift key paths: only `score` changes count.
+    func checkObserveKeyPaths<C: RealmCollection>(_ c: C, _ kind: String, _ realm: Realm) where C.Element == RCItem {
+        var updates = 0
+        let token = c.observe(keyPaths: [\RCItem.score]) { change in
+            if case .update = change { updates += 1 }
+        }
+        nextTurn()
+        try! realm.write { c[0].name = c[0].name }
+        nextTurn()
+        XCTAssertEqual(updates, 0, "\(kind): name is not observed")
+        try! realm.write { c[0].score += 1 }
+        nextTurn()
+        XCTAssertEqual(updates, 1, kind)
+        token.invalidate()
+    }
+
+    func testGenericObserveWithKeyPaths() throws {
+        let (realm, holder, target) = try makeRealm()
+        objectCollections(realm, holder, target) { kind, c in checkObserveKeyPaths(c, kind, realm) }
+    }
+
     func testAnyRealmCollectionObserveDeliversTheErasedCollection() throws {
         let (realm, holder, _) = try makeRealm()
         let erased = AnyRealmCollection(holder.items)

@@ -52,8 +52,8 @@ extension Results {
         var results = try adding(predicate, format: format, useIndexes: useIndexes)
         for descriptor in descriptors {
             switch descriptor {
-            case .sort(let sorts): results = try results.checkedSorted(by: sorts)
-            case .distinct(let paths): results = try results.checkedDistinct(by: paths)
+            case .sort(let sorts): results = try results.sortedResults(by: sorts)
+            case .distinct(let paths): results = try results.distinctResults(by: paths)
             case .limit(let n):
                 let parts = results.queryParts
                 results = try results.with(predicate: parts.predicate, orderings: parts.orderings + [.limit(n)], useIndexes: useIndexes)
@@ -88,13 +88,13 @@ extension Results {
         }
     }
 
-    func checkedSorted(by descriptors: [SortDescriptor]) throws -> Results<Element> {
+    func sortedResults(by descriptors: [SortDescriptor]) throws -> Results<Element> {
         let parts = queryParts
         let ordering = QueryOrdering.sort(descriptors, try sortKeys(descriptors))
         return try with(predicate: parts.predicate, orderings: parts.orderings + [ordering])
     }
 
-    func checkedDistinct(by keyPaths: [String]) throws -> Results<Element> {
+    func distinctResults(by keyPaths: [String]) throws -> Results<Element> {
         let parts = queryParts
         let resolver = PathResolver(root: parts.info, format: "")
         let paths = try keyPaths.map { keyPath in
@@ -220,7 +220,7 @@ extension RealmCollection {
     /// ``Realm/Error/Code/invalidValue`` for an unknown or collection property
     /// instead of stopping.
     public func checkedSorted<S: Sequence>(by sortDescriptors: S) throws -> Results<Element> where S.Element == SortDescriptor {
-        try _rlmQueryResults().checkedSorted(by: Array(sortDescriptors))
+        try _rlmQueryResults().sortedResults(by: Array(sortDescriptors))
     }
 
     /// ``sorted(byKeyPath:ascending:)`` that throws
@@ -246,7 +246,7 @@ extension RealmCollection {
     /// ``Realm/Error/Code/invalidValue`` for an unknown or collection property
     /// instead of stopping.
     public func checkedDistinct<S: Sequence>(by keyPaths: S) throws -> Results<Element> where S.Element == String {
-        try _rlmQueryResults().checkedDistinct(by: Array(keyPaths))
+        try _rlmQueryResults().distinctResults(by: Array(keyPaths))
     }
 
     // MARK: Aggregates
