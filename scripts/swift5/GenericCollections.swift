@@ -49,6 +49,8 @@ func use(realm: Realm, box: Box) {
     let smallest: Int? = numbers.min()
     let sum: Int = numbers.sum()
     _ = (smallest, sum, AnyRealmCollection(numbers).max())
+    let names = box.items.observe(keyPaths: [\Item.name]) { _ in }
+    names.invalidate()
     let frozen = AnyRealmCollection(box.items).freeze()
     print(frozen.count, frozen.isFrozen)
 }
