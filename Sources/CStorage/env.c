@@ -217,6 +217,28 @@ int cs_env_last_txnid(cs_env *env, uint64_t *out)
     return CS_OK;
 }
 
+int cs_env_commit_seq(cs_env *env, uint64_t *seq)
+{
+    if (!env || !seq) return cs_fail(CS_EINVAL, "cs_env_commit_seq: NULL argument");
+    *seq = lock_publish_seq(&env->lock);
+    return CS_OK;
+}
+
+int cs_env_wait_commit(cs_env *env, uint64_t *seq, uint32_t timeout_ms)
+{
+    if (!env || !seq) return cs_fail(CS_EINVAL, "cs_env_wait_commit: NULL argument");
+    if (!lock_wait_publish(&env->lock, *seq, timeout_ms)) return CS_NOTFOUND;
+    *seq = lock_publish_seq(&env->lock);
+    return CS_OK;
+}
+
+int cs_env_wake_waiters(cs_env *env)
+{
+    if (!env) return cs_fail(CS_EINVAL, "cs_env_wake_waiters: NULL env");
+    lock_wake_waiters(&env->lock);
+    return CS_OK;
+}
+
 int cs_reader_check(cs_env *env, uint32_t *cleared)
 {
     if (!env) return cs_fail(CS_EINVAL, "cs_reader_check: NULL env");

@@ -268,6 +268,13 @@ int lock_open_done(cs_lock *lk, bool first);
 void lock_close(cs_lock *lk);
 void lock_publish_meta(cs_lock *lk, const cs_meta *meta);
 void lock_read_meta(const cs_lock *lk, cs_meta *out);
+/* Commits published so far (meta_seq), and waiting for the next one: true
+ * once it differs from `seen`, false after timeout_ms (or a wakeup by
+ * lock_wake_waiters). A futex on the lock file, so any process's commit
+ * wakes every waiting thread of every process. */
+uint64_t lock_publish_seq(const cs_lock *lk);
+bool lock_wait_publish(cs_lock *lk, uint64_t seen, uint32_t timeout_ms);
+void lock_wake_waiters(cs_lock *lk);
 /* Writer mutex. *owner_died = the previous owner died holding it. */
 int lock_writer_acquire(cs_lock *lk, bool try_only, bool *owner_died);
 void lock_writer_release(cs_lock *lk);

@@ -11,9 +11,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 static int ofd_lock(int fd, short type, uint64_t off, bool wait)
@@ -162,6 +166,37 @@ void lock_publish_meta(cs_lock *lk, const cs_meta *meta)
     atomic_thread_fence(memory_order_release);
     memcpy((void *)&h->meta[(s + 1) & 1], meta, sizeof *meta);
     atomic_store_explicit(&h->meta_seq, s + 1, memory_order_release);
+    /* A waiter registers before it reads meta_seq, so one that saw the old
+     * value is counted here (seq_cst on both sides). */
+    if (atomic_load(&h->commit_waiters)) lock_wake_waiters(lk);
+}
+
+/* The futex word: meta_seq's low 32 bits (little-endian: its first half).
+ * The lock file is a shared mapping, so the futex is not private. */
+static uint32_t *seq_word(cs_lock_hdr *h) { return (uint32_t *)(void *)&h->meta_seq; }
+
+void lock_wake_waiters(cs_lock *lk)
+{
+    syscall(SYS_futex, seq_word(lk->hdr), FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+uint64_t lock_publish_seq(const cs_lock *lk) { return atomic_load_explicit(&lk->hdr->meta_seq, memory_order_acquire); }
+
+bool lock_wait_publish(cs_lock *lk, uint64_t seen, uint32_t timeout_ms)
+{
+    cs_lock_hdr *h = lk->hdr;
+    atomic_fetch_add(&h->commit_waiters, 1);
+    bool changed = atomic_load(&h->meta_seq) != seen;
+    if (!changed) {
+        struct timespec ts = {.tv_sec = timeout_ms / 1000, .tv_nsec = (long)(timeout_ms % 1000) * 1000000L};
+        /* Sleeps only while the low word still equals seen's; a publish in
+         * between makes it return at once (EAGAIN). Spurious and signal
+         * wakeups are fine: the caller looks and waits again. */
+        syscall(SYS_futex, seq_word(h), FUTEX_WAIT, (uint32_t)seen, &ts, NULL, 0);
+        changed = atomic_load(&h->meta_seq) != seen;
+    }
+    atomic_fetch_sub(&h->commit_waiters, 1);
+    return changed;
 }
 
 void lock_read_meta(const cs_lock *lk, cs_meta *out)

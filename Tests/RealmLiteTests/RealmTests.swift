@@ -127,8 +127,8 @@ final class RealmTests: RealmTestCase {
         XCTAssertThrowsRealmError(.invalidValue, mentioning: ["nosuch", "StringKeyed"]) {
             try realm.write { _ = realm.create(StringKeyed.self, value: ["nosuch": 1]) }
         }
-        XCTAssertThrowsRealmError(.invalidValue, mentioning: ["StringKeyed", "expected 3 values"]) {
-            try realm.write { _ = realm.create(StringKeyed.self, value: ["a"]) }
+        XCTAssertThrowsRealmError(.invalidValue, mentioning: ["StringKeyed", "at most 3 values", "got 4"]) {
+            try realm.write { _ = realm.create(StringKeyed.self, value: ["a", 1, "n", "extra"]) }
         }
         XCTAssertThrowsRealmError(.invalidValue, mentioning: ["AllTypes.int8"]) {
             try realm.write { _ = realm.create(AllTypes.self, value: ["int8": 300]) }

@@ -82,6 +82,15 @@ final class StopScenarioTests: RealmTestCase {
             let reference = ThreadSafeReference(to: dog)
             _ = realm.resolve(reference)
             _ = realm.resolve(reference)
+        case "objectsOfObject":
+            _ = realm.objects(Object.self)
+        case "objectsAtOutOfBounds":
+            let person = Person()
+            try realm.write {
+                realm.add(person)
+                person.dogs.append(objectsIn: [Dog(), Dog(), Dog()])
+            }
+            _ = person.dogs.objects(at: IndexSet([0, 9]))
         default:
             XCTFail("unknown scenario \(name)")
         }

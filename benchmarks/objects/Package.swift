@@ -25,6 +25,12 @@ let package = Package(
             dependencies: [.product(name: "RealmLite", package: rootPackage)],
             path: "Sources/QueryBench"
         ),
+        // How long a commit takes to reach an observer (this process, another one).
+        .executableTarget(
+            name: "notify-bench",
+            dependencies: [.product(name: "RealmLite", package: rootPackage)],
+            path: "Sources/NotifyBench"
+        ),
         // What a schema change costs as the data grows, beside SQLite's.
         .executableTarget(
             name: "migration-bench",

@@ -180,6 +180,22 @@ int cs_env_sync(cs_env *env);
 /* Id of the newest commit (no syscall): poll it to learn that another
  * thread or process committed. */
 int cs_env_last_txnid(cs_env *env, uint64_t *out);
+/* Waiting for commits of any thread or process on the file, without
+ * polling (a futex on the lock file). *seq is the caller's last seen commit
+ * sequence: set it from cs_env_commit_seq first. cs_env_wait_commit returns
+ * CS_OK with *seq updated once a commit was published after *seq (at once
+ * if one already was), CS_NOTFOUND after timeout_ms (or a wakeup by
+ * cs_env_wake_waiters) with *seq unchanged; CS_EINVAL for NULL arguments.
+ * A process killed while waiting leaves nothing behind but a counter that
+ * costs each commit one wake system call. Writers of older versions do not
+ * wake waiters: the timeout bounds the delay then. The env must stay open
+ * while a thread waits (wake it, let it return, then close). */
+int cs_env_commit_seq(cs_env *env, uint64_t *seq);
+int cs_env_wait_commit(cs_env *env, uint64_t *seq, uint32_t timeout_ms);
+/* Wakes every thread waiting in cs_env_wait_commit on this file (they
+ * return CS_NOTFOUND unless a commit came): to stop a watcher before
+ * closing. CS_EINVAL NULL env. */
+int cs_env_wake_waiters(cs_env *env);
 
 typedef struct cs_env_info {
     uint32_t page_size;

@@ -259,16 +259,11 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
 
     @inline(__always)
     private mutating func yield(_ realm: RealmCore, _ info: ClassInfo, _ key: UInt64, _ value: cs_val) -> ObjectBase {
-        let record = realm.currentRecord(info, key, value)
         if isKnownUniquelyReferenced(&reusable), let object = reusable {
-            object._key = key
-            object._record = UnsafeRawPointer(record.data)
-            object._recordSize = record.size
-            object._recordGeneration = realm.generation
-            object._deleted = false
+            realm.reuse(object, info, key: key, record: value)
             return object
         }
-        let object = realm.materialize(info, key: key, record: record)
+        let object = realm.materialize(info, key: key, record: value)
         reusable = object
         return object
     }

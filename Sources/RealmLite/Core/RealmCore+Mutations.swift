@@ -50,8 +50,10 @@ func assignProperties(of object: ObjectBase, _ descriptor: ClassDescriptor, from
         }
     } else if let array = value as? [Any] {
         let stored = descriptor.properties.indices.filter { descriptor.properties[$0].isStored }
-        guard array.count == stored.count else {
-            throw Realm.Error(.invalidValue, "Invalid array for class '\(descriptor.name)': expected \(stored.count) values (\(stored.map { descriptor.properties[$0].name }.joined(separator: ", "))), got \(array.count).")
+        // As RealmSwift: a shorter array leaves the remaining properties
+        // their defaults; only extra values are an error.
+        guard array.count <= stored.count else {
+            throw Realm.Error(.invalidValue, "Invalid array for class '\(descriptor.name)': at most \(stored.count) values (\(stored.map { descriptor.properties[$0].name }.joined(separator: ", "))), got \(array.count); pass a dictionary to set properties by name.")
         }
         for (index, item) in zip(stored, array) {
             try descriptor.properties[index].accessor.setValue(item, on: object, realm: realm)
@@ -79,6 +81,10 @@ extension RealmCore {
                              "Can only delete an object of type '\(type(of: object).className())' from the Realm that manages it."))
             return
         }
+        if object.isInvalidated {
+            fail(Realm.Error(.invalidatedObject, "Cannot delete an object of type '\(type(of: object).className())' that was already deleted (or whose Realm was invalidated); check isInvalidated first."))
+            return
+        }
         deleteRow(info, object._key, in: write)
         object._deleted = true
     }
@@ -94,7 +100,9 @@ extension RealmCore {
             return
         }
         // Collect first: objects may be a live Results that shrinks as we go.
-        for object in Array(objects) { delete(object) }
+        // Each object once: a List may hold one object twice.
+        var seen = Set<ObjectBase>()
+        for object in Array(objects) where seen.insert(object).inserted { delete(object) }
     }
 
     /// Deletes every object of every class.

@@ -39,6 +39,20 @@ extension RealmCore {
         return object
     }
 
+    /// Points `object`, an accessor of `info` that no one else holds, at row
+    /// `key` (its `record` as read from the engine): iterations reuse one
+    /// accessor instead of making one per row.
+    @inline(__always)
+    func reuse(_ object: ObjectBase, _ info: ClassInfo, key: UInt64, record value: cs_val) {
+        let record = currentRecord(info, key, value)
+        object._key = key
+        object._record = UnsafeRawPointer(record.data)
+        object._recordSize = record.size
+        object._recordGeneration = generation
+        object._deleted = false
+        if info.keyedByPrimaryKey { object._born = accessorStamp() }
+    }
+
     /// An accessor for `key` if the row exists.
     func object(_ info: ClassInfo, key: UInt64) -> ObjectBase? {
         guard let record = loadRecord(info, key) else { return nil }

@@ -186,8 +186,8 @@ open class Object: ObjectBase {
     public required init() { super.init() }
 
     /// An unmanaged object from a dictionary (property name -> value), an
-    /// array (values in property order) or another object of the class.
-    /// Stops with a message naming the property on a wrong value.
+    /// array (values in property order; properties past its end keep their
+    /// defaults) or another object of the class. Stops with a message naming the property on a wrong value.
     public convenience init(value: Any) {
         self.init()
         assignInitialValues(value)
@@ -203,8 +203,9 @@ open class EmbeddedObject: ObjectBase {
     public required init() { super.init() }
 
     /// An unmanaged embedded object from a dictionary (property name -> value),
-    /// an array (values in property order) or another object of the class, as
-    /// ``Object/init(value:)`` does. Stops with a message naming the property
+    /// an array (values in property order; properties past its end keep their
+    /// defaults) or another object of the class, as ``Object/init(value:)``
+    /// does. Stops with a message naming the property
     /// on a wrong value (``Realm/Error/Code/invalidValue``).
     public convenience init(value: Any) {
         self.init()

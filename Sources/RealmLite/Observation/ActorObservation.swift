@@ -154,7 +154,7 @@ extension Object {
     public func observe<A: Actor, T: Object>(keyPaths: [PartialKeyPath<T>], on actor: A,
                                              _isolation: isolated (any Actor)? = #isolation,
                                              _ block: @escaping @Sendable (isolated A, ObjectChange<T>) -> Void) async -> NotificationToken {
-        let names = observedNames(keyPaths)
+        let names = keyPaths.map { _name(for: $0) }
         return await observe(keyPaths: names, on: actor, block)
     }
 }

@@ -123,7 +123,7 @@ extension Object {
     /// with ``Realm/Error/Code/invalidValue``.
     public func observe<T: ObjectBase>(keyPaths: [PartialKeyPath<T>], on queue: DispatchQueue? = nil,
                                        _ block: @escaping (ObjectChange<T>) -> Void) -> NotificationToken {
-        let names = observedNames(keyPaths)
+        let names = keyPaths.map { _name(for: $0) }
         return observe(keyPaths: names, on: queue, block)
     }
 }

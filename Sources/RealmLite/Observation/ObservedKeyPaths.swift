@@ -36,10 +36,3 @@ func checkCollectionKeyPaths(_ keyPaths: [String]?, elements: ClassInfo?, kind: 
     }
     try elements.checkObservedKeyPaths(keyPaths)
 }
-
-/// The string key paths of Swift key paths (`\Dog.owner.name` is
-/// "owner.name"); one that does not name persisted properties stops with
-/// ``Realm/Error/Code/invalidValue``.
-func observedNames<Root: ObjectBase>(_ keyPaths: [PartialKeyPath<Root>]) -> [String] {
-    keyPaths.map { keyPath in orStop(otherwise: .invalidValue) { try KeyPathRecorder.name(of: keyPath, root: Root.self) } }
-}

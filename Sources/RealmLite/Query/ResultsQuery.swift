@@ -2,25 +2,14 @@ import Foundation
 
 // The query API of Results and of object collections (List, MutableSet,
 // LinkingObjects): filter, where {}, sorted, distinct, aggregates,
-// index(matching:). Written once against `_RealmQueryable`.
+// index(matching:). Written once against `RealmCollection`
+// (`_rlmQueryResults`); collections of values cannot be queried yet.
 //
 // RealmSwift's versions are non-throwing and raise on a bad query; these do
 // the same (stopping with the Realm.Error message), and each has a throwing
 // twin (`checkedFilter`, `checkedSorted`...) that returns the Realm.Error.
 
-/// Something queries can start from: Results, or a managed List /
-/// MutableSet / LinkingObjects of objects.
-public protocol _RealmQueryable {
-    associatedtype _QueryElement: ObjectBase & RealmCollectionValue
-    /// The collection as a (possibly unfiltered) Results.
-    func _rlmQueryResults() throws -> Results<_QueryElement>
-}
-
-extension Results: _RealmQueryable where Element: ObjectBase {
-    public func _rlmQueryResults() throws -> Results<Element> { self }
-}
-
-extension Results where Element: ObjectBase {
+extension Results {
     /// The parts of this Results' query so far.
     var queryParts: (info: ClassInfo, base: QueryBase, predicate: QueryPredicate?, orderings: [QueryOrdering]) {
         switch source {
@@ -63,8 +52,8 @@ extension Results where Element: ObjectBase {
         var results = try adding(predicate, format: format, useIndexes: useIndexes)
         for descriptor in descriptors {
             switch descriptor {
-            case .sort(let sorts): results = try results.checkedSorted(by: sorts)
-            case .distinct(let paths): results = try results.checkedDistinct(by: paths)
+            case .sort(let sorts): results = try results.sortedResults(by: sorts)
+            case .distinct(let paths): results = try results.distinctResults(by: paths)
             case .limit(let n):
                 let parts = results.queryParts
                 results = try results.with(predicate: parts.predicate, orderings: parts.orderings + [.limit(n)], useIndexes: useIndexes)
@@ -99,13 +88,13 @@ extension Results where Element: ObjectBase {
         }
     }
 
-    func checkedSorted(by descriptors: [SortDescriptor]) throws -> Results<Element> {
+    func sortedResults(by descriptors: [SortDescriptor]) throws -> Results<Element> {
         let parts = queryParts
         let ordering = QueryOrdering.sort(descriptors, try sortKeys(descriptors))
         return try with(predicate: parts.predicate, orderings: parts.orderings + [ordering])
     }
 
-    func checkedDistinct(by keyPaths: [String]) throws -> Results<Element> {
+    func distinctResults(by keyPaths: [String]) throws -> Results<Element> {
         let parts = queryParts
         let resolver = PathResolver(root: parts.info, format: "")
         let paths = try keyPaths.map { keyPath in
@@ -168,37 +157,37 @@ func aggregateValue<T: _RealmPrimitive>(_ result: (QueryOperand, PropertyType), 
     }
 }
 
-extension _RealmQueryable {
+extension RealmCollection {
     // MARK: Filtering
 
     /// Objects matching a predicate in Realm's query language (docs/QUERIES.md):
     /// `filter("age > %@ AND name BEGINSWITH[c] %@", 3, "l")`. Stops on an invalid predicate.
-    public func filter(_ predicateFormat: String, _ args: Any...) -> Results<_QueryElement> {
+    public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element> {
         orStop { try checkedFilter(predicateFormat, arguments: args) }
     }
 
     /// `filter` that throws the Realm.Error for an invalid predicate.
-    public func checkedFilter(_ predicateFormat: String, _ args: Any...) throws -> Results<_QueryElement> {
+    public func checkedFilter(_ predicateFormat: String, _ args: Any...) throws -> Results<Element> {
         try checkedFilter(predicateFormat, arguments: args)
     }
 
     /// ``filter(_:_:)`` with its arguments as an array (for predicates built at
     /// run time); throws ``Realm/Error/Code/invalidValue`` with the position
     /// and reason for an invalid predicate or argument instead of stopping.
-    public func checkedFilter(_ predicateFormat: String, arguments: [Any]) throws -> Results<_QueryElement> {
+    public func checkedFilter(_ predicateFormat: String, arguments: [Any]) throws -> Results<Element> {
         try _rlmQueryResults().checkedFilter(predicateFormat, arguments: arguments)
     }
 
     /// Type-safe filter: `where { $0.age > 3 && $0.name.starts(with: "L") }`.
-    public func `where`(_ isIncluded: (Query<_QueryElement>) -> Query<Bool>) -> Results<_QueryElement> {
+    public func `where`(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Results<Element> {
         orStop { try checkedWhere(isIncluded) }
     }
 
     /// ``where(_:)`` that throws ``Realm/Error/Code/invalidValue`` for a
     /// predicate it cannot evaluate (an unsupported value, a key path that is
     /// not a persisted property) instead of stopping.
-    public func checkedWhere(_ isIncluded: (Query<_QueryElement>) -> Query<Bool>) throws -> Results<_QueryElement> {
-        let predicate = try isIncluded(Query<_QueryElement>(path: [])).predicate()
+    public func checkedWhere(_ isIncluded: (Query<Element>) -> Query<Bool>) throws -> Results<Element> {
+        let predicate = try isIncluded(Query<Element>(path: [])).predicate()
         return try _rlmQueryResults().adding(predicate, format: "")
     }
 
@@ -208,7 +197,7 @@ extension _RealmQueryable {
     /// an earlier order breaks ties, and a later sort takes precedence. Stops
     /// with ``Realm/Error/Code/invalidValue`` for an unknown or collection
     /// property (``checkedSorted(byKeyPath:ascending:)`` throws instead).
-    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<_QueryElement> {
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
         orStop { try checkedSorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)]) }
     }
 
@@ -216,48 +205,48 @@ extension _RealmQueryable {
     /// decides, later ones break its ties. Stops with
     /// ``Realm/Error/Code/invalidValue`` for an unknown or collection property
     /// (`checkedSorted(by:)` throws instead).
-    public func sorted<S: Sequence>(by sortDescriptors: S) -> Results<_QueryElement> where S.Element == SortDescriptor {
+    public func sorted<S: Sequence>(by sortDescriptors: S) -> Results<Element> where S.Element == SortDescriptor {
         orStop { try checkedSorted(by: sortDescriptors) }
     }
 
     /// The objects ordered by the property at `keyPath`: `sorted(by: \.age,
     /// ascending: false)`. Stable, like ``sorted(byKeyPath:ascending:)``; stops
     /// if the key path does not name a persisted property.
-    public func sorted<V>(by keyPath: KeyPath<_QueryElement, V>, ascending: Bool = true) -> Results<_QueryElement> {
+    public func sorted<V>(by keyPath: KeyPath<Element, V>, ascending: Bool = true) -> Results<Element> where Element: ObjectBase {
         orStop { try checkedSorted(by: [SortDescriptor(keyPath: try keyPathString(keyPath), ascending: ascending)]) }
     }
 
     /// `sorted(by:)` with sort descriptors that throws
     /// ``Realm/Error/Code/invalidValue`` for an unknown or collection property
     /// instead of stopping.
-    public func checkedSorted<S: Sequence>(by sortDescriptors: S) throws -> Results<_QueryElement> where S.Element == SortDescriptor {
-        try _rlmQueryResults().checkedSorted(by: Array(sortDescriptors))
+    public func checkedSorted<S: Sequence>(by sortDescriptors: S) throws -> Results<Element> where S.Element == SortDescriptor {
+        try _rlmQueryResults().sortedResults(by: Array(sortDescriptors))
     }
 
     /// ``sorted(byKeyPath:ascending:)`` that throws
     /// ``Realm/Error/Code/invalidValue`` for an unknown or collection property
     /// instead of stopping.
-    public func checkedSorted(byKeyPath keyPath: String, ascending: Bool = true) throws -> Results<_QueryElement> {
+    public func checkedSorted(byKeyPath keyPath: String, ascending: Bool = true) throws -> Results<Element> {
         try checkedSorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
     }
 
     /// One object per distinct value (tuple) of the key paths; the first in the current order wins.
-    public func distinct<S: Sequence>(by keyPaths: S) -> Results<_QueryElement> where S.Element == String {
+    public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Element == String {
         orStop { try checkedDistinct(by: keyPaths) }
     }
 
     /// One object per distinct value tuple of the properties at `keyPaths`:
     /// `distinct(by: [\.name])`. The first object of each tuple in the current
     /// order is kept. Stops if a key path does not name a persisted property.
-    public func distinct<S: Sequence>(by keyPaths: S) -> Results<_QueryElement> where S.Element == PartialKeyPath<_QueryElement> {
+    public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where Element: ObjectBase, S.Element == PartialKeyPath<Element> {
         orStop { try checkedDistinct(by: keyPaths.map { try keyPathString($0) }) }
     }
 
     /// `distinct(by:)` with property names that throws
     /// ``Realm/Error/Code/invalidValue`` for an unknown or collection property
     /// instead of stopping.
-    public func checkedDistinct<S: Sequence>(by keyPaths: S) throws -> Results<_QueryElement> where S.Element == String {
-        try _rlmQueryResults().checkedDistinct(by: Array(keyPaths))
+    public func checkedDistinct<S: Sequence>(by keyPaths: S) throws -> Results<Element> where S.Element == String {
+        try _rlmQueryResults().distinctResults(by: Array(keyPaths))
     }
 
     // MARK: Aggregates
@@ -291,68 +280,86 @@ extension _RealmQueryable {
     /// ``min(ofProperty:)`` that throws ``Realm/Error/Code/invalidValue`` for
     /// an unknown or unsupported property instead of stopping.
     public func checkedMin<T: _RealmPrimitive>(ofProperty property: String) throws -> T? {
-        aggregateValue(try _rlmQueryResults().checkedAggregate(.min, property), as: T.self)
+        aggregateValue(try collectionAggregate(.min, property), as: T.self)
     }
 
     /// ``max(ofProperty:)`` that throws ``Realm/Error/Code/invalidValue`` for
     /// an unknown or unsupported property instead of stopping.
     public func checkedMax<T: _RealmPrimitive>(ofProperty property: String) throws -> T? {
-        aggregateValue(try _rlmQueryResults().checkedAggregate(.max, property), as: T.self)
+        aggregateValue(try collectionAggregate(.max, property), as: T.self)
     }
 
     /// ``sum(ofProperty:)`` that throws ``Realm/Error/Code/invalidValue`` for
     /// an unknown or non-numeric property instead of stopping.
     public func checkedSum<T: _RealmPrimitive>(ofProperty property: String) throws -> T {
-        aggregateValue(try _rlmQueryResults().checkedAggregate(.sum, property), as: T.self) ?? T._rlmDefaultValue()
+        aggregateValue(try collectionAggregate(.sum, property), as: T.self) ?? T._rlmDefaultValue()
     }
 
     /// ``average(ofProperty:)`` that throws ``Realm/Error/Code/invalidValue``
     /// for an unknown or non-numeric property instead of stopping.
     public func checkedAverage<T: _RealmPrimitive>(ofProperty property: String) throws -> T? {
-        aggregateValue(try _rlmQueryResults().checkedAggregate(.avg, property), as: T.self)
+        aggregateValue(try collectionAggregate(.avg, property), as: T.self)
     }
 
     /// The smallest value of the property at `keyPath` (`min(of: \.age)`), or
     /// nil if there are no objects; NaN is skipped.
-    public func min<T: _RealmPrimitive>(of keyPath: KeyPath<_QueryElement, T>) -> T? {
+    public func min<T: _RealmPrimitive>(of keyPath: KeyPath<Element, T>) -> T? where Element: ObjectBase {
         orStop { try checkedMin(ofProperty: keyPathString(keyPath)) }
     }
 
     /// The smallest non-nil value of the optional property at `keyPath`, or nil
     /// if there is none; nil and NaN are skipped.
-    public func min<T: _RealmPrimitive>(of keyPath: KeyPath<_QueryElement, T?>) -> T? {
+    public func min<T: _RealmPrimitive>(of keyPath: KeyPath<Element, T?>) -> T? where Element: ObjectBase {
         orStop { try checkedMin(ofProperty: keyPathString(keyPath)) }
     }
 
     /// The largest value of the property at `keyPath` (`max(of: \.age)`), or
     /// nil if there are no objects; NaN is skipped.
-    public func max<T: _RealmPrimitive>(of keyPath: KeyPath<_QueryElement, T>) -> T? {
+    public func max<T: _RealmPrimitive>(of keyPath: KeyPath<Element, T>) -> T? where Element: ObjectBase {
         orStop { try checkedMax(ofProperty: keyPathString(keyPath)) }
     }
 
     /// The largest non-nil value of the optional property at `keyPath`, or nil
     /// if there is none; nil and NaN are skipped.
-    public func max<T: _RealmPrimitive>(of keyPath: KeyPath<_QueryElement, T?>) -> T? {
+    public func max<T: _RealmPrimitive>(of keyPath: KeyPath<Element, T?>) -> T? where Element: ObjectBase {
         orStop { try checkedMax(ofProperty: keyPathString(keyPath)) }
     }
 
     /// The sum of the property at `keyPath` (`sum(of: \.price)`); 0 for no
     /// objects.
-    public func sum<T: _RealmPrimitive>(of keyPath: KeyPath<_QueryElement, T>) -> T {
+    public func sum<T: _RealmPrimitive>(of keyPath: KeyPath<Element, T>) -> T where Element: ObjectBase {
         orStop { try checkedSum(ofProperty: keyPathString(keyPath)) }
     }
 
     /// The sum of the non-nil values of the optional property at `keyPath`; 0
     /// if there are none.
-    public func sum<T: _RealmPrimitive>(of keyPath: KeyPath<_QueryElement, T?>) -> T {
+    public func sum<T: _RealmPrimitive>(of keyPath: KeyPath<Element, T?>) -> T where Element: ObjectBase {
         orStop { try checkedSum(ofProperty: keyPathString(keyPath)) }
     }
 
     /// The average of the numeric property at `keyPath`, as `T` (`let mean:
     /// Double? = dogs.average(of: \.age)`); nil if no object has a non-nil
     /// value.
-    public func average<T: _RealmPrimitive>(of keyPath: KeyPath<_QueryElement, some _RealmPrimitive>) -> T? {
+    public func average<T: _RealmPrimitive>(of keyPath: KeyPath<Element, some _RealmPrimitive>) -> T? where Element: ObjectBase {
         orStop { try checkedAverage(ofProperty: keyPathString(keyPath)) }
+    }
+
+    /// An aggregate over the objects' property, or over the values
+    /// themselves (`"self"`) in a collection of values.
+    func collectionAggregate(_ op: CollectionAggregate, _ property: String) throws -> (QueryOperand, PropertyType) {
+        if Element.self is ObjectBase.Type { return try _rlmQueryResults().checkedAggregate(op, property) }
+        let type = Element._rlmShape.type
+        let numeric: Set<PropertyType> = [.int, .float, .double, .decimal128]
+        guard property == "self", numeric.contains(type) || (type == .date && (op == .min || op == .max)) else {
+            throw Realm.Error.query("Cannot compute \(op.rawValue) of '\(property)' on a collection of \(Element.self): use \"self\" on a collection of numbers\(op == .min || op == .max ? " or dates" : "").")
+        }
+        var accumulator = AggregateAccumulator(op: op, type: type)
+        for value in self {
+            // A nil optional is no `_RealmPrimitive` and is skipped, as in queries.
+            guard let primitive = value as? any _RealmPrimitive else { continue }
+            primitive._rlmWithBytes { accumulator.add(.raw($0)) }
+        }
+        return (accumulator.result, type)
     }
 
     // MARK: Positions
@@ -365,18 +372,19 @@ extension _RealmQueryable {
     /// The position of the first object matching the type-safe predicate, or
     /// nil: `index(matching: { $0.name == "Rex" })`. Stops on a predicate it
     /// cannot evaluate (``Realm/Error/Code/invalidValue``).
-    public func index(matching isIncluded: (Query<_QueryElement>) -> Query<Bool>) -> Int? {
-        orStop { try _rlmQueryResults().checkedIndex(matching: isIncluded(Query<_QueryElement>(path: [])).predicate(), format: "") }
+    public func index(matching isIncluded: (Query<Element>) -> Query<Bool>) -> Int? {
+        orStop { try _rlmQueryResults().checkedIndex(matching: isIncluded(Query<Element>(path: [])).predicate(), format: "") }
     }
 
-    func keyPathString(_ keyPath: AnyKeyPath) throws -> String {
-        try KeyPathRecorder.name(of: keyPath, root: _QueryElement.self)
+    func keyPathString(_ keyPath: AnyKeyPath) throws -> String where Element: ObjectBase {
+        try KeyPathRecorder.name(of: keyPath, root: Element.self)
     }
 }
 
 // MARK: - Collections of objects
 
-extension List: _RealmQueryable where Element: ObjectBase {
+extension List {
+    /// This list as a Results, where queries start (RealmCollection).
     public func _rlmQueryResults() throws -> Results<Element> {
         guard let field else {
             throw Realm.Error.query("Only managed Lists can be queried; use Swift's filter/sorted on an unmanaged List.")
@@ -385,7 +393,8 @@ extension List: _RealmQueryable where Element: ObjectBase {
     }
 }
 
-extension MutableSet: _RealmQueryable where Element: ObjectBase {
+extension MutableSet {
+    /// This set as a Results, where queries start (RealmCollection).
     public func _rlmQueryResults() throws -> Results<Element> {
         guard let field else {
             throw Realm.Error.query("Only managed MutableSets can be queried; use Swift's filter/sorted on an unmanaged set.")
@@ -396,9 +405,10 @@ extension MutableSet: _RealmQueryable where Element: ObjectBase {
 
 /// Results over the objects a managed collection field links to, in stored
 /// order; re-read on each evaluation so the Results stay live.
-private func linkedObjectResults<Element: ObjectBase>(_ field: CollectionField) throws -> Results<Element> {
+private func linkedObjectResults<Element: RealmCollectionValue>(_ field: CollectionField) throws -> Results<Element> {
+    guard let type = Element.self as? ObjectBase.Type else { throw valueQueryError(Element.self) }
     let realm = field.realm
-    let info = try realm.classInfo(for: Element.self)
+    let info = try realm.classInfo(for: type)
     let plan = QueryPlan(info: info, base: .keys(linkedKeys(field)), predicate: nil, compiled: nil, orderings: [])
     return Results(realm: realm, source: .query(plan))
 }
@@ -413,9 +423,8 @@ private func linkedKeys(_ field: CollectionField) -> KeySource {
     })
 }
 
-extension LinkingObjects: _RealmQueryable {
-    public typealias _QueryElement = Element
-
+extension LinkingObjects {
+    /// These linking objects as a Results, where queries start (RealmCollection).
     public func _rlmQueryResults() throws -> Results<Element> {
         guard let owner, let realm = owner._realm, let info = owner._info else {
             throw Realm.Error.query("Only the LinkingObjects of a managed object can be queried.")
@@ -436,4 +445,9 @@ private func backlinkKeys(_ owner: ObjectBase, _ originColumn: Column) -> KeySou
     }, moved: { core in
         core.counterpart(of: owner).map { backlinkKeys($0, originColumn) }
     })
+}
+
+/// Queries run on objects; a collection of values (List<Int>...) has none.
+func valueQueryError(_ type: Any.Type) -> Realm.Error {
+    Realm.Error.query("Cannot query a collection of \(type) values: queries, sorting and distinct work on collections of objects; use Swift's filter/sorted on the elements instead.")
 }

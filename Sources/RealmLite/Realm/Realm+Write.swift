@@ -87,8 +87,8 @@ extension Realm {
     }
 
     /// Creates a managed object from a dictionary (property name -> value), an
-    /// array (values in property order) or another object of the class, and
-    /// returns it. With `update` other than `.error` and an existing primary
+    /// array (values in property order; properties past its end keep their
+    /// defaults) or another object of the class, and returns it. With `update` other than `.error` and an existing primary
     /// key, only the properties present in `value` change.
     ///
     /// Must be called inside a write transaction
@@ -109,7 +109,8 @@ extension Realm {
     /// Must be called inside a write transaction
     /// (``Realm/Error/Code/wrongTransactionState``) with an object this Realm
     /// manages (``Realm/Error/Code/wrongRealm``; an unmanaged object:
-    /// ``Realm/Error/Code/invalidValue``).
+    /// ``Realm/Error/Code/invalidValue``; one already deleted:
+    /// ``Realm/Error/Code/invalidatedObject``).
     public func delete(_ object: ObjectBase) { core.delete(object) }
 
     /// Deletes each object of `objects`, as ``delete(_:)-(ObjectBase)`` does.

@@ -28,7 +28,7 @@ public final class MigrationObject: CustomStringConvertible {
         /// A managed accessor in the migration's write.
         case new(ObjectBase)
     }
-    fileprivate let backing: Backing
+    fileprivate var backing: Backing
     fileprivate unowned let migration: Migration
 
     fileprivate init(_ backing: Backing, _ migration: Migration) {
@@ -135,15 +135,33 @@ public final class Migration {
         defer { cursor.close() }
         var progress = core.migrationProgress(typeName, .enumeratingObjects, total: oldTxn.count(tree, "Counting '\(typeName)' objects"))
         defer { progress.finish() }
+        // The two MigrationObjects and the accessor are reused for the next
+        // object when the block kept no reference to them.
+        var old: MigrationObject?, new: MigrationObject?
         var entry = cursor.first()
         while let (key, value) = entry.map({ ($0.key, $0.value) }) {
             progress.advance()
             let objectKey = keyValue(key)
-            guard let record = core.recording({ try layout.current(bytes(of: value)) }) else { return }
-            let old = MigrationObject(.old(record: record, layout: layout, key: objectKey), self)
+            // The old record's buffer too, when the block kept nothing.
+            var record: [UInt8] = []
+            let reusable = isKnownUniquelyReferenced(&old)
+            if reusable, case let .old(previous, _, _)? = old?.backing {
+                old!.backing = .old(record: [], layout: layout, key: 0) // drops its reference: the buffer is unique
+                record = previous
+            }
+            guard core.recording({ try layout.current(bytes(of: value), into: &record) }) != nil else { return }
+            let backing = MigrationObject.Backing.old(record: record, layout: layout, key: objectKey)
+            if reusable { old!.backing = backing } else { old = MigrationObject(backing, self) }
             if let info {
                 // An object deleted earlier in the migration is skipped, as in Realm.
-                if let object = core.object(info, key: objectKey) { block(old, MigrationObject(.new(object), self)) }
+                if let current = core.txn.get(info.objectsTree, key: objectKey, "Reading a '\(typeName)' object") {
+                    if isKnownUniquelyReferenced(&new), case let .new(object)? = new?.backing {
+                        core.reuse(object, info, key: objectKey, record: current)
+                    } else {
+                        new = MigrationObject(.new(core.materialize(info, key: objectKey, record: current)), self)
+                    }
+                    block(old, new)
+                }
             } else {
                 block(old, nil)
             }
@@ -449,6 +467,20 @@ final class StoredLayout {
     /// upgraded: RecordGenerations.swift, G3).
     func current(_ record: UnsafeRawBufferPointer) throws -> [UInt8] {
         try generations?.upgrade(record) ?? [UInt8](record)
+    }
+
+    /// `current(record)` into `buffer` (its capacity reused).
+    func current(_ record: UnsafeRawBufferPointer, into buffer: inout [UInt8]) throws {
+        buffer.removeAll(keepingCapacity: true)
+        if let generations {
+            let upgraded = try generations.upgrade(record) { size in
+                buffer.append(contentsOf: repeatElement(0, count: size))
+                _ = buffer.withUnsafeMutableBytes { generations.write(record, into: $0) }
+                return true
+            }
+            if upgraded { return }
+        }
+        buffer.append(contentsOf: record)
     }
 
     /// Calls body with `record` as this layout reads it (copied only when

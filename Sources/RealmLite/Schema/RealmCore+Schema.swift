@@ -10,6 +10,9 @@ extension RealmCore {
     /// The ClassInfo of a model class, registering it on first use when the
     /// configuration has no objectTypes list.
     func classInfo(for type: ObjectBase.Type) throws -> ClassInfo {
+        if type == Object.self || type == EmbeddedObject.self || type == ObjectBase.self {
+            throw Realm.Error(.objectTypeNotInSchema, "'\(type)' is the base class of models, not a model: name a subclass, e.g. realm.objects(Dog.self).")
+        }
         if let last = lastClass, last.type == ObjectIdentifier(type), last.state === schemaState { return last.info }
         if let info = schemaState.byType[ObjectIdentifier(type)] {
             // Frozen cores are shared by threads: no cache there.

@@ -252,13 +252,10 @@ final class PersistedAccessor<V: _Persistable>: PropertyAccessor, @unchecked Sen
     }
 
     private func convert(_ value: Any, realm: RealmCore?) throws -> V {
-        // A value of exactly V (the common case) without a dynamic cast:
-        // opening the existential and comparing metatypes is far cheaper.
-        func exactly<T>(_ value: T) -> V? {
-            guard T.self == V.self else { return nil }
-            return withUnsafePointer(to: value) { $0.withMemoryRebound(to: V.self, capacity: 1) { $0.pointee } }
-        }
-        if let direct = _openExistential(value, do: exactly) { return direct }
+        // A value of exactly V (the common case): compare the metatypes and
+        // force the cast, which then only copies. (`as? V` would look up the
+        // metadata of V? in the runtime's table on every call.)
+        if type(of: value) == V.self { return value as! V }
         if let direct = value as? V { return direct }
         guard let converted = try V._rlmConvert(value, realm) else {
             throw Realm.Error(.invalidValue,

@@ -204,7 +204,9 @@ extension RealmCore {
             fail(primaryKeyChange(info, column))
             return
         }
-        let newRecord = replacingColumn(record, slot, info.layout, isNull: isNull, raw)
+        var newRecord = takeRecordScratch()
+        defer { recordScratch = newRecord }
+        replacingColumn(record, slot, info.layout, isNull: isNull, raw, into: &newRecord)
         let oldIndex = column.isIndexed ? indexEntry(column, oldNull, oldField, object._key) : nil
         let oldTargets = column.isLink && linkDelta == nil ? linkTargets(column, isNull: oldNull, oldField) : []
         // `record` / `oldField` point into the map: not used past this line.

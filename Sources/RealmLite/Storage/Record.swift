@@ -149,10 +149,19 @@ public struct _RecordWriter {
 /// Copies `record` with one column replaced.
 func replacingColumn(_ record: RecordView, _ slot: ColumnSlot, _ layout: RecordLayout,
                      isNull: Bool, _ raw: UnsafeRawBufferPointer) -> [UInt8] {
+    var out: [UInt8] = []
+    replacingColumn(record, slot, layout, isNull: isNull, raw, into: &out)
+    return out
+}
+
+/// `record` with one column replaced, into `out` (emptied; its capacity is
+/// reused: a loop rewriting many records allocates once).
+func replacingColumn(_ record: RecordView, _ slot: ColumnSlot, _ layout: RecordLayout,
+                     isNull: Bool, _ raw: UnsafeRawBufferPointer, into out: inout [UInt8]) {
     let old = UnsafeRawBufferPointer(start: record.base, count: record.size)
-    var out: [UInt8]
+    out.removeAll(keepingCapacity: true)
     if slot.width > 0 {
-        out = [UInt8](copying: old)
+        out.appendRaw(old)
         if !isNull, raw.count > 0 {
             out.withUnsafeMutableBytes { dest in
                 (dest.baseAddress! + Int(slot.offset)).copyMemory(from: raw.baseAddress!, byteCount: min(raw.count, Int(slot.width)))
@@ -163,7 +172,6 @@ func replacingColumn(_ record: RecordView, _ slot: ColumnSlot, _ layout: RecordL
         let oldField = record.variable(index, layout)
         let delta = (isNull ? 0 : raw.count) - oldField.count
         let fieldStart = oldField.baseAddress! - record.base
-        out = []
         out.reserveCapacity(record.size + delta)
         out.appendRaw(UnsafeRawBufferPointer(rebasing: old[0..<fieldStart]))
         if !isNull { out.appendRaw(raw) }
@@ -179,5 +187,4 @@ func replacingColumn(_ record: RecordView, _ slot: ColumnSlot, _ layout: RecordL
     }
     let byte = Int(slot.nullBit) >> 3, mask: UInt8 = 1 << UInt8(slot.nullBit & 7)
     if isNull { out[byte] |= mask } else { out[byte] &= ~mask }
-    return out
 }

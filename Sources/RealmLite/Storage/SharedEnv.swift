@@ -36,53 +36,44 @@ final class SharedEnv: @unchecked Sendable {
     /// most of what opening a Realm cost.
     let decodedSchema = Mutex<(bytes: [UInt8], schema: StoredSchema)?>(nil)
 
-    private init(handle: OpaquePointer, cacheKey: String, path: String, isReadOnly: Bool) {
+    /// The live cores on this file, told when a commit lands.
+    private let cores = LiveCores()
+    /// Wakes the cores when another process commits (nil in memory).
+    private let watcher: CommitWatcher?
+    /// This process's commits on the file (the engine's commit hook notes
+    /// them): the watcher leaves those to didCommit.
+    private let ownCommits: OwnCommits
+
+    private init(handle: OpaquePointer, cacheKey: String, path: String, isReadOnly: Bool, inMemory: Bool,
+                 ownCommits: OwnCommits) {
         self.handle = handle
         self.cacheKey = cacheKey
         self.path = path
         self.isReadOnly = isReadOnly
+        self.ownCommits = ownCommits
+        watcher = inMemory ? nil : CommitWatcher(handle: handle, cores: cores, ownCommits: ownCommits)
     }
 
     deinit {
+        watcher?.stop() // before the env closes: its thread waits on the lock file
         cs_env_close(handle)
+        Unmanaged.passUnretained(ownCommits).release() // the commit hook's reference
         let key = cacheKey
         openEnvs.withLock { table in
             if table[key]?.env == nil { table[key] = nil }
         }
     }
 
-    /// Live cores on this env by serial, told when one of them commits
-    /// (autorefresh). Unretained, and not weak (see CoreCache): a core
-    /// unregisters in deinit.
-    private let coresLock = NSLock()
-    private var cores: [UInt64: Unmanaged<RealmCore>] = [:]
+    func register(_ core: RealmCore) { cores.register(core) }
 
-    func register(_ core: RealmCore) {
-        coresLock.lock()
-        cores[core.serial] = Unmanaged.passUnretained(core)
-        coresLock.unlock()
-    }
-
-    func unregister(_ core: RealmCore) {
-        coresLock.lock()
-        cores[core.serial] = nil
-        coresLock.unlock()
-    }
+    func unregister(_ core: RealmCore) { cores.unregister(core) }
 
     /// The live core with this serial, if it is still open.
-    func liveCore(_ serial: UInt64) -> RealmCore? {
-        coresLock.lock()
-        defer { coresLock.unlock() }
-        return cores[serial]?.takeUnretainedValue()
-    }
+    func liveCore(_ serial: UInt64) -> RealmCore? { cores.core(serial) }
 
     /// `core` committed: every other live core on the file may advance.
     func didCommit(from core: RealmCore) {
-        coresLock.lock()
-        defer { coresLock.unlock() }
-        for (serial, other) in cores where serial != core.serial {
-            other._withUnsafeGuaranteedRef { $0.scheduleAutorefresh() }
-        }
+        cores.scheduleAutorefresh(except: core.serial)
     }
 
     /// The file's path (or in-memory name) for a configuration.
@@ -121,6 +112,13 @@ final class SharedEnv: @unchecked Sendable {
                 | UInt32(CS_ENV_NORDAHEAD)
             options.durability = CS_DURABLE_FULL
             options.io = ioHooksForTesting
+            let ownCommits = OwnCommits()
+            options.commit_hook = { context, stage, txnid in
+                if stage == CS_STAGE_DATA_WRITTEN { Unmanaged<OwnCommits>.fromOpaque(context!).takeUnretainedValue().note(txnid) }
+            }
+            options.commit_hook_ctx = Unmanaged.passRetained(ownCommits).toOpaque()
+            var handedOver = false // to the SharedEnv, which releases it after closing
+            defer { if !handedOver { Unmanaged.passUnretained(ownCommits).release() } }
             func openHandle() throws -> OpaquePointer {
                 var handle: OpaquePointer?
                 let rc = cs_env_open(path, &options, &handle)
@@ -138,7 +136,9 @@ final class SharedEnv: @unchecked Sendable {
                !table.values.contains(where: { $0.env?.path == path }) {
                 handle = try compactOnLaunch(handle, path: path, shouldCompact: shouldCompact, reopen: openHandle)
             }
-            let env = SharedEnv(handle: handle, cacheKey: key, path: path, isReadOnly: config.readOnly)
+            let env = SharedEnv(handle: handle, cacheKey: key, path: path, isReadOnly: config.readOnly, inMemory: inMemory,
+                                ownCommits: ownCommits)
+            handedOver = true
             table[key] = WeakEnv(env: env)
             return env
         }
@@ -159,6 +159,113 @@ final class SharedEnv: @unchecked Sendable {
             try? FileManager.default.removeItem(atPath: temporary)
             throw Realm.Error(.fileAccess, "Cannot copy the seed file '\(seed)' to '\(path)': \(error)")
         }
+    }
+}
+
+/// Live cores on one file by serial, told when a commit lands (autorefresh).
+/// Unretained, and not weak (see CoreCache): a core unregisters in deinit.
+/// A class of its own so that the commit watcher's thread can reach the
+/// cores without holding the SharedEnv (whose deinit stops that thread).
+final class LiveCores: @unchecked Sendable {
+    // @unchecked: `cores` is guarded by `lock`.
+    private let lock = NSLock()
+    private var cores: [UInt64: Unmanaged<RealmCore>] = [:]
+
+    func register(_ core: RealmCore) {
+        lock.withLock { cores[core.serial] = Unmanaged.passUnretained(core) }
+    }
+
+    func unregister(_ core: RealmCore) {
+        lock.withLock { cores[core.serial] = nil }
+    }
+
+    func core(_ serial: UInt64) -> RealmCore? {
+        lock.withLock { cores[serial]?.takeUnretainedValue() }
+    }
+
+    /// Every live core but `serial`'s (0: all) may advance.
+    func scheduleAutorefresh(except serial: UInt64 = 0) {
+        lock.lock()
+        defer { lock.unlock() }
+        for (other, core) in cores where other != serial {
+            core._withUnsafeGuaranteedRef { $0.scheduleAutorefresh() }
+        }
+    }
+}
+
+/// The newest transaction this process committed on one file, noted by the
+/// engine's commit hook before the commit is published (a commit that
+/// fails after that leaves its id noted: another process's commit with
+/// the same id then waits for the next commit or refresh to be seen).
+final class OwnCommits: Sendable {
+    private let newest = Atomic<UInt64>(0)
+
+    var latest: UInt64 { newest.load(ordering: .acquiring) }
+
+    func note(_ txnid: UInt64) {
+        var seen = newest.load(ordering: .relaxed)
+        while seen < txnid {
+            let (exchanged, original) = newest.compareExchange(expected: seen, desired: txnid, ordering: .releasing)
+            if exchanged { break }
+            seen = original
+        }
+    }
+}
+
+/// Another process's commit wakes this process's Realms as a commit of its
+/// own does: a thread per open file waits on the lock file's commit futex
+/// (cs_env_wait_commit: no polling) and schedules every live core's
+/// autorefresh, which delivers notifications on each core's own thread or
+/// actor. Commits of this process are left to didCommit. The timeout only
+/// bounds the wait for writers of older versions, which do not wake.
+final class CommitWatcher: @unchecked Sendable {
+    // @unchecked: `thread` is written once in init and read in stop, on the
+    // thread that owns the SharedEnv; the rest is atomic or immutable.
+    private let handle: OpaquePointer
+    private let cores: LiveCores
+    private let ownCommits: OwnCommits
+    private let stopping = Atomic<Bool>(false)
+    private let finished = Atomic<Bool>(false)
+    private var thread: pthread_t?
+
+    init(handle: OpaquePointer, cores: LiveCores, ownCommits: OwnCommits) {
+        self.handle = handle
+        self.cores = cores
+        self.ownCommits = ownCommits
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let rc = pthread_create(&thread, nil, { context in
+            Unmanaged<CommitWatcher>.fromOpaque(context!).takeRetainedValue().run()
+            return nil
+        }, context)
+        if rc == 0 {
+            self.thread = thread
+        } else {
+            Unmanaged<CommitWatcher>.fromOpaque(context).release() // no watcher: other processes' commits wait for a refresh
+        }
+    }
+
+    /// Wakes the thread and waits for it to end.
+    func stop() {
+        guard let thread else { return }
+        stopping.store(true, ordering: .releasing)
+        while !finished.load(ordering: .acquiring) {
+            cs_env_wake_waiters(handle) // again: one may come before the thread waits
+            usleep(200)
+        }
+        pthread_join(thread, nil)
+    }
+
+    private func run() {
+        var seq: UInt64 = 0
+        cs_env_commit_seq(handle, &seq)
+        while !stopping.load(ordering: .acquiring) {
+            guard cs_env_wait_commit(handle, &seq, 1000) == csOK, !stopping.load(ordering: .acquiring) else { continue }
+            var last: UInt64 = 0
+            cs_env_last_txnid(handle, &last)
+            if last > ownCommits.latest { cores.scheduleAutorefresh() }
+        }
+        finished.store(true, ordering: .releasing)
     }
 }
 

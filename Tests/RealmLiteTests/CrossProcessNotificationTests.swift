@@ -1,0 +1,43 @@
+import Foundation
+import XCTest
+@testable import RealmLite
+
+let crossProcessCommitVariable = "REALMLITE_CROSS_PROCESS_COMMIT"
+
+/// A commit by another process wakes this process's Realms without a
+/// refresh: autorefresh advances them and observers are called
+/// (SharedEnv.swift, CommitWatcher: a futex on the lock file).
+final class CrossProcessNotificationTests: RealmTestCase {
+    /// The child-process entry point: adds a Dog to the file and exits.
+    func testCommitFromAChildProcess() throws {
+        guard let path = ProcessInfo.processInfo.environment[crossProcessCommitVariable] else {
+            throw XCTSkip("the child-process entry point of CrossProcessNotificationTests: runs only with \(crossProcessCommitVariable) set")
+        }
+        let realm = try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [Dog.self]))
+        try realm.write { realm.create(Dog.self, value: ["name": "from the child", "age": 3]) }
+        exit(0)
+    }
+
+    func testAnotherProcessesCommitIsDeliveredWithoutRefresh() throws {
+        let realm = try Realm(configuration: Realm.Configuration(fileURL: fileURL, objectTypes: [Dog.self]))
+        try realm.write { realm.create(Dog.self, value: ["name": "here", "age": 1]) }
+        let dogs = realm.objects(Dog.self)
+        var updates: [[String]] = []
+        let delivered = expectation(description: "the other process's dog")
+        let token = dogs.observe { change in
+            if case let .update(results, _, insertions, _) = change {
+                updates.append(insertions.map { results[$0].name })
+                delivered.fulfill()
+            }
+        }
+        defer { token.invalidate() }
+        nextTurn() // the initial call
+        guard let (child, output) = runChildTest("RealmLiteTests.CrossProcessNotificationTests/testCommitFromAChildProcess",
+                                                 [crossProcessCommitVariable: fileURL.path]) else { return }
+        XCTAssertEqual(child.terminationStatus, 0, output)
+        // No refresh() here: only the watcher can tell this process.
+        wait(for: [delivered], timeout: 30)
+        XCTAssertEqual(updates, [["from the child"]])
+        XCTAssertEqual(dogs.count, 2)
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import RealmLite
+
+// notify-bench: how long a commit takes to reach an observer, from another
+// thread of this process and from another process (benchmarks/README.md,
+// "Notifications").
+//
+//   notify-bench [--quick] [--ticks N] [--dir DIR]
+//   notify-bench --child FILE N      (internal: the other process's writer)
+//
+// A Realm on the main thread observes a Results of Tick objects. A writer
+// (a thread of this process, then a child process) commits N ticks, each
+// carrying the monotonic clock read just before its write began, 5 ms
+// apart; the observer notes, per tick it sees, the time from that stamp to
+// its callback. The writer also times its own commits (durable: each one
+// flushes), so "delivery" (latency minus the commit) is what the
+// notification path adds. Nothing is checked but that every tick arrives.
+
+final class Tick: Object {
+    @Persisted var seq = 0
+    @Persisted var startedAt = 0 // DispatchTime uptime nanoseconds, system-wide
+}
+
+func nowNanos() -> Int { Int(DispatchTime.now().uptimeNanoseconds) }
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("notify-bench: \(message)\n".utf8))
+    exit(1)
+}
+
+/// Commits `count` ticks to `url`, 5 ms apart; returns each commit's duration (ns).
+func writeTicks(_ url: URL, _ count: Int) throws -> [Int] {
+    let realm = try Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Tick.self]))
+    var durations: [Int] = []
+    for seq in 1...count {
+        let start = nowNanos()
+        try realm.write { realm.create(Tick.self, value: ["seq": seq, "startedAt": start]) }
+        durations.append(nowNanos() - start)
+        usleep(5000)
+    }
+    return durations
+}
+
+var arguments = CommandLine.arguments.dropFirst()
+if arguments.first == "--child" {
+    guard arguments.count == 3, let count = Int(arguments.last!) else { fail("usage: --child FILE N") }
+    let durations = try writeTicks(URL(fileURLWithPath: Array(arguments)[1]), count)
+    print(durations.map(String.init).joined(separator: " "))
+    exit(0)
+}
+var ticks = 200
+var dir = FileManager.default.temporaryDirectory
+while let argument = arguments.popFirst() {
+    switch argument {
+    case "--quick": ticks = 20
+    case "--ticks": ticks = Int(arguments.popFirst() ?? "") ?? ticks
+    case "--dir": dir = URL(fileURLWithPath: arguments.popFirst() ?? ".")
+    default: fail("unknown argument \(argument)")
+    }
+}
+let url = dir.appendingPathComponent("notify-bench-\(getpid()).realm")
+defer { _ = try? Realm.deleteFiles(for: Realm.Configuration(fileURL: url)) }
+
+func percentile(_ values: [Int], _ p: Double) -> Double {
+    let sorted = values.sorted()
+    return Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]) / 1e6
+}
+
+/// Observes the file on the main thread while `start` makes a writer commit
+/// `ticks` ticks; returns the latency (ns) of each tick seen, and the
+/// writer's commit durations.
+@MainActor
+func measure(_ label: String, _ start: @escaping @Sendable () throws -> [Int]) throws -> (latencies: [Int], commits: [Int]) {
+    let realm = try Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Tick.self]))
+    try realm.write { realm.delete(realm.objects(Tick.self)) }
+    let all = realm.objects(Tick.self).sorted(byKeyPath: "seq")
+    var latencies: [Int] = []
+    var lastSeen = 0
+    let token = all.observe { change in
+        guard case let .update(results, _, _, _) = change else { return }
+        let arrived = nowNanos()
+        for tick in results.filter("seq > %@", lastSeen) {
+            latencies.append(arrived - tick.startedAt)
+            lastSeen = max(lastSeen, tick.seq)
+        }
+    }
+    defer { token.invalidate() }
+    RunLoop.main.run(until: Date().addingTimeInterval(0.05)) // the initial call
+    let box = LockedResult()
+    Thread.detachNewThread { box.set(Result { try start() }) }
+    let deadline = Date().addingTimeInterval(120)
+    while lastSeen < ticks && Date() < deadline { RunLoop.main.run(until: Date().addingTimeInterval(0.01)) }
+    while box.get() == nil && Date() < deadline { RunLoop.main.run(until: Date().addingTimeInterval(0.01)) }
+    guard lastSeen == ticks, let commits = try box.get()?.get() else { fail("\(label): saw \(lastSeen) of \(ticks) ticks") }
+    return (latencies, commits)
+}
+
+final class LockedResult: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Result<[Int], any Error>?
+    func set(_ result: Result<[Int], any Error>) { lock.withLock { value = result } }
+    func get() -> Result<[Int], any Error>? { lock.withLock { value } }
+}
+
+func report(_ label: String, _ m: (latencies: [Int], commits: [Int])) {
+    let latency = (percentile(m.latencies, 0.5), percentile(m.latencies, 0.99))
+    let commit = (percentile(m.commits, 0.5), percentile(m.commits, 0.99))
+    print(String(format: "%-16@ ticks %4d | commit→callback p50 %6.2f ms  p99 %6.2f ms | the commit itself p50 %6.2f ms  p99 %6.2f ms",
+                 label as NSString, m.latencies.count, latency.0, latency.1, commit.0, commit.1))
+}
+
+print("notify-bench: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ticks) durable one-object commits 5 ms apart")
+let count = ticks, file = url
+let sameProcess = try MainActor.assumeIsolated { try measure("same process") { try writeTicks(file, count) } }
+report("same process", sameProcess)
+let otherProcess = try MainActor.assumeIsolated {
+    try measure("other process") {
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        child.arguments = ["--child", file.path, String(count)]
+        let pipe = Pipe()
+        child.standardOutput = pipe
+        try child.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        child.waitUntilExit()
+        guard child.terminationStatus == 0 else { fail("the child process failed") }
+        return output.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+}
+report("other process", otherProcess)
