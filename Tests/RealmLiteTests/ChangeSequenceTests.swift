@@ -11,6 +11,15 @@ private func mainQueueTurn() async {
     await withCheckedContinuation { continuation in DispatchQueue.main.async { continuation.resume() } }
 }
 
+/// The insertions of a collection's first update, read through generic code.
+@MainActor
+private func firstInsertions<C: RealmCollection>(_ collection: C) async -> [Int] {
+    for await change in collection.changes {
+        if case .update(_, _, let insertions, _) = change { return insertions }
+    }
+    return []
+}
+
 /// What a consumer task saw last (main actor).
 @MainActor
 private final class SeenSnapshot {
@@ -165,6 +174,32 @@ final class ChangeSequenceTests: RealmTestCase {
         XCTAssertEqual(seen.mismatches, 0)
         XCTAssertGreaterThan(seen.updates, 0)
         XCTAssertLessThanOrEqual(seen.updates, writers * commitsEach)
+    }
+
+    /// Generic code over RealmCollection, and AnyRealmCollection, get
+    /// `changes` and the actor form of observe too.
+    @MainActor
+    func testGenericAndTypeErasedCollections() async throws {
+        let realm = try openRealm()
+        let person = Person()
+        try realm.write { realm.add(person) }
+        let erased = AnyRealmCollection(person.dogs)
+        let consumer = Task { @MainActor in await firstInsertions(erased) }
+        let watcher = Watcher()
+        let done = expectation(description: "initial and update on the actor")
+        done.expectedFulfillmentCount = 2
+        let token = await erased.observe(on: watcher) { watcher, change in
+            if case .update(let dogs, _, let insertions, _) = change { watcher.note("\(dogs.count) +\(insertions)") }
+            done.fulfill()
+        }
+        await mainQueueTurn()
+        try realm.write { person.dogs.append(Dog()) }
+        let insertions = await consumer.value
+        await fulfillment(of: [done], timeout: 10)
+        XCTAssertEqual(insertions, [0])
+        let entries = await watcher.entries
+        XCTAssertEqual(entries, ["1 +[0]"])
+        token.invalidate()
     }
 
     @MainActor

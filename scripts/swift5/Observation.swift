@@ -47,3 +47,10 @@ func readChanges(realm: Realm, walker: Walker) async {
     }
     for await _ in realm.changes { break }
 }
+
+/// Generic code: every RealmCollection has `changes` and the actor form.
+func firstUpdate<C: RealmCollection>(of collection: C, on counter: StepCounter) async -> NotificationToken {
+    await collection.observe(on: counter) { counter, change in
+        if case .update(let items, _, _, _) = change { counter.total = items.count }
+    }
+}

@@ -191,3 +191,16 @@ extension Realm {
         }
     }
 }
+
+extension RealmCollection {
+    /// `observe(keyPaths:on:_:)` delivered on `actor`, for generic code and
+    /// ``AnyRealmCollection``: the block runs isolated to the actor and gets
+    /// the collection as the actor's Realm reads it.
+    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @escaping @Sendable (isolated A, RealmCollectionChange<Self>) -> Void) async -> NotificationToken {
+        await RealmLite.observe(self, on: actor, what: "\(Self.self)", isolation: _isolation) { actor, collection in
+            collection.observe(keyPaths: keyPaths, on: nil) { invokeIsolated(actor, block, $0) }
+        }
+    }
+}

@@ -270,3 +270,18 @@ extension Realm {
         }, isLast: { _ in false })
     }
 }
+
+extension RealmCollection {
+    /// The collection's changes as an `AsyncSequence`, for generic code and
+    /// ``AnyRealmCollection`` (each concrete collection has its own
+    /// `changes`): see ``ChangeSequence``.
+    public var changes: ChangeSequence<RealmCollectionChange<Self>> { changes(keyPaths: nil) }
+
+    /// ``changes`` counting only changes to `keyPaths` of the objects as modifications.
+    public func changes(keyPaths: [String]?) -> ChangeSequence<RealmCollectionChange<Self>> {
+        ChangeSequence(register: { block in
+            let token = self.observe(keyPaths: keyPaths, on: nil, block) // stops for an unmanaged collection
+            return (token, self.realm.unsafelyUnwrapped.core)
+        }, isLast: { _ in false })
+    }
+}
