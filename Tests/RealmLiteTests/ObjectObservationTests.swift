@@ -120,6 +120,54 @@ final class ObjectObservationTests: RealmTestCase {
         tokens.forEach { $0.invalidate() }
     }
 
+    func testEmbeddedObjectObservation() throws {
+        let realm = try openRealm()
+        let owner = Owner(value: ["id": 1])
+        try realm.write { realm.add(owner); owner.address = Address(value: ["city": "Oslo"]) }
+        let address = owner.address!
+        var log: [String] = []
+        let token = address.observe { change in
+            switch change {
+            case .change(let address, let properties):
+                log.append("\(address.city) \(properties.map(\.name)) \(properties.map { $0.oldValue as? String ?? "-" })")
+            case .deleted: log.append("deleted")
+            case .error(let error): log.append("\(error)")
+            }
+        }
+        nextTurn()
+        try realm.write { address.city = "Bergen" }
+        nextTurn()
+        try realm.write { owner.address = Address(value: ["city": "Paris"]) }
+        nextTurn()
+        XCTAssertEqual(log, ["Bergen [\"city\"] [\"Oslo\"]", "deleted"])
+        token.invalidate()
+    }
+
+    func testEmbeddedObjectObservedOnAQueue() throws {
+        let realm = try openRealm()
+        let owner = Owner(value: ["id": 1])
+        try realm.write { realm.add(owner); owner.address = Address(value: ["city": "Oslo"]) }
+        let changed = expectation(description: "change on the queue")
+        changed.assertForOverFulfill = false
+        let cities = LockedLog<String>()
+        let token = owner.address!.observe(on: DispatchQueue(label: "embedded")) { change in
+            if case .change(let address, _) = change {
+                cities.add(address.city) // read through the queue's Realm
+                changed.fulfill()
+            }
+        }
+        // The observer registers on the queue asynchronously: keep writing until it reports.
+        var attempts = 0
+        while cities.entries.isEmpty && attempts < 50 {
+            try realm.write { owner.address!.city = "c\(attempts)" }
+            attempts += 1
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        wait(for: [changed], timeout: 10)
+        XCTAssertTrue(cities.entries.first?.hasPrefix("c") ?? false)
+        token.invalidate()
+    }
+
     // MARK: misuse
 
     func testRunScenario() throws {

@@ -241,7 +241,7 @@ extension ThreadConfined where Self: Object {
     /// `observe`. See ``ChangeSequence``.
     public var changes: ChangeSequence<ObjectChange<Self>> { changes(keyPaths: nil) }
 
-    /// ``changes`` limited to changes of `keyPaths`.
+    /// `changes` limited to changes of `keyPaths`.
     public func changes(keyPaths: [String]?) -> ChangeSequence<ObjectChange<Self>> {
         ChangeSequence(register: { block in
             let token = self.observe(keyPaths: keyPaths, block) // stops for an unmanaged object
