@@ -92,7 +92,7 @@ final class ActorObservationTests: RealmTestCase {
         let dog = Dog(value: ["name": "Rex", "age": 1])
         try realm.write { realm.add(dog) }
         let watcher = Watcher()
-        let done = notifications(3)
+        let done = notifications(4)
         let objectToken = await dog.observe(keyPaths: [\Dog.age], on: watcher) { watcher, change in
             if case .change(let dog, let properties) = change {
                 watcher.note("dog \(dog.age) \(properties.map(\.name))")
@@ -103,15 +103,21 @@ final class ActorObservationTests: RealmTestCase {
             if case .change(let dog, _) = change { watcher.note("name \(dog.name)") }
             done.fulfill()
         }
+        let owner = Owner(value: ["id": 1])
+        try realm.write { realm.add(owner); owner.address = Address(value: ["city": "Oslo"]) }
+        let addressToken = await owner.address!.observe(on: watcher) { watcher, change in
+            if case .change(let address, _) = change { watcher.note("address \(address.city)") }
+            done.fulfill()
+        }
         let realmToken = await realm.observe(on: watcher) { watcher, notification, realm in
             watcher.note("realm \(notification.rawValue) \(realm.objects(Dog.self).first?.age ?? -1)")
             done.fulfill()
         }
-        try realm.write { dog.age = 2; dog.name = "Max" }
+        try realm.write { dog.age = 2; dog.name = "Max"; owner.address!.city = "Rome" }
         await fulfillment(of: [done], timeout: 10)
         let entries = Set(await watcher.entries)
-        XCTAssertEqual(entries, ["dog 2 [\"age\"]", "name Max", "realm RLMRealmDidChangeNotification 2"])
-        [objectToken, stringToken, realmToken].forEach { $0.invalidate() }
+        XCTAssertEqual(entries, ["dog 2 [\"age\"]", "name Max", "address Rome", "realm RLMRealmDidChangeNotification 2"])
+        [objectToken, stringToken, addressToken, realmToken].forEach { $0.invalidate() }
     }
 
     @MainActor

@@ -204,3 +204,16 @@ extension RealmCollection {
         }
     }
 }
+
+extension ThreadConfined where Self: EmbeddedObject {
+    /// `observe(keyPaths:on:_:)` of an embedded object delivered on `actor`:
+    /// the block runs isolated to it with the object as the actor's Realm
+    /// reads it.
+    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @escaping @Sendable (isolated A, ObjectChange<Self>) -> Void) async -> NotificationToken {
+        await RealmLite.observe(self, on: actor, what: "object of type '\(Self.className())'", isolation: _isolation) { actor, object in
+            object.observe(keyPaths: keyPaths) { (change: ObjectChange<Self>) in invokeIsolated(actor, block, change) }
+        }
+    }
+}
