@@ -167,7 +167,7 @@ extension ThreadConfined where Self: Object {
                                   _isolation: isolated (any Actor)? = #isolation,
                                   _ block: @escaping @Sendable (isolated A, ObjectChange<Self>) -> Void) async -> NotificationToken {
         await RealmLite.observe(self, on: actor, what: "object of type '\(Self.className())'", isolation: _isolation) { actor, object in
-            object.observe(keyPaths: keyPaths) { (change: ObjectChange<Self>) in invokeIsolated(actor, block, change) }
+            object._observe(object, keyPaths: keyPaths) { invokeIsolated(actor, block, $0) }
         }
     }
 }
@@ -213,7 +213,7 @@ extension ThreadConfined where Self: EmbeddedObject {
                                   _isolation: isolated (any Actor)? = #isolation,
                                   _ block: @escaping @Sendable (isolated A, ObjectChange<Self>) -> Void) async -> NotificationToken {
         await RealmLite.observe(self, on: actor, what: "object of type '\(Self.className())'", isolation: _isolation) { actor, object in
-            object.observe(keyPaths: keyPaths) { (change: ObjectChange<Self>) in invokeIsolated(actor, block, change) }
+            object._observe(object, keyPaths: keyPaths) { invokeIsolated(actor, block, $0) }
         }
     }
 }

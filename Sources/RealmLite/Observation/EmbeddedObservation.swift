@@ -36,7 +36,7 @@ extension ThreadConfined where Self: EmbeddedObject {
     /// name its change type: it gets `ObjectChange<Self>`.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (ObjectChange<Self>) -> Void) -> NotificationToken {
-        if let queue { return RealmLite.observe(self, on: queue) { $0.observe(keyPaths: keyPaths, block) } }
+        if let queue { return RealmLite.observe(self, on: queue) { $0._observe($0, keyPaths: keyPaths, block) } }
         return _observe(self, keyPaths: keyPaths, block)
     }
 
@@ -44,7 +44,7 @@ extension ThreadConfined where Self: EmbeddedObject {
     /// `.deleted`: see ``ChangeSequence``.
     public var changes: ChangeSequence<ObjectChange<Self>> {
         ChangeSequence(register: { block in
-            let token = self.observe(block) // stops for an unmanaged object
+            let token = self._observe(self, keyPaths: nil, block) // stops for an unmanaged object
             return (token, self._realm.unsafelyUnwrapped)
         }, isLast: { change in
             if case .deleted = change { return true }
