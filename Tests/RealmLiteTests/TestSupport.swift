@@ -120,8 +120,10 @@ let stopSignal = SIGTRAP
 /// that the child died by `stopSignal` (not by an exit: the scenario's own
 /// XCTFail after the misuse exits with status 1) and that its stop message,
 /// the runtime's "Fatal error: RealmLite: ..." line on stderr, says `expected`.
-func assertStops(_ scenario: String, printing expected: String, file: StaticString = #filePath, line: UInt = #line) {
-    guard let (process, output) = runChildTest("RealmLiteTests.StopScenarioTests/testRunScenario",
+/// `runner` is the child's entry point (a test that switches on the scenario).
+func assertStops(_ scenario: String, printing expected: String, runner: String = "RealmLiteTests.StopScenarioTests/testRunScenario",
+                 file: StaticString = #filePath, line: UInt = #line) {
+    guard let (process, output) = runChildTest(runner,
                                                [stopScenarioVariable: scenario], file: file, line: line) else { return }
     let how = process.terminationReason == .exit ? "exited with status \(process.terminationStatus)"
                                                  : "died by signal \(process.terminationStatus)"

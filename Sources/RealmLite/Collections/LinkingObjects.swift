@@ -116,6 +116,7 @@ extension LinkingObjects {
             realmFatal(.invalidSchema, "LinkingObjects '\(propertyName)' has no origin property in the schema.")
         }
         let originColumn = origin.columns[linking.originColumn]
+        orStop { try checkCollectionKeyPaths(keyPaths, elements: origin, kind: "LinkingObjects<\(origin.name)>") }
         let value = self
         return realm.observeCollection("LinkingObjects", keyPaths: keyPaths, read: { core in
             guard let owner = core.counterpart(of: owner) else { return nil }

@@ -296,6 +296,7 @@ extension Results {
         case .all(let all): info = all
         case .query(let plan): info = plan.info
         }
+        orStop { try checkCollectionKeyPaths(keyPaths, elements: info, kind: "Results<\(info.name)>") }
         return realmInstance.observeCollection("Results", keyPaths: keyPaths, read: { core in
             guard let moved = results.source.moved(to: core) else { return nil }
             let keys: [UInt64]

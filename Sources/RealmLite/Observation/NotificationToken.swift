@@ -34,9 +34,10 @@ public final class NotificationToken: @unchecked Sendable {
         _ = realm.value.core.confinement.schedule { _ = realm }
     }
 
-    /// `observe(on: queue)`: the token of the observer registered on the
-    /// queue's Realm, which this token keeps open.
-    fileprivate func forward(to token: NotificationToken, realm: Realm) {
+    /// `observe(on: queue)` and `observe(on: actor)`: the token of the
+    /// observer registered on the queue's or actor's Realm, which this token
+    /// keeps open.
+    func forward(to token: NotificationToken, realm: Realm) {
         lock.lock()
         let keep = !invalidated
         if keep { forwarded = (token, UncheckedSendable(value: realm)) }

@@ -1,3 +1,5 @@
+import Dispatch
+
 // Object changes: which properties of an observed object changed, with
 // their old and new values.
 
@@ -12,8 +14,9 @@ public struct PropertyChange {
     public let newValue: Any?
 }
 
-/// What an object observer reports.
-public enum ObjectChange<T: ObjectBase> {
+/// What an object observer reports. `T` is the type the block asked for:
+/// the observed object's own class when the closure is not annotated.
+public enum ObjectChange<T> {
     /// Kept for RealmSwift compatibility: RealmLite reports no observation
     /// errors (a misuse stops when `observe` is called instead).
     case error(_ error: Swift.Error)
@@ -28,9 +31,20 @@ public enum ObjectChange<T: ObjectBase> {
 extension ObjectBase {
     func _observe<T: ObjectBase>(_ object: T, keyPaths: [String]?, _ block: @escaping (ObjectChange<T>) -> Void) -> NotificationToken {
         guard let realm = _realm, let info = _info else {
-            realmFatal(.invalidValue, "Only managed objects can be observed: add the object to a Realm first.")
+            realmFatal(.invalidValue, "Only managed objects can be observed: this '\(Self.className())' is unmanaged; add it to a Realm first.")
         }
-        _ = _currentRecord() // stops for a deleted object
+        if !realm.isFrozen, isInvalidated {
+            realmFatal(.invalidatedObject, "Cannot observe an invalidated object of type '\(Self.className())' (deleted, or its Realm invalidated): re-fetch it first.")
+        }
+        orStop { try info.checkObservedKeyPaths(keyPaths) }
+        // Key paths through a link ("dogs.name"): the link's column, and the
+        // properties of the linked objects whose change counts as its change.
+        var nested: [Int: [String]] = [:]
+        for path in keyPaths ?? [] {
+            guard let dot = path.firstIndex(of: "."),
+                  let index = info.columns.firstIndex(where: { $0.name == path[..<dot] }) else { continue }
+            nested[index, default: []].append(String(path[path.index(after: dot)...]))
+        }
         var deleted = false
         return realm.addObserver({ observer, core in
             let previous = observer.reported
@@ -45,15 +59,71 @@ extension ObjectBase {
             let old = before._currentRecord(), new = now._currentRecord()
             var changes: [PropertyChange] = []
             for column in info.columns {
-                let slot = info.slots[column.index]
-                guard slot.width >= 0 else { continue }
                 if let keyPaths, !keyPaths.contains(where: { $0 == column.name || $0.hasPrefix(column.name + ".") }) { continue }
-                if old.isNull(slot) == new.isNull(slot)
-                    && old.field(slot, info.layout).elementsEqual(new.field(slot, info.layout)) { continue }
+                let slot = info.slots[column.index]
+                var changed = slot.width >= 0
+                    && (old.isNull(slot) != new.isNull(slot) || !old.field(slot, info.layout).elementsEqual(new.field(slot, info.layout)))
+                if !changed, let paths = nested[column.index], let target = column.target {
+                    let linked = linkedIdentities(now, column, core)
+                    if !linked.isEmpty {
+                        let modified = core.changedKeys(target, from: previous, keyPaths: paths)
+                        changed = linked.contains(where: modified.contains)
+                    }
+                }
+                guard changed else { continue }
                 let accessor = column.property.accessor
                 changes.append(PropertyChange(name: column.name, oldValue: accessor.value(of: before), newValue: accessor.value(of: now)))
             }
             if !changes.isEmpty { block(.change(object, changes)) }
         }, what: "object")
+    }
+}
+
+/// The identities of the objects `object`'s link `column` reaches in `core`
+/// (a to-one link, the elements of a list, set or map of links, or the
+/// objects linking to it).
+private func linkedIdentities(_ object: ObjectBase, _ column: Column, _ core: RealmCore) -> [[UInt8]] {
+    if column.type == .linkingObjects {
+        guard let origin = column.target, column.originColumn >= 0 else { return [] }
+        return core.backlinkSources(origin.columns[column.originColumn], target: object._key).map(keyIdentity)
+    }
+    if column.collection == .none {
+        return (column.property.accessor.value(of: object) as? ObjectBase).map { [keyIdentity($0._key)] } ?? []
+    }
+    return CollectionField(owner: object, column: column.index).observedElements(in: core)?.ids ?? []
+}
+
+extension Object {
+    /// Calls `block` after each commit that changes this object, with the
+    /// changed properties (old and new values), and once with `.deleted`;
+    /// there is no initial call. RealmSwift's generic form: `T` is the type the
+    /// block's ``ObjectChange`` names (`ObjectChange<ObjectBase>`, or the
+    /// object's class); an unannotated closure gets the object's own class.
+    ///
+    /// - Parameters:
+    ///   - keyPaths: only changes to these properties count (`"dogs.name"` goes
+    ///     through a link); a name that is not a property stops with
+    ///     ``Realm/Error/Code/invalidValue`` naming it.
+    ///   - queue: a serial queue to deliver on (the object is handed over to
+    ///     that queue's Realm); nil delivers in this Realm's context.
+    ///   - block: called with each ``ObjectChange``, in the delivering context.
+    /// - Returns: the token; the notifications stop when it is invalidated or released.
+    public func observe<T: ObjectBase>(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+                                       _ block: @escaping (ObjectChange<T>) -> Void) -> NotificationToken {
+        guard let typed = self as? T else {
+            realmFatal(.invalidValue, "Cannot observe a '\(Self.className())' as ObjectChange<\(T.self)>: the block must take the object's class or a superclass of it.")
+        }
+        if let queue { return RealmLite.observe(self, on: queue) { $0.observe(keyPaths: keyPaths, block) } }
+        return _observe(typed, keyPaths: keyPaths, block)
+    }
+
+    /// The string key path form of `observe` with Swift key paths:
+    /// `dog.observe(keyPaths: [\Dog.name]) { change in }` reports changes to
+    /// `name` only. A key path that does not name persisted properties stops
+    /// with ``Realm/Error/Code/invalidValue``.
+    public func observe<T: ObjectBase>(keyPaths: [PartialKeyPath<T>], on queue: DispatchQueue? = nil,
+                                       _ block: @escaping (ObjectChange<T>) -> Void) -> NotificationToken {
+        let names = keyPaths.map { _name(for: $0) }
+        return observe(keyPaths: names, on: queue, block)
     }
 }

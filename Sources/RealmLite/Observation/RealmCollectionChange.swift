@@ -65,7 +65,8 @@ extension RealmCore {
     }
 
     /// Keys of `info`'s objects whose record differs between `old` and this
-    /// core's version (only in `keyPaths`' top-level properties, if given).
+    /// core's version (only in `keyPaths`' top-level properties, if given), and
+    /// with key paths through links, whose linked objects changed there.
     func changedKeys(_ info: ClassInfo, from old: RealmCore, keyPaths: [String]?) -> Set<[UInt8]> {
         let columns = keyPaths.map { paths in
             Set(paths.compactMap { path in info.columns.firstIndex { $0.name == path.split(separator: ".").first.map(String.init) } })
@@ -87,6 +88,20 @@ extension RealmCore {
                 if !relevant { return }
             }
             keys.insert(Array(bytes(of: key)))
+        }
+        // Key paths through a link ("dogs.name"): objects whose linked
+        // objects changed in the rest of the path count as changed, found
+        // from the changed targets through the link's backlink tree (cost
+        // follows the change, not the collection).
+        for path in keyPaths ?? [] {
+            guard let dot = path.firstIndex(of: "."),
+                  let column = info.columns.first(where: { $0.name == path[..<dot] }),
+                  column.isLink, let target = column.target else { continue }
+            let rest = String(path[path.index(after: dot)...])
+            for changedTarget in changedKeys(target, from: old, keyPaths: [rest]) {
+                let targetKey = changedTarget.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
+                for source in backlinkSources(column, target: targetKey) { keys.insert(keyIdentity(source)) }
+            }
         }
         return keys
     }
@@ -166,7 +181,20 @@ extension CollectionField {
     func observe<C>(_ what: String, keyPaths: [String]?, value: C,
                     _ block: @escaping (RealmCollectionChange<C>) -> Void) -> NotificationToken {
         let field = self
+        stopIfOwnerInvalidated(what)
+        let info = owner._info.unsafelyUnwrapped.columns[column]
+        orStop { try checkCollectionKeyPaths(keyPaths, elements: info.isLink ? info.target : nil, kind: what) }
         return realm.observeCollection(what, keyPaths: keyPaths, read: { field.observedElements(in: $0) },
                                        value: { _ in value }, block)
+    }
+}
+
+extension CollectionField {
+    /// Stops unless this field's owner can still be read: a collection of a
+    /// deleted object never changes again. (Frozen ones stop in addObserver.)
+    func stopIfOwnerInvalidated(_ what: String) {
+        if !isFrozen, owner.isInvalidated {
+            realmFatal(.invalidatedObject, "Cannot observe a \(what) of a deleted or invalidated object of type '\(type(of: owner).className())': re-fetch the object first.")
+        }
     }
 }

@@ -1,0 +1,127 @@
+import Dispatch
+
+// Map changes: RealmSwift's RealmMapChange, by key. Two versions of a map are
+// compared entry by entry (entries are stored in key order, so this is one
+// merge); a value that changed, or a linked object whose record changed
+// between the versions (the engine's snapshot diff), is a modification.
+
+/// What a ``Map`` observer reports (RealmSwift's RealmMapChange): keys, not
+/// indexes, because a map has no order a user relies on.
+public enum RealmMapChange<Collection: _RealmMapChangeCollection> {
+    /// The first notification, at the next turn after `observe`: the map as
+    /// it is then, with nothing to compare against.
+    case initial(Collection)
+    /// A commit changed the map: `deletions` are keys present before and gone
+    /// now, `insertions` keys new in this version, `modifications` keys kept
+    /// whose value changed (for maps of objects, also whose object's
+    /// properties changed). If the map's owner was deleted, every key is
+    /// reported deleted, once.
+    case update(Collection, deletions: [Collection.Key], insertions: [Collection.Key], modifications: [Collection.Key])
+    /// Kept for RealmSwift compatibility: RealmLite reports no observation
+    /// errors (a misuse stops when `observe` is called instead).
+    case error(Swift.Error)
+}
+
+/// The collections a ``RealmMapChange`` can describe (``Map``): what the
+/// change's keys are.
+public protocol _RealmMapChangeCollection {
+    /// The type of the map's keys.
+    associatedtype Key: _MapKey
+}
+
+extension Map: _RealmMapChangeCollection {}
+
+/// A map's entries at one version: key bytes -> value bytes, in key order.
+private struct MapEntries {
+    var keys: [[UInt8]] = []
+    var values: [[UInt8]] = []
+}
+
+extension CollectionField {
+    /// The entries of this (map) field as read through `core`; nil if the owner is gone there.
+    fileprivate func mapEntries(in core: RealmCore) -> MapEntries? {
+        guard let owner = core.counterpart(of: owner) else { return nil }
+        let view = CollectionField(owner: owner, column: column).view
+        var entries = MapEntries()
+        entries.keys.reserveCapacity(view.count)
+        entries.values.reserveCapacity(view.count)
+        for index in 0..<view.count {
+            let (key, value) = MapEntry.split(view.element(index))
+            entries.keys.append(Array(key))
+            entries.values.append(Array(value))
+        }
+        return entries
+    }
+}
+
+extension Map {
+    /// Calls `block` with `.initial` at the next turn of this map's Realm
+    /// (its main actor, serial queue or actor), then after each commit that
+    /// changes the map, with the keys deleted, inserted and modified.
+    /// `keyPaths` limits which properties of the map's objects count as
+    /// modifications (a map of values takes none). With `queue`, the map is
+    /// handed over and notifications run on that serial queue instead. Keep
+    /// the returned token: releasing or invalidating it stops them.
+    ///
+    /// Call it outside a write transaction
+    /// (``Realm/Error/Code/wrongTransactionState``), on a managed, live map
+    /// (an unmanaged one stops with ``Realm/Error/Code/invalidValue``, a
+    /// frozen one with ``Realm/Error/Code/frozen``), from a Realm that has
+    /// turns to deliver in.
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+                        _ block: @escaping (RealmMapChange<Map>) -> Void) -> NotificationToken {
+        if let queue { return RealmLite.observe(self, on: queue) { $0.observe(keyPaths: keyPaths, block) } }
+        guard let field else { realmFatal(.invalidValue, "Only a managed Map can be observed: add its owner to a Realm first.") }
+        field.stopIfOwnerInvalidated("Map")
+        let column = field.owner._info.unsafelyUnwrapped.columns[field.column]
+        let linked = column.isLink ? column.target : nil
+        let kind = "Map<\(Key.self), \(Value.self)>"
+        orStop { try checkCollectionKeyPaths(keyPaths, elements: linked, kind: kind) }
+        let map = self
+        let makeKey = Key.init(_rlmKeyBytes:)
+        let key = { (bytes: [UInt8]) in bytes.withUnsafeBytes(makeKey) }
+        var last: MapEntries?
+        return field.realm.addObserver({ observer, core in
+            let previous = observer.reported
+            observer.reported = core.snapshotForObservers()
+            guard let now = field.mapEntries(in: core) else {
+                // The owner was deleted: every key deleted, once.
+                if let old = last, !old.keys.isEmpty {
+                    last = MapEntries()
+                    block(.update(map, deletions: old.keys.map(key), insertions: [], modifications: []))
+                }
+                return
+            }
+            defer { last = now }
+            guard let old = last, let previous else { return block(.initial(map)) }
+            let changedObjects = linked.map { core.changedKeys($0, from: previous, keyPaths: keyPaths) } ?? []
+            var deletions: [Key] = [], insertions: [Key] = [], modifications: [Key] = []
+            var i = 0, j = 0
+            while i < old.keys.count || j < now.keys.count {
+                if j == now.keys.count || (i < old.keys.count && old.keys[i].lexicographicallyPrecedes(now.keys[j])) {
+                    deletions.append(key(old.keys[i]))
+                    i += 1
+                } else if i == old.keys.count || now.keys[j].lexicographicallyPrecedes(old.keys[i]) {
+                    insertions.append(key(now.keys[j]))
+                    j += 1
+                } else {
+                    let value = now.values[j]
+                    if value != old.values[i] || (linked != nil && value.count >= 8
+                                                  && changedObjects.contains(linkIdentity(value))) {
+                        modifications.append(key(now.keys[j]))
+                    }
+                    i += 1
+                    j += 1
+                }
+            }
+            if deletions.isEmpty && insertions.isEmpty && modifications.isEmpty { return }
+            block(.update(map, deletions: deletions, insertions: insertions, modifications: modifications))
+        }, what: "Map")
+    }
+}
+
+/// The identity (big-endian key bytes) of a stored link value, which holds
+/// the key little-endian in its last 8 bytes (after a tag byte if optional).
+func linkIdentity(_ value: [UInt8]) -> [UInt8] {
+    value.withUnsafeBytes { keyIdentity(UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: $0.count - 8, as: UInt64.self))) }
+}
