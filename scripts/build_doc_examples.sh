@@ -57,6 +57,13 @@ for stale in set(os.listdir(os.path.join(root, "typecheck"))) - checked:
     os.remove(os.path.join(root, "typecheck", stale))
 PY
 fail() { echo "$1"; echo "build_doc_examples: $2" >&2; exit 1; }
+# SwiftPM does not notice source files added to or removed from a package
+# it reaches through a link: start its build again when the list changed.
+sources=$(find Sources -name '*.swift' -o -name '*.c' -o -name '*.h' | sort | cksum)
+if [ "$(cat "$root/sources.cksum" 2>/dev/null)" != "$sources" ]; then
+  rm -rf "$root/.build"
+  echo "$sources" > "$root/sources.cksum"
+fi
 log=$(swift build --package-path "$root/App" --scratch-path "$root/.build" 2>&1) ||
   fail "$log" "README.md's package snippet or example does not build (files in $root/App)"
 modules="$root/.build/debug"
