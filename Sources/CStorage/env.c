@@ -127,7 +127,7 @@ int cs_env_open(const char *path, const cs_options *opts, cs_env **out)
 #endif
     cs_options o = opts ? *opts : (cs_options){0};
     if (!path || !out || (o.flags & ~(CS_ENV_RDONLY | CS_ENV_IN_MEMORY | CS_ENV_TWO_FLUSH | CS_ENV_NORDAHEAD)) ||
-        (unsigned)o.durability > CS_DURABLE_NO_SYNC ||
+        (unsigned)o.durability > CS_DURABLE_NO_SYNC || o.auto_shrink > 1 ||
         (o.page_size && (o.page_size < CS_MIN_PAGE_SIZE || o.page_size > CS_MAX_PAGE_SIZE || (o.page_size & (o.page_size - 1)))))
         return cs_fail(CS_EINVAL, "cs_env_open: bad arguments (path, flags, durability or page size)");
     cs_env *env = calloc(1, sizeof *env);
@@ -137,6 +137,7 @@ int cs_env_open(const char *path, const cs_options *opts, cs_env **out)
     env->path = strdup(path);
     env->flags = o.flags;
     env->durability = o.durability;
+    env->auto_shrink = o.auto_shrink == 1;
     io_init_hooks(env, o.io);
     env->commit_hook = o.commit_hook;
     env->commit_hook_ctx = o.commit_hook_ctx;
@@ -192,6 +193,7 @@ int cs_env_close(cs_env *env)
     tree_names_free(env);
     freelist_free(&env->fl);
     free(env->stage);
+    free(env->reloc_key);
     free(env->path);
     pthread_mutex_destroy(&env->mu);
     free(env);

@@ -325,6 +325,10 @@ struct cs_env {
     uint32_t psize;
     uint32_t psize_shift;
     cs_durability durability;
+    bool auto_shrink;           /* cs_options.auto_shrink                  */
+    uint32_t reloc_tree;        /* auto-shrink resumes at this named tree  */
+    uint32_t reloc_klen;        /* ... at this key (0 = its first leaf)     */
+    uint8_t *reloc_key;         /* CS_MAX_KEY bytes, allocated on first use */
     cs_io_hooks io;
     void (*commit_hook)(void *, cs_commit_stage, uint64_t);
     void *commit_hook_ctx;
@@ -350,6 +354,11 @@ struct cs_env {
 /* The mapping to use for a snapshot of next_pgno pages (grows the map). */
 int io_map_for(cs_env *env, uint64_t next_pgno, const uint8_t **base, uint64_t *pages);
 int io_grow_file(cs_env *env, uint64_t need_bytes);
+/* Give the OS back the file's bytes past keep_bytes when they are worth a
+ * truncation (well past the growth chunk). The caller guarantees that no
+ * snapshot a reader holds or a crash could fall back to reaches them (I13).
+ * Best effort: a failed truncation leaves the file as it was. */
+void io_shrink_file(cs_env *env, uint64_t keep_bytes);
 int io_write(cs_env *env, const void *buf, size_t len, uint64_t off);
 int io_sync(cs_env *env);
 uint8_t *io_page_buf(cs_env *env);               /* one page, from pool  */
@@ -508,6 +517,15 @@ int bt_get(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, cs_v
 int bt_put(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl, const void *v, size_t vl, unsigned flags);
 int bt_del(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl);
 int bt_clear(cs_txn *t, cs_tree_desc *d);
+/* Auto-shrink (I13): visit up to *budget leaves in key order from `key`
+ * (*klen bytes; 0 = the first leaf), and copy-on-write the path of each
+ * leaf that has a page or an overflow run at or past `threshold`, so that
+ * the allocator (lowest free pages first) moves them down. Counts the
+ * leaves visited off *budget and those moved in *moved. On return key and
+ * *klen hold where to resume (the first key of the next leaf; *klen = 0:
+ * the tree is done). key holds CS_MAX_KEY bytes. */
+int bt_relocate(cs_txn *t, cs_tree_desc *d, uint64_t threshold, uint8_t *key, uint32_t *klen, unsigned *budget,
+                unsigned *moved);
 
 /* ==== L6 trees: tree.c ==== */
 
@@ -518,6 +536,10 @@ int tree_flush_catalog(cs_txn *t);
  * it for tree_flush_catalog. */
 int tree_desc_get(cs_txn *t, cs_tree tree, bool for_write, cs_tree_desc **out);
 void tree_names_free(cs_env *env);              /* env close              */
+/* Auto-shrink step (I13): bt_relocate over the named trees, resuming where
+ * this process's previous step stopped (env->reloc_*), visiting at most
+ * `budget` leaves. Moved trees are marked for tree_flush_catalog. */
+int tree_relocate(cs_txn *t, uint64_t threshold, unsigned budget, unsigned *moved);
 
 /* ==== L7 access: cursor.c diff.c filter.c ==== */
 
