@@ -35,13 +35,14 @@ final class AutoShrinkTests: RealmTestCase {
             }
         }
         let full = fileSize()
-        let frozen = realm.freeze()
-        try realm.write { realm.delete(realm.objects(ShrinkItem.self).filter { $0.n % 10 != 0 }) }
-        for i in 0..<20 { try realm.write { realm.create(ShrinkItem.self, value: ["n": -1 - i]) } }
-        XCTAssertGreaterThanOrEqual(fileSize(), full, "the frozen version keeps its pages")
-        XCTAssertEqual(frozen.objects(ShrinkItem.self).count, 40_000)
-        XCTAssertEqual(frozen.objects(ShrinkItem.self).sum(ofProperty: "n") as Int, (0..<40_000).reduce(0, +))
-        frozen.invalidate()
+        try autoreleasepool {
+            let frozen = realm.freeze()
+            try realm.write { realm.delete(realm.objects(ShrinkItem.self).filter { $0.n % 10 != 0 }) }
+            for i in 0..<20 { try realm.write { realm.create(ShrinkItem.self, value: ["n": -1 - i]) } }
+            XCTAssertGreaterThanOrEqual(fileSize(), full, "the frozen version keeps its pages")
+            XCTAssertEqual(frozen.objects(ShrinkItem.self).count, 40_000)
+            XCTAssertEqual(frozen.objects(ShrinkItem.self).sum(ofProperty: "n") as Int, (0..<40_000).reduce(0, +))
+        }
         for i in 0..<300 { try realm.write { realm.create(ShrinkItem.self, value: ["n": -100 - i]) } }
         XCTAssertEqual(realm.objects(ShrinkItem.self).count, 4_000 + 320)
         var report = cs_check_report()
