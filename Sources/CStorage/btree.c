@@ -234,6 +234,8 @@ static int touch_path(cs_txn *t, cs_tree_desc *d, bt_path *p)
     return CS_OK;
 }
 
+static int rebalance_level(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, bool pack, bool *done);
+
 /* Auto-shrink (I13): move the overflow runs of the (touched) leaf that sit
  * at or past threshold into new runs, which the allocator takes from the
  * lowest free pages. */
@@ -290,10 +292,26 @@ int bt_relocate(cs_txn *t, cs_tree_desc *d, uint64_t threshold, uint8_t *key, ui
         for (int l = 0; l < p.depth && !high; l++)
             high = p.pgno[l] >= threshold && (PH(p.pg[l])->txnid != t->txnid || page_is_mapped(t, p.pg[l]));
         bool high_ovf = leaf_has_high_overflow(t, p.pg[leaf], threshold);
-        if (high || high_ovf) {
+        /* Packing: leaves that deletes left part-empty merge with a
+         * neighbour, so the tree needs fewer pages (a fresh file's leaves
+         * are full). */
+        bool pack = leaf > 0 && node_n(p.pg[leaf - 1]) > 1 &&
+                    node_used(p.pg[leaf], t->psize) < (t->psize - PAGE_HDR) / 4 * 3;
+        if (high || high_ovf || pack) {
             if ((rc = touch_path(t, d, &p))) return rc;
             if (high_ovf && (rc = relocate_overflow(t, (uint8_t *)p.pg[leaf], threshold))) return rc;
             (*moved)++;
+        }
+        if (pack) {
+            cs_key k;
+            uint64_t leaves = d->leaf_pages;
+            bool done;
+            if ((rc = node_key(p.pg[leaf], t->psize, 0, &k))) return rc;
+            memcpy(key, k.p, k.len);
+            *klen = k.len;
+            if ((rc = rebalance_level(t, d, &p, leaf, true, &done))) return rc;
+            /* merged: the path may name a freed page; find the key again */
+            if (d->leaf_pages != leaves && (rc = bt_descend(t, d, key, *klen, &p, &exact))) return rc;
         }
         p.idx[leaf] = (uint16_t)(node_n(p.pg[leaf]) - 1);
         if ((rc = bt_step(t, &p, true)) == CS_NOTFOUND) {
@@ -599,15 +617,17 @@ int bt_put(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl, const void
 }
 
 /* Merge or rebalance an underfull page at `level` with a sibling. Returns
- * CS_OK and sets *done when no further level needs a look. */
-static int rebalance_level(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, bool *done)
+ * CS_OK and sets *done when no further level needs a look. `pack`
+ * (auto-shrink): a page under 3/4 full merges with its sibling if both fit
+ * in 7/8 of a page, else the left one is filled to 7/8 from the right. */
+static int rebalance_level(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, bool pack, bool *done)
 {
     uint8_t *pg = (uint8_t *)p->pg[level];
     uint32_t cap = t->psize - PAGE_HDR;
     bool leaf = node_is_leaf(pg);
     unsigned n = node_n(pg);
     *done = false;
-    if (n > 0 && node_used(pg, t->psize) >= cap / 4 && (leaf || n >= 2)) {
+    if (n > 0 && node_used(pg, t->psize) >= (pack ? cap / 4 * 3 : cap / 4) && (leaf || n >= 2)) {
         *done = true;
         return CS_OK;
     }
@@ -647,7 +667,8 @@ static int rebalance_level(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, bo
     for (unsigned i = 0; i < total; i++) bytes += refs[i].size + 2u;
     uint8_t *rebuild_scratch = t->scratch + 2 * (size_t)t->psize;
 
-    if (bytes <= cap) { /* merge R into L */
+    /* pack: leave an eighth free, so that the next inserts do not split */
+    if (bytes <= (pack ? cap - cap / 8 : cap)) { /* merge R into L */
         uint64_t lc = branch_count(parent, t->psize, L) + branch_count(parent, t->psize, R);
         node_rebuild(lpg, t->psize, refs, total, rebuild_scratch);
         branch_set_count(parent, t->psize, L, lc);
@@ -660,8 +681,16 @@ static int rebalance_level(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, bo
         return page_free(t, rpgno, 1);
     }
 
-    /* Too big to merge: redistribute, if the new separator fits the parent. */
-    unsigned m = choose_split(refs, total, cap);
+    /* Too big to merge: redistribute, if the new separator fits the parent.
+     * pack: fill L to 7/8 from R, if that moves something and R fits. */
+    unsigned m;
+    if (pack) {
+        uint64_t sum = 0, limit = cap - cap / 8;
+        for (m = 0; m < total && sum + refs[m].size + 2u <= limit; m++) sum += refs[m].size + 2u;
+        if (m <= nl || m >= total || bytes - sum > cap) m = 0;
+    } else {
+        m = choose_split(refs, total, cap);
+    }
     if (m == 0) {
         *done = true;
         return CS_OK;
@@ -752,7 +781,7 @@ int bt_del(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl)
     add_counts(t, &p, -1);
     for (int level = leaf_level; level > 0; level--) {
         bool done;
-        if ((rc = rebalance_level(t, d, &p, level, &done))) return rc;
+        if ((rc = rebalance_level(t, d, &p, level, false, &done))) return rc;
         if (done) break;
     }
     return collapse_root(t, d);

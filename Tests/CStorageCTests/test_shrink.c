@@ -205,8 +205,91 @@ static void test_other_process_reader(void)
     CHECK_OK(cs_env_close(env));
 }
 
+/* Scattered deletes (every key but each tenth) with some overflow values:
+ * small commits move live pages and runs down and pack part-empty leaves,
+ * while a reader holding the previous version reads it whole after every
+ * commit and the checker stays clean; the file ends near a fresh one's. */
+static void test_scattered(void)
+{
+    enum { N = 60000, BIG = 5000 };
+    tpath p = test_path("scatter.db"), f = test_path("fresh.db");
+    test_rm_db(p.s), test_rm_db(f.s);
+    cs_env *env, *fe;
+    REQUIRE_OK(open_shrink(p.s, CS_DURABLE_NO_SYNC, &env));
+    cs_tree tr = test_open_tree(env, "t"), big = test_open_tree(env, "big");
+    fill(env, tr, N);
+    static char bv[BIG];
+    char k[16];
+    cs_txn *t;
+    REQUIRE_OK(cs_txn_begin(env, 0, &t));
+    for (int i = 0; i < 400; i++) {
+        key_of(k, i);
+        test_fill(bv, BIG, (uint64_t)i + 7);
+        CHECK_OK(cs_put(t, big, VS(k), V(bv, BIG), 0));
+    }
+    REQUIRE_OK(cs_txn_commit(t));
+    cs_txn *reader;
+    REQUIRE_OK(cs_txn_begin(env, CS_TXN_RDONLY, &reader));
+    del_range(env, tr, 0, N, 10);
+    REQUIRE_OK(cs_txn_begin(env, 0, &t));
+    for (int i = 0; i < 400; i++)
+        if (i % 10) {
+            key_of(k, i);
+            CHECK_OK(cs_del(t, big, VS(k)));
+        }
+    REQUIRE_OK(cs_txn_commit(t));
+    verify(reader, tr, N, 1);
+    long long before = test_file_size(p.s);
+    for (int c = 0; c < 150; c++) {
+        CHECK_OK(cs_txn_reset(reader));
+        CHECK_OK(cs_txn_renew(reader));
+        small_commits(env, tr, 1, 10 * c + 5);
+        if (c % 10 == 0) check_clean(env);
+        verify(reader, tr, N, 10);
+    }
+    check_clean(env);
+    CHECK_OK(cs_txn_abort(reader));
+    REQUIRE_OK(cs_txn_begin(env, CS_TXN_RDONLY, &reader));
+    verify(reader, tr, N, 10);
+    long bad = 0;
+    for (int i = 0; i < 400; i += 10) {
+        cs_val got;
+        key_of(k, i);
+        test_fill(bv, BIG, (uint64_t)i + 7);
+        if (cs_get(reader, big, VS(k), &got) || got.size != BIG || memcmp(got.data, bv, BIG)) bad++;
+    }
+    CHECK_EQ(bad, 0);
+    CHECK_OK(cs_txn_abort(reader));
+    /* the same entries written fresh */
+    REQUIRE_OK(open_shrink(f.s, CS_DURABLE_NO_SYNC, &fe));
+    cs_tree ftr = test_open_tree(fe, "t"), fbig = test_open_tree(fe, "big");
+    char v[VSIZE];
+    REQUIRE_OK(cs_txn_begin(fe, 0, &t));
+    for (int i = 0; i < N + 1500; i += 5) {
+        if (!(i < N && i % 10 == 0) && !(i < 1500 && i % 10 == 5)) continue;
+        key_of(k, i);
+        val_of(v, i);
+        CHECK_OK(cs_put(t, ftr, VS(k), V(v, VSIZE), 0));
+    }
+    for (int i = 0; i < 400; i += 10) {
+        key_of(k, i);
+        CHECK_OK(cs_put(t, fbig, VS(k), V(bv, BIG), 0));
+    }
+    REQUIRE_OK(cs_txn_commit(t));
+    cs_env_info a, b;
+    CHECK_OK(cs_env_get_info(env, &a));
+    CHECK_OK(cs_env_get_info(fe, &b));
+    printf("scattered: %lld KiB after the deletes, %lld KiB after 150 commits (%llu pages; fresh %llu)\n",
+           before >> 10, test_file_size(p.s) >> 10, (unsigned long long)a.next_pgno, (unsigned long long)b.next_pgno);
+    CHECK(a.next_pgno * 10 <= b.next_pgno * 13);
+    CHECK(test_file_size(p.s) * 3 < before);
+    CHECK_OK(cs_env_close(fe));
+    CHECK_OK(cs_env_close(env));
+}
+
 int main(void)
 {
+    test_scattered();
     test_tail_truncation(CS_DURABLE_NO_SYNC);
     test_tail_truncation(CS_DURABLE_FULL);
     test_switch_off();
