@@ -15,7 +15,7 @@
  *  L6  trees     tree.c: the tree-name registry, the catalog, a txn's descriptors, cs_tree_* and cs_get/put/del/count; calls L0-L5
  *  L7  access    cursor.c diff.c filter.c: cursors, snapshot diffs, value filters; calls L0-L6
  *  L8  txn       txn.c: begin (snapshot or writer), clone, reset, renew, abort; calls L0-L7
- *  L9  commit    commit.c: the commit steps C1-C7, flushing deferred commits; calls L0-L8
+ *  L9  commit    commit.c: the commit steps C1-C7, flushing deferred commits, the auto-shrink step; calls L0-L8
  *  L10 env       env.c check.c: cs_env_open/close/sync/info, cs_check; calls L0-L9
  *  L11 files     copy.c: cs_env_copy (a compact copy through the public calls), cs_env_compact (that copy renamed over the file); calls L0-L10
  */

@@ -167,10 +167,10 @@ typedef struct cs_options {
                                     into free pages lower down, and truncate
                                     free pages at the end once no reader's
                                     snapshot and no fallback meta can reach
-                                    them (docs/FORMAT.md: SHRINKING). 0 = the
-                                    file only grows (cs_env_compact shrinks
-                                    it). Per process: any value is valid with
-                                    any other process's. Other values: EINVAL */
+                                    them (docs/FORMAT.md "Shrinking", I13).
+                                    0 = the file only grows (cs_env_compact
+                                    shrinks it). Per process: processes may
+                                    differ. Other values: CS_EINVAL at open */
 } cs_options;
 
 /* Open (creating if missing) the database at path. opts may be NULL.
