@@ -82,9 +82,10 @@ static uint64_t grow_chunk(uint64_t size)
 
 int io_grow_file(cs_env *env, uint64_t need)
 {
-    if (need <= env->file_size) return CS_OK;
+    /* The size, not this process's memory of it: another process may have
+     * shrunk the file (I13). Growth must precede the meta that needs it. */
     struct stat st;
-    if (fstat(env->fd, &st) == 0 && (uint64_t)st.st_size > env->file_size) env->file_size = (uint64_t)st.st_size;
+    if (fstat(env->fd, &st) == 0) env->file_size = (uint64_t)st.st_size;
     if (need <= env->file_size) return CS_OK;
     uint64_t chunk = grow_chunk(env->file_size);
     uint64_t size = (need + chunk - 1) / chunk * chunk;

@@ -287,8 +287,55 @@ static void test_scattered(void)
     CHECK_OK(cs_env_close(env));
 }
 
+/* A writer that does not shrink (another open of the file, as another
+ * process would be) must not trust its memory of the file's size after a
+ * shrinking writer cut the file: a commit whose top pages it never writes
+ * (allocated and freed in the same transaction) still needs the file to
+ * reach its next_pgno, or the next open finds the file truncated. */
+static void test_other_writer_after_cut(void)
+{
+    enum { N = 100000 };
+    tpath p = test_path("two.db");
+    test_rm_db(p.s);
+    cs_env *a, *b;
+    REQUIRE_OK(test_open(p.s, 0, &b));
+    cs_tree tb = test_open_tree(b, "t");
+    fill(b, tb, N);
+    del_range(b, tb, N / 10, N, 1);
+    REQUIRE_OK(open_shrink(p.s, CS_DURABLE_NO_SYNC, &a));
+    cs_tree ta = test_open_tree(a, "t");
+    small_commits(a, ta, 30, N + 1);
+    long long cut = test_file_size(p.s);
+    cs_txn *t;
+    char k[16];
+    static char big[3000];
+    REQUIRE_OK(cs_txn_begin(b, 0, &t));
+    for (int i = 0; i < 4000; i++) {
+        key_of(k, 2 * N + i);
+        CHECK_OK(cs_put(t, tb, VS(k), V(big, sizeof big), 0));
+    }
+    for (int i = 0; i < 4000; i++) {
+        key_of(k, 2 * N + i);
+        CHECK_OK(cs_del(t, tb, VS(k)));
+    }
+    key_of(k, 3 * N);
+    CHECK_OK(cs_put(t, tb, VS(k), V(big, 10), 0));
+    REQUIRE_OK(cs_txn_commit(t));
+    cs_env_info in;
+    CHECK_OK(cs_env_get_info(b, &in));
+    printf("two writers: cut to %lld KiB, then next_pgno %llu pages, file %lld KiB\n", cut >> 10,
+           (unsigned long long)in.next_pgno, test_file_size(p.s) >> 10);
+    CHECK(test_file_size(p.s) >= (long long)(in.next_pgno * 4096));
+    CHECK_OK(cs_env_close(a));
+    CHECK_OK(cs_env_close(b));
+    REQUIRE_OK(test_open(p.s, 0, &b));
+    check_clean(b);
+    CHECK_OK(cs_env_close(b));
+}
+
 int main(void)
 {
+    test_other_writer_after_cut();
     test_scattered();
     test_tail_truncation(CS_DURABLE_NO_SYNC);
     test_tail_truncation(CS_DURABLE_FULL);
