@@ -123,6 +123,13 @@ int tree_relocate(cs_txn *t, uint64_t threshold, unsigned budget, unsigned *move
 {
     cs_env *env = t->env; /* reloc_* belong to the writer (mutex held) */
     if (!env->reloc_key && !(env->reloc_key = malloc(CS_MAX_KEY))) return cs_fail(CS_ENOMEM, "relocation key");
+    /* The catalog first, whole (a few pages): C1 copies only the paths of
+     * changed descriptors, so leaves of untouched trees' names would stay. */
+    uint8_t ck[CS_MAX_KEY];
+    uint32_t cklen = 0;
+    unsigned cbudget = 16;
+    int crc = bt_relocate(t, &t->catalog, threshold, ck, &cklen, &cbudget, moved);
+    if (crc) return crc;
     for (unsigned pass = 0; budget && pass < 2; pass++) { /* wrap around once */
         bt_path p;
         int rc = bt_edge(t, &t->catalog, false, &p);

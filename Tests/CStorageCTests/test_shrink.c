@@ -333,8 +333,42 @@ static void test_other_writer_after_cut(void)
     CHECK_OK(cs_env_close(b));
 }
 
+/* Catalog pages near the end move too: many trees are created last (their
+ * names fill several catalog leaves), then the data before them is deleted;
+ * later commits change one tree only (C1 copies just its catalog path). */
+static void test_catalog_moves(void)
+{
+    enum { N = 60000, TREES = 300 };
+    tpath p = test_path("catalog.db");
+    test_rm_db(p.s);
+    cs_env *env;
+    REQUIRE_OK(open_shrink(p.s, CS_DURABLE_NO_SYNC, &env));
+    cs_tree tr = test_open_tree(env, "t");
+    fill(env, tr, N);
+    cs_txn *t;
+    char name[160];
+    REQUIRE_OK(cs_txn_begin(env, 0, &t));
+    for (int i = 0; i < TREES; i++) {
+        cs_tree x;
+        snprintf(name, sizeof name, "tree-%04d-%0120d", i, i);
+        CHECK_OK(cs_tree_open(t, name, CS_CREATE, &x));
+    }
+    REQUIRE_OK(cs_txn_commit(t));
+    long long full = test_file_size(p.s);
+    del_range(env, tr, 10, N, 1);
+    small_commits(env, tr, 200, N + 1);
+    check_clean(env);
+    cs_check_report rep;
+    CHECK_OK(cs_check(env, &rep));
+    CHECK_EQ(rep.trees, TREES + 1);
+    printf("catalog: %lld KiB full, %lld KiB after\n", full >> 10, test_file_size(p.s) >> 10);
+    CHECK(test_file_size(p.s) * 3 < full);
+    CHECK_OK(cs_env_close(env));
+}
+
 int main(void)
 {
+    test_catalog_moves();
     test_other_writer_after_cut();
     test_scattered();
     test_tail_truncation(CS_DURABLE_NO_SYNC);
