@@ -232,7 +232,12 @@ _Static_assert(sizeof(cs_meta) == 128, "meta is 128 bytes");
 
 /* ---- Lock file ---- */
 #define CS_LOCK_MAGIC 0x4b434f4c53435352ull /* "RSCSLOCK" */
-#define CS_LOCK_VERSION 3u
+/* 4: writers may cut the data file (auto-shrink, I13). A writer of version
+ * 3 trusts its memory of the file size and could leave the file shorter than
+ * its commit after a cut, so builds of the two versions must not share a
+ * file at once: the lock file refuses the other (the data format is
+ * unchanged, version 1, and files move freely between them). */
+#define CS_LOCK_VERSION 4u
 #define CS_LOCK_PID_BASE (1ull << 32)
 
 typedef struct cs_reader_slot {
