@@ -20,11 +20,6 @@
 
 #define MAX_CELL_BUF (CS_MAX_PAGE_SIZE / 3 + 64)
 
-static inline uint32_t ovf_pages(uint32_t psize, uint64_t vlen)
-{
-    return (uint32_t)((PAGE_HDR + vlen + psize - 1) / psize);
-}
-
 /* ---- reading ---- */
 
 static inline __attribute__((always_inline)) int load_node_in(cs_txn *t, uint64_t pgno, bool want_leaf, bool clean, const uint8_t **out)
@@ -211,7 +206,7 @@ int bt_get(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, cs_v
 /* ---- writing ---- */
 
 /* Make every page on the path writable; re-point parents at the copies. */
-static int touch_path(cs_txn *t, cs_tree_desc *d, bt_path *p)
+int bt_touch_path(cs_txn *t, cs_tree_desc *d, bt_path *p)
 {
     for (int level = 0; level < p->depth; level++) {
         /* Already copied by this txn: committed pages reachable from the
@@ -231,99 +226,6 @@ static int touch_path(cs_txn *t, cs_tree_desc *d, bt_path *p)
         }
         p->pg[level] = w;
     }
-    return CS_OK;
-}
-
-static int rebalance_level(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, bool pack, bool *done);
-
-/* Auto-shrink (I13): move the overflow runs of the (touched) leaf that sit
- * at or past threshold into new runs, which the allocator takes from the
- * lowest free pages. */
-static int relocate_overflow(cs_txn *t, uint8_t *leaf, uint64_t threshold)
-{
-    for (unsigned i = 0; i < node_n(leaf); i++) {
-        const uint8_t *v, *src;
-        uint32_t vl;
-        bool ovf;
-        uint64_t op, np;
-        int rc = leaf_value(leaf, t->psize, i, &v, &vl, &ovf, &op);
-        if (rc) return rc;
-        if (!ovf || op < threshold || dirty_find(t, op)) continue;
-        uint32_t n = ovf_pages(t->psize, vl);
-        uint8_t *buf;
-        if ((rc = page_get_run(t, op, n, &src)) || (rc = page_alloc(t, n, &np, &buf))) return rc;
-        memcpy(buf, src, (size_t)n * t->psize);
-        PHW(buf)->pgno = np;
-        PHW(buf)->txnid = t->txnid;
-        uint32_t off = node_slot(leaf, i);
-        wr64(leaf + off + LEAF_CELL_HDR + rd16(leaf + off), np); /* leaf_value checked the cell */
-        if ((rc = page_free(t, op, n))) return rc;
-    }
-    return CS_OK;
-}
-
-static bool leaf_has_high_overflow(cs_txn *t, const uint8_t *leaf, uint64_t threshold)
-{
-    for (unsigned i = 0; i < node_n(leaf); i++) {
-        const uint8_t *v;
-        uint32_t vl;
-        bool ovf;
-        uint64_t op;
-        if (leaf_value(leaf, t->psize, i, &v, &vl, &ovf, &op) == CS_OK && ovf && op >= threshold && !dirty_find(t, op))
-            return true;
-    }
-    return false;
-}
-
-int bt_relocate(cs_txn *t, cs_tree_desc *d, uint64_t threshold, uint8_t *key, uint32_t *klen, unsigned *budget,
-                unsigned *moved)
-{
-    bt_path p;
-    bool exact;
-    int rc = *klen ? bt_descend(t, d, key, *klen, &p, &exact) : bt_edge(t, d, false, &p);
-    if (rc == CS_NOTFOUND) {
-        *klen = 0;
-        return CS_OK;
-    }
-    if (rc) return rc;
-    int leaf = p.depth - 1;
-    for (; *budget; (*budget)--) {
-        bool high = false;
-        for (int l = 0; l < p.depth && !high; l++)
-            high = p.pgno[l] >= threshold && (PH(p.pg[l])->txnid != t->txnid || page_is_mapped(t, p.pg[l]));
-        bool high_ovf = leaf_has_high_overflow(t, p.pg[leaf], threshold);
-        /* Packing: leaves that deletes left part-empty merge with a
-         * neighbour, so the tree needs fewer pages (a fresh file's leaves
-         * are full). */
-        bool pack = leaf > 0 && node_n(p.pg[leaf - 1]) > 1 &&
-                    node_used(p.pg[leaf], t->psize) < (t->psize - PAGE_HDR) / 4 * 3;
-        if (high || high_ovf || pack) {
-            if ((rc = touch_path(t, d, &p))) return rc;
-            if (high_ovf && (rc = relocate_overflow(t, (uint8_t *)p.pg[leaf], threshold))) return rc;
-            (*moved)++;
-        }
-        if (pack) {
-            cs_key k;
-            uint64_t leaves = d->leaf_pages;
-            bool done;
-            if ((rc = node_key(p.pg[leaf], t->psize, 0, &k))) return rc;
-            memcpy(key, k.p, k.len);
-            *klen = k.len;
-            if ((rc = rebalance_level(t, d, &p, leaf, true, &done))) return rc;
-            /* merged: the path may name a freed page; find the key again */
-            if (d->leaf_pages != leaves && (rc = bt_descend(t, d, key, *klen, &p, &exact))) return rc;
-        }
-        p.idx[leaf] = (uint16_t)(node_n(p.pg[leaf]) - 1);
-        if ((rc = bt_step(t, &p, true)) == CS_NOTFOUND) {
-            *klen = 0;
-            return CS_OK;
-        }
-        if (rc) return rc;
-    }
-    cs_key k;
-    if ((rc = node_key(p.pg[leaf], t->psize, 0, &k))) return rc;
-    memcpy(key, k.p, k.len);
-    *klen = k.len;
     return CS_OK;
 }
 
@@ -591,7 +493,7 @@ int bt_put(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl, const void
     /* Build the new cell before touching anything: k and v may point into
      * pages this put is about to change or free. */
     if ((rc = make_leaf_cell(t, d, k, kl, v, vl, cell, &csize))) return rc;
-    if ((rc = touch_path(t, d, &p))) return rc;
+    if ((rc = bt_touch_path(t, d, &p))) return rc;
     int leaf_level = p.depth - 1;
     uint8_t *leaf = (uint8_t *)p.pg[leaf_level];
     unsigned idx = p.idx[leaf_level];
@@ -620,7 +522,7 @@ int bt_put(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl, const void
  * CS_OK and sets *done when no further level needs a look. `pack`
  * (auto-shrink): a page under 3/4 full merges with its sibling if both fit
  * in 7/8 of a page, else the left one is filled to 7/8 from the right. */
-static int rebalance_level(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, bool pack, bool *done)
+int bt_rebalance_level(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, bool pack, bool *done)
 {
     uint8_t *pg = (uint8_t *)p->pg[level];
     uint32_t cap = t->psize - PAGE_HDR;
@@ -768,7 +670,7 @@ int bt_del(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl)
     int rc = bt_descend(t, d, k, kl, &p, &exact);
     if (rc) return rc;
     if (!exact) return CS_NOTFOUND;
-    if ((rc = touch_path(t, d, &p))) return rc;
+    if ((rc = bt_touch_path(t, d, &p))) return rc;
     t->gen++;
     int leaf_level = p.depth - 1;
     uint8_t *leaf = (uint8_t *)p.pg[leaf_level];
@@ -781,7 +683,7 @@ int bt_del(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl)
     add_counts(t, &p, -1);
     for (int level = leaf_level; level > 0; level--) {
         bool done;
-        if ((rc = rebalance_level(t, d, &p, level, false, &done))) return rc;
+        if ((rc = bt_rebalance_level(t, d, &p, level, false, &done))) return rc;
         if (done) break;
     }
     return collapse_root(t, d);

@@ -11,7 +11,7 @@
  *  L2  os        io.c lock.c: data-file writes/flushes/growth, mappings and the page-buffer pool; the lock file (writer mutex, reader table, published meta); calls L0-L1
  *  L3  txnstate  internal.h: struct cs_txn and the gates txn_check/txn_note (inline); calls L0
  *  L4  pager     pager.c: pages as a txn sees them, dirty pages, allocation, copy-on-write; calls L0-L3
- *  L5  btree     btree.c: search, insert/split, delete/merge, rank over one tree descriptor; calls L0-L4
+ *  L5  btree     btree.c relocate.c: search, insert/split, delete/merge, rank over one tree descriptor; auto-shrink's page moves; calls L0-L4
  *  L6  trees     tree.c: the tree-name registry, the catalog, a txn's descriptors, cs_tree_* and cs_get/put/del/count; calls L0-L5
  *  L7  access    cursor.c diff.c filter.c: cursors, snapshot diffs, value filters; calls L0-L6
  *  L8  txn       txn.c: begin (snapshot or writer), clone, reset, renew, abort; calls L0-L7
@@ -482,7 +482,13 @@ void dirty_release_all(cs_txn *t);
  * to `units` (may be NULL); *nunits = how many were written in all. */
 int pager_write_dirty(cs_txn *t, cs_commit_unit *units, uint32_t cap, uint32_t *nunits);
 
-/* ==== L5 btree: btree.c ==== */
+/* ==== L5 btree: btree.c relocate.c ==== */
+
+/* Overflow pages of a value of vlen bytes (I10). */
+static inline uint32_t ovf_pages(uint32_t psize, uint64_t vlen)
+{
+    return (uint32_t)((PAGE_HDR + vlen + psize - 1) / psize);
+}
 
 /* A root-to-leaf path. In write txns pg[] points at writable pages. */
 typedef struct bt_path {
@@ -517,6 +523,14 @@ int bt_get(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, cs_v
 int bt_put(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl, const void *v, size_t vl, unsigned flags);
 int bt_del(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl);
 int bt_clear(cs_txn *t, cs_tree_desc *d);
+/* Make every page on the path writable (copy-on-write), re-pointing parents
+ * at the copies and d->root at a new root. */
+int bt_touch_path(cs_txn *t, cs_tree_desc *d, bt_path *p);
+/* Merge or redistribute the underfull page at `level` of a touched path with
+ * a sibling; *done when no level above needs a look. pack (auto-shrink): a
+ * leaf under 3/4 full merges into 7/8 of a page, else the left page is
+ * filled to 7/8 from the right; nothing else. */
+int bt_rebalance_level(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, bool pack, bool *done);
 /* Auto-shrink (I13): visit up to *budget leaves in key order from `key`
  * (*klen bytes; 0 = the first leaf), and copy-on-write the path of each
  * leaf that has a page or an overflow run at or past `threshold`, so that
