@@ -13,7 +13,10 @@
  * any mode: the page cache survives) and whether the parent keeps its own
  * env open across the kill, which exercises the other recovery path: a
  * lock file that stays live, a robust writer mutex whose owner died, and
- * reader slots of a dead process.
+ * reader slots of a dead process. Every other block of M_COUNT rounds the
+ * child commits with auto-shrink on (cs_options.auto_shrink: relocations
+ * and truncations of the file's end land under the kills too, after a
+ * burst of pages every 40 commits is freed: pad()).
  *
  *   crashloop [kills]        default 200; SEED=n to replay
  */
@@ -53,13 +56,36 @@ static void ack(int fd, uint64_t s)
     while (write(fd, &s, sizeof s) < 0 && errno == EINTR) {}
 }
 
-static _Noreturn void child(const char *path, int mode, int fd, uint64_t seed)
+/* Auto-shrink rounds: a burst of pages in a tree the workload does not
+ * check, then all of them freed (two commits outside the state(k) sequence):
+ * the commits after it relocate pages and cut the file's end under kills. */
+static int pad(cs_env *env, bool fill)
+{
+    cs_txn *t;
+    cs_tree tr;
+    char k[16], v[300];
+    memset(v, 'p', sizeof v);
+    int rc = cs_txn_begin(env, 0, &t);
+    if (rc) return rc;
+    rc = cs_tree_open(t, "pad", CS_CREATE, &tr);
+    for (int i = 0; rc == CS_OK && fill && i < 1500; i++)
+        rc = cs_put(t, tr, (cs_val){k, (size_t)snprintf(k, sizeof k, "%06d", i)}, (cs_val){v, sizeof v}, 0);
+    if (rc == CS_OK && !fill) rc = cs_tree_clear(t, tr);
+    if (rc) {
+        cs_txn_abort(t);
+        return rc;
+    }
+    return cs_txn_commit(t);
+}
+
+static _Noreturn void child(const char *path, int mode, bool shrink, int fd, uint64_t seed)
 {
     child_rng = seed;
     cs_options o = {0};
     o.durability = mode == M_NO_META_SYNC ? CS_DURABLE_NO_META_SYNC : mode == M_NO_SYNC ? CS_DURABLE_NO_SYNC
                                                                                           : CS_DURABLE_FULL;
     o.commit_hook = stage_hook;
+    o.auto_shrink = shrink;
     cs_env *env;
     int rc = cs_env_open(path, &o, &env);
     if (rc) {
@@ -88,6 +114,10 @@ static _Noreturn void child(const char *path, int mode, int fd, uint64_t seed)
         }
         /* A deferred commit is acknowledged as durable only by a flush. */
         if (!defer) ack(fd, s);
+        if (shrink && s % 40 == 0 && ((rc = pad(env, true)) || (rc = pad(env, false)))) {
+            fprintf(stderr, "child: pad: %s (%s)\n", cs_strerror(rc), cs_last_error_detail());
+            _exit(8);
+        }
         if (rng_below(&child_rng, 8) == 0) {
             /* hold a reader slot now and then, so kills leave stale ones */
             uint64_t kk;
@@ -107,7 +137,8 @@ int main(int argc, char **argv)
     char path[600], why[300];
     rel_path(path, sizeof path, dir, "crash.db");
     double t0 = rel_now();
-    long in_commit = 0, by_mode[M_COUNT] = {0};
+    long in_commit = 0, by_mode[M_COUNT] = {0}, shrunk = 0;
+    uint64_t prev_pgno = UINT64_MAX;
     uint64_t last_acked = 0, max_k = 0;
     cs_env *held = NULL;
     for (long round = 0; round < kills && rel_failures == 0; round++) {
@@ -134,7 +165,7 @@ int main(int argc, char **argv)
         if (pid == 0) {
             prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive a killed run */
             close(pfd[0]);
-            child(path, mode, pfd[1], cseed);
+            child(path, mode, (round / M_COUNT) % 2 == 1, pfd[1], cseed);
         }
         close(pfd[1]);
         /* Most kills after a few commits; some during open/recovery. */
@@ -166,6 +197,11 @@ int main(int argc, char **argv)
                      INV_CRASH, (unsigned long long)k, (unsigned long long)last_acked);
         if (k > last_acked) in_commit++; /* killed after the commit point, before the ack */
         if (k > max_k) max_k = k;
+        if ((round / M_COUNT) % 2 == 1) { /* did auto-shrink work under the kills? */
+            cs_env_info info;
+            if (cs_env_get_info(env, &info) == CS_OK && info.next_pgno < prev_pgno) shrunk++;
+            prev_pgno = info.next_pgno;
+        }
         if (held) {
             /* the dead child's reader slots are recovered */
             uint32_t cleared;
@@ -181,9 +217,9 @@ int main(int argc, char **argv)
     }
     if (held) cs_env_close(held);
     printf("crashloop: %ld kills (full %ld, no-meta-sync %ld, no-sync %ld, deferred %ld), %ld after the commit "
-           "point but before the ack, up to seq %llu, %.1fs\n",
+           "point but before the ack, up to seq %llu, %ld auto-shrink rounds ended with a shorter file, %.1fs\n",
            by_mode[0] + by_mode[1] + by_mode[2] + by_mode[3], by_mode[0], by_mode[1], by_mode[2], by_mode[3], in_commit,
-           (unsigned long long)max_k, rel_now() - t0);
+           (unsigned long long)max_k, shrunk, rel_now() - t0);
     if (rel_failures == 0) rel_rmdir(dir);
     else fprintf(stderr, "crashloop: files kept in %s\n", dir);
     return rel_report("crashloop", by_mode[0] + by_mode[1] + by_mode[2] + by_mode[3]);

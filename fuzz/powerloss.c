@@ -277,7 +277,7 @@ static void stage_hook(void *ctx, cs_commit_stage st, uint64_t txnid)
     if (st == CS_STAGE_META_WRITTEN) S.pending_meta_seq = S.seq_of_txnid[txnid];
 }
 
-static void run_mode(int mode, int commits, uint32_t psize)
+static void run_mode(int mode, int commits, uint32_t psize, bool shrink)
 {
     memset(&S.seq_of_txnid, 0, sizeof S.seq_of_txnid);
     S.mode = mode;
@@ -291,7 +291,7 @@ static void run_mode(int mode, int commits, uint32_t psize)
     rel_path(path, sizeof path, S.dir, "live.db");
     rel_rm_db(path);
     cs_io_hooks io = {.write = h_write, .sync = h_sync, .grow = h_grow};
-    cs_options o = {.io = &io, .commit_hook = stage_hook, .page_size = psize};
+    cs_options o = {.io = &io, .commit_hook = stage_hook, .page_size = psize, .auto_shrink = shrink};
     o.durability = mode == M_NO_META_SYNC ? CS_DURABLE_NO_META_SYNC : mode == M_NO_SYNC ? CS_DURABLE_NO_SYNC
                                                                                          : CS_DURABLE_FULL;
     cs_env *env;
@@ -339,12 +339,13 @@ int main(int argc, char **argv)
     S.write_every = lng ? 2 : 4;
     int commits = lng ? 160 : 36;
     double t0 = rel_now();
-    for (int m = 0; m < M_COUNT; m++) run_mode(m, commits, 4096);
+    for (int m = 0; m < M_COUNT; m++) run_mode(m, commits, 4096, false);
+    for (int m = 0; m < M_COUNT; m++) run_mode(m, commits / 2, 4096, true);
     /* Larger pages: meta page 1 and page runs at other offsets. */
-    run_mode(M_FULL, commits / 2, 16384);
+    run_mode(M_FULL, commits / 2, 16384, false);
     if (lng)
         for (uint32_t ps = 8192; ps <= 32768; ps *= 2)
-            for (int m = 0; m < M_NO_SYNC; m++) run_mode(m, commits / 2, ps);
+            for (int m = 0; m < M_NO_SYNC; m++) run_mode(m, commits / 2, ps, m == M_FULL);
     printf("powerloss: %ld crash points, %ld images after commits on recovered files; no-sync with reordered "
            "writes: %ld of %ld images damaged or unopenable (not asserted: NO_SYNC gives no power-loss "
            "guarantee), %.1fs\n",

@@ -20,11 +20,6 @@
 
 #define MAX_CELL_BUF (CS_MAX_PAGE_SIZE / 3 + 64)
 
-static inline uint32_t ovf_pages(uint32_t psize, uint64_t vlen)
-{
-    return (uint32_t)((PAGE_HDR + vlen + psize - 1) / psize);
-}
-
 /* ---- reading ---- */
 
 static inline __attribute__((always_inline)) int load_node_in(cs_txn *t, uint64_t pgno, bool want_leaf, bool clean, const uint8_t **out)
@@ -211,7 +206,7 @@ int bt_get(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, cs_v
 /* ---- writing ---- */
 
 /* Make every page on the path writable; re-point parents at the copies. */
-static int touch_path(cs_txn *t, cs_tree_desc *d, bt_path *p)
+int bt_touch_path(cs_txn *t, cs_tree_desc *d, bt_path *p)
 {
     for (int level = 0; level < p->depth; level++) {
         /* Already copied by this txn: committed pages reachable from the
@@ -498,7 +493,7 @@ int bt_put(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl, const void
     /* Build the new cell before touching anything: k and v may point into
      * pages this put is about to change or free. */
     if ((rc = make_leaf_cell(t, d, k, kl, v, vl, cell, &csize))) return rc;
-    if ((rc = touch_path(t, d, &p))) return rc;
+    if ((rc = bt_touch_path(t, d, &p))) return rc;
     int leaf_level = p.depth - 1;
     uint8_t *leaf = (uint8_t *)p.pg[leaf_level];
     unsigned idx = p.idx[leaf_level];
@@ -524,15 +519,17 @@ int bt_put(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl, const void
 }
 
 /* Merge or rebalance an underfull page at `level` with a sibling. Returns
- * CS_OK and sets *done when no further level needs a look. */
-static int rebalance_level(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, bool *done)
+ * CS_OK and sets *done when no further level needs a look. `pack`
+ * (auto-shrink): a page under 3/4 full merges with its sibling if both fit
+ * in 7/8 of a page, else the left one is filled to 7/8 from the right. */
+int bt_rebalance_level(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, bool pack, bool *done)
 {
     uint8_t *pg = (uint8_t *)p->pg[level];
     uint32_t cap = t->psize - PAGE_HDR;
     bool leaf = node_is_leaf(pg);
     unsigned n = node_n(pg);
     *done = false;
-    if (n > 0 && node_used(pg, t->psize) >= cap / 4 && (leaf || n >= 2)) {
+    if (n > 0 && node_used(pg, t->psize) >= (pack ? cap / 4 * 3 : cap / 4) && (leaf || n >= 2)) {
         *done = true;
         return CS_OK;
     }
@@ -572,7 +569,8 @@ static int rebalance_level(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, bo
     for (unsigned i = 0; i < total; i++) bytes += refs[i].size + 2u;
     uint8_t *rebuild_scratch = t->scratch + 2 * (size_t)t->psize;
 
-    if (bytes <= cap) { /* merge R into L */
+    /* pack: leave an eighth free, so that the next inserts do not split */
+    if (bytes <= (pack ? cap - cap / 8 : cap)) { /* merge R into L */
         uint64_t lc = branch_count(parent, t->psize, L) + branch_count(parent, t->psize, R);
         node_rebuild(lpg, t->psize, refs, total, rebuild_scratch);
         branch_set_count(parent, t->psize, L, lc);
@@ -585,8 +583,16 @@ static int rebalance_level(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, bo
         return page_free(t, rpgno, 1);
     }
 
-    /* Too big to merge: redistribute, if the new separator fits the parent. */
-    unsigned m = choose_split(refs, total, cap);
+    /* Too big to merge: redistribute, if the new separator fits the parent.
+     * pack: fill L to 7/8 from R, if that moves something and R fits. */
+    unsigned m;
+    if (pack) {
+        uint64_t sum = 0, limit = cap - cap / 8;
+        for (m = 0; m < total && sum + refs[m].size + 2u <= limit; m++) sum += refs[m].size + 2u;
+        if (m <= nl || m >= total || bytes - sum > cap) m = 0;
+    } else {
+        m = choose_split(refs, total, cap);
+    }
     if (m == 0) {
         *done = true;
         return CS_OK;
@@ -664,7 +670,7 @@ int bt_del(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl)
     int rc = bt_descend(t, d, k, kl, &p, &exact);
     if (rc) return rc;
     if (!exact) return CS_NOTFOUND;
-    if ((rc = touch_path(t, d, &p))) return rc;
+    if ((rc = bt_touch_path(t, d, &p))) return rc;
     t->gen++;
     int leaf_level = p.depth - 1;
     uint8_t *leaf = (uint8_t *)p.pg[leaf_level];
@@ -677,7 +683,7 @@ int bt_del(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl)
     add_counts(t, &p, -1);
     for (int level = leaf_level; level > 0; level--) {
         bool done;
-        if ((rc = rebalance_level(t, d, &p, level, &done))) return rc;
+        if ((rc = bt_rebalance_level(t, d, &p, level, false, &done))) return rc;
         if (done) break;
     }
     return collapse_root(t, d);

@@ -49,6 +49,16 @@ static int commit_freelist(cs_txn *t, cs_meta *m)
     if (rc) goto out;
     t->pool_head = 0;
     t->reuse.n = 0;
+    /* Auto-shrink: free pages at the end of the file leave it (I13). The
+     * pool holds only pages no reader and no fallback meta reaches (I7), so
+     * next_pgno may drop below them; the run is allocated after the cut. */
+    if (t->env->auto_shrink && t->pool.n) {
+        cs_extent *last = &t->pool.v[t->pool.n - 1];
+        if (last->start + last->len == t->next_pgno) {
+            t->next_pgno = last->start;
+            t->pool.n--;
+        }
+    }
     m->fl_pgno = m->fl_npages = 0;
     if (nf.ngroups || t->pool.n) {
         /* Allocating the run takes from the front of an extent, which never
@@ -115,6 +125,26 @@ static int write_meta(cs_env *env, cs_meta *m, bool flush, const cs_commit_unit 
     return CS_OK;
 }
 
+/* Leaves an auto-shrink step visits per commit: bounds its cost (a few
+ * dozen page copies at most) while a file with much free space drains its
+ * end over a few hundred commits. */
+#define SHRINK_VISITS 64u
+
+/* Auto-shrink (I13): when much of the file is free now, move live pages
+ * from the part of the file that would be free if everything live sat
+ * below it into the lowest free pages (the allocator takes those first).
+ * Once the pages they left are reusable too, commit_freelist cuts the free
+ * end off. */
+static int shrink_step(cs_txn *t)
+{
+    if (!t->env->auto_shrink) return CS_OK;
+    uint64_t nfree = 0;
+    for (size_t i = t->pool_head; i < t->pool.n; i++) nfree += t->pool.v[i].len;
+    if (nfree < 64 || nfree * 16 < t->next_pgno) return CS_OK;
+    unsigned moved = 0;
+    return tree_relocate(t, t->next_pgno - nfree, SHRINK_VISITS, &moved);
+}
+
 static int commit_write(cs_txn *t, bool deferred)
 {
     cs_env *env = t->env;
@@ -127,7 +157,8 @@ static int commit_write(cs_txn *t, bool deferred)
     cs_meta m = t->meta;
     cs_commit_unit units[CS_META_UNITS];
     uint32_t nunits = 0;
-    int rc = tree_flush_catalog(t);                                             /* C1 */
+    int rc = shrink_step(t);
+    if (rc == CS_OK) rc = tree_flush_catalog(t);                                /* C1 */
     if (rc == CS_OK) rc = commit_freelist(t, &m);                               /* C2 */
     if (rc == CS_OK) rc = pager_write_dirty(t, units, CS_META_UNITS, &nunits);  /* C3 */
     if (rc) goto fail;
@@ -139,6 +170,12 @@ static int commit_write(cs_txn *t, bool deferred)
      * commit wrote and nothing deferred is waiting (format.h: TWO WAYS). */
     bool single = !deferred && env->durability == CS_DURABLE_FULL && nunits > 0 && nunits <= CS_META_UNITS &&
                   t->meta.txnid == env->lock.hdr->durable_txnid && !(env->flags & CS_ENV_TWO_FLUSH);
+    /* I13: truncate only after a durable commit whose base was the durable
+     * meta: a crash then falls back at most to that base, and the file keeps
+     * both metas' pages. Deferred commits never truncate. (NO_SYNC: the page
+     * cache orders the meta write before the truncation for a process crash;
+     * an OS crash may damage such a file anyway.) */
+    bool may_truncate = env->auto_shrink && !deferred && t->meta.txnid == env->lock.hdr->durable_txnid;
     if (single) {
         if ((rc = write_meta(env, &m, true, units, nunits))) goto fail; /* C5, C6: one flush */
     } else if (!deferred) {
@@ -153,6 +190,10 @@ static int commit_write(cs_txn *t, bool deferred)
     } else {
         m.hdr.type = PT_META;
         m.hdr.txnid = m.txnid;
+    }
+    if (may_truncate) {
+        uint64_t keep = m.next_pgno > t->meta.next_pgno ? m.next_pgno : t->meta.next_pgno;
+        io_shrink_file(env, keep * t->psize);
     }
     lock_publish_meta(&env->lock, &m); /* C7 */
     env->fl_txnid = m.txnid; /* env->fl now matches the published meta */

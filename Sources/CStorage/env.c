@@ -51,8 +51,9 @@ static bool all_zero(const uint8_t *p, size_t n)
 }
 
 /* Read the newest valid meta of an existing file. */
-static int read_meta(cs_env *env, uint64_t size, cs_meta *out, uint32_t *slot, bool *fresh)
+static int read_meta(cs_env *env, uint64_t size, cs_meta *out, uint32_t *slot, bool *fresh, bool *retry)
 {
+    *retry = false;
     size_t want = 2 * CS_MAX_PAGE_SIZE;
     uint8_t *buf = calloc(1, want);
     if (!buf) return cs_fail(CS_ENOMEM, "meta buffer");
@@ -85,10 +86,24 @@ static int read_meta(cs_env *env, uint64_t size, cs_meta *out, uint32_t *slot, b
          * database in a short file: nothing to lose, create it again. */
         if (rc == CS_OK && out->next_pgno == 2 && 2ull * out->page_size > size && !(env->flags & CS_ENV_RDONLY))
             *fresh = true;
-        else if (rc == CS_OK && out->next_pgno > size / out->page_size) /* no overflow on a damaged next_pgno */
-            rc = cs_fail(CS_ECORRUPT, "%s is truncated: the last commit needs %llu bytes, the file has %llu",
-                         env->path, (unsigned long long)(out->next_pgno * (uint64_t)out->page_size),
-                         (unsigned long long)size);
+        else if (rc == CS_OK && out->next_pgno > size / out->page_size) { /* no overflow on a damaged next_pgno */
+            /* Other processes commit while this one opens: the size read
+             * before the metas may predate the growth of this meta's commit.
+             * A size read after them covers it unless a newer commit has
+             * shrunk the file since (I13), which changes the metas: then the
+             * caller reads again (*retry). */
+            struct stat st;
+            uint8_t *again = malloc((size_t)n);
+            if (fstat(env->fd, &st) == 0 && out->next_pgno <= (uint64_t)st.st_size / out->page_size) {
+                env->file_size = (uint64_t)st.st_size;
+            } else {
+                *retry = again && pread(env->fd, again, (size_t)n, 0) == n && memcmp(again, buf, (size_t)n) != 0;
+                rc = cs_fail(CS_ECORRUPT, "%s is truncated: the last commit needs %llu bytes, the file has %llu",
+                             env->path, (unsigned long long)(out->next_pgno * (uint64_t)out->page_size),
+                             (unsigned long long)size);
+            }
+            free(again);
+        }
     }
     free(buf);
     return rc;
@@ -104,9 +119,13 @@ static int open_data(cs_env *env, const cs_options *o, cs_meta *meta, uint32_t *
     if (fstat(env->fd, &st) != 0) return cs_fail(CS_EIO, "cannot stat %s: %s", env->path, strerror(errno));
     if (!S_ISREG(st.st_mode)) return cs_fail(CS_EFORMAT, "%s is not a regular file", env->path);
     env->file_size = (uint64_t)st.st_size;
-    bool fresh = st.st_size == 0;
+    bool fresh = st.st_size == 0, retry = false;
     if (!fresh) {
-        int rc = read_meta(env, (uint64_t)st.st_size, meta, slot, &fresh);
+        int rc = read_meta(env, (uint64_t)st.st_size, meta, slot, &fresh, &retry);
+        for (int i = 0; rc && retry && i < 100 && fstat(env->fd, &st) == 0; i++) {
+            env->file_size = (uint64_t)st.st_size;
+            rc = read_meta(env, (uint64_t)st.st_size, meta, slot, &fresh, &retry);
+        }
         if (rc) return rc;
         if (!fresh) {
             env->psize = meta->page_size;
@@ -127,7 +146,7 @@ int cs_env_open(const char *path, const cs_options *opts, cs_env **out)
 #endif
     cs_options o = opts ? *opts : (cs_options){0};
     if (!path || !out || (o.flags & ~(CS_ENV_RDONLY | CS_ENV_IN_MEMORY | CS_ENV_TWO_FLUSH | CS_ENV_NORDAHEAD)) ||
-        (unsigned)o.durability > CS_DURABLE_NO_SYNC ||
+        (unsigned)o.durability > CS_DURABLE_NO_SYNC || o.auto_shrink > 1 ||
         (o.page_size && (o.page_size < CS_MIN_PAGE_SIZE || o.page_size > CS_MAX_PAGE_SIZE || (o.page_size & (o.page_size - 1)))))
         return cs_fail(CS_EINVAL, "cs_env_open: bad arguments (path, flags, durability or page size)");
     cs_env *env = calloc(1, sizeof *env);
@@ -137,6 +156,7 @@ int cs_env_open(const char *path, const cs_options *opts, cs_env **out)
     env->path = strdup(path);
     env->flags = o.flags;
     env->durability = o.durability;
+    env->auto_shrink = o.auto_shrink == 1;
     io_init_hooks(env, o.io);
     env->commit_hook = o.commit_hook;
     env->commit_hook_ctx = o.commit_hook_ctx;
@@ -192,6 +212,7 @@ int cs_env_close(cs_env *env)
     tree_names_free(env);
     freelist_free(&env->fl);
     free(env->stage);
+    free(env->reloc_key);
     free(env->path);
     pthread_mutex_destroy(&env->mu);
     free(env);

@@ -10,7 +10,8 @@
  *  | page 0 | page 1 | pages 2 .. next_pgno-1: branch, leaf, overflow runs, |
  *  | meta A | meta B | the free-list run, and free pages                    |
  *  +--------+--------+------------------------------------------------------+
- *  Bytes past next_pgno*page_size are preallocated growth room (zero).
+ *  Bytes past next_pgno*page_size are preallocated growth room, or pages a
+ *  shrinking commit has not yet cut off (I13).
  *
  *  EVERY PAGE starts with a 32-byte header:
  *   off size field
@@ -146,6 +147,14 @@
  *       ascending txnid) and every extent lies in [2, next_pgno).
  *   I12 catalog: every catalog value is a 48-byte tree descriptor with
  *       root < next_pgno and depth <= CS_MAX_DEPTH.
+ *  Across snapshots (auto-shrink, cs_options.auto_shrink):
+ *   I13 file length: next_pgno may drop from one commit to the next (free
+ *       pages at the end leave the file), but the file is never shorter
+ *       than the next_pgno of the durable meta or of the meta a crash could
+ *       fall back to, and pages past the end are reachable from no
+ *       snapshot a reader holds (they came from the free pool, I7). So a
+ *       reader of any process never touches a page past the end of the
+ *       file, although its mapping extends past it.
  */
 #ifndef CSTORAGE_FORMAT_H
 #define CSTORAGE_FORMAT_H
@@ -223,7 +232,12 @@ _Static_assert(sizeof(cs_meta) == 128, "meta is 128 bytes");
 
 /* ---- Lock file ---- */
 #define CS_LOCK_MAGIC 0x4b434f4c53435352ull /* "RSCSLOCK" */
-#define CS_LOCK_VERSION 3u
+/* 4: writers may cut the data file (auto-shrink, I13). A writer of version
+ * 3 trusts its memory of the file size and could leave the file shorter than
+ * its commit after a cut, so builds of the two versions must not share a
+ * file at once: the lock file refuses the other (the data format is
+ * unchanged, version 1, and files move freely between them). */
+#define CS_LOCK_VERSION 4u
 #define CS_LOCK_PID_BASE (1ull << 32)
 
 typedef struct cs_reader_slot {

@@ -11,11 +11,11 @@
  *  L2  os        io.c lock.c: data-file writes/flushes/growth, mappings and the page-buffer pool; the lock file (writer mutex, reader table, published meta); calls L0-L1
  *  L3  txnstate  internal.h: struct cs_txn and the gates txn_check/txn_note (inline); calls L0
  *  L4  pager     pager.c: pages as a txn sees them, dirty pages, allocation, copy-on-write; calls L0-L3
- *  L5  btree     btree.c: search, insert/split, delete/merge, rank over one tree descriptor; calls L0-L4
+ *  L5  btree     btree.c relocate.c: search, insert/split, delete/merge, rank over one tree descriptor; auto-shrink's page moves; calls L0-L4
  *  L6  trees     tree.c: the tree-name registry, the catalog, a txn's descriptors, cs_tree_* and cs_get/put/del/count; calls L0-L5
  *  L7  access    cursor.c diff.c filter.c: cursors, snapshot diffs, value filters; calls L0-L6
  *  L8  txn       txn.c: begin (snapshot or writer), clone, reset, renew, abort; calls L0-L7
- *  L9  commit    commit.c: the commit steps C1-C7, flushing deferred commits; calls L0-L8
+ *  L9  commit    commit.c: the commit steps C1-C7, flushing deferred commits, the auto-shrink step; calls L0-L8
  *  L10 env       env.c check.c: cs_env_open/close/sync/info, cs_check; calls L0-L9
  *  L11 files     copy.c: cs_env_copy (a compact copy through the public calls), cs_env_compact (that copy renamed over the file); calls L0-L10
  */
@@ -325,6 +325,10 @@ struct cs_env {
     uint32_t psize;
     uint32_t psize_shift;
     cs_durability durability;
+    bool auto_shrink;           /* cs_options.auto_shrink                  */
+    uint32_t reloc_tree;        /* auto-shrink resumes at this named tree  */
+    uint32_t reloc_klen;        /* ... at this key (0 = its first leaf)     */
+    uint8_t *reloc_key;         /* CS_MAX_KEY bytes, allocated on first use */
     cs_io_hooks io;
     void (*commit_hook)(void *, cs_commit_stage, uint64_t);
     void *commit_hook_ctx;
@@ -350,6 +354,11 @@ struct cs_env {
 /* The mapping to use for a snapshot of next_pgno pages (grows the map). */
 int io_map_for(cs_env *env, uint64_t next_pgno, const uint8_t **base, uint64_t *pages);
 int io_grow_file(cs_env *env, uint64_t need_bytes);
+/* Give the OS back the file's bytes past keep_bytes when they are worth a
+ * truncation (well past the growth chunk). The caller guarantees that no
+ * snapshot a reader holds or a crash could fall back to reaches them (I13).
+ * Best effort: a failed truncation leaves the file as it was. */
+void io_shrink_file(cs_env *env, uint64_t keep_bytes);
 int io_write(cs_env *env, const void *buf, size_t len, uint64_t off);
 int io_sync(cs_env *env);
 uint8_t *io_page_buf(cs_env *env);               /* one page, from pool  */
@@ -473,7 +482,13 @@ void dirty_release_all(cs_txn *t);
  * to `units` (may be NULL); *nunits = how many were written in all. */
 int pager_write_dirty(cs_txn *t, cs_commit_unit *units, uint32_t cap, uint32_t *nunits);
 
-/* ==== L5 btree: btree.c ==== */
+/* ==== L5 btree: btree.c relocate.c ==== */
+
+/* Overflow pages of a value of vlen bytes (I10). */
+static inline uint32_t ovf_pages(uint32_t psize, uint64_t vlen)
+{
+    return (uint32_t)((PAGE_HDR + vlen + psize - 1) / psize);
+}
 
 /* A root-to-leaf path. In write txns pg[] points at writable pages. */
 typedef struct bt_path {
@@ -508,6 +523,23 @@ int bt_get(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, cs_v
 int bt_put(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl, const void *v, size_t vl, unsigned flags);
 int bt_del(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl);
 int bt_clear(cs_txn *t, cs_tree_desc *d);
+/* Make every page on the path writable (copy-on-write), re-pointing parents
+ * at the copies and d->root at a new root. */
+int bt_touch_path(cs_txn *t, cs_tree_desc *d, bt_path *p);
+/* Merge or redistribute the underfull page at `level` of a touched path with
+ * a sibling; *done when no level above needs a look. pack (auto-shrink): a
+ * leaf under 3/4 full merges into 7/8 of a page, else the left page is
+ * filled to 7/8 from the right; nothing else. */
+int bt_rebalance_level(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, bool pack, bool *done);
+/* Auto-shrink (I13): visit up to *budget leaves in key order from `key`
+ * (*klen bytes; 0 = the first leaf), and copy-on-write the path of each
+ * leaf that has a page or an overflow run at or past `threshold`, so that
+ * the allocator (lowest free pages first) moves them down. Counts the
+ * leaves visited off *budget and those moved in *moved. On return key and
+ * *klen hold where to resume (the first key of the next leaf; *klen = 0:
+ * the tree is done). key holds CS_MAX_KEY bytes. */
+int bt_relocate(cs_txn *t, cs_tree_desc *d, uint64_t threshold, uint8_t *key, uint32_t *klen, unsigned *budget,
+                unsigned *moved);
 
 /* ==== L6 trees: tree.c ==== */
 
@@ -518,6 +550,10 @@ int tree_flush_catalog(cs_txn *t);
  * it for tree_flush_catalog. */
 int tree_desc_get(cs_txn *t, cs_tree tree, bool for_write, cs_tree_desc **out);
 void tree_names_free(cs_env *env);              /* env close              */
+/* Auto-shrink step (I13): bt_relocate over the named trees, resuming where
+ * this process's previous step stopped (env->reloc_*), visiting at most
+ * `budget` leaves. Moved trees are marked for tree_flush_catalog. */
+int tree_relocate(cs_txn *t, uint64_t threshold, unsigned budget, unsigned *moved);
 
 /* ==== L7 access: cursor.c diff.c filter.c ==== */
 

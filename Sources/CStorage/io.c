@@ -71,21 +71,42 @@ int io_sync(cs_env *env)
     return e ? io_error(e, "flush") : CS_OK;
 }
 
-int io_grow_file(cs_env *env, uint64_t need)
+/* Grow in chunks so that a flush rarely has to commit a size change. */
+static uint64_t grow_chunk(uint64_t size)
 {
-    if (need <= env->file_size) return CS_OK;
-    struct stat st;
-    if (fstat(env->fd, &st) == 0 && (uint64_t)st.st_size > env->file_size) env->file_size = (uint64_t)st.st_size;
-    if (need <= env->file_size) return CS_OK;
-    /* Grow in chunks so that a flush rarely has to commit a size change. */
-    uint64_t chunk = env->file_size / 16;
+    uint64_t chunk = size / 16;
     if (chunk < (1u << 20)) chunk = 1u << 20;
     if (chunk > (64u << 20)) chunk = 64u << 20;
+    return chunk;
+}
+
+int io_grow_file(cs_env *env, uint64_t need)
+{
+    /* The size, not this process's memory of it: another process may have
+     * shrunk the file (I13). Growth must precede the meta that needs it. */
+    struct stat st;
+    if (fstat(env->fd, &st) == 0) env->file_size = (uint64_t)st.st_size;
+    if (need <= env->file_size) return CS_OK;
+    uint64_t chunk = grow_chunk(env->file_size);
     uint64_t size = (need + chunk - 1) / chunk * chunk;
     int e = env->io.grow(env->io.ctx, env->fd, size);
     if (e) return io_error(e, "growing the file");
     env->file_size = size;
     return CS_OK;
+}
+
+/* The mappings stay: reserve past the end of the file is normal (io_map_for
+ * maps more than the file), and no snapshot reaches the cut pages, so no
+ * reader of any process touches them (a touch would fault). A later growth
+ * makes them readable again through the same mappings. */
+void io_shrink_file(cs_env *env, uint64_t keep)
+{
+    struct stat st;
+    if (env->fd < 0 || fstat(env->fd, &st) != 0) return;
+    uint64_t size = (uint64_t)st.st_size, chunk = grow_chunk(keep);
+    uint64_t target = (keep + chunk - 1) / chunk * chunk;
+    if (size < target + 2 * chunk) return; /* not worth a truncation: hysteresis */
+    if (ftruncate(env->fd, (off_t)target) == 0) env->file_size = target;
 }
 
 int io_map_for(cs_env *env, uint64_t next_pgno, const uint8_t **base, uint64_t *pages)

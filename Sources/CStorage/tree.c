@@ -119,6 +119,51 @@ int tree_desc_get(cs_txn *t, cs_tree tree, bool for_write, cs_tree_desc **out)
     return CS_OK;
 }
 
+int tree_relocate(cs_txn *t, uint64_t threshold, unsigned budget, unsigned *moved)
+{
+    cs_env *env = t->env; /* reloc_* belong to the writer (mutex held) */
+    if (!env->reloc_key && !(env->reloc_key = malloc(CS_MAX_KEY))) return cs_fail(CS_ENOMEM, "relocation key");
+    /* The catalog first, whole (a few pages): C1 copies only the paths of
+     * changed descriptors, so leaves of untouched trees' names would stay. */
+    uint8_t ck[CS_MAX_KEY];
+    uint32_t cklen = 0;
+    unsigned cbudget = 16;
+    int crc = bt_relocate(t, &t->catalog, threshold, ck, &cklen, &cbudget, moved);
+    if (crc) return crc;
+    for (unsigned pass = 0; budget && pass < 2; pass++) { /* wrap around once */
+        bt_path p;
+        int rc = bt_edge(t, &t->catalog, false, &p);
+        if (rc == CS_NOTFOUND) return CS_OK;
+        for (uint32_t i = 0; rc == CS_OK && i < env->reloc_tree; i++) rc = bt_step(t, &p, true);
+        if (rc == CS_NOTFOUND) { /* the trees ended: start again */
+            env->reloc_tree = env->reloc_klen = 0;
+            continue;
+        }
+        while (rc == CS_OK && budget) {
+            cs_val k;
+            char name[CS_MAX_KEY + 1];
+            cs_tree h;
+            cs_tree_desc *d;
+            if ((rc = bt_read(t, &p, &k, NULL))) return rc;
+            memcpy(name, k.data, k.size);
+            name[k.size] = 0;
+            if (!memchr(name, 0, k.size) && tree_name_register(env, name, k.size, &h) == CS_OK &&
+                tree_desc_get(t, h, false, &d) == CS_OK) {
+                cs_tree_desc before = *d;
+                if ((rc = bt_relocate(t, d, threshold, env->reloc_key, &env->reloc_klen, &budget, moved))) return rc;
+                if (memcmp(&before, d, sizeof before)) t->trees[h].dirty = 1;
+                if (env->reloc_klen) return CS_OK; /* budget spent inside this tree */
+            }
+            env->reloc_tree++;
+            env->reloc_klen = 0;
+            rc = bt_step(t, &p, true);
+        }
+        if (rc != CS_OK && rc != CS_NOTFOUND) return rc;
+        if (rc == CS_NOTFOUND) env->reloc_tree = 0;
+    }
+    return CS_OK;
+}
+
 int tree_flush_catalog(cs_txn *t)
 {
     for (uint32_t i = 0; i < t->ntrees; i++) {

@@ -161,6 +161,16 @@ typedef struct cs_options {
     const cs_io_hooks *io;       /* NULL = default I/O; copied at open        */
     void (*commit_hook)(void *ctx, cs_commit_stage stage, uint64_t txnid);
     void *commit_hook_ctx;
+    uint32_t auto_shrink;        /* 1 = ordinary commits give the file back
+                                    to the OS after large deletes: they move
+                                    a few live pages from the end of the file
+                                    into free pages lower down, and truncate
+                                    free pages at the end once no reader's
+                                    snapshot and no fallback meta can reach
+                                    them (docs/FORMAT.md "Shrinking", I13).
+                                    0 = the file only grows (cs_env_compact
+                                    shrinks it). Per process: processes may
+                                    differ. Other values: CS_EINVAL at open */
 } cs_options;
 
 /* Open (creating if missing) the database at path. opts may be NULL.

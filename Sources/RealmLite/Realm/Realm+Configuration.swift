@@ -62,6 +62,17 @@ extension Realm {
         /// commit that would exceed it throws `.tooManyActiveVersions` rather
         /// than letting the file grow without bound. nil: no limit.
         public var maximumNumberOfActiveVersions: UInt?
+        /// Beyond RealmSwift: after large deletes, ordinary write
+        /// transactions give the file's free space back to the system, with
+        /// no compaction pause and no exclusive open. Each commit moves a few
+        /// live pages from the end of the file into free pages lower down,
+        /// and cuts free pages off the end once no reader (of any thread or
+        /// process) can still see them; a crash at any moment leaves a valid
+        /// file. On by default; set to false to keep the file at its largest
+        /// size (it then shrinks only through `shouldCompactOnLaunch`). The
+        /// first Realm to open the file in a process decides for that
+        /// process; processes may differ.
+        public var autoShrink: Bool = true
 
         private var _fileURL: URL?
         private var _inMemoryIdentifier: String?

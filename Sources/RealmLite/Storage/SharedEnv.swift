@@ -111,6 +111,7 @@ final class SharedEnv: @unchecked Sendable {
             options.flags = (inMemory ? UInt32(CS_ENV_IN_MEMORY) : 0) | (config.readOnly ? UInt32(CS_ENV_RDONLY) : 0)
                 | UInt32(CS_ENV_NORDAHEAD)
             options.durability = CS_DURABLE_FULL
+            options.auto_shrink = config.autoShrink && !config.readOnly ? 1 : 0
             options.io = ioHooksForTesting
             let ownCommits = OwnCommits()
             options.commit_hook = { context, stage, txnid in

@@ -17,6 +17,7 @@ static int env_open(const char *path, const kv_options *o, kv_env **out) {
     if (o->flags & KV_IN_MEMORY) co.flags |= CS_ENV_IN_MEMORY;
     co.durability = (o->flags & KV_NOSYNC) ? CS_DURABLE_NO_SYNC : CS_DURABLE_FULL;
     co.page_size = o->page_size;
+    co.auto_shrink = (o->flags & KV_AUTO_SHRINK) != 0;
     kv_env *e = calloc(1, sizeof *e);
     if (!e) return CS_ENOMEM;
     int r = cs_env_open(path, &co, (cs_env **)&e->native);
