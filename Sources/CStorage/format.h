@@ -262,8 +262,7 @@ typedef struct cs_lock_hdr {
     uint32_t durable_slot;     /* meta page (0/1) holding durable_txnid     */
     _Atomic uint32_t commit_waiters; /* threads in cs_env_wait_commit, any
                                   process: a publish then wakes the futex on
-                                  meta_seq's low word. Was padding (0):
-                                  older writers never wake, waiters time out */
+                                  meta_seq's low word                       */
     uint8_t pad0[64];
     pthread_mutex_t writer;    /* robust, process-shared, error-checking    */
     uint8_t pad1[64];

@@ -197,8 +197,7 @@ int cs_env_last_txnid(cs_env *env, uint64_t *out);
  * if one already was), CS_NOTFOUND after timeout_ms (or a wakeup by
  * cs_env_wake_waiters) with *seq unchanged; CS_EINVAL for NULL arguments.
  * A process killed while waiting leaves nothing behind but a counter that
- * costs each commit one wake system call. Writers of older versions do not
- * wake waiters: the timeout bounds the delay then. The env must stay open
+ * costs each commit one wake system call. The env must stay open
  * while a thread waits (wake it, let it return, then close). */
 int cs_env_commit_seq(cs_env *env, uint64_t *seq);
 int cs_env_wait_commit(cs_env *env, uint64_t *seq, uint32_t timeout_ms);
