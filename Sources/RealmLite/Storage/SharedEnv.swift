@@ -217,8 +217,8 @@ final class OwnCommits: Sendable {
 /// own does: a thread per open file waits on the lock file's commit futex
 /// (cs_env_wait_commit: no polling) and schedules every live core's
 /// autorefresh, which delivers notifications on each core's own thread or
-/// actor. Commits of this process are left to didCommit. The timeout only
-/// bounds the wait for writers of older versions, which do not wake.
+/// actor. Commits of this process are left to didCommit. The wait's timeout
+/// is a safety net (a lost wakeup costs at most a second), not a poll.
 final class CommitWatcher: @unchecked Sendable {
     // @unchecked: `thread` is written once in init and read in stop, on the
     // thread that owns the SharedEnv; the rest is atomic or immutable.
