@@ -30,11 +30,11 @@ final class SharedEnv: @unchecked Sendable {
     /// The stored schema's bytes as last found to describe the registered
     /// classes' records (RealmCore.checkStoredSchema): a snapshot whose
     /// schema has these bytes needs no further check.
-    let checkedSchema = Mutex<[UInt8]?>(nil)
+    let checkedSchema = Protected<[UInt8]?>(nil)
     /// The stored schema last decoded, with its bytes: every open reads the
     /// schema (twice: openSchema, then register), and decoding its JSON was
     /// most of what opening a Realm cost.
-    let decodedSchema = Mutex<(bytes: [UInt8], schema: StoredSchema)?>(nil)
+    let decodedSchema = Protected<(bytes: [UInt8], schema: StoredSchema)?>(nil)
 
     /// The live cores on this file, told when a commit lands.
     private let cores = LiveCores()
