@@ -193,12 +193,14 @@ int bt_read(cs_txn *t, const bt_path *p, cs_val *key, cs_val *val)
     return CS_OK;
 }
 
+static bool hint_leaf(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, bt_path *p, bool *exact);
+
 int bt_get(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, cs_val *val)
 {
     bt_path p;
-    bool exact;
-    int rc = bt_descend(t, d, k, kl, &p, &exact);
-    if (rc) return rc;
+    bool exact = false;
+    int rc;
+    if (!hint_leaf(t, d, k, kl, &p, &exact) && (rc = bt_descend(t, d, k, kl, &p, &exact))) return rc;
     if (!exact) return CS_NOTFOUND;
     return bt_read(t, &p, NULL, val);
 }
@@ -438,6 +440,42 @@ static void hint_record(cs_txn *t, const cs_tree_desc *d, const bt_path *p)
     h->desc = d;
     h->depth = p->depth;
     memcpy(h->pgno, p->pgno, (size_t)p->depth * sizeof p->pgno[0]);
+    memcpy(h->idx, p->idx, (size_t)p->depth * sizeof p->idx[0]);
+}
+
+/* The path of this txn's last put in d, if it still leads to the leaf
+ * holding k: every page dirty (its buffer current), each branch's child at
+ * the recorded slot the next page (so the path is in the tree now), and k
+ * within the leaf's first..last keys (so a search would land there too).
+ * Puts and gets in key order (an update loop, a migration rewriting every
+ * object) then skip the branch searches. False if it does not hold. */
+static bool hint_leaf(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, bt_path *p, bool *exact)
+{
+    if (t->rdonly) return false;
+    bt_hint *h = hint_find(t, d);
+    if (!h || h->depth != (int)d->depth || h->pgno[0] != d->root) return false;
+    for (int level = 0; level < h->depth; level++) {
+        const uint8_t *pg = dirty_find(t, h->pgno[level]);
+        bool leaf = level + 1 == h->depth;
+        if (!pg || node_n(pg) == 0 || node_is_leaf(pg) != leaf) return false;
+        p->pgno[level] = h->pgno[level];
+        p->pg[level] = pg;
+        if (!leaf) {
+            unsigned idx = h->idx[level];
+            if (idx >= node_n(pg) || branch_child(pg, t->psize, idx) != h->pgno[level + 1]) return false;
+            p->idx[level] = (uint16_t)idx;
+            continue;
+        }
+        unsigned n = node_n(pg), idx;
+        cs_key first, last;
+        if (node_key(pg, t->psize, 0, &first) || node_key(pg, t->psize, n - 1, &last)) return false;
+        if (key_cmp(k, kl, first.p, first.len) < 0 || key_cmp(k, kl, last.p, last.len) > 0) return false;
+        if (node_search_leaf(pg, t->psize, k, kl, NULL, &idx, exact)) return false;
+        p->idx[level] = (uint16_t)idx;
+        p->depth = h->depth;
+        return true;
+    }
+    return false;
 }
 
 /* The path a search for k would take, from the hint; false if the hint
@@ -488,7 +526,9 @@ int bt_put(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl, const void
     }
     bt_path p;
     bool exact = false;
-    if (!hint_path(t, d, k, kl, &p) && (rc = bt_descend(t, d, k, kl, &p, &exact))) return rc;
+    if (!hint_path(t, d, k, kl, &p) && !hint_leaf(t, d, k, kl, &p, &exact) &&
+        (rc = bt_descend(t, d, k, kl, &p, &exact)))
+        return rc;
     if (exact && (flags & CS_NOOVERWRITE)) return CS_EXISTS;
     /* Build the new cell before touching anything: k and v may point into
      * pages this put is about to change or free. */
@@ -513,8 +553,7 @@ int bt_put(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl, const void
     }
     /* An append: remember the path (after a split it no longer holds, and
      * the next put searches and records the new one). */
-    bool append = !exact && idx == node_n(leaf) && path_is_rightmost(&p, leaf_level);
-    if (append) hint_record(t, d, &p);
+    hint_record(t, d, &p); /* appends take hint_path, other puts hint_leaf */
     return insert_at(t, d, &p, leaf_level, idx, cell, csize);
 }
 

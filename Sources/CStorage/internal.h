@@ -394,6 +394,7 @@ typedef struct bt_hint {
     const cs_tree_desc *desc;   /* which tree (compared, never dereferenced) */
     int depth;
     uint64_t pgno[CS_MAX_DEPTH];
+    uint16_t idx[CS_MAX_DEPTH];  /* each branch's slot of the next page     */
 } bt_hint;
 
 struct cs_txn {
