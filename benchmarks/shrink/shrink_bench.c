@@ -8,6 +8,9 @@
  * Reports the file size against a fresh file holding the same entries, and
  * the small commits' latency, with the switch on and off; then 1,000 more
  * small commits on the settled file (the steady-state cost of the switch).
+ * Then SQLite (WAL, synchronous = FULL, no auto_vacuum) on the same data:
+ * its file after the same steps, and what VACUUM takes to give the space
+ * back (it needs the database to itself).
  *
  *   shrink_bench [dir] [entries]     (durability FULL: real fdatasyncs)
  */
@@ -18,6 +21,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <sqlite3.h>
 
 #include "cstorage.h"
 
@@ -203,11 +208,79 @@ static void run(const char *dir, long n, int shrink)
     rm_db(path), rm_db(fresh);
 }
 
+static void sql(sqlite3 *db, const char *text)
+{
+    char *err = NULL;
+    if (sqlite3_exec(db, text, NULL, NULL, &err) != SQLITE_OK) {
+        fprintf(stderr, "sqlite: %s: %s\n", text, err ? err : "?");
+        exit(1);
+    }
+}
+
+static void sqlite_run(const char *dir, long n)
+{
+    char path[600], wal[620], shm[620];
+    snprintf(path, sizeof path, "%s/shrink-bench.sqlite", dir);
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    snprintf(shm, sizeof shm, "%s-shm", path);
+    unlink(path), unlink(wal), unlink(shm);
+    sqlite3 *db;
+    if (sqlite3_open(path, &db) != SQLITE_OK) exit(1);
+    sql(db, "PRAGMA journal_mode = WAL");
+    sql(db, "PRAGMA synchronous = FULL");
+    sql(db, "CREATE TABLE objects (k BLOB PRIMARY KEY, v BLOB) WITHOUT ROWID");
+    sqlite3_stmt *put, *del;
+    sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO objects VALUES (?, ?)", -1, &put, NULL);
+    sqlite3_prepare_v2(db, "DELETE FROM objects WHERE k = ?", -1, &del, NULL);
+    char k[16], v[100];
+    memset(v, 'v', sizeof v);
+    sql(db, "BEGIN");
+    for (long i = 0; i < n; i++) {
+        snprintf(k, sizeof k, "%010ld", i);
+        sqlite3_reset(put);
+        sqlite3_bind_blob(put, 1, k, 10, SQLITE_TRANSIENT);
+        sqlite3_bind_blob(put, 2, v, sizeof v, SQLITE_TRANSIENT);
+        if (sqlite3_step(put) != SQLITE_DONE) exit(1);
+    }
+    sql(db, "COMMIT");
+    for (long from = 0; from < n; from += 100000) {
+        sql(db, "BEGIN");
+        for (long i = from; i < from + 100000 && i < n; i++) {
+            if (i % 10 == 0) continue;
+            snprintf(k, sizeof k, "%010ld", i);
+            sqlite3_reset(del);
+            sqlite3_bind_blob(del, 1, k, 10, SQLITE_TRANSIENT);
+            if (sqlite3_step(del) != SQLITE_DONE) exit(1);
+        }
+        sql(db, "COMMIT");
+    }
+    for (long c = 0; c < 1000; c++) {
+        snprintf(k, sizeof k, "%010ld", n + c * 10);
+        sqlite3_reset(put);
+        sqlite3_bind_blob(put, 1, k, 10, SQLITE_TRANSIENT);
+        sqlite3_bind_blob(put, 2, v, sizeof v, SQLITE_TRANSIENT);
+        if (sqlite3_step(put) != SQLITE_DONE) exit(1);
+    }
+    sql(db, "PRAGMA wal_checkpoint(TRUNCATE)");
+    long long before = fsize(path);
+    double t0 = now();
+    sql(db, "VACUUM");
+    sql(db, "PRAGMA wal_checkpoint(TRUNCATE)");
+    double took = now() - t0;
+    printf("sqlite (no auto_vacuum), same steps: file %.1f MiB; VACUUM (exclusive) %.0f ms -> %.1f MiB\n",
+           (double)before / 1048576.0, took * 1e3, (double)fsize(path) / 1048576.0);
+    sqlite3_finalize(put);
+    sqlite3_finalize(del);
+    sqlite3_close(db);
+    unlink(path), unlink(wal), unlink(shm);
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : "/tmp";
     long n = argc > 2 ? atol(argv[2]) : 1000000;
     run(dir, n, 1);
     run(dir, n, 0);
+    sqlite_run(dir, n);
     return 0;
 }
