@@ -117,11 +117,11 @@ extension LinkingObjects {
         }
         let originColumn = origin.columns[linking.originColumn]
         orStop { try checkCollectionKeyPaths(keyPaths, elements: origin, kind: "LinkingObjects<\(origin.name)>") }
-        let value = self
+        guard let identity = ObjectIdentity(owner) else { realmFatal(.invalidValue, "Only the LinkingObjects of a managed object can be observed.") }
         return realm.observeCollection("LinkingObjects", keyPaths: keyPaths, read: { core in
-            guard let owner = core.counterpart(of: owner) else { return nil }
+            guard let owner = core.counterpart(identity) else { return nil }
             return ObservedElements(ids: core.backlinkSources(originColumn, target: owner._key).map(keyIdentity), objectClass: origin)
-        }, value: { _ in value }, block)
+        }, value: self, block)
     }
 }
 

@@ -284,31 +284,6 @@ final class RowBatch {
     }
 }
 
-extension Results {
-    /// Calls `block` with `.initial` at the next turn, then with each change
-    /// (`keyPaths`: only changes to these properties count as modifications).
-    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
-                        _ block: @escaping (RealmCollectionChange<Results<Element>>) -> Void) -> NotificationToken {
-        if let queue { return RealmLite.observe(self, on: queue) { $0.observe(keyPaths: keyPaths, block) } }
-        let results = self
-        let info: ClassInfo
-        switch source {
-        case .all(let all): info = all
-        case .query(let plan): info = plan.info
-        }
-        orStop { try checkCollectionKeyPaths(keyPaths, elements: info, kind: "Results<\(info.name)>") }
-        return realmInstance.observeCollection("Results", keyPaths: keyPaths, read: { core in
-            guard let moved = results.source.moved(to: core) else { return nil }
-            let keys: [UInt64]
-            switch moved {
-            case .all(let info): keys = core.allKeys(info)
-            case .query(let plan): keys = plan.keys(core)
-            }
-            return ObservedElements(ids: keys.map(keyIdentity), objectClass: info)
-        }, value: { _ in results }, block)
-    }
-}
-
 extension ResultsSource {
     func moved(to core: RealmCore) -> ResultsSource? {
         switch self {

@@ -37,9 +37,32 @@ extension RealmCore {
     /// The object with `object`'s class and key as read through this core;
     /// nil if it does not exist in this core's version.
     func counterpart<T: ObjectBase>(of object: T) -> T? {
-        guard let info = object._info, !object._deleted,
-              isIncarnation(info, key: object._key, bornAt: object._born),
-              let found = self.object(info, key: object._key) else { return nil }
+        guard !object._deleted, let identity = ObjectIdentity(object), let found = counterpart(identity) else { return nil }
         return unsafeDowncast(found, to: T.self)
+    }
+
+    /// The object `identity` names as read through this core; nil if it
+    /// does not exist in this core's version.
+    func counterpart(_ identity: ObjectIdentity) -> ObjectBase? {
+        guard isIncarnation(identity.info, key: identity.key, bornAt: identity.born) else { return nil }
+        return object(identity.info, key: identity.key)
+    }
+}
+
+/// A managed object's class, key and incarnation, taken on its own thread:
+/// finds the object again in another version without touching the
+/// accessor, whose fields its thread may change meanwhile (the notifier
+/// reads versions on its own thread).
+struct ObjectIdentity: @unchecked Sendable {
+    // @unchecked: ClassInfo lives as long as its file (SharedEnv.retiredClasses).
+    unowned(unsafe) let info: ClassInfo
+    let key: UInt64
+    let born: Incarnation
+
+    init?(_ object: ObjectBase) {
+        guard let info = object._info else { return nil }
+        self.info = info
+        key = object._key
+        born = object._born
     }
 }

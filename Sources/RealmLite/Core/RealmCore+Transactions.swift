@@ -124,8 +124,10 @@ extension RealmCore {
     }
 
     /// Moves to the newest committed version. Returns true if it changed.
+    /// An explicit refresh() delivers notifications before it returns, as
+    /// RealmSwift's does; autorefresh has them computed on the notifier.
     @discardableResult
-    func refresh() -> Bool {
+    func refresh(notifyingAtOnce: Bool = true) -> Bool {
         verifyThread()
         guard write == nil, !isFrozen else { return false }
         let before = readState == .active ? readTxn.id : 0
@@ -134,7 +136,7 @@ extension RealmCore {
         renewReadTransaction()
         readState = .active
         let advanced = readTxn.id != before
-        if advanced && !observers.isEmpty { deliverNotifications() }
+        if advanced && !observers.isEmpty { deliverNotifications(synchronously: notifyingAtOnce) }
         return advanced
     }
 
@@ -185,7 +187,7 @@ extension RealmCore {
             if !core.autorefresh {
                 core.notifyRefreshRequired()
             } else if core.write == nil, core.readState == .active {
-                core.refresh() // delivers notifications
+                core.refresh(notifyingAtOnce: false) // notifications follow from the notifier
             }
         }
         if !scheduled { refreshScheduled.store(false, ordering: .releasing) }

@@ -96,9 +96,9 @@ final class ChangeStream<Change> {
     private var token: NotificationToken?
     private var core: RealmCore?
     private var observer: Observer?
-    /// The kind's own delivery: computes the change since the version the
-    /// observer last reported and passes it to the block (`computed`).
-    private var compute: ((Observer, RealmCore) -> Void)?
+    /// The change the notifier computed last, and between which versions.
+    private var ready: (base: RealmCore?, now: RealmCore, delivery: Delivery)?
+    /// Set by the observer's block while a delivery is applied.
     private var computed: Change?
     /// A delivery came while the consumer was busy: compute at its next call.
     private var dirty = true
@@ -118,25 +118,39 @@ final class ChangeStream<Change> {
         self.token = token
         self.core = core
         self.observer = observer
-        compute = observer.deliver
-        // Deliveries only mark the stream (and wake a waiting consumer): the
-        // observer stays at the version last handed out, and the change is
-        // computed when the consumer runs, at the version it then reads (the
-        // Realm may advance between a delivery and the consumer's turn).
-        observer.deliver = { [weak self] _, _ in
+        // Computed changes only mark the stream (and wake a waiting
+        // consumer): the observer stays at the version last handed out, and
+        // the consumer takes the change when it runs, at the version it then
+        // reads (the Realm may advance between a delivery and the consumer's
+        // turn: then the change is computed again, from the version last
+        // handed out, so one change covers every commit since).
+        observer.handoff = { [weak self] base, now, delivery in
             guard let self else { return }
+            ready = (base, now, delivery)
             dirty = true
             wakeup.wake()
         }
         return core
     }
 
-    /// Computes the change from the observer's version to the current one.
+    /// The change from the observer's version to the current one.
     private func pull(_ observer: Observer, _ core: RealmCore) -> Change? {
         dirty = false
         computed = nil
-        compute?(observer, core)
         defer { computed = nil }
+        guard let now = core.snapshotForObservers() else { return nil }
+        let base = observer.reported
+        let delivery: Delivery
+        if let ready, ready.base === base, ready.now.version == now.version {
+            delivery = ready.delivery
+        } else {
+            delivery = observer.compute(base, now)
+        }
+        ready = nil
+        observer.reported = now
+        if delivery.isLast { observer.cancelled.store(true, ordering: .releasing) }
+        delivery.advance()
+        delivery.notify?(core)
         return computed
     }
 

@@ -39,8 +39,8 @@ private struct MapEntries {
 
 extension CollectionField {
     /// The entries of this (map) field as read through `core`; nil if the owner is gone there.
-    fileprivate func mapEntries(in core: RealmCore) -> MapEntries? {
-        guard let owner = core.counterpart(of: owner) else { return nil }
+    fileprivate static func mapEntries(of owner: ObjectIdentity, column: Int, in core: RealmCore) -> MapEntries? {
+        guard let owner = core.counterpart(owner) else { return nil }
         let view = CollectionField(owner: owner, column: column).view
         var entries = MapEntries()
         entries.keys.reserveCapacity(view.count)
@@ -80,20 +80,19 @@ extension Map {
         let map = self
         let makeKey = Key.init(_rlmKeyBytes:)
         let key = { (bytes: [UInt8]) in bytes.withUnsafeBytes(makeKey) }
-        var last: MapEntries?
-        return field.realm.addObserver({ observer, core in
-            let previous = observer.reported
-            observer.reported = core.snapshotForObservers()
-            guard let now = field.mapEntries(in: core) else {
+        guard let owner = ObjectIdentity(field.owner) else { realmFatal(.invalidValue, "Only a managed Map can be observed.") }
+        let columnIndex = field.column
+        let state = Protected<MapEntries?>(nil) // as of the version reported
+        return field.realm.addObserver(what: "Map") { previous, core in
+            let last = state.withLock { $0 }
+            guard let now = CollectionField.mapEntries(of: owner, column: columnIndex, in: core) else {
                 // The owner was deleted: every key deleted, once.
-                if let old = last, !old.keys.isEmpty {
-                    last = MapEntries()
-                    block(.update(map, deletions: old.keys.map(key), insertions: [], modifications: []))
-                }
-                return
+                guard let old = last, !old.keys.isEmpty else { return Delivery() }
+                return Delivery(advance: { state.withLock { $0 = MapEntries() } },
+                                notify: { _ in block(.update(map, deletions: old.keys.map(key), insertions: [], modifications: [])) })
             }
-            defer { last = now }
-            guard let old = last, let previous else { return block(.initial(map)) }
+            let advance = { state.withLock { $0 = now } }
+            guard let old = last, let previous else { return Delivery(advance: advance, notify: { _ in block(.initial(map)) }) }
             let changedObjects = linked.map { core.changedKeys($0, from: previous, keyPaths: keyPaths) } ?? []
             var deletions: [Key] = [], insertions: [Key] = [], modifications: [Key] = []
             var i = 0, j = 0
@@ -114,9 +113,11 @@ extension Map {
                     j += 1
                 }
             }
-            if deletions.isEmpty && insertions.isEmpty && modifications.isEmpty { return }
-            block(.update(map, deletions: deletions, insertions: insertions, modifications: modifications))
-        }, what: "Map")
+            if deletions.isEmpty && insertions.isEmpty && modifications.isEmpty { return Delivery(advance: advance) }
+            return Delivery(advance: advance, notify: { _ in
+                block(.update(map, deletions: deletions, insertions: insertions, modifications: modifications))
+            })
+        }
     }
 }
 

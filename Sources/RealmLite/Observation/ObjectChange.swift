@@ -45,19 +45,17 @@ extension ObjectBase {
                   let index = info.columns.firstIndex(where: { $0.name == path[..<dot] }) else { continue }
             nested[index, default: []].append(String(path[path.index(after: dot)...]))
         }
-        var deleted = false
-        return realm.addObserver({ observer, core in
-            let previous = observer.reported
-            observer.reported = core.snapshotForObservers()
-            guard let previous, !deleted else { return } // the initial call reports nothing
-            guard let now = core.counterpart(of: object) else {
-                deleted = true
-                observer.cancelled.store(true, ordering: .releasing)
-                return block(.deleted)
+        guard let identity = ObjectIdentity(self) else { realmFatal(.invalidValue, "Only managed objects can be observed.") }
+        let deleted = Protected(false)
+        return realm.addObserver(what: "object") { previous, core in
+            // The initial call reports nothing.
+            guard let previous, !deleted.withLock({ $0 }) else { return Delivery() }
+            guard let now = core.counterpart(identity) else {
+                return Delivery(advance: { deleted.withLock { $0 = true } }, notify: { _ in block(.deleted) }, isLast: true)
             }
-            guard let before = previous.counterpart(of: object) else { return }
+            guard let before = previous.counterpart(identity) else { return Delivery() }
             let old = before._currentRecord(), new = now._currentRecord()
-            var changes: [PropertyChange] = []
+            var changedColumns: [Column] = []
             for column in info.columns {
                 if let keyPaths, !keyPaths.contains(where: { $0 == column.name || $0.hasPrefix(column.name + ".") }) { continue }
                 let slot = info.slots[column.index]
@@ -70,12 +68,19 @@ extension ObjectBase {
                         changed = linked.contains(where: modified.contains)
                     }
                 }
-                guard changed else { continue }
-                let accessor = column.property.accessor
-                changes.append(PropertyChange(name: column.name, oldValue: accessor.value(of: before), newValue: accessor.value(of: now)))
+                if changed { changedColumns.append(column) }
             }
-            if !changes.isEmpty { block(.change(object, changes)) }
-        }, what: "object")
+            guard !changedColumns.isEmpty else { return Delivery() }
+            // The values are read on the observer's thread: the old ones from
+            // the frozen version, the new ones from the live object, which
+            // reads the version this change was computed for (N2).
+            return Delivery(notify: { _ in
+                block(.change(object, changedColumns.map { column in
+                    let accessor = column.property.accessor
+                    return PropertyChange(name: column.name, oldValue: accessor.value(of: before), newValue: accessor.value(of: object))
+                }))
+            })
+        }
     }
 }
 

@@ -28,40 +28,41 @@ struct ObservedElements {
 }
 
 extension RealmCore {
-    /// Registers a collection observer. `read(core)` gives the collection's
-    /// elements as of `core` (nil: the collection is gone, e.g. its owner was
-    /// deleted); `value(core)` the collection to hand to the block.
+    /// Registers a collection observer whose change is found by comparing
+    /// the elements of two versions (a Myers diff, on the notifier).
+    /// `read(core)` gives the collection's elements as of a frozen `core`
+    /// (nil: the collection is gone, e.g. its owner was deleted) and may run
+    /// on any thread; `value` is the collection to hand to the block.
     func observeCollection<C>(_ what: String, keyPaths: [String]?,
                               read: @escaping (RealmCore) -> ObservedElements?,
-                              value: @escaping (RealmCore) -> C,
+                              value: C,
                               _ block: @escaping (RealmCollectionChange<C>) -> Void) -> NotificationToken {
-        var last: ObservedElements?
-        return addObserver({ observer, core in
-            let previous = observer.reported
-            observer.reported = core.snapshotForObservers()
-            guard let now = read(core) else {
+        let state = Protected<ObservedElements?>(nil) // as of the version reported
+        return addObserver(what: what) { base, now in
+            let last = state.withLock { $0 }
+            guard let elements = read(now) else {
                 // The owner of the collection was deleted: report it emptied, once.
-                if let old = last, !old.ids.isEmpty {
-                    last = ObservedElements(ids: [], objectClass: old.objectClass)
-                    block(.update(value(core), deletions: Array(old.ids.indices), insertions: [], modifications: []))
-                }
-                return
+                guard let old = last, !old.ids.isEmpty else { return Delivery() }
+                return Delivery(advance: { state.withLock { $0 = ObservedElements(ids: [], objectClass: old.objectClass) } },
+                                notify: { _ in block(.update(value, deletions: Array(old.ids.indices), insertions: [], modifications: [])) })
             }
-            defer { last = now }
-            guard let old = last, let previous else { return block(.initial(value(core))) }
-            let changed = now.objectClass.map { core.changedKeys($0, from: previous, keyPaths: keyPaths) } ?? []
-            var ids = now.ids
-            if let info = now.objectClass, info.keyedByPrimaryKey {
+            let advance = { state.withLock { $0 = elements } }
+            guard let old = last, let base else { return Delivery(advance: advance, notify: { _ in block(.initial(value)) }) }
+            let changed = elements.objectClass.map { now.changedKeys($0, from: base, keyPaths: keyPaths) } ?? []
+            var ids = elements.ids
+            if let info = elements.objectClass, info.keyedByPrimaryKey {
                 // A key deleted and added again is another object: a deletion and an insertion.
-                let deleted = core.deletedKeys(info, since: previous)
+                let deleted = now.deletedKeys(info, since: base)
                 if deleted?.isEmpty != true {
                     ids = ids.map { deleted?.contains($0) ?? true ? $0 + [0xFF] : $0 }
                 }
             }
             let change = collectionChange(old: old.ids, new: ids) { changed.contains($0) }
-            if change.deletions.isEmpty && change.insertions.isEmpty && change.modifications.isEmpty { return }
-            block(.update(value(core), deletions: change.deletions, insertions: change.insertions, modifications: change.modifications))
-        }, what: what)
+            if change.deletions.isEmpty && change.insertions.isEmpty && change.modifications.isEmpty { return Delivery(advance: advance) }
+            return Delivery(advance: advance, notify: { _ in
+                block(.update(value, deletions: change.deletions, insertions: change.insertions, modifications: change.modifications))
+            })
+        }
     }
 
     /// Keys of `info`'s objects whose record differs between `old` and this
@@ -163,7 +164,13 @@ extension RealmCore {
 extension CollectionField {
     /// The elements of this field as read through `core` (nil if the owner is gone there).
     func observedElements(in core: RealmCore) -> ObservedElements? {
-        guard let owner = core.counterpart(of: owner) else { return nil }
+        ObjectIdentity(owner).flatMap { Self.observedElements(of: $0, column: column, in: core) }
+    }
+
+    /// The elements of column `column` of the object `owner` names, as read
+    /// through `core` (nil if the owner is gone there); any thread.
+    static func observedElements(of owner: ObjectIdentity, column: Int, in core: RealmCore) -> ObservedElements? {
+        guard let owner = core.counterpart(owner) else { return nil }
         let field = CollectionField(owner: owner, column: column)
         let view = field.view
         let info = owner._info.unsafelyUnwrapped
@@ -180,12 +187,13 @@ extension CollectionField {
 
     func observe<C>(_ what: String, keyPaths: [String]?, value: C,
                     _ block: @escaping (RealmCollectionChange<C>) -> Void) -> NotificationToken {
-        let field = self
         stopIfOwnerInvalidated(what)
         let info = owner._info.unsafelyUnwrapped.columns[column]
         orStop { try checkCollectionKeyPaths(keyPaths, elements: info.isLink ? info.target : nil, kind: what) }
-        return realm.observeCollection(what, keyPaths: keyPaths, read: { field.observedElements(in: $0) },
-                                       value: { _ in value }, block)
+        guard let identity = ObjectIdentity(owner) else { realmFatal(.invalidValue, "Only a managed \(what) can be observed.") }
+        let column = self.column
+        return realm.observeCollection(what, keyPaths: keyPaths, read: { Self.observedElements(of: identity, column: column, in: $0) },
+                                       value: value, block)
     }
 }
 

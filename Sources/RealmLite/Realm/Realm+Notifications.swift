@@ -15,11 +15,9 @@ extension Realm {
 
     /// Calls `block` each time this Realm advances to a newer version.
     public func observe(_ block: @escaping NotificationBlock) -> NotificationToken {
-        let token = core.addObserver({ observer, core in
-            let first = observer.reported == nil
-            observer.reported = core.snapshotForObservers()
-            if !first { block(.didChange, Realm(core: core)) }
-        }, what: "Realm")
+        let token = core.addObserver(what: "Realm", inline: true) { base, _ in
+            Delivery(notify: base == nil ? nil : { core in block(.didChange, Realm(core: core)) })
+        }
         // The observer lives in the core's list and is only called by it.
         unowned(unsafe) let core = self.core
         token.observer?.refreshRequired = { block(.refreshRequired, Realm(core: core)) }

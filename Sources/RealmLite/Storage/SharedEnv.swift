@@ -36,6 +36,8 @@ final class SharedEnv: @unchecked Sendable {
     /// most of what opening a Realm cost.
     let decodedSchema = Protected<(bytes: [UInt8], schema: StoredSchema)?>(nil)
 
+    /// Computes observers' changes off their threads (ChangeNotifier.swift).
+    let notifier = ChangeNotifier()
     /// The live cores on this file, told when a commit lands.
     private let cores = LiveCores()
     /// Wakes the cores when another process commits (nil in memory).
@@ -56,6 +58,7 @@ final class SharedEnv: @unchecked Sendable {
 
     deinit {
         watcher?.stop() // before the env closes: its thread waits on the lock file
+        notifier.stop()
         cs_env_close(handle)
         Unmanaged.passUnretained(ownCommits).release() // the commit hook's reference
         let key = cacheKey

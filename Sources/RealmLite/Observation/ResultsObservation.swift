@@ -1,0 +1,152 @@
+import CStorage
+import Dispatch
+
+// Results observation. Results in key order (every object of a class, or
+// those whose own record passes the query, unsorted) get their change from
+// the engine's snapshot diff of the class's tree: the notifier reads only
+// the records that changed and finds their indexes in the keys it reported
+// last (KeyRanks), so a one-object commit costs the same at 500 objects as
+// at 5 million. Sorted, distinct or limited Results, and queries that read
+// other objects (links, backlinks, subqueries) or start from a collection,
+// are evaluated again on the notifier and compared element by element.
+
+extension Results {
+    /// Calls `block` with `.initial` at the next turn, then with each change
+    /// (`keyPaths`: only changes to these properties count as modifications).
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+                        _ block: @escaping (RealmCollectionChange<Results<Element>>) -> Void) -> NotificationToken {
+        if let queue { return RealmLite.observe(self, on: queue) { $0.observe(keyPaths: keyPaths, block) } }
+        let info: ClassInfo
+        var plan: QueryPlan?
+        switch source {
+        case .all(let all): info = all
+        case .query(let query):
+            info = query.info
+            plan = query
+        }
+        orStop { try checkCollectionKeyPaths(keyPaths, elements: info, kind: "Results<\(info.name)>") }
+        if plan?.isInKeyOrderOverOwnRecords ?? true {
+            return realmInstance.observeKeyOrdered(info, filter: plan?.compiled?.filter, plan: plan, keyPaths: keyPaths, value: self, block)
+        }
+        let source = self.source
+        return realmInstance.observeCollection("Results", keyPaths: keyPaths, read: { core in
+            guard let moved = source.moved(to: core) else { return nil }
+            let keys: [UInt64]
+            switch moved {
+            case .all(let info): keys = core.allKeys(info)
+            case .query(let plan): keys = plan.keys(core)
+            }
+            return ObservedElements(ids: keys.map(keyIdentity), objectClass: info)
+        }, value: self, block)
+    }
+}
+
+extension QueryPlan {
+    /// True if the matching objects are every object of the class in key
+    /// order, filtered by a predicate that reads only each object's own
+    /// record: then an object's membership changes only with its record.
+    var isInKeyOrderOverOwnRecords: Bool {
+        guard case .all = base, orderings.isEmpty else { return false }
+        return predicate?.readsOnlyOwnRecord(info) ?? true
+    }
+}
+
+extension QueryPredicate {
+    /// No key path leaves the object's record (links followed, backlinks,
+    /// subqueries, collection operators).
+    func readsOnlyOwnRecord(_ info: ClassInfo) -> Bool {
+        switch self {
+        case .constant: return true
+        case .and(let a, let b), .or(let a, let b): return a.readsOnlyOwnRecord(info) && b.readsOnlyOwnRecord(info)
+        case .not(let a): return a.readsOnlyOwnRecord(info)
+        case .comparison(let comparison):
+            return [comparison.left, comparison.right].allSatisfy { expression in
+                switch expression {
+                case .value, .list: return true
+                case .subquery: return false
+                case .keyPath(let path, _):
+                    guard path.count == 1, let column = info.columns.first(where: { $0.name == path[0] }) else { return false }
+                    return column.type != .linkingObjects
+                }
+            }
+        }
+    }
+}
+
+extension RealmCore {
+    /// Observes Results in key order (see the top of this file): the state
+    /// kept between deliveries is the keys reported last.
+    func observeKeyOrdered<C>(_ info: ClassInfo, filter: RowFilter?, plan: QueryPlan?, keyPaths: [String]?, value: C,
+                              _ block: @escaping (RealmCollectionChange<C>) -> Void) -> NotificationToken {
+        let state = Protected<KeyRanks?>(nil) // as of the version reported
+        return addObserver(what: "Results") { base, now in
+            guard let base, let reported = state.withLock({ $0 }) else {
+                let ranks = KeyRanks(plan?.moved(to: now)?.keys(now) ?? now.allKeys(info))
+                return Delivery(advance: { state.withLock { $0 = ranks } }, notify: { _ in block(.initial(value)) })
+            }
+            let change = now.keyOrderedChange(info, filter: filter, keyPaths: keyPaths, from: base, reported: reported)
+            let advance = {
+                state.withLock { ranks in
+                    for key in change.removed { ranks?.remove(key) }
+                    for key in change.added { ranks?.insert(key) }
+                }
+            }
+            if change.deletions.isEmpty && change.insertions.isEmpty && change.modifications.isEmpty { return Delivery(advance: advance) }
+            return Delivery(advance: advance, notify: { _ in
+                block(.update(value, deletions: change.deletions, insertions: change.insertions, modifications: change.modifications))
+            })
+        }
+    }
+
+    /// The change of key-ordered Results from `base` (where they were
+    /// `reported`) to this frozen core, and the keys that left and joined.
+    func keyOrderedChange(_ info: ClassInfo, filter: RowFilter?, keyPaths: [String]?, from base: RealmCore, reported: KeyRanks)
+        -> (deletions: [Int], insertions: [Int], modifications: [Int], removed: [UInt64], added: [UInt64]) {
+        // Each changed object that was or is in the Results.
+        var entries: [(key: UInt64, was: Bool, isIn: Bool)] = []
+        txn.changes(from: base.txn, in: info.objectsTree, "Comparing versions for a notification") { kind, key, _, newValue in
+            let k = keyValue(key)
+            let was = reported.contains(k)
+            var isIn = kind != CS_DIFF_DELETE
+            if isIn, let filter {
+                let record = currentRecord(info, k, newValue)
+                isIn = filter(self, RecordView(base: UnsafeRawPointer(record.data!), size: record.size), k)
+            }
+            if was || isIn { entries.append((k, was, isIn)) }
+        }
+        // A key deleted and added again is another object: a deletion and an insertion.
+        let reborn = deletedKeys(info, since: base)
+        let changed = changedKeys(info, from: base, keyPaths: keyPaths)
+        var deletions: [Int] = [], insertions: [Int] = [], modifications: [Int] = []
+        var removed: [UInt64] = [], added: [UInt64] = []
+        var deletedBefore = 0, insertedBefore = 0, seen = Set<UInt64>()
+        for entry in entries.sorted(by: { $0.key < $1.key }) {
+            seen.insert(entry.key)
+            let rank = reported.rank(of: entry.key).index
+            let identity = keyIdentity(entry.key)
+            let replaced = entry.was && entry.isIn && (reborn?.contains(identity) ?? true)
+            let leaves = entry.was && (!entry.isIn || replaced)
+            let joins = entry.isIn && (!entry.was || replaced)
+            if joins { insertions.append(rank - deletedBefore + insertedBefore) }
+            if leaves {
+                deletions.append(rank)
+                deletedBefore += 1
+                if !joins { removed.append(entry.key) }
+            }
+            if joins {
+                insertedBefore += 1
+                if !leaves { added.append(entry.key) }
+            }
+            if entry.was && entry.isIn && !replaced && changed.contains(identity) { modifications.append(rank) }
+        }
+        // Objects changed through a key path's link, their own record unchanged.
+        for identity in changed {
+            let key = identity.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
+            guard !seen.contains(key) else { continue }
+            let (rank, found) = reported.rank(of: key)
+            if found { modifications.append(rank) }
+        }
+        modifications.sort()
+        return (deletions, insertions, modifications, removed, added)
+    }
+}
