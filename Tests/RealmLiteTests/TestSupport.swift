@@ -21,10 +21,16 @@ class RealmTestCase: XCTestCase {
     var fileURL: URL { directory.appendingPathComponent("test.realm") }
 
     /// Lets the main queue run: scheduled notifications are delivered.
+    /// Runs the main queue until the notifier has no change in flight:
+    /// the next turn, and the turns that bring back what it computed.
     func nextTurn() {
-        let turn = expectation(description: "turn")
-        DispatchQueue.main.async { turn.fulfill() }
-        wait(for: [turn], timeout: 10)
+        for _ in 0..<10_000 {
+            let turn = expectation(description: "turn")
+            DispatchQueue.main.async { turn.fulfill() }
+            wait(for: [turn], timeout: 10)
+            if ChangeNotifier.inFlight.load(ordering: .acquiring) == 0 { return }
+            usleep(100)
+        }
     }
 
     func configuration(_ types: [ObjectBase.Type]? = allTestTypes, file: String = "test.realm") -> Realm.Configuration {

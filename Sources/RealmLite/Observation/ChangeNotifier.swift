@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 // The notifier: one thread per open file per process that computes
 // observers' changes (RealmCore+Observers.swift, N1-N3) between two frozen
@@ -16,6 +17,9 @@ final class ChangeNotifier: @unchecked Sendable {
     private var jobs: [() -> Void] = []
     private var thread: Thread?
     private var stopping = false
+    /// Changes being computed or on their way back, in every file (tests
+    /// wait for it to reach zero before checking what was delivered).
+    static let inFlight = Atomic<Int>(0)
 
     /// Runs `job` on the notifier thread, after the jobs before it.
     func enqueue(_ job: @escaping () -> Void) {
@@ -61,17 +65,49 @@ extension RealmCore {
     /// on the file's notifier, then hands it back to this core's context.
     func requestChange(for observer: Observer, to now: RealmCore) {
         observer.computing = true
-        let work = UncheckedSendable(value: (observer, observer.reported, now, observer.compute))
+        ChangeNotifier.inFlight.add(1, ordering: .relaxed)
+        let pending = PendingChange(observer: observer, base: observer.reported, now: now)
         let env = self.env, serial = self.serial, confinement = self.confinement
         env.notifier.enqueue {
-            let (observer, base, now, compute) = work.value
-            let delivery = observer.cancelled.load(ordering: .acquiring) ? Delivery() : compute(base, now)
-            let result = UncheckedSendable(value: (observer, base, now, delivery))
+            pending.compute()
             // Observers exist only in contexts that can be scheduled on (addObserver).
             _ = confinement.schedule {
-                let (observer, base, now, delivery) = result.value
+                defer { ChangeNotifier.inFlight.subtract(1, ordering: .releasing) }
+                guard let (observer, base, now, delivery) = pending.take() else { return }
                 env.liveCore(serial)?.receive(delivery, for: observer, from: base, to: now)
             }
         }
+    }
+}
+
+/// One observer's change in the making. Its references (the observer, and
+/// through it and the delivery the observed collection and its live Realm)
+/// are let go on the observer's thread, in `take()`: were the notifier the
+/// last to hold a live Realm, the Realm would end on the wrong thread.
+private final class PendingChange: @unchecked Sendable {
+    // @unchecked: written on the notifier before the hand-over to the
+    // observer's context (which orders it), then only there.
+    private var observer: Observer?
+    private let base: RealmCore?
+    private let now: RealmCore
+    private var delivery = Delivery()
+
+    init(observer: Observer, base: RealmCore?, now: RealmCore) {
+        self.observer = observer
+        self.base = base
+        self.now = now
+    }
+
+    func compute() {
+        guard let observer, !observer.cancelled.load(ordering: .acquiring) else { return }
+        delivery = observer.compute(base, now)
+    }
+
+    func take() -> (Observer, RealmCore?, RealmCore, Delivery)? {
+        defer {
+            observer = nil
+            delivery = Delivery()
+        }
+        return observer.map { ($0, base, now, delivery) }
     }
 }
