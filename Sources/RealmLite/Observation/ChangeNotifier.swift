@@ -35,6 +35,14 @@ final class ChangeNotifier: @unchecked Sendable {
         condition.signal()
     }
 
+    /// Lets `value` go on the notifier thread: an observer's previous state
+    /// (a large collection's elements) is freed there, not on the
+    /// observer's thread.
+    func release<Value>(_ value: Value) {
+        let box = UncheckedSendable(value: value)
+        enqueue { _ = box }
+    }
+
     /// Ends the thread once its queued jobs are done (the file is closing).
     /// Does not wait: the last job may be what closes the file.
     func stop() {

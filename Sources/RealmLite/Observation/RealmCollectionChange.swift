@@ -35,7 +35,7 @@ extension RealmCore {
     /// on any thread; `value` is the collection to hand to the block.
     func observeCollection<C>(_ what: String, keyPaths: [String]?,
                               read: @escaping (RealmCore) -> ObservedElements?,
-                              value: C,
+                              value: C, handover: @escaping (RealmCore) -> Void = { _ in },
                               _ block: @escaping (RealmCollectionChange<C>) -> Void) -> NotificationToken {
         let state = Protected<ObservedElements?>(nil) // as of the version reported
         return addObserver(what: what) { base, now in
@@ -44,10 +44,11 @@ extension RealmCore {
                 // The owner of the collection was deleted: report it emptied, once.
                 guard let old = last, !old.ids.isEmpty else { return Delivery() }
                 return Delivery(advance: { state.withLock { $0 = ObservedElements(ids: [], objectClass: old.objectClass) } },
-                                notify: { _ in block(.update(value, deletions: Array(old.ids.indices), insertions: [], modifications: [])) })
+                                notify: { live in handover(live); block(.update(value, deletions: Array(old.ids.indices), insertions: [], modifications: [])) })
             }
-            let advance = { state.withLock { $0 = elements } }
-            guard let old = last, let base else { return Delivery(advance: advance, notify: { _ in block(.initial(value)) }) }
+            let notifier = now.env.notifier
+            let advance = { notifier.release(state.withLock { state in defer { state = elements }; return state }) }
+            guard let old = last, let base else { return Delivery(advance: advance, notify: { live in handover(live); block(.initial(value)) }) }
             let changed = elements.objectClass.map { now.changedKeys($0, from: base, keyPaths: keyPaths) } ?? []
             var ids = elements.ids
             if let info = elements.objectClass, info.keyedByPrimaryKey {
@@ -58,8 +59,9 @@ extension RealmCore {
                 }
             }
             let change = collectionChange(old: old.ids, new: ids) { changed.contains($0) }
-            if change.deletions.isEmpty && change.insertions.isEmpty && change.modifications.isEmpty { return Delivery(advance: advance) }
-            return Delivery(advance: advance, notify: { _ in
+            if change.deletions.isEmpty && change.insertions.isEmpty && change.modifications.isEmpty { return Delivery(advance: advance, notify: handover) }
+            return Delivery(advance: advance, notify: { live in
+                handover(live)
                 block(.update(value, deletions: change.deletions, insertions: change.insertions, modifications: change.modifications))
             })
         }

@@ -29,15 +29,44 @@ extension Results {
             return realmInstance.observeKeyOrdered(info, filter: plan?.compiled?.filter, plan: plan, keyPaths: keyPaths, value: self, block)
         }
         let source = self.source
+        let rows = Protected<RowsHandover?>(nil)
         return realmInstance.observeCollection("Results", keyPaths: keyPaths, read: { core in
             guard let moved = source.moved(to: core) else { return nil }
             let keys: [UInt64]
             switch moved {
             case .all(let info): keys = core.allKeys(info)
-            case .query(let plan): keys = plan.keys(core)
+            case .query(let movedPlan):
+                keys = movedPlan.keys(core)
+                if let plan { rows.withLock { $0 = RowsHandover(plan, movedPlan, core) } }
             }
             return ObservedElements(ids: keys.map(keyIdentity), objectClass: info)
-        }, value: self, block)
+        }, value: self, handover: { live in rows.withLock { $0.take()?.adopt(in: live) } }, block)
+    }
+}
+
+/// The rows the notifier evaluated for a queried Results at the version of
+/// its change, for the live Results to adopt when the change is delivered.
+struct RowsHandover: @unchecked Sendable {
+    // @unchecked: the plan is used only on the observer's thread (adopt);
+    // the rows are immutable, and point into a version the live core pins
+    // when it adopts them (N2).
+    let plan: QueryPlan
+    let keys: [UInt64]
+    let records: [RecordView]
+    let version: UInt64
+
+    /// nil when the class's records span generations: records read in an
+    /// older layout are upgraded into memory owned by the frozen core's
+    /// thread, which the live Results must not keep.
+    init?(_ plan: QueryPlan, _ evaluated: QueryPlan, _ frozen: RealmCore) {
+        guard plan.info.generations == nil else { return nil }
+        self.plan = plan
+        (keys, records) = evaluated.rows(frozen)
+        version = frozen.version
+    }
+
+    func adopt(in live: RealmCore) {
+        if live.version == version { plan.adopt(keys: keys, records: records, in: live) }
     }
 }
 
@@ -80,9 +109,15 @@ extension RealmCore {
                               _ block: @escaping (RealmCollectionChange<C>) -> Void) -> NotificationToken {
         let state = Protected<KeyRanks?>(nil) // as of the version reported
         return addObserver(what: "Results") { base, now in
+            // A queried Results gets the rows of the new version with its change.
+            let evaluated = plan?.moved(to: now)
+            let rows = plan.flatMap { plan in evaluated.flatMap { RowsHandover(plan, $0, now) } }
             guard let base, let reported = state.withLock({ $0 }) else {
-                let ranks = KeyRanks(plan?.moved(to: now)?.keys(now) ?? now.allKeys(info))
-                return Delivery(advance: { state.withLock { $0 = ranks } }, notify: { _ in block(.initial(value)) })
+                let ranks = KeyRanks(rows?.keys ?? evaluated?.keys(now) ?? now.allKeys(info))
+                return Delivery(advance: { state.withLock { $0 = ranks } }, notify: { live in
+                    rows?.adopt(in: live)
+                    block(.initial(value))
+                })
             }
             let change = now.keyOrderedChange(info, filter: filter, keyPaths: keyPaths, from: base, reported: reported)
             let advance = {
@@ -91,8 +126,11 @@ extension RealmCore {
                     for key in change.added { ranks?.insert(key) }
                 }
             }
-            if change.deletions.isEmpty && change.insertions.isEmpty && change.modifications.isEmpty { return Delivery(advance: advance) }
-            return Delivery(advance: advance, notify: { _ in
+            if change.deletions.isEmpty && change.insertions.isEmpty && change.modifications.isEmpty {
+                return Delivery(advance: advance, notify: rows.map { rows in { live in rows.adopt(in: live) } })
+            }
+            return Delivery(advance: advance, notify: { live in
+                rows?.adopt(in: live)
                 block(.update(value, deletions: change.deletions, insertions: change.insertions, modifications: change.modifications))
             })
         }

@@ -139,6 +139,18 @@ final class QueryPlan {
         return (cachedKeys, cachedRecords)
     }
 
+    /// Takes rows another thread evaluated on a frozen core at the version
+    /// `realm` (live) reads now: the notifier hands a Results its new rows
+    /// with its change, so the observer's thread does not evaluate the query
+    /// again. The record pointers are into that version's pages, which the
+    /// live core pins too.
+    func adopt(keys: [UInt64], records: [RecordView], in realm: RealmCore) {
+        guard !realm.isFrozen else { return }
+        cachedKeys = keys
+        cachedRecords = records
+        cachedGeneration = realm.generation
+    }
+
     private func refresh(_ realm: RealmCore) {
         if cachedGeneration == realm.generation && cachedGeneration != 0 { return }
         var rows = Rows()
