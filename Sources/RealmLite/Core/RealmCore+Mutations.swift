@@ -36,17 +36,23 @@ extension RealmCore {
 }
 
 /// Sets the properties of an unmanaged object from a create() value (also
-/// nested values for links); returns the properties given.
+/// nested values for links); returns the properties given. With `realm`
+/// (create), managed objects it must not link to are copied
+/// (CreateValueCopies.swift).
 func assignProperties(of object: ObjectBase, _ descriptor: ClassDescriptor, from value: Any, realm: RealmCore?) throws -> Set<Int> {
     var provided = Set<Int>()
+    func set(_ index: Int, _ item: Any) throws {
+        let item = try realm.map { try copyingManagedObjects(item, into: $0) } ?? item
+        try descriptor.properties[index].accessor.setValue(item, on: object, realm: realm)
+        provided.insert(index)
+    }
     if let dictionary = value as? [String: Any] {
         for (name, item) in dictionary {
             guard let index = descriptor.propertyIndex[name] else {
                 throw Realm.Error(.invalidValue, "Invalid property name '\(name)' for class '\(descriptor.name)'.")
             }
             guard descriptor.properties[index].isStored else { continue }
-            try descriptor.properties[index].accessor.setValue(item, on: object, realm: realm)
-            provided.insert(index)
+            try set(index, item)
         }
     } else if let array = value as? [Any] {
         let stored = descriptor.properties.indices.filter { descriptor.properties[$0].isStored }
@@ -55,15 +61,12 @@ func assignProperties(of object: ObjectBase, _ descriptor: ClassDescriptor, from
         guard array.count <= stored.count else {
             throw Realm.Error(.invalidValue, "Invalid array for class '\(descriptor.name)': at most \(stored.count) values (\(stored.map { descriptor.properties[$0].name }.joined(separator: ", "))), got \(array.count); pass a dictionary to set properties by name.")
         }
-        for (index, item) in zip(stored, array) {
-            try descriptor.properties[index].accessor.setValue(item, on: object, realm: realm)
-            provided.insert(index)
-        }
+        for (index, item) in zip(stored, array) { try set(index, item) }
     } else if let source = value as? ObjectBase, type(of: source).className() == descriptor.name {
+        if source.isInvalidated { throw Realm.Error.invalidated(descriptor.name) }
+        let sourceDescriptor = try source._info?.descriptor ?? SchemaDiscovery.descriptor(for: type(of: source))
         for (index, property) in descriptor.properties.enumerated() where property.isStored {
-            let sourceDescriptor = try source._info?.descriptor ?? SchemaDiscovery.descriptor(for: type(of: source))
-            try property.accessor.setValue(sourceDescriptor.properties[index].accessor.value(of: source), on: object, realm: realm)
-            provided.insert(index)
+            try set(index, sourceDescriptor.properties[index].accessor.value(of: source))
         }
     } else {
         throw Realm.Error(.invalidValue, "Invalid value '\(value)' of type '\(type(of: value))' to create a '\(descriptor.name)': pass a [String: Any] dictionary, an array of property values, or a \(descriptor.name).")

@@ -28,6 +28,9 @@ open class ObjectBase: CustomStringConvertible, Hashable {
     final var _deleted = false
     /// Keyed classes: when this accessor was made (RealmCore.accessorStamp).
     final var _born = Incarnation.never
+    /// The core's `invalidations` when this accessor was made: one made
+    /// before `realm.invalidate()` stays invalidated.
+    final var _invalidations: UInt64 = 0
 
     /// An unmanaged object whose properties hold their declared defaults.
     /// Subclasses override it (`required`) through ``Object/init()`` or
@@ -40,7 +43,7 @@ open class ObjectBase: CustomStringConvertible, Hashable {
     /// True once the object was deleted, or its write transaction cancelled.
     public var isInvalidated: Bool {
         guard let realm = _realm, let info = _info else { return false }
-        if _deleted { return true }
+        if _deleted || _invalidations != realm.invalidations { return true }
         if _recordGeneration == realm.generation, _record != nil { return false }
         return realm.loadRecord(info, _key) == nil || !realm.isSameIncarnation(self, info)
     }
@@ -86,31 +89,6 @@ open class ObjectBase: CustomStringConvertible, Hashable {
         }
     }
 
-    /// Reads or writes a property by name (key-value coding): `dog["age"]`
-    /// is `dog.age` as `Any?`. An unknown name or a value of the wrong type
-    /// stops with ``Realm/Error/Code/invalidValue``; writing a managed
-    /// object's property needs a write transaction, as a setter does.
-    public subscript(key: String) -> Any? {
-        get {
-            guard let (descriptor, index) = propertyIndex(key) else {
-                realmFatal(.invalidValue, "'\(Self.className())' has no property named '\(key)'.")
-            }
-            return descriptor.properties[index].accessor.value(of: self)
-        }
-        set {
-            guard let (descriptor, index) = propertyIndex(key) else {
-                realmFatal(.invalidValue, "'\(Self.className())' has no property named '\(key)'.")
-            }
-            orStop(otherwise: .invalidValue) { try descriptor.properties[index].accessor.setValue(newValue as Any, on: self, realm: _realm) }
-        }
-    }
-
-    private func propertyIndex(_ name: String) -> (ClassDescriptor, Int)? {
-        guard let descriptor = _info?.descriptor ?? (try? SchemaDiscovery.descriptor(for: type(of: self))),
-              let index = descriptor.propertyIndex[name] else { return nil }
-        return (descriptor, index)
-    }
-
     open var description: String {
         if _realm != nil && isInvalidated { return "[invalid object]" }
         guard let descriptor = _info?.descriptor ?? (try? SchemaDiscovery.descriptor(for: type(of: self))) else {
@@ -142,6 +120,7 @@ open class ObjectBase: CustomStringConvertible, Hashable {
         _slots = info.slots
         _layout = info.layout
         _key = key
+        _invalidations = core.invalidations
         if info.keyedByPrimaryKey { _born = core.accessorStamp() }
     }
 
@@ -160,7 +139,7 @@ open class ObjectBase: CustomStringConvertible, Hashable {
 
     @usableFromInline @inline(never)
     final func _reloadRecord() -> RecordView {
-        guard let realm = _realm, let info = _info, !_deleted,
+        guard let realm = _realm, let info = _info, !_deleted, _invalidations == realm.invalidations,
               let value = realm.loadRecord(info, _key), realm.isSameIncarnation(self, info) else {
             realmFatal(.invalidated(Self.className()))
         }

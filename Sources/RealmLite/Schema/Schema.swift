@@ -82,6 +82,9 @@ public struct Property: CustomStringConvertible, Equatable, Sendable {
     /// The property's name, as declared in the model class (and as queries and
     /// key-value coding spell it).
     public let name: String
+    /// The name of the column in the file: the same as ``name`` (RealmLite
+    /// stores properties under their Swift names).
+    public var columnName: String { name }
     /// The stored type: for a collection, the type of its elements.
     public let type: PropertyType
     /// True if the property (or each collection element) can hold nil.

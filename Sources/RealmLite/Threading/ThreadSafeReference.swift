@@ -115,10 +115,18 @@ public struct ThreadSafeReference<Confined: ThreadConfined>: @unchecked Sendable
         if threadConfined.isInvalidated {
             realmFatal(.invalidatedObject, "Cannot create a ThreadSafeReference to a deleted or invalidated \(Confined.self).")
         }
+        // Inside a write (allowed, as in RealmSwift) the reference is to the
+        // last committed version: what the other thread can see.
+        let frozen: Confined
         if realm.core.isInWriteTransaction {
-            realmFatal(.wrongTransactionState, "Cannot create a ThreadSafeReference inside a write transaction: commit first, so that the other thread can see what it refers to.")
+            let committed = orStop { try realm.core.freezeCommitted() }
+            guard let moved = threadConfined._rlmMoved(to: committed) else {
+                realmFatal(.wrongTransactionState, "Cannot create a ThreadSafeReference inside a write transaction to a \(Confined.self) created in it: commit first, so that the other thread can see what it refers to.")
+            }
+            frozen = moved
+        } else {
+            frozen = threadConfined.freeze()
         }
-        let frozen = threadConfined.freeze()
         box = Box(frozen: frozen, configuration: realm.configuration, version: frozen.realm?.core.version ?? 0)
     }
 
