@@ -5,17 +5,21 @@
 
 extension ObjectBase {
     /// Reads or writes a property by name (key-value coding): `dog["age"]`
-    /// is `dog.age` as `Any?`. An unknown name or a value of the wrong type
+    /// is `dog.age` as `Any?` (nil for a nil optional). An unknown name or a value of the wrong type
     /// stops with ``Realm/Error/Code/invalidValue``; writing a managed
     /// object's property needs a write transaction, as a setter does.
     public subscript(key: String) -> Any? {
         get {
             let (descriptor, index) = kvcProperty(key)
-            return descriptor.properties[index].accessor.value(of: self)
+            let value = descriptor.properties[index].accessor.value(of: self)
+            // An optional property gives its value or nil, not a nested Optional.
+            if let optional = value as? any AnyOptional { return optional.anyWrapped }
+            return value
         }
         set {
             let (descriptor, index) = kvcProperty(key)
-            orStop(otherwise: .invalidValue) { try descriptor.properties[index].accessor.setValue(newValue as Any, on: self, realm: _realm) }
+            let item: Any = newValue ?? (Optional<Any>.none as Any) // the value itself, not wrapped in Optional
+            orStop(otherwise: .invalidValue) { try descriptor.properties[index].accessor.setValue(item, on: self, realm: _realm) }
         }
     }
 
