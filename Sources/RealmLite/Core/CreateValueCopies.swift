@@ -41,8 +41,10 @@ func copyingManagedObjects(_ value: Any, into realm: RealmCore) throws -> Any {
         return try copyingManagedObjects(wrapped, into: realm)
     }
     if let object = value as? ObjectBase {
-        guard let owner = object._realm, owner !== realm || object is EmbeddedObject else { return object }
+        let isEmbedded = object is EmbeddedObject || (object as? DynamicObject)?.dynamicClassInfo?.isEmbedded == true
+        guard let owner = object._realm, owner !== realm || isEmbedded else { return object }
         if object.isInvalidated { throw Realm.Error.invalidated(type(of: object).className()) }
+        if object is DynamicObject { return try DynamicObject(className: object._className, value: object, realm: realm) }
         let type = type(of: object)
         let copy = type.init()
         _ = try assignProperties(of: copy, SchemaDiscovery.descriptor(for: type), from: object, realm: realm)

@@ -57,9 +57,10 @@ extension ObjectBase {
     /// The class's descriptor and the index of the property `name`; stops
     /// naming both when there is none.
     private func kvcProperty(_ name: String) -> (ClassDescriptor, Int) {
-        guard let descriptor = _info?.descriptor ?? (try? SchemaDiscovery.descriptor(for: type(of: self))),
+        guard let descriptor = _info?.descriptor ?? (self as? DynamicObject)?.unmanagedInfo?.descriptor
+                ?? (try? SchemaDiscovery.descriptor(for: type(of: self))),
               let index = descriptor.propertyIndex[name] else {
-            let className = _info?.name ?? Self.className()
+            let className = _className
             realmFatal(.invalidValue, "'\(className)' has no property named '\(name)': key-value coding takes the name of a persisted property.")
         }
         return (descriptor, index)

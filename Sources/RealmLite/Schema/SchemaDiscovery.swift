@@ -21,6 +21,9 @@ final class ClassDescriptor: @unchecked Sendable {
     let propertyIndex: [String: Int]
     let primaryKeyIndex: Int?
     let publicSchema: ObjectSchema
+    /// A class read from the stored schema for the dynamic API: its objects
+    /// are DynamicObjects, whose values no @Persisted field holds.
+    var isDynamic: Bool { type == DynamicObject.self }
 
     init(type: ObjectBase.Type, name: String, isEmbedded: Bool, properties: [PropertyDescriptor]) {
         self.type = type
@@ -46,6 +49,12 @@ struct PropertyDescriptor: @unchecked Sendable {
     /// For LinkingObjects: the linking property of the origin class.
     let originProperty: String?
     let accessor: any PropertyAccessor
+    /// The linked class's name when there is no Swift type to ask (classes
+    /// read through the dynamic API from the stored schema).
+    var storedObjectClassName: String? = nil
+
+    /// The linked (or origin) class's name, for links and linking objects.
+    var objectClassName: String? { shape.objectType?.className() ?? storedObjectClassName }
 
     var isStored: Bool { shape.type != .linkingObjects }
     var isLink: Bool { shape.type == .object }
@@ -53,7 +62,7 @@ struct PropertyDescriptor: @unchecked Sendable {
     var publicProperty: Property {
         Property(name: name, type: shape.type, isOptional: shape.isOptional, isPrimary: isPrimary,
                  isIndexed: isIndexed || isPrimary, isArray: shape.collection == .list, isSet: shape.collection == .set,
-                 isMap: shape.collection == .map, objectClassName: shape.objectType?.className(),
+                 isMap: shape.collection == .map, objectClassName: objectClassName,
                  linkOriginPropertyName: originProperty)
     }
 }

@@ -44,7 +44,7 @@ extension RealmCore {
             }
             return object._key
         }
-        guard let info = recording({ try classInfo(for: type(of: object)) }) else { return nil }
+        guard let info = recording({ try (object as? DynamicObject)?.unmanagedInfo ?? classInfo(for: type(of: object)) }) else { return nil }
         if info.isEmbedded && !asEmbedded {
             fail(Realm.Error(.invalidValue, "Embedded object of type '\(info.name)' cannot be added to a Realm on its own; assign it to a property of its parent object."))
             return nil
@@ -169,6 +169,11 @@ extension RealmCore {
             fail(Realm.Error(.objectTypeNotInSchema, "Object type '\(type(of: value).className())' is not in this Realm's schema."))
             return nil
         }
+        if value is DynamicObject, value._className != target.name {
+            // Typed links are checked by their types; a DynamicObject's class by name.
+            fail(Realm.Error(.invalidValue, "Cannot link an object of type '\(value._className)' where a '\(target.name)' is expected."))
+            return nil
+        }
         if value._realm === self, target.isEmbedded {
             if let (column, ownerKey) = owner, backlinkCount(column, target: value._key, source: ownerKey) > 0 { return value._key }
             fail(Realm.Error(.invalidValue, "Cannot link to an existing managed embedded object of type '\(target.name)': embedded objects have exactly one parent; assign a new unmanaged object instead."))
@@ -284,7 +289,7 @@ extension RealmCore {
         var cascade: [(ClassInfo, UInt64)] = []
         record.withUnsafeBytes { raw in
             let view = RecordView(base: raw.baseAddress!, size: raw.count)
-            for (source, c) in schemaState.incoming[ObjectIdentifier(info)] ?? [] {
+            for (source, c) in incomingLinks(info) {
                 let column = source.columns[c]
                 for sourceKey in backlinkSources(column, target: key) {
                     if source === info && sourceKey == key { continue }
