@@ -149,6 +149,14 @@ final class DynamicAPITests: RealmTestCase {
             typed.pets.append(Pet(value: ["name": "e"]))
         }
         XCTAssertEqual(typed.name, "bea")
+        XCTAssertTrue(dynamic == typed, "one row, read dynamically and typed")
+        XCTAssertEqual(Set<ObjectBase>([dynamic, typed]).count, 1)
+        // Frozen DynamicObjects read their version from any thread.
+        let frozen = dynamic.freeze()
+        let box = UncheckedBox(value: frozen)
+        let frozenName = onOtherThread(returning: { (box.value["name"] as? String) ?? "" })
+        XCTAssertEqual(frozenName, "bea")
+        XCTAssertEqual(frozen.dynamicList("pets").count, 4)
         XCTAssertEqual(typed.pets.map(\.name), ["a", "b", "c", "e"])
         XCTAssertEqual(realm.objects(Pet.self).count, 8)
         XCTAssertEqual(Set(realm.objects(Pet.self).map(\.name)).count, 8, "no two objects share a key")

@@ -61,8 +61,6 @@ public final class RealmCore {
     /// How many times invalidate() released the snapshot: accessors made
     /// before the last one are invalidated for good (as RealmSwift's).
     var invalidations: UInt64 = 0
-    /// The dynamic API's ClassInfos (DynamicSchema.swift), built on first use.
-    var dynamicSchema: SchemaState?
     var stampGeneration: UInt64 = 0
     /// A record buffer reused by inserts across writes (taken while in use,
     /// so nested inserts of linked objects get their own).

@@ -67,7 +67,8 @@ open class ObjectBase: CustomStringConvertible, Hashable {
         guard let object else { return false }
         if self === object { return true }
         guard let realm = _realm, let other = object._realm else { return false }
-        return realm === other && _info === object._info && _key == object._key
+        // By class name too: a DynamicObject and a typed object of one row are the same object.
+        return realm === other && _key == object._key && (_info === object._info || _info?.name == object._info?.name)
     }
 
     /// True if both are the same managed object (same Realm instance, class and
@@ -76,14 +77,13 @@ open class ObjectBase: CustomStringConvertible, Hashable {
     /// ``isSameObject(as:)``.
     public static func == (lhs: ObjectBase, rhs: ObjectBase) -> Bool { lhs.isSameObject(as: rhs) }
 
-    /// Hashes the identity that ``==(_:_:)`` compares (class and row for a
+    /// Hashes the identity that ``==(_:_:)`` compares (the row for a
     /// managed object, the instance for an unmanaged one), so managed objects
     /// can be put in sets and dictionary keys; the hash of an object changes
     /// when it is added to a Realm.
     public func hash(into hasher: inout Hasher) {
         if _realm != nil {
-            hasher.combine(_key)
-            hasher.combine(ObjectIdentifier(_info!))
+            hasher.combine(_key) // not the class: a DynamicObject equals its typed object
         } else {
             hasher.combine(ObjectIdentifier(self))
         }

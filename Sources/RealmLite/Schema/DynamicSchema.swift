@@ -18,7 +18,7 @@ extension RealmCore {
     /// schema changed (another program or a migration may add classes).
     func dynamicSchemaState() throws -> SchemaState {
         guard let stored = try readStoredSchema() else { return SchemaState.empty }
-        if let cached = dynamicSchema, cached.stored == stored { return cached }
+        if let cached = env.dynamicSchema.withLock({ $0 }), cached.stored == stored { return cached }
         var infos: [ClassInfo] = []
         for storedClass in stored.classes {
             let descriptor = ClassDescriptor(dynamicFrom: storedClass)
@@ -27,15 +27,22 @@ extension RealmCore {
             })
         }
         let state = SchemaState(classes: infos, stored: stored)
-        dynamicSchema = state
+        let replaced = env.dynamicSchema.withLock { current -> SchemaState? in
+            defer { current = state }
+            return current
+        }
+        // Objects hold their ClassInfo unretained (ObjectBase._info).
+        if let replaced { env.retiredClasses.withLock { $0 += replaced.classes } }
         return state
     }
 
     /// The dynamic ClassInfo of the stored class `name`; throws
     /// objectTypeNotInSchema when the file has no such class.
     func dynamicClassInfo(named name: String) throws -> ClassInfo {
-        guard let info = try dynamicSchemaState().byName[name] else {
-            throw Realm.Error(.objectTypeNotInSchema, "Object type '\(name)' is not stored in this Realm: the file's classes are \(dynamicSchema?.classes.map { "'\($0.name)'" }.sorted().joined(separator: ", ") ?? "none").")
+        let state = try dynamicSchemaState()
+        guard let info = state.byName[name] else {
+            let names = state.classes.map { "'\($0.name)'" }.sorted().joined(separator: ", ")
+            throw Realm.Error(.objectTypeNotInSchema, "Object type '\(name)' is not stored in this Realm: the file's classes are \(names.isEmpty ? "none" : names).")
         }
         return info
     }
@@ -43,7 +50,10 @@ extension RealmCore {
     /// The (class, link column) pairs that link to `info`'s objects: from
     /// the dynamic schema for a dynamic class, else from the program's.
     func incomingLinks(_ info: ClassInfo) -> [(ClassInfo, Int)] {
-        if info.descriptor.isDynamic, let state = dynamicSchema { return state.incoming[ObjectIdentifier(info)] ?? [] }
+        if info.descriptor.isDynamic, let state = try? dynamicSchemaState() {
+            // By name: `info` may be of a state since replaced.
+            return state.byName[info.name].flatMap { state.incoming[ObjectIdentifier($0)] } ?? []
+        }
         return schemaState.incoming[ObjectIdentifier(info)] ?? []
     }
 
