@@ -186,6 +186,7 @@ final class DynamicAPITests: RealmTestCase {
         XCTAssertNil(realm.schema["Unicorn"])
         try writeOwner(realm)
         XCTAssertEqual(realm.dynamicObjects("Owner").first?.objectSchema, owner)
+        XCTAssertTrue(realm.dynamicObjects("Owner").first?.objectSchema.objectClass == DynamicObject.self)
     }
 
     func testMisuseStops() {

@@ -113,6 +113,8 @@ final class KeyValueCodingTests: RealmTestCase {
         XCTAssertEqual(schema["pets"]?.objectClassName, "Pet")
         XCTAssertEqual(schema["petMap"]?.isMap, true)
         XCTAssertEqual(schema["name"]?.columnName, "name")
+        XCTAssertTrue(schema.objectClass == Owner.self)
+        XCTAssertFalse(schema.isAsymmetric)
         XCTAssertEqual(Pet().objectSchema["listedBy"]?.linkOriginPropertyName, "pets")
         let realm = try openRealm()
         XCTAssertEqual(realm.schema["Address"]?.isEmbedded, true)

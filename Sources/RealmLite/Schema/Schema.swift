@@ -126,12 +126,26 @@ public struct ObjectSchema: CustomStringConvertible, Equatable, Sendable {
     public let properties: [Property]
     /// True for an ``EmbeddedObject`` subclass.
     public let isEmbedded: Bool
+    /// Always false: RealmLite has no asymmetric (sync-only) objects.
+    public var isAsymmetric: Bool { false }
+    /// The Swift class of the objects: the model class, or ``DynamicObject``
+    /// for a class read from the stored schema (the dynamic API, a
+    /// migration's old schema).
+    public var objectClass: AnyClass { objectType ?? DynamicObject.self }
+    /// The model class, when the schema was read from one.
+    var objectType: ObjectBase.Type? = nil
     /// The primary key property, or nil if the class has none.
     public var primaryKeyProperty: Property? { properties.first { $0.isPrimary } }
 
     /// The property named `propertyName`, or nil if the class has none.
     public subscript(propertyName: String) -> Property? {
         properties.first { $0.name == propertyName }
+    }
+
+    /// True if both describe the same class (name, properties, kind),
+    /// whether read from a model class or from the file.
+    public static func == (lhs: ObjectSchema, rhs: ObjectSchema) -> Bool {
+        lhs.className == rhs.className && lhs.properties == rhs.properties && lhs.isEmbedded == rhs.isEmbedded
     }
 
     public var description: String {

@@ -32,7 +32,8 @@ final class ClassDescriptor: @unchecked Sendable {
         self.properties = properties
         propertyIndex = Dictionary(properties.enumerated().map { ($0.element.name, $0.offset) }, uniquingKeysWith: { a, _ in a })
         primaryKeyIndex = properties.firstIndex { $0.isPrimary }
-        publicSchema = ObjectSchema(className: name, properties: properties.map(\.publicProperty), isEmbedded: isEmbedded)
+        publicSchema = ObjectSchema(className: name, properties: properties.map(\.publicProperty), isEmbedded: isEmbedded,
+                                    objectType: type == DynamicObject.self ? nil : type)
     }
 
     /// Classes this one links to (links, collections of objects, origins).
