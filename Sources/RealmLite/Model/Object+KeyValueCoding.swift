@@ -5,9 +5,10 @@
 
 extension ObjectBase {
     /// Reads or writes a property by name (key-value coding): `dog["age"]`
-    /// is `dog.age` as `Any?` (nil for a nil optional). An unknown name or a value of the wrong type
-    /// stops with ``Realm/Error/Code/invalidValue``; writing a managed
-    /// object's property needs a write transaction, as a setter does.
+    /// is `dog.age` as `Any?` (nil for a nil optional). An unknown name or
+    /// a value of the wrong type stops with ``Realm/Error/Code/invalidValue``;
+    /// writing a managed object's property needs a write transaction, as a
+    /// setter does.
     public subscript(key: String) -> Any? {
         get {
             let (descriptor, index) = kvcProperty(key)

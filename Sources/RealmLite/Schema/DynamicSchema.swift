@@ -122,7 +122,9 @@ private func dynamicAccessor(_ property: StoredProperty, index: Int, className: 
         case .set: return make(MutableSet<DynamicObject>.self)
         case .map: return make(Map<String, DynamicObject?>.self)
         }
-    case .any: return make(String?.self) // not stored by RealmLite (PropertyType.any)
+    case .any:
+        // RealmLite stores no AnyRealmValue property (discovery refuses it), so no file has one.
+        realmFatal(.invalidSchema, "Property '\(className).\(property.name)' is of type 'mixed', which RealmLite does not read.")
     }
 }
 
