@@ -84,6 +84,13 @@ final class KeyValueCodingTests: RealmTestCase {
         let listedBy = owner.pets[0].listedBy
         XCTAssertEqual((listedBy.value(forKey: "id") as? [Any?])?.compactMap { $0 as? Int }, [1])
         XCTAssertEqual((AnyRealmCollection(results).value(forKey: "name") as? [Any?])?.count, 3)
+        // A nil link reads as nil, not as an Optional inside the Any.
+        try realm.write { realm.create(Owner.self, value: ["id": 2, "best": ["name": "b"]]) }
+        let best = try XCTUnwrap(realm.objects(Owner.self).sorted(byKeyPath: "id").value(forKey: "best") as? [Any?])
+        XCTAssertEqual(best.count, 2)
+        XCTAssertNil(best[0])
+        XCTAssertEqual((best[1] as? Pet)?.name, "b")
+        XCTAssertNil(owner["best"])
     }
 
     func testMapIsKeyed() throws {
