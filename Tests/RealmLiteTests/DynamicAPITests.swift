@@ -172,6 +172,35 @@ final class DynamicAPITests: RealmTestCase {
         XCTAssertEqual(updated.pets.count, 4)
     }
 
+    func testDynamicObjectsAndResultsAreObserved() throws {
+        let realm = try openRealm()
+        try writeOwner(realm)
+        let dynamic = try XCTUnwrap(realm.dynamicObject(ofType: "Owner", forPrimaryKey: 1))
+        var changes: [[String]] = []
+        var newNames: [String?] = []
+        let token = dynamic.observe { change in
+            if case .change(_, let properties) = change {
+                changes.append(properties.map(\.name))
+                newNames.append(properties.first?.newValue as? String)
+            }
+        }
+        let pets = realm.dynamicObjects("Pet")
+        var counts: [Int] = []
+        let resultsToken = pets.observe { change in
+            if case .update(let results, _, _, _) = change { counts.append(results.count) }
+        }
+        nextTurn()
+        try realm.write { realm.object(ofType: Owner.self, forPrimaryKey: 1)!.name = "zoe" }
+        nextTurn()
+        try realm.write { realm.dynamicCreate("Pet", value: ["name": "new"]) }
+        nextTurn()
+        XCTAssertEqual(changes, [["name"]])
+        XCTAssertEqual(newNames, ["zoe"])
+        XCTAssertEqual(counts, [6])
+        token.invalidate()
+        resultsToken.invalidate()
+    }
+
     func testSchemaDescribesTheStoredClasses() throws {
         let realm = try openRealm()
         let owner = try XCTUnwrap(realm.schema["Owner"])
