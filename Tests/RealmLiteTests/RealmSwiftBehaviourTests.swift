@@ -111,7 +111,7 @@ final class RealmSwiftBehaviourTests: RealmTestCase {
         case "referenceToObjectCreatedInWrite":
             realm.beginWrite()
             let owner = realm.create(Owner.self, value: ["id": 1])
-            _ = ThreadSafeReference(to: owner)
+            _ = ThreadSafeReference(to: owner.pets)
         default:
             XCTFail("unknown scenario \(name)")
         }
@@ -142,8 +142,27 @@ final class RealmSwiftBehaviourTests: RealmTestCase {
         XCTAssertEqual(pets, 1)
     }
 
-    func testThreadSafeReferenceToAnObjectCreatedInTheWriteStops() {
-        assertStops("referenceToObjectCreatedInWrite", printing: "created in it: commit first",
+    // ThreadSafeReferenceTests.testInvalidThreadSafeReferenceUsage makes a
+    // reference to an object created in the write it is made in.
+    func testThreadSafeReferenceToAnObjectCreatedInTheWrite() throws {
+        let realm = try openRealm()
+        realm.beginWrite()
+        let owner = realm.create(Owner.self, value: ["id": 1, "name": "new"])
+        let reference = ThreadSafeReference(to: owner)
+        try realm.commitWrite()
+        realm.beginWrite()
+        let cancelled = ThreadSafeReference(to: realm.create(Owner.self, value: ["id": 2]))
+        realm.cancelWrite()
+        let config = configuration()
+        let names = try XCTUnwrap(onOtherThread(returning: { () -> [String?] in
+            let other = try Realm(configuration: config)
+            return [other.resolve(reference)?.name, other.resolve(cancelled)?.name]
+        }))
+        XCTAssertEqual(names, ["new", nil], "resolved after the commit; a cancelled write's object is nil")
+    }
+
+    func testThreadSafeReferenceToAListOfAnObjectCreatedInTheWriteStops() {
+        assertStops("referenceToObjectCreatedInWrite", printing: "whose object was created in it: commit first",
                     runner: "RealmLiteTests.RealmSwiftBehaviourTests/testRunStopScenario")
     }
 
