@@ -31,10 +31,10 @@ extension ObjectBase {
 
     /// The value at a dotted key path: `"owner.name"` follows the `owner`
     /// link (a nil link gives nil); a collection on the way gives an array
-    /// of each element's value, as RealmSwift does.
+    /// of each element's value, as RealmSwift does; `self` names the object.
     public func value(forKeyPath keyPath: String) -> Any? {
         var current: Any? = self
-        for name in keyPath.split(separator: ".").map(String.init) {
+        for name in keyPath.split(separator: ".").map(String.init) where name != "self" {
             switch current {
             case let object as ObjectBase: current = object[name]
             case let collection as any RealmCollection: current = collection.value(forKey: name)
