@@ -201,6 +201,24 @@ final class RealmSwiftBehaviourTests: RealmTestCase {
         }
     }
 
+    func testCreateCopiesACycleOfAnotherRealmOnce() throws {
+        let realm = try openRealm()
+        let other = try Realm(configuration: configuration(file: "other.realm"))
+        let a = try other.write { () -> Node in
+            let a = other.create(Node.self, value: ["label": "a", "next": ["label": "b"]])
+            a.next!.next = a
+            return a
+        }
+        let copy = try realm.write { realm.create(Node.self, value: a) }
+        XCTAssertEqual(realm.objects(Node.self).count, 2)
+        XCTAssertEqual(copy.next?.label, "b")
+        XCTAssertTrue(copy.next!.next!.isSameObject(as: copy))
+        // A DynamicObject of another Realm is copied too.
+        let dynamicCopy = try realm.write { realm.dynamicCreate("Node", value: other.dynamicObjects("Node").filter("label == 'b'").first!) }
+        XCTAssertEqual((dynamicCopy["next"] as? DynamicObject)?["label"] as? String, "a")
+        XCTAssertEqual(realm.objects(Node.self).count, 4)
+    }
+
     // ObjectCreationTests.testCreateEmbeddedFromManagedObjectInSameRealm:
     // embedded objects are copied; linking one elsewhere is an error.
     func testCreateCopiesEmbeddedObjectsOfTheSameRealm() throws {

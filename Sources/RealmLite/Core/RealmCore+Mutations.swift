@@ -36,6 +36,7 @@ extension RealmCore {
     /// DynamicObject for dynamicCreate).
     func create(_ object: ObjectBase, _ info: ClassInfo, value: Any, update: UpdatePolicy) {
         let write = requireWrite("create an object of type '\(info.name)'")
+        defer { write.copies = [:] }
         guard let provided = recording(otherwise: .invalidValue, { try assignProperties(of: object, info.descriptor, from: value, realm: self) }) else { return }
         write.withUpdatePolicy(update) { insert(object, update: update, mask: update == .error ? nil : provided, in: write) }
     }
@@ -71,6 +72,7 @@ func assignProperties(of object: ObjectBase, _ descriptor: ClassDescriptor, from
         for (index, item) in zip(stored, array) { try set(index, item) }
     } else if let source = value as? ObjectBase, source._className == descriptor.name {
         if source.isInvalidated { throw Realm.Error.invalidated(descriptor.name) }
+        if let realm { noteCopy(object, of: source, into: realm) }
         // By name: a DynamicObject's properties are in the stored order.
         let sourceDescriptor = try (source as? DynamicObject)?.dynamicClassInfo?.descriptor ?? source._info?.descriptor
             ?? SchemaDiscovery.descriptor(for: type(of: source))
