@@ -5,6 +5,13 @@ import XCTest
 // Places where RealmSwift's own tests expect behaviour RealmLite did not
 // have: short value arrays, deleting a deleted object, objects(Object.self).
 
+/// A keyed class that can link to itself (cycles with existing objects).
+final class KeyedNode: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var label = ""
+    @Persisted var next: KeyedNode?
+}
+
 final class RealmSwiftBehaviourTests: RealmTestCase {
     func testShortArrayGivesTheRemainingPropertiesTheirDefaults() throws {
         let realm = try openRealm()
@@ -217,6 +224,32 @@ final class RealmSwiftBehaviourTests: RealmTestCase {
         let dynamicCopy = try realm.write { realm.dynamicCreate("Node", value: other.dynamicObjects("Node").filter("label == 'b'").first!) }
         XCTAssertEqual((dynamicCopy["next"] as? DynamicObject)?["label"] as? String, "a")
         XCTAssertEqual(realm.objects(Node.self).count, 4)
+    }
+
+    // add/create with update of a cycle whose objects exist: each object is
+    // updated once (this recursed without end).
+    func testUpdatingACycleOfExistingObjects() throws {
+        let realm = try Realm(configuration: configuration([KeyedNode.self]))
+        try realm.write { realm.create(KeyedNode.self, value: ["id": 1, "label": "old"]) }
+        let a = KeyedNode(value: ["id": 1, "label": "a"]), b = KeyedNode(value: ["id": 2, "label": "b"])
+        a.next = b
+        b.next = a
+        try realm.write { realm.add(a, update: .modified) }
+        XCTAssertEqual(realm.objects(KeyedNode.self).count, 2)
+        let stored = try XCTUnwrap(realm.object(ofType: KeyedNode.self, forPrimaryKey: 1))
+        XCTAssertEqual(stored.label, "a")
+        XCTAssertEqual(stored.next?.label, "b")
+        XCTAssertTrue(stored.next!.next!.isSameObject(as: stored))
+
+        let other = try Realm(configuration: configuration([KeyedNode.self], file: "other.realm"))
+        let source = try other.write { () -> KeyedNode in
+            let x = other.create(KeyedNode.self, value: ["id": 1, "label": "x", "next": ["id": 2, "label": "y"]])
+            x.next!.next = x
+            return x
+        }
+        try realm.write { realm.create(KeyedNode.self, value: source, update: .modified) }
+        XCTAssertEqual(realm.objects(KeyedNode.self).map(\.label), ["x", "y"])
+        XCTAssertTrue(stored.next!.next!.isSameObject(as: stored))
     }
 
     // ObjectCreationTests.testCreateEmbeddedFromManagedObjectInSameRealm:

@@ -136,6 +136,13 @@ extension RealmCore {
     /// columns that differ (all of them, or those in mask).
     private func updateExisting(_ object: ObjectBase, _ info: ClassInfo, key: UInt64, mask: Set<Int>?,
                                 in write: WriteTransaction) -> UInt64? {
+        // Managed from here on (as in insert), so that objects linking back
+        // to it (a cycle) link to the existing object instead of updating it
+        // again without end. Its values are still read from its fields.
+        object._attach(to: self, info, key: key)
+        object._recordGeneration = 0
+        write.inserting.insert(ObjectIdentifier(object))
+        defer { write.inserting.remove(ObjectIdentifier(object)) }
         var writer = _RecordWriter(info: info, realm: self)
         let encoded: Void? = recording {
             for column in info.storageOrder {
@@ -147,8 +154,6 @@ extension RealmCore {
             }
         }
         guard encoded != nil else { return nil }
-        object._attach(to: self, info, key: key)
-        object._recordGeneration = 0
         writer.bytes.withUnsafeBytes { raw in
             let view = RecordView(base: raw.baseAddress!, size: raw.count)
             for column in info.storageOrder where column != info.primaryKeyColumn && (mask?.contains(column) ?? true) {
