@@ -307,7 +307,8 @@ final class ThreadingTests: RealmTestCase {
         realm.invalidate()
         cs_env_active_versions(realm.core.env.handle, &pinned)
         XCTAssertEqual(pinned, 0, "no snapshot held after invalidate()")
-        XCTAssertEqual(account.balance, 100, "the next read takes the newest version")
+        XCTAssertTrue(account.isInvalidated, "objects read before invalidate() are invalidated, as in RealmSwift")
+        XCTAssertEqual(realm.objects(Account.self).first?.balance, 100, "the next read takes the newest version")
         XCTAssertEqual(realm.objects(Account.self).count, 2)
     }
 

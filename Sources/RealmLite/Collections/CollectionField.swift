@@ -46,6 +46,27 @@ struct CollectionField {
         bytes.withUnsafeBytes { realm.updateColumn(owner, column, isNull: false, $0, linkDelta: delta) }
     }
 
+    /// A stored element as `E`. Objects as DynamicObjects are of the
+    /// column's linked class, which their type does not say (the dynamic
+    /// API); every other type decodes itself.
+    @inline(__always)
+    func decode<E: _RealmElement>(_ bytes: UnsafeRawBufferPointer) -> E {
+        if E.self == DynamicObject.self { return dynamicElement(bytes) as! E }
+        if E.self == Optional<DynamicObject>.self {
+            return (bytes.first == 1 ? dynamicElement(UnsafeRawBufferPointer(rebasing: bytes[1...])) : nil) as! E
+        }
+        return E._rlmDecodeElement(bytes, realm)
+    }
+
+    private func dynamicElement(_ bytes: UnsafeRawBufferPointer) -> DynamicObject {
+        let key = UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self))
+        let column = owner._info.unsafelyUnwrapped.columns[column]
+        guard let target = column.target, let object = realm.object(target, key: key) as? DynamicObject else {
+            realmFatal(.invalidated(column.property.objectClassName ?? "DynamicObject"))
+        }
+        return object
+    }
+
     /// The index of an element with exactly these bytes, if any.
     func firstIndex(of bytes: [UInt8]) -> Int? {
         let view = self.view

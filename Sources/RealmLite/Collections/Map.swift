@@ -47,7 +47,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
             let view = field.view
             let search = key._rlmKeyBytes.withUnsafeBytes { mapSearch(view, $0) }
             guard search.found else { return nil }
-            return Value._rlmDecodeElement(MapEntry.split(view.element(search.index)).value, field.realm)
+            return field.decode(MapEntry.split(view.element(search.index)).value)
         }
         set {
             if let newValue { updateValue(newValue, forKey: key) } else { removeObject(for: key) }
@@ -109,10 +109,9 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
             return unmanaged.sorted { $0.key._rlmKeyBytes.lexicographicallyPrecedes($1.key._rlmKeyBytes) }.map { ($0.key, $0.value) }
         }
         let view = field.view
-        let realm = field.realm
         return (0..<view.count).map { i in
             let (key, value) = MapEntry.split(view.element(i))
-            return (Key(_rlmKeyBytes: key), Value._rlmDecodeElement(value, realm))
+            return (Key(_rlmKeyBytes: key), field.decode(value) as Value)
         }
     }
 
@@ -123,6 +122,42 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
 
     /// True if `key` has a value.
     public func contains(key: Key) -> Bool { self[key] != nil }
+
+    /// The value stored under `key`, or nil (key-value coding: the map's
+    /// keys are its keys, as in RealmSwift).
+    public func value(forKey key: String) -> AnyObject? {
+        self[Self.key(key)].map { $0 as AnyObject }
+    }
+
+    /// The value stored under the first component of `keyPath`; the rest,
+    /// if any, is read from it (`"home.city"`: the `city` of the object
+    /// stored under `"home"`).
+    public func value(forKeyPath keyPath: String) -> AnyObject? {
+        let parts = keyPath.split(separator: ".", maxSplits: 1).map(String.init)
+        guard let first = parts.first, let value = self.value(forKey: first) else { return nil }
+        guard parts.count > 1 else { return value }
+        guard let object = value as? ObjectBase else {
+            realmFatal(.invalidValue, "Cannot read '\(parts[1])' of the \(Value.self) under '\(first)': key paths go through objects.")
+        }
+        return object.value(forKeyPath: parts[1]).map { $0 as AnyObject }
+    }
+
+    private static func key(_ string: String) -> Key { Array(string.utf8).withUnsafeBytes { Key(_rlmKeyBytes: $0) } }
+
+    /// Stores `value` under `key` (nil removes the key), converted to the
+    /// map's value type; a managed map needs a write transaction. A value
+    /// of the wrong type stops with ``Realm/Error/Code/invalidValue``.
+    public func setValue(_ value: Any?, forKey key: String) {
+        let mapKey = Self.key(key)
+        guard let value, !isNil(value) else {
+            removeObject(for: mapKey) // as `map[key] = nil`
+            return
+        }
+        guard let converted = orStop(otherwise: .invalidValue, { try Value._rlmConvert(value, field?.realm) }) else {
+            realmFatal(.invalidValue, "Invalid value '\(value)' of type '\(type(of: value))' for key '\(key)' of a Map of \(Value.self).")
+        }
+        updateValue(converted, forKey: mapKey)
+    }
 
     public func makeIterator() -> IndexingIterator<[SingleMapEntry<Key, Value>]> {
         asKeyValueSequence().map { SingleMapEntry(key: $0.key, value: $0.value) }.makeIterator()

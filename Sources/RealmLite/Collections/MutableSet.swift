@@ -30,7 +30,7 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
         guard let field else { return unmanaged[position] }
         let view = field.view
         field.checkIndex(position, view.count)
-        return Element._rlmDecodeElement(view.element(position), field.realm)
+        return field.decode(view.element(position))
     }
 
     /// True if the set holds `object` (values compared by stored value, objects

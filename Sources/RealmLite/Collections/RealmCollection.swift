@@ -146,17 +146,12 @@ extension RealmCollection {
     /// (`"owner.name"` follows the `owner` link; a nil link gives nil). An
     /// unknown property stops with ``Realm/Error/Code/invalidValue``.
     public func value(forKeyPath keyPath: String) -> Any? {
-        let names = keyPath.split(separator: ".").map(String.init)
-        return map { element -> Any? in
-            var current: Any? = element
-            for name in names where name != "self" {
-                guard let object = current as? ObjectBase else {
-                    if current == nil { return nil }
-                    realmFatal(.invalidValue, "Cannot read '\(name)' of \(type(of: current!)): key paths go through objects.")
-                }
-                current = object[name]
+        map { element -> Any? in
+            if let object = element as? ObjectBase { return object.value(forKeyPath: keyPath) }
+            guard keyPath.split(separator: ".").allSatisfy({ $0 == "self" }) else {
+                realmFatal(.invalidValue, "Cannot read '\(keyPath)' of \(Element.self): key paths go through objects.")
             }
-            return current
+            return element
         } as [Any?]
     }
 

@@ -26,6 +26,15 @@ extension RealmCore {
         return frozen
     }
 
+    /// A frozen core of the last committed version, also inside a write
+    /// transaction (then the version the write started from, without what
+    /// it changed): what a ThreadSafeReference hands over.
+    func freezeCommitted() throws -> RealmCore {
+        if write == nil { return try freeze() }
+        try checkThread()
+        return try RealmCore(freezing: self)
+    }
+
     /// The live core for this configuration in the calling context, at least
     /// at `version` (a frozen object may be newer than this thread's Realm).
     static func live(for configuration: Realm.Configuration, atLeast version: UInt64) throws -> RealmCore {

@@ -25,28 +25,42 @@ extension RealmCore {
     /// properties present in the dictionary are changed.
     @discardableResult
     func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) -> T {
-        let write = requireWrite("create an object of type '\(type.className())'")
+        requireWrite("create an object of type '\(type.className())'")
         let object = T()
-        guard let descriptor = recording({ try classInfo(for: type).descriptor }),
-              let provided = recording(otherwise: .invalidValue, { try assignProperties(of: object, descriptor, from: value, realm: self) }) else { return object }
-        write.withUpdatePolicy(update) { insert(object, update: update, mask: update == .error ? nil : provided, in: write) }
+        guard let info = recording({ try classInfo(for: type) }) else { return object }
+        create(object, info, value: value, update: update)
         return object
+    }
+
+    /// create() into a new unmanaged `object` of `info` (typed, or a
+    /// DynamicObject for dynamicCreate).
+    func create(_ object: ObjectBase, _ info: ClassInfo, value: Any, update: UpdatePolicy) {
+        let write = requireWrite("create an object of type '\(info.name)'")
+        defer { write.copies = [:] }
+        guard let provided = recording(otherwise: .invalidValue, { try assignProperties(of: object, info.descriptor, from: value, realm: self) }) else { return }
+        write.withUpdatePolicy(update) { insert(object, update: update, mask: update == .error ? nil : provided, in: write) }
     }
 
 }
 
 /// Sets the properties of an unmanaged object from a create() value (also
-/// nested values for links); returns the properties given.
+/// nested values for links); returns the properties given. With `realm`
+/// (create), managed objects it must not link to are copied
+/// (CreateValueCopies.swift).
 func assignProperties(of object: ObjectBase, _ descriptor: ClassDescriptor, from value: Any, realm: RealmCore?) throws -> Set<Int> {
     var provided = Set<Int>()
+    func set(_ index: Int, _ item: Any) throws {
+        let item = try realm.map { try copyingManagedObjects(item, into: $0) } ?? item
+        try descriptor.properties[index].accessor.setValue(item, on: object, realm: realm)
+        provided.insert(index)
+    }
     if let dictionary = value as? [String: Any] {
         for (name, item) in dictionary {
             guard let index = descriptor.propertyIndex[name] else {
                 throw Realm.Error(.invalidValue, "Invalid property name '\(name)' for class '\(descriptor.name)'.")
             }
             guard descriptor.properties[index].isStored else { continue }
-            try descriptor.properties[index].accessor.setValue(item, on: object, realm: realm)
-            provided.insert(index)
+            try set(index, item)
         }
     } else if let array = value as? [Any] {
         let stored = descriptor.properties.indices.filter { descriptor.properties[$0].isStored }
@@ -55,15 +69,16 @@ func assignProperties(of object: ObjectBase, _ descriptor: ClassDescriptor, from
         guard array.count <= stored.count else {
             throw Realm.Error(.invalidValue, "Invalid array for class '\(descriptor.name)': at most \(stored.count) values (\(stored.map { descriptor.properties[$0].name }.joined(separator: ", "))), got \(array.count); pass a dictionary to set properties by name.")
         }
-        for (index, item) in zip(stored, array) {
-            try descriptor.properties[index].accessor.setValue(item, on: object, realm: realm)
-            provided.insert(index)
-        }
-    } else if let source = value as? ObjectBase, type(of: source).className() == descriptor.name {
+        for (index, item) in zip(stored, array) { try set(index, item) }
+    } else if let source = value as? ObjectBase, source._className == descriptor.name {
+        if source.isInvalidated { throw Realm.Error.invalidated(descriptor.name) }
+        if let realm { noteCopy(object, of: source, into: realm) }
+        // By name: a DynamicObject's properties are in the stored order.
+        let sourceDescriptor = try (source as? DynamicObject)?.dynamicClassInfo?.descriptor ?? source._info?.descriptor
+            ?? SchemaDiscovery.descriptor(for: type(of: source))
         for (index, property) in descriptor.properties.enumerated() where property.isStored {
-            let sourceDescriptor = try source._info?.descriptor ?? SchemaDiscovery.descriptor(for: type(of: source))
-            try property.accessor.setValue(sourceDescriptor.properties[index].accessor.value(of: source), on: object, realm: realm)
-            provided.insert(index)
+            guard let sourceIndex = sourceDescriptor.propertyIndex[property.name] else { continue }
+            try set(index, sourceDescriptor.properties[sourceIndex].accessor.value(of: source))
         }
     } else {
         throw Realm.Error(.invalidValue, "Invalid value '\(value)' of type '\(type(of: value))' to create a '\(descriptor.name)': pass a [String: Any] dictionary, an array of property values, or a \(descriptor.name).")
@@ -94,7 +109,7 @@ extension RealmCore {
         // Every object of a class that links nowhere and that nothing links
         // to: clearing its trees is the same as deleting each object.
         if let (core, info) = (objects as? WholeClassResults)?.wholeClass, core === self,
-           info.linkColumns.isEmpty, schemaState.incoming[ObjectIdentifier(info)]?.isEmpty ?? true {
+           info.linkColumns.isEmpty, incomingLinks(info).isEmpty {
             clearClass(info)
             generation &+= 1
             return

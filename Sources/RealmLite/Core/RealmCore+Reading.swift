@@ -50,6 +50,7 @@ extension RealmCore {
         object._recordSize = record.size
         object._recordGeneration = generation
         object._deleted = false
+        object._invalidations = invalidations
         if info.keyedByPrimaryKey { object._born = accessorStamp() }
     }
 

@@ -148,6 +148,8 @@ extension RealmCore {
         guard !isFrozen else { return }
         if asyncWrites.hasPending { try? runAsyncWritesNow() }
         if write != nil { cancelWriteTransaction() }
+        invalidations &+= 1
+        generation &+= 1 // accessors re-read, and find themselves invalidated
         guard readState == .active else { return }
         closeReadCursors()
         readTxn.reset()

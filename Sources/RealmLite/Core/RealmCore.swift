@@ -58,6 +58,9 @@ public final class RealmCore {
     var schemaState: SchemaState
     /// Accessor stamps of keyed classes (Incarnation.swift), cached per generation.
     var stamp = Incarnation.never
+    /// How many times invalidate() released the snapshot: accessors made
+    /// before the last one are invalidated for good (as RealmSwift's).
+    var invalidations: UInt64 = 0
     var stampGeneration: UInt64 = 0
     /// A record buffer reused by inserts across writes (taken while in use,
     /// so nested inserts of linked objects get their own).
@@ -126,7 +129,9 @@ public final class RealmCore {
         env = live.env
         schemaState = live.schemaState
         metaTree = live.metaTree
-        readTxn = try live.readTxn.clone("Pinning the version to freeze")
+        // In a write the read transaction is reset: pin the last committed
+        // version, which is the one the write started from.
+        readTxn = try live.write == nil ? live.readTxn.clone("Pinning the version to freeze") : live.env.beginRead()
         hot = .allocate(capacity: 1)
         hot.initialize(to: HotState(generation: 1, confinedToken: 0, isFrozen: true))
         reads = nil

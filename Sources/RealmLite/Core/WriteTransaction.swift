@@ -29,6 +29,9 @@ final class WriteTransaction {
     private(set) var updatePolicy: UpdatePolicy = .error
     /// Objects whose insert is in progress, so that cycles can link back to them.
     var inserting = Set<ObjectIdentifier>()
+    /// The copies the create() in progress made of other Realms' objects
+    /// (CreateValueCopies.swift): one copy per object, so a cycle ends.
+    var copies: [CopiedObject: ObjectBase] = [:]
     /// Keyed classes (Incarnation.swift): this attempt's random number, and
     /// its deletes counted from 0.
     let attempt = UInt64.random(in: 1...UInt64.max)

@@ -28,6 +28,9 @@ open class ObjectBase: CustomStringConvertible, Hashable {
     final var _deleted = false
     /// Keyed classes: when this accessor was made (RealmCore.accessorStamp).
     final var _born = Incarnation.never
+    /// The core's `invalidations` when this accessor was made: one made
+    /// before `realm.invalidate()` stays invalidated.
+    final var _invalidations: UInt64 = 0
 
     /// An unmanaged object whose properties hold their declared defaults.
     /// Subclasses override it (`required`) through ``Object/init()`` or
@@ -40,7 +43,7 @@ open class ObjectBase: CustomStringConvertible, Hashable {
     /// True once the object was deleted, or its write transaction cancelled.
     public var isInvalidated: Bool {
         guard let realm = _realm, let info = _info else { return false }
-        if _deleted { return true }
+        if _deleted || _invalidations != realm.invalidations { return true }
         if _recordGeneration == realm.generation, _record != nil { return false }
         return realm.loadRecord(info, _key) == nil || !realm.isSameIncarnation(self, info)
     }
@@ -64,7 +67,8 @@ open class ObjectBase: CustomStringConvertible, Hashable {
         guard let object else { return false }
         if self === object { return true }
         guard let realm = _realm, let other = object._realm else { return false }
-        return realm === other && _info === object._info && _key == object._key
+        // By class name too: a DynamicObject and a typed object of one row are the same object.
+        return realm === other && _key == object._key && (_info === object._info || _info?.name == object._info?.name)
     }
 
     /// True if both are the same managed object (same Realm instance, class and
@@ -73,42 +77,16 @@ open class ObjectBase: CustomStringConvertible, Hashable {
     /// ``isSameObject(as:)``.
     public static func == (lhs: ObjectBase, rhs: ObjectBase) -> Bool { lhs.isSameObject(as: rhs) }
 
-    /// Hashes the identity that ``==(_:_:)`` compares (class and row for a
+    /// Hashes the identity that ``==(_:_:)`` compares (the row for a
     /// managed object, the instance for an unmanaged one), so managed objects
     /// can be put in sets and dictionary keys; the hash of an object changes
     /// when it is added to a Realm.
     public func hash(into hasher: inout Hasher) {
         if _realm != nil {
-            hasher.combine(_key)
-            hasher.combine(ObjectIdentifier(_info!))
+            hasher.combine(_key) // not the class: a DynamicObject equals its typed object
         } else {
             hasher.combine(ObjectIdentifier(self))
         }
-    }
-
-    /// Reads or writes a property by name (key-value coding): `dog["age"]`
-    /// is `dog.age` as `Any?`. An unknown name or a value of the wrong type
-    /// stops with ``Realm/Error/Code/invalidValue``; writing a managed
-    /// object's property needs a write transaction, as a setter does.
-    public subscript(key: String) -> Any? {
-        get {
-            guard let (descriptor, index) = propertyIndex(key) else {
-                realmFatal(.invalidValue, "'\(Self.className())' has no property named '\(key)'.")
-            }
-            return descriptor.properties[index].accessor.value(of: self)
-        }
-        set {
-            guard let (descriptor, index) = propertyIndex(key) else {
-                realmFatal(.invalidValue, "'\(Self.className())' has no property named '\(key)'.")
-            }
-            orStop(otherwise: .invalidValue) { try descriptor.properties[index].accessor.setValue(newValue as Any, on: self, realm: _realm) }
-        }
-    }
-
-    private func propertyIndex(_ name: String) -> (ClassDescriptor, Int)? {
-        guard let descriptor = _info?.descriptor ?? (try? SchemaDiscovery.descriptor(for: type(of: self))),
-              let index = descriptor.propertyIndex[name] else { return nil }
-        return (descriptor, index)
     }
 
     open var description: String {
@@ -142,6 +120,7 @@ open class ObjectBase: CustomStringConvertible, Hashable {
         _slots = info.slots
         _layout = info.layout
         _key = key
+        _invalidations = core.invalidations
         if info.keyedByPrimaryKey { _born = core.accessorStamp() }
     }
 
@@ -160,7 +139,7 @@ open class ObjectBase: CustomStringConvertible, Hashable {
 
     @usableFromInline @inline(never)
     final func _reloadRecord() -> RecordView {
-        guard let realm = _realm, let info = _info, !_deleted,
+        guard let realm = _realm, let info = _info, !_deleted, _invalidations == realm.invalidations,
               let value = realm.loadRecord(info, _key), realm.isSameIncarnation(self, info) else {
             realmFatal(.invalidated(Self.className()))
         }

@@ -11,10 +11,18 @@ func withLinkBytes<R>(_ key: UInt64, _ body: (UnsafeRawBufferPointer) -> R) -> R
 extension ObjectBase: _RealmOptionalWrapped, RealmCollectionValue {
     public class var _rlmShape: _PropertyShape { _PropertyShape(type: .object, objectType: self) }
 
-    /// Accepts an instance, or a dictionary/array describing a new one.
+    /// Accepts an instance, a DynamicObject of the class, or a
+    /// dictionary/array describing a new one.
     public static func _rlmConvert(_ value: Any, _ realm: RealmCore?) throws -> Self? {
         if let object = value as? Self { return object }
-        guard value is [String: Any] || value is [Any] else { return nil }
+        if let dynamic = value as? DynamicObject, dynamic._className == className() {
+            // The same object as this type, if it is in `realm`; else a copy.
+            if let realm, dynamic._realm === realm, let typed = realm.object(try realm.classInfo(for: self), key: dynamic._key) as? Self {
+                return typed
+            }
+        } else if !(value is [String: Any] || value is [Any]) {
+            return nil
+        }
         let object = self.init()
         _ = try assignProperties(of: object, SchemaDiscovery.descriptor(for: self), from: value, realm: realm)
         return object
@@ -64,7 +72,7 @@ extension ObjectBase: _RealmOptionalWrapped, RealmCollectionValue {
     }
 
     public static func _rlmEncodeElement(_ value: ObjectBase, _ out: inout [UInt8], _ realm: RealmCore) throws {
-        let target = try realm.classInfo(for: type(of: value))
+        let target = try (value as? DynamicObject)?.dynamicClassInfo ?? realm.classInfo(for: type(of: value))
         guard let key = realm.linkKey(for: value, target: target) else {
             throw realm.write?.error ?? Realm.Error(.invalidValue, "Cannot store object of type '\(target.name)'.")
         }

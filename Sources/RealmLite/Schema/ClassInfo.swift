@@ -96,8 +96,9 @@ final class ClassInfo: @unchecked Sendable {
         let accessors = descriptor.properties.map(\.accessor)
         self.accessors = accessors
         primaryKeyValueType = descriptor.primaryKeyIndex.map { accessors[$0].valueType }
-        columnFieldOffsets = .allocate(capacity: columns.count)
-        for (index, accessor) in accessors.enumerated() { columnFieldOffsets[index] = accessor.columnFieldOffset }
+        // DynamicObjects have no @Persisted fields to bind.
+        columnFieldOffsets = .allocate(capacity: descriptor.isDynamic ? 0 : columns.count)
+        for (index, accessor) in accessors.enumerated() where !descriptor.isDynamic { columnFieldOffsets[index] = accessor.columnFieldOffset }
         let keyColumn = stored.keyedByPrimaryKey == true ? descriptor.primaryKeyIndex : nil
         keyedByPrimaryKey = keyColumn != nil
         // Record order: the stored storage columns, retired ones included
@@ -186,8 +187,7 @@ final class SchemaState: @unchecked Sendable {
         var incoming: [ObjectIdentifier: [(ClassInfo, Int)]] = [:]
         for info in classes {
             for column in info.columns {
-                guard let targetType = column.property.shape.objectType,
-                      let target = byName[targetType.className()] else { continue }
+                guard let targetName = column.property.objectClassName, let target = byName[targetName] else { continue }
                 column.target = target
                 if column.isLink { incoming[ObjectIdentifier(target), default: []].append((info, column.index)) }
             }

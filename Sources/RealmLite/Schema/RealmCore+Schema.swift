@@ -10,6 +10,9 @@ extension RealmCore {
     /// The ClassInfo of a model class, registering it on first use when the
     /// configuration has no objectTypes list.
     func classInfo(for type: ObjectBase.Type) throws -> ClassInfo {
+        if type == DynamicObject.self {
+            throw Realm.Error(.objectTypeNotInSchema, "DynamicObject is not a class of the schema: read and create objects by class name with realm.dynamicObjects(_:) and realm.dynamicCreate(_:value:update:).")
+        }
         if type == Object.self || type == EmbeddedObject.self || type == ObjectBase.self {
             throw Realm.Error(.objectTypeNotInSchema, "'\(type)' is the base class of models, not a model: name a subclass, e.g. realm.objects(Dog.self).")
         }
@@ -289,7 +292,8 @@ extension RealmCore {
     /// A new object key: never reused, even after deletes (kept in the meta
     /// tree, saved at commit).
     func newObjectKey(_ info: ClassInfo, in write: WriteTransaction) throws -> UInt64 {
-        for counter in write.nextKeys where counter.info === info {
+        // By name too: a class's dynamic ClassInfo (DynamicSchema.swift) shares its keys.
+        for counter in write.nextKeys where counter.info === info || counter.info.name == info.name {
             counter.next += 1
             return counter.next - 1
         }

@@ -82,6 +82,9 @@ public struct Property: CustomStringConvertible, Equatable, Sendable {
     /// The property's name, as declared in the model class (and as queries and
     /// key-value coding spell it).
     public let name: String
+    /// The name of the column in the file: the same as ``name`` (RealmLite
+    /// stores properties under their Swift names).
+    public var columnName: String { name }
     /// The stored type: for a collection, the type of its elements.
     public let type: PropertyType
     /// True if the property (or each collection element) can hold nil.
@@ -123,12 +126,26 @@ public struct ObjectSchema: CustomStringConvertible, Equatable, Sendable {
     public let properties: [Property]
     /// True for an ``EmbeddedObject`` subclass.
     public let isEmbedded: Bool
+    /// Always false: RealmLite has no asymmetric (sync-only) objects.
+    public var isAsymmetric: Bool { false }
+    /// The Swift class of the objects: the model class, or ``DynamicObject``
+    /// for a class read from the stored schema (the dynamic API, a
+    /// migration's old schema).
+    public var objectClass: AnyClass { objectType ?? DynamicObject.self }
+    /// The model class, when the schema was read from one.
+    var objectType: ObjectBase.Type? = nil
     /// The primary key property, or nil if the class has none.
     public var primaryKeyProperty: Property? { properties.first { $0.isPrimary } }
 
     /// The property named `propertyName`, or nil if the class has none.
     public subscript(propertyName: String) -> Property? {
         properties.first { $0.name == propertyName }
+    }
+
+    /// True if both describe the same class (name, properties, kind),
+    /// whether read from a model class or from the file.
+    public static func == (lhs: ObjectSchema, rhs: ObjectSchema) -> Bool {
+        lhs.className == rhs.className && lhs.properties == rhs.properties && lhs.isEmbedded == rhs.isEmbedded
     }
 
     public var description: String {

@@ -21,6 +21,9 @@ final class ClassDescriptor: @unchecked Sendable {
     let propertyIndex: [String: Int]
     let primaryKeyIndex: Int?
     let publicSchema: ObjectSchema
+    /// A class read from the stored schema for the dynamic API: its objects
+    /// are DynamicObjects, whose values no @Persisted field holds.
+    var isDynamic: Bool { type == DynamicObject.self }
 
     init(type: ObjectBase.Type, name: String, isEmbedded: Bool, properties: [PropertyDescriptor]) {
         self.type = type
@@ -29,7 +32,8 @@ final class ClassDescriptor: @unchecked Sendable {
         self.properties = properties
         propertyIndex = Dictionary(properties.enumerated().map { ($0.element.name, $0.offset) }, uniquingKeysWith: { a, _ in a })
         primaryKeyIndex = properties.firstIndex { $0.isPrimary }
-        publicSchema = ObjectSchema(className: name, properties: properties.map(\.publicProperty), isEmbedded: isEmbedded)
+        publicSchema = ObjectSchema(className: name, properties: properties.map(\.publicProperty), isEmbedded: isEmbedded,
+                                    objectType: type == DynamicObject.self ? nil : type)
     }
 
     /// Classes this one links to (links, collections of objects, origins).
@@ -46,6 +50,12 @@ struct PropertyDescriptor: @unchecked Sendable {
     /// For LinkingObjects: the linking property of the origin class.
     let originProperty: String?
     let accessor: any PropertyAccessor
+    /// The linked class's name when there is no Swift type to ask (classes
+    /// read through the dynamic API from the stored schema).
+    var storedObjectClassName: String? = nil
+
+    /// The linked (or origin) class's name, for links and linking objects.
+    var objectClassName: String? { shape.objectType?.className() ?? storedObjectClassName }
 
     var isStored: Bool { shape.type != .linkingObjects }
     var isLink: Bool { shape.type == .object }
@@ -53,7 +63,7 @@ struct PropertyDescriptor: @unchecked Sendable {
     var publicProperty: Property {
         Property(name: name, type: shape.type, isOptional: shape.isOptional, isPrimary: isPrimary,
                  isIndexed: isIndexed || isPrimary, isArray: shape.collection == .list, isSet: shape.collection == .set,
-                 isMap: shape.collection == .map, objectClassName: shape.objectType?.className(),
+                 isMap: shape.collection == .map, objectClassName: objectClassName,
                  linkOriginPropertyName: originProperty)
     }
 }

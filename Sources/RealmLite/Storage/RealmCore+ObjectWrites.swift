@@ -44,7 +44,7 @@ extension RealmCore {
             }
             return object._key
         }
-        guard let info = recording({ try classInfo(for: type(of: object)) }) else { return nil }
+        guard let info = recording({ try (object as? DynamicObject)?.unmanagedInfo ?? classInfo(for: type(of: object)) }) else { return nil }
         if info.isEmbedded && !asEmbedded {
             fail(Realm.Error(.invalidValue, "Embedded object of type '\(info.name)' cannot be added to a Realm on its own; assign it to a property of its parent object."))
             return nil
@@ -136,6 +136,13 @@ extension RealmCore {
     /// columns that differ (all of them, or those in mask).
     private func updateExisting(_ object: ObjectBase, _ info: ClassInfo, key: UInt64, mask: Set<Int>?,
                                 in write: WriteTransaction) -> UInt64? {
+        // Managed from here on (as in insert), so that objects linking back
+        // to it (a cycle) link to the existing object instead of updating it
+        // again without end. Its values are still read from its fields.
+        object._attach(to: self, info, key: key)
+        object._recordGeneration = 0
+        write.inserting.insert(ObjectIdentifier(object))
+        defer { write.inserting.remove(ObjectIdentifier(object)) }
         var writer = _RecordWriter(info: info, realm: self)
         let encoded: Void? = recording {
             for column in info.storageOrder {
@@ -147,8 +154,6 @@ extension RealmCore {
             }
         }
         guard encoded != nil else { return nil }
-        object._attach(to: self, info, key: key)
-        object._recordGeneration = 0
         writer.bytes.withUnsafeBytes { raw in
             let view = RecordView(base: raw.baseAddress!, size: raw.count)
             for column in info.storageOrder where column != info.primaryKeyColumn && (mask?.contains(column) ?? true) {
@@ -167,6 +172,11 @@ extension RealmCore {
     func linkKey(for value: ObjectBase, target: ClassInfo?, owner: (Column, UInt64)? = nil) -> UInt64? {
         guard let target else {
             fail(Realm.Error(.objectTypeNotInSchema, "Object type '\(type(of: value).className())' is not in this Realm's schema."))
+            return nil
+        }
+        if value is DynamicObject, value._className != target.name {
+            // Typed links are checked by their types; a DynamicObject's class by name.
+            fail(Realm.Error(.invalidValue, "Cannot link an object of type '\(value._className)' where a '\(target.name)' is expected."))
             return nil
         }
         if value._realm === self, target.isEmbedded {
@@ -284,7 +294,7 @@ extension RealmCore {
         var cascade: [(ClassInfo, UInt64)] = []
         record.withUnsafeBytes { raw in
             let view = RecordView(base: raw.baseAddress!, size: raw.count)
-            for (source, c) in schemaState.incoming[ObjectIdentifier(info)] ?? [] {
+            for (source, c) in incomingLinks(info) {
                 let column = source.columns[c]
                 for sourceKey in backlinkSources(column, target: key) {
                     if source === info && sourceKey == key { continue }

@@ -23,6 +23,10 @@ final class SharedEnv: @unchecked Sendable {
     /// reference count (ObjectBase._info), so no ClassInfo may go away
     /// while an object of its file can exist.
     let retiredClasses = Mutex<[ClassInfo]>([])
+    /// Every stored class as the dynamic API reads it (Schema/DynamicSchema.swift),
+    /// for the stored schema it was built from; a replaced one's classes
+    /// join retiredClasses, for the same reason.
+    let dynamicSchema = Mutex<SchemaState?>(nil)
     /// Per class: object keys below this were handed out by a write that was
     /// cancelled. Never reusing them keeps the invalidated accessors of that
     /// write from ever seeing another object.

@@ -115,11 +115,28 @@ public struct ThreadSafeReference<Confined: ThreadConfined>: @unchecked Sendable
         if threadConfined.isInvalidated {
             realmFatal(.invalidatedObject, "Cannot create a ThreadSafeReference to a deleted or invalidated \(Confined.self).")
         }
-        if realm.core.isInWriteTransaction {
-            realmFatal(.wrongTransactionState, "Cannot create a ThreadSafeReference inside a write transaction: commit first, so that the other thread can see what it refers to.")
+        guard realm.core.isInWriteTransaction else {
+            let frozen = threadConfined.freeze()
+            box = Box(frozen: frozen, configuration: realm.configuration, version: frozen.realm?.core.version ?? 0)
+            return
         }
-        let frozen = threadConfined.freeze()
-        box = Box(frozen: frozen, configuration: realm.configuration, version: frozen.realm?.core.version ?? 0)
+        // Inside a write (allowed, as in RealmSwift): the value as of the
+        // last committed version, which the other thread can see.
+        let core = realm.core
+        let committed = orStop { try core.freezeCommitted() }
+        if let moved = threadConfined._rlmMoved(to: committed) {
+            box = Box(frozen: moved, configuration: realm.configuration, version: committed.version)
+            return
+        }
+        // An object created in this write: found by its key once the write
+        // commits (the resolving Realm advances to that version), nil if
+        // the write is cancelled.
+        guard let object = threadConfined as? ObjectBase, let info = object._info,
+              let pending = committed.materialize(info, key: object._key, record: nil) as? Confined else {
+            realmFatal(.wrongTransactionState, "Cannot create a ThreadSafeReference inside a write transaction to a \(Confined.self) whose object was created in it: commit first, so that the other thread can see what it refers to.")
+        }
+        (pending as? ObjectBase)?._born = object._born
+        box = Box(frozen: pending, configuration: realm.configuration, version: core.version)
     }
 
     /// True once resolved (a reference resolves exactly once).
