@@ -1,0 +1,199 @@
+import Foundation
+import XCTest
+@testable import RealmLite
+
+// Value types as RealmSwift has them (issue 17 item 4): Decimal128 as an IEEE
+// decimal128, ObjectId's full API, CustomPersistable, PersistableEnum keys.
+
+// MARK: - Decimal128
+
+final class Decimal128ValueTests: RealmTestCase {
+    func testArithmeticIsDecimal() throws {
+        let a: Decimal128 = 0.1, b: Decimal128 = 0.2
+        XCTAssertEqual(a + b, 0.3)
+        XCTAssertEqual((a + b).stringValue, "3E-1", "realm-core's form, as RealmSwift prints it")
+        XCTAssertEqual(Decimal128("1.234567") + Decimal128("9.876543"), Decimal128("11.111110"))
+        XCTAssertEqual((Decimal128("1.234567") + Decimal128("9.876543")).description, "11.11111")
+        XCTAssertEqual((Decimal128("2.5") - Decimal128("3.5")).description, "-1")
+        XCTAssertEqual(Decimal128(7) / Decimal128(3.5), 2)
+        XCTAssertEqual(Decimal128("0.21") / Decimal128("0.7"), Decimal128("0.3"))
+        XCTAssertEqual(Decimal128("0.21") * Decimal128("0.7"), Decimal128("0.147"))
+        // 34 digits, rounded half to even.
+        XCTAssertEqual((Decimal128(1) / Decimal128(3)).stringValue, "3.333333333333333333333333333333333E-1")
+        XCTAssertEqual((Decimal128(2) / Decimal128(3)).stringValue, "6.666666666666666666666666666666667E-1")
+        XCTAssertEqual(Decimal128("1E34") + Decimal128(5), Decimal128("1E34"), "…0005 rounds half to even: down")
+        XCTAssertEqual(Decimal128("1E34") + Decimal128(15), Decimal128("1.000000000000000000000000000000002E34"))
+        XCTAssertEqual(Decimal128("1E40") + Decimal128("1E-40"), Decimal128("1E40"))
+        XCTAssertEqual(Decimal128("1E40") - Decimal128("1E-40"), Decimal128("1E40"))
+        XCTAssertEqual((Decimal128("1E40") - Decimal128("1E-40")).exactString, "1.000000000000000000000000000000000E40")
+        XCTAssertEqual(Decimal128("1E33") - Decimal128("0.1"), Decimal128("999999999999999999999999999999999.9"))
+        var x: Decimal128 = 10
+        x += 5; x -= 1; x *= 3; x /= 6
+        XCTAssertEqual(x, 7)
+        x.negate()
+        XCTAssertEqual(x, -7)
+        XCTAssertEqual(x.magnitude, 7)
+        XCTAssertEqual(-x, 7)
+        XCTAssertEqual(Decimal128(10).distance(to: 5), -5)
+        XCTAssertEqual(Decimal128(-150).advanced(by: 300), 150)
+        XCTAssertEqual(Decimal128(exactly: 0b101), 5)
+        XCTAssertEqual(Decimal128(exactly: UInt64.max)?.stringValue, "18446744073709551615")
+        XCTAssertTrue((Decimal128(1) / Decimal128(0)).stringValue == "Inf")
+        XCTAssertTrue((Decimal128(0) / Decimal128(0)).isNaN)
+    }
+
+    func testParsingAndPrinting() throws {
+        let big = try Decimal128(string: "1.5E+10")
+        XCTAssertEqual(big, Decimal128(15_000_000_000))
+        XCTAssertEqual(big.stringValue, "1.5E10")
+        XCTAssertEqual(big.doubleValue, 1.5e10)
+        XCTAssertEqual(try Decimal128(string: "-0.00123").stringValue, "-1.23E-3")
+        XCTAssertEqual(try Decimal128(string: "1.50").stringValue, "1.5")
+        XCTAssertEqual(try Decimal128(string: "1.50").exactString, "1.50", "the exponent is kept")
+        XCTAssertEqual(try Decimal128(string: "1.0"), try Decimal128(string: "1.000"))
+        XCTAssertEqual(try Decimal128(string: "1.0").hashValue, try Decimal128(string: "1.000").hashValue)
+        XCTAssertEqual(try Decimal128(string: "12345678901234567890123456789012345678").stringValue,
+                       "1.234567890123456789012345678901235E37", "38 digits rounded to 34")
+        XCTAssertThrowsError(try Decimal128(string: "twelve"))
+        XCTAssertThrowsError(try Decimal128(string: "1.2.3"))
+        XCTAssertThrowsError(try Decimal128(string: "1e"))
+        XCTAssertTrue(Decimal128(value: "twelve").isNaN, "init(value:) gives NaN as RealmSwift's")
+        XCTAssertTrue(Decimal128(value: NSNull()).isNaN)
+        XCTAssertTrue(Decimal128(value: NSNull()).isSignaling)
+        XCTAssertEqual(Decimal128(value: 3 as Int8), 3)
+        XCTAssertEqual(Decimal128(value: 2.5), 2.5)
+        XCTAssertEqual(Decimal128(number: 3.14159), 3.14159)
+        XCTAssertEqual(Decimal128(number: NSNumber(value: UInt64.max)).stringValue, "18446744073709551615")
+        XCTAssertEqual(Decimal128(0.1 + 0.2), 0.3, "a Double keeps 15 significant digits, as realm-core's")
+        XCTAssertEqual(Decimal128(Decimal(string: "2.75")!), 2.75)
+        XCTAssertEqual(Decimal128("2.75").decimalValue, Decimal(string: "2.75"))
+        XCTAssertEqual(Decimal128.max.stringValue, "9.999999999999999999999999999999999E6144")
+        XCTAssertEqual(Decimal128.min.stringValue, "-9.999999999999999999999999999999999E6144")
+        XCTAssertEqual(Decimal128.minimumDecimalNumber, Decimal128.min)
+        XCTAssertEqual(Decimal128.maximumDecimalNumber, Decimal128.max)
+        XCTAssertEqual(Decimal128.max + Decimal128.max, Decimal128(value: "Inf"))
+        // The BID bits of 1 (realm-core / MongoDB): exponent 0 biased 6176.
+        XCTAssertEqual(Decimal128(1).high, 0x3040_0000_0000_0000)
+        XCTAssertEqual(Decimal128(1).low, 1)
+    }
+
+    func testComparisonAndNaN() throws {
+        let nan = Decimal128(value: NSNull())
+        XCTAssertFalse(nan == nan)
+        XCTAssertTrue(nan != nan)
+        XCTAssertTrue(nan < Decimal128.min, "NaN orders first, as in realm-core")
+        XCTAssertTrue(Decimal128("3.14160") > Decimal128(number: 3.14159))
+        XCTAssertTrue(Decimal128("-2") < Decimal128("-1.5"))
+        XCTAssertTrue(Decimal128("1E-6176") > 0)
+        XCTAssertTrue(Decimal128("0") == Decimal128("-0.000"))
+        XCTAssertTrue(Decimal128.max > Decimal128("9.99E6144"))
+        XCTAssertEqual([Decimal128("10"), "9.5", "-1", "1E1", "0.1"].sorted().map(\.stringValue), ["-1", "1E-1", "9.5", "10", "1E1"])
+        XCTAssertEqual(Set<Decimal128>(["1", "1.0", "1.00", "2"]).count, 2)
+    }
+
+    func testCodable() throws {
+        let value: Decimal128 = "123.45"
+        let json = try JSONEncoder().encode([value])
+        XCTAssertEqual(String(decoding: json, as: UTF8.self), #"["123.45"]"#)
+        XCTAssertEqual(try JSONDecoder().decode([Decimal128].self, from: json), [value])
+        XCTAssertEqual(try JSONDecoder().decode([Decimal128].self, from: Data("[7, 2.5]".utf8)), [7, 2.5])
+        XCTAssertThrowsError(try JSONDecoder().decode([Decimal128].self, from: Data(#"["x"]"#.utf8)))
+    }
+}
+
+final class LegacyDecimalObject: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var value = Decimal128()
+    @Persisted var optValue: Decimal128?
+    @Persisted var list: List<Decimal128>
+}
+
+final class DecimalHolder: Object {
+    @Persisted var name = ""
+    @Persisted var value = Decimal128()
+    @Persisted var optValue: Decimal128?
+    @Persisted var values: List<Decimal128>
+}
+
+final class Decimal128StorageTests: RealmTestCase {
+    /// A file written by the code before this change (LegacyDecimalFixture)
+    /// reads the values that code wrote, and takes new ones.
+    func testFileWrittenBeforeDecimal128ReadsTheSameValues() throws {
+        var bytes = Data(count: LegacyDecimalFixture.size)
+        for run in LegacyDecimalFixture.runs {
+            let chunk = try XCTUnwrap(Data(base64Encoded: run.base64, options: .ignoreUnknownCharacters))
+            bytes.replaceSubrange(run.offset..<run.offset + chunk.count, with: chunk)
+        }
+        try bytes.write(to: fileURL)
+        let realm = try Realm(configuration: Realm.Configuration(fileURL: fileURL, objectTypes: [LegacyDecimalObject.self]))
+        // What the old code printed for each (its Decimal description).
+        let written = ["1.5", "-200", "0.000001", "12345678901234567890.123456789012345678", "NaN",
+                       "1000000000000000000000000000000", "0.1", "-3", "-0.0000000000000000000000000000015", "0"]
+        let objects = realm.objects(LegacyDecimalObject.self).sorted(byKeyPath: "id")
+        XCTAssertEqual(objects.count, written.count)
+        for (object, text) in zip(objects, written) {
+            let expected = try Decimal128(string: text)
+            if expected.isNaN {
+                XCTAssertTrue(object.value.isNaN)
+                XCTAssertTrue(object.optValue?.isNaN == true)
+            } else {
+                XCTAssertEqual(object.value, expected, text)
+                XCTAssertEqual(object.optValue, object.id % 2 == 0 ? expected : nil, text)
+                XCTAssertEqual(object.list.first, expected, text)
+                XCTAssertEqual(object.value.doubleValue, Double(text), text)
+            }
+            XCTAssertEqual(object.list.last, Decimal128(object.id))
+        }
+        XCTAssertEqual(objects[3].value.stringValue, "12345678901234567890.12345678901235", "38 digits read as 34 (half to even)")
+        XCTAssertEqual(realm.objects(LegacyDecimalObject.self).filter("value > 1").map(\.id), [0, 3, 5])
+        XCTAssertEqual(realm.objects(LegacyDecimalObject.self).max(ofProperty: "value") as Decimal128?, try Decimal128(string: "1e30"))
+        try realm.write { objects[0].value += Decimal128("0.25") }
+        XCTAssertEqual(objects[0].value, 1.75)
+    }
+
+    func testRoundTripThroughAFile() throws {
+        let values: [Decimal128] = ["1.50", "1.5E+10", "-0.00123", .max, .min, "1E-6176", "0", "-7"]
+        try withRealm([DecimalHolder.self]) { realm in
+            try realm.write {
+                for (i, v) in values.enumerated() {
+                    realm.create(DecimalHolder.self, value: ["name": "\(i)", "value": v, "optValue": (i % 2 == 0 ? v : nil) as Any, "values": [v, v * 2]])
+                }
+                realm.create(DecimalHolder.self, value: ["name": "nan", "value": Decimal128(value: NSNull())] as [String: Any])
+            }
+        }
+        try withRealm([DecimalHolder.self]) { realm in
+            let stored = realm.objects(DecimalHolder.self)
+            for (i, v) in values.enumerated() {
+                let o = try XCTUnwrap(stored.filter("name == %@", "\(i)").first)
+                XCTAssertEqual(o.value, v)
+                XCTAssertEqual(o.value.exactString, v.exactString, "the exponent is kept")
+                XCTAssertEqual(o.optValue, i % 2 == 0 ? v : nil)
+                XCTAssertEqual(Array(o.values), [v, v * 2])
+            }
+            XCTAssertTrue(try XCTUnwrap(stored.filter("name == 'nan'").first).value.isNaN)
+        }
+    }
+
+    /// Queries compare, sort and aggregate by decimal value, not text.
+    func testQueriesUseDecimalOrder() throws {
+        let realm = try openRealm([DecimalHolder.self])
+        let texts = ["9.5", "10", "1E1", "100", "-2", "0.3", "2.50"]
+        try realm.write {
+            for t in texts { realm.create(DecimalHolder.self, value: ["name": t, "value": try Decimal128(string: t)]) }
+        }
+        let all = realm.objects(DecimalHolder.self)
+        XCTAssertEqual(Set(all.filter("value == 10").map(\.name)), ["10", "1E1"])
+        XCTAssertEqual(Set(all.where { $0.value == Decimal128(10) }.map(\.name)), ["10", "1E1"])
+        XCTAssertEqual(Set(all.filter("value < %@", Decimal128("2.5")).map(\.name)), ["-2", "0.3"])
+        XCTAssertEqual(Set(all.where { $0.value >= Decimal128("2.5") && $0.value < 10 }.map(\.name)), ["9.5", "2.50"])
+        XCTAssertEqual(Set(all.filter("value BETWEEN {2.5, 10}").map(\.name)), ["9.5", "2.50", "10", "1E1"])
+        XCTAssertEqual(Set(all.where { $0.value.contains(Decimal128(0)...Decimal128(3)) }.map(\.name)), ["0.3", "2.50"])
+        XCTAssertEqual(all.sorted(byKeyPath: "value").map(\.name).filter { $0 != "10" && $0 != "1E1" }, ["-2", "0.3", "2.50", "9.5", "100"])
+        XCTAssertEqual(all.sorted(byKeyPath: "value", ascending: false).first?.name, "100")
+        XCTAssertEqual(all.min(ofProperty: "value") as Decimal128?, -2)
+        XCTAssertEqual(all.max(ofProperty: "value") as Decimal128?, 100)
+        XCTAssertEqual(all.sum(ofProperty: "value") as Decimal128, Decimal128("130.3"))
+        XCTAssertEqual(all.average(ofProperty: "value") as Decimal128?, Decimal128("130.3") / 7)
+        XCTAssertEqual(all.distinct(by: ["value"]).count, 6, "10 and 1E1 are one value")
+    }
+}
