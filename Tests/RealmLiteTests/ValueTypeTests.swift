@@ -197,3 +197,64 @@ final class Decimal128StorageTests: RealmTestCase {
         XCTAssertEqual(all.distinct(by: ["value"]).count, 6, "10 and 1E1 are one value")
     }
 }
+
+// MARK: - ObjectId
+
+final class ObjectIdHolder: Object {
+    @Persisted(primaryKey: true) var _id: ObjectId
+    @Persisted var other: ObjectId?
+}
+
+final class ObjectIdValueTests: RealmTestCase {
+    func testInitializersAndTimestamp() throws {
+        let literal: ObjectId = "5f1c9a3e2b7d4c0012345678"
+        XCTAssertEqual(ObjectId("5f1c9a3e2b7d4c0012345678"), literal)
+        XCTAssertEqual(try ObjectId(string: "5F1C9A3E2B7D4C0012345678"), literal)
+        XCTAssertEqual(literal.stringValue, "5f1c9a3e2b7d4c0012345678")
+        XCTAssertEqual(literal.description, literal.stringValue)
+        XCTAssertEqual(literal.timestamp, Date(timeIntervalSince1970: 0x5f1c9a3e))
+        XCTAssertThrowsError(try ObjectId(string: "5f1c9a3e2b7d4c001234567"))
+        XCTAssertThrowsError(try ObjectId(string: "5f1c9a3e2b7d4c001234567z"))
+        XCTAssertEqual(ObjectId().stringValue, String(repeating: "0", count: 24))
+
+        let date = Date(timeIntervalSince1970: 1_600_000_000.75)
+        let a = ObjectId(timestamp: date, machineId: 0x0A0B0C, processId: 0x0102)
+        let b = ObjectId(timestamp: date, machineId: 0x0A0B0C, processId: 0x0102)
+        XCTAssertEqual(a.timestamp, Date(timeIntervalSince1970: 1_600_000_000))
+        // Seconds big-endian, machine and process little-endian (realm-core's layout), then a counter.
+        XCTAssertEqual(String(a.stringValue.prefix(18)), "5f5e10000c0b0a0201")
+        XCTAssertNotEqual(a, b, "the counter differs")
+        XCTAssertLessThan(a, b)
+
+        let now = Date()
+        let generated = ObjectId.generate()
+        XCTAssertLessThanOrEqual(abs(generated.timestamp.timeIntervalSince(now)), 2)
+        XCTAssertNotEqual(ObjectId.generate(), ObjectId.generate())
+    }
+
+    func testOrderHashAndCodable() throws {
+        let low: ObjectId = "000000010000000000000000"
+        let high: ObjectId = "000000020000000000000000"
+        let mid: ObjectId = "00000001ffffffffffffffff"
+        XCTAssertTrue(low < mid && mid < high && high > low && low <= low && high >= mid)
+        XCTAssertFalse(low > mid)
+        XCTAssertEqual([high, mid, low].sorted(), [low, mid, high])
+        XCTAssertEqual(Set([low, low, high]).count, 2)
+        let json = try JSONEncoder().encode(["id": low])
+        XCTAssertEqual(String(decoding: json, as: UTF8.self), #"{"id":"000000010000000000000000"}"#)
+        XCTAssertEqual(try JSONDecoder().decode([String: ObjectId].self, from: json), ["id": low])
+        XCTAssertThrowsError(try JSONDecoder().decode([ObjectId].self, from: Data(#"["xyz"]"#.utf8)))
+        let sendable: any Sendable = low
+        XCTAssertNotNil(sendable as? ObjectId)
+    }
+
+    func testStoredAndQueriedByByteOrder() throws {
+        let realm = try openRealm([ObjectIdHolder.self])
+        let ids: [ObjectId] = ["000000030000000000000000", "000000010000000000000000", "000000020000000000000000"]
+        try realm.write { for id in ids { realm.create(ObjectIdHolder.self, value: ["_id": id, "other": id]) } }
+        XCTAssertNotNil(realm.object(ofType: ObjectIdHolder.self, forPrimaryKey: ids[1]))
+        XCTAssertNotNil(realm.object(ofType: ObjectIdHolder.self, forPrimaryKey: "000000020000000000000000"))
+        XCTAssertEqual(realm.objects(ObjectIdHolder.self).sorted(byKeyPath: "_id").map(\._id), ids.sorted())
+        XCTAssertEqual(realm.objects(ObjectIdHolder.self).where { $0.other > ids[2] }.map(\._id), [ids[0]])
+    }
+}
