@@ -258,3 +258,210 @@ final class ObjectIdValueTests: RealmTestCase {
         XCTAssertEqual(realm.objects(ObjectIdHolder.self).where { $0.other > ids[2] }.map(\._id), [ids[0]])
     }
 }
+
+// MARK: - CustomPersistable
+
+struct Money: CustomPersistable {
+    typealias PersistedType = Decimal128
+    var amount: Decimal128
+    init(_ amount: Decimal128) { self.amount = amount }
+    init(persistedValue: Decimal128) { amount = persistedValue }
+    var persistableValue: Decimal128 { amount }
+}
+
+struct Label: CustomPersistable {
+    typealias PersistedType = String
+    var name: String
+    init(_ name: String) { self.name = name }
+    init(persistedValue: String) { name = persistedValue }
+    var persistableValue: String { name }
+}
+
+/// Only even numbers convert (stored odd values are "corrupt").
+struct EvenInt: FailableCustomPersistable {
+    typealias PersistedType = Int
+    let value: Int
+    init?(persistedValue: Int) {
+        guard persistedValue % 2 == 0 else { return nil }
+        value = persistedValue
+    }
+    var persistableValue: Int { value }
+}
+
+final class CustomHolder: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var money: Money
+    @Persisted var optMoney: Money?
+    @Persisted var tag: Label
+    @Persisted var tags: List<Label>
+    @Persisted var optTags: List<Label?>
+    @Persisted var tagSet: MutableSet<Label>
+    @Persisted var moneyMap: Map<String, Money>
+}
+
+/// Two views of one class: `FailableHolder` as plain Ints and as EvenInt.
+final class RawFailableHolder: Object {
+    override class func className() -> String { "FailableHolder" }
+    @Persisted var value = 0
+    @Persisted var optValue: Int?
+    @Persisted var values: List<Int?>
+    @Persisted var required: List<Int>
+}
+
+final class FailableHolder: Object {
+    @Persisted var value: EvenInt
+    @Persisted var optValue: EvenInt?
+    @Persisted var values: List<EvenInt?>
+    @Persisted var required: List<EvenInt>
+}
+
+final class CustomPersistableTests: RealmTestCase {
+    private func fill(_ realm: Realm) throws {
+        try realm.write {
+            for i in 0..<5 {
+                let o = CustomHolder()
+                o.id = i
+                o.money = Money(Decimal128(i) / 4)
+                o.optMoney = i % 2 == 0 ? Money(Decimal128(i)) : nil
+                o.tag = Label("t\(i)")
+                o.tags.append(objectsIn: [Label("a\(i)"), Label("b")])
+                o.optTags.append(objectsIn: [Label("x"), nil])
+                o.tagSet.insert(objectsIn: [Label("s"), Label("s"), Label("u\(i)")])
+                o.moneyMap["price"] = Money("9.99")
+                realm.add(o)
+            }
+        }
+    }
+
+    func testRoundTripThroughAFile() throws {
+        try withRealm([CustomHolder.self]) { try fill($0) }
+        try withRealm([CustomHolder.self]) { realm in
+            let o = try XCTUnwrap(realm.object(ofType: CustomHolder.self, forPrimaryKey: 2))
+            XCTAssertEqual(o.money.amount, Decimal128("0.5"))
+            XCTAssertEqual(o.optMoney?.amount, 2)
+            XCTAssertNil(realm.object(ofType: CustomHolder.self, forPrimaryKey: 1)?.optMoney)
+            XCTAssertEqual(o.tag, Label("t2"))
+            XCTAssertEqual(Array(o.tags), [Label("a2"), Label("b")])
+            XCTAssertEqual(Array(o.optTags), [Label("x"), nil])
+            XCTAssertEqual(Set(o.tagSet), [Label("s"), Label("u2")])
+            XCTAssertEqual(o.moneyMap["price"]?.amount, Decimal128("9.99"))
+            XCTAssertEqual(realm.schema["CustomHolder"]?["money"]?.type, .decimal128)
+            try realm.write {
+                o.money.amount += 1
+                o.optMoney = nil
+                o.tags[0] = Label("changed")
+                realm.create(CustomHolder.self, value: ["id": 9, "money": Money(7), "tag": "from a String"] as [String: Any])
+            }
+            XCTAssertEqual(o.money.amount, Decimal128("1.5"))
+            XCTAssertNil(o.optMoney)
+            XCTAssertEqual(o.tags.first?.name, "changed")
+            XCTAssertEqual(realm.object(ofType: CustomHolder.self, forPrimaryKey: 9)?.tag.name, "from a String")
+        }
+    }
+
+    func testQueriesAndSorting() throws {
+        let realm = try openRealm([CustomHolder.self])
+        try fill(realm)
+        let all = realm.objects(CustomHolder.self)
+        XCTAssertEqual(all.where { $0.tag == Label("t3") }.map(\.id), [3])
+        XCTAssertEqual(all.where { $0.money > Money("0.5") }.map(\.id), [3, 4])
+        XCTAssertEqual(all.where { $0.money <= Money("0.25") }.map(\.id), [0, 1])
+        XCTAssertEqual(all.where { $0.optMoney == nil }.map(\.id), [1, 3])
+        XCTAssertEqual(all.where { $0.optMoney == Money(4) }.map(\.id), [4])
+        XCTAssertEqual(all.where { $0.tag.in([Label("t1"), Label("t4")]) }.map(\.id), [1, 4])
+        XCTAssertEqual(all.where { $0.tags.contains(Label("a2")) }.map(\.id), [2])
+        XCTAssertEqual(all.filter("tag == %@", Label("t0")).map(\.id), [0])
+        XCTAssertEqual(all.filter("money >= 0.75").map(\.id), [3, 4], "query strings use the persisted value")
+        XCTAssertEqual(all.filter("tag BEGINSWITH 't' AND optMoney > 1").map(\.id), [2, 4])
+        XCTAssertEqual(all.sorted(byKeyPath: "tag", ascending: false).map(\.id), [4, 3, 2, 1, 0])
+        XCTAssertEqual(all.sorted(by: \.money, ascending: false).first?.id, 4)
+    }
+
+    func testFailableConversionCollapsesToNilWhereOptional() throws {
+        try withRealm([RawFailableHolder.self]) { realm in
+            try realm.write {
+                _ = realm.create(RawFailableHolder.self, value: ["value": 2, "optValue": 3, "values": [4, 5, nil], "required": [6]] as [String: Any])
+            }
+        }
+        try withRealm([FailableHolder.self]) { realm in
+            let o = try XCTUnwrap(realm.objects(FailableHolder.self).first)
+            XCTAssertEqual(o.value.value, 2)
+            XCTAssertNil(o.optValue, "3 does not convert: nil in an optional context")
+            XCTAssertEqual(o.values.map { $0?.value }, [4, nil, nil])
+            XCTAssertEqual(o.required.map(\.value), [6])
+            XCTAssertEqual(realm.objects(FailableHolder.self).filter("optValue == 3").count, 1, "queries see the stored value")
+            XCTAssertThrowsError(try realm.write {
+                realm.create(FailableHolder.self, value: ["value": 7] as [String: Any])
+            }, "a value that does not convert is refused")
+        }
+    }
+
+    /// A non-optional property whose stored value does not convert stops
+    /// the program, as RealmSwift's throws an exception.
+    func testFailableConversionStopsWhereRequired() throws {
+        assertStops("failableRequired", printing: "Failed to convert persisted value '3' to type 'EvenInt' in a non-optional context",
+                    runner: "RealmLiteTests.CustomPersistableTests/testRunScenario")
+    }
+
+    /// The child-process entry point of testFailableConversionStopsWhereRequired.
+    func testRunScenario() throws {
+        guard ProcessInfo.processInfo.environment[stopScenarioVariable] == "failableRequired" else {
+            throw XCTSkip("the child-process entry point of testFailableConversionStopsWhereRequired")
+        }
+        try withRealm([RawFailableHolder.self]) { realm in
+            try realm.write { _ = realm.create(RawFailableHolder.self, value: ["value": 3]) }
+        }
+        // The same file seen through EvenInt: reading `value` (3) cannot convert.
+        let typed = try openRealm([FailableHolder.self])
+        _ = typed.objects(FailableHolder.self).first?.value
+    }
+}
+
+// MARK: - PersistableEnum keys
+
+enum Size: Int, PersistableEnum {
+    case small = 1, medium = 5, large = 10
+}
+
+enum Hue: String, PersistableEnum {
+    case red, green, blue
+}
+
+final class SizeKeyed: Object {
+    @Persisted(primaryKey: true) var kind: Size
+    @Persisted var label = ""
+}
+
+final class HueKeyed: Object {
+    @Persisted(primaryKey: true) var color: Hue
+    @Persisted(indexed: true) var shade: Size
+    @Persisted(indexed: true) var optShade: Size?
+}
+
+final class PersistableEnumKeyTests: RealmTestCase {
+    func testEnumPrimaryKeys() throws {
+        let realm = try openRealm([SizeKeyed.self, HueKeyed.self])
+        try realm.write {
+            for kind in Size.allCases { realm.create(SizeKeyed.self, value: ["kind": kind, "label": "\(kind)"]) }
+            for (i, color) in Hue.allCases.enumerated() {
+                realm.create(HueKeyed.self, value: ["color": color, "shade": Size.allCases[i], "optShade": (i == 0 ? nil : Size.large) as Any] as [String: Any])
+            }
+        }
+        XCTAssertEqual(realm.object(ofType: SizeKeyed.self, forPrimaryKey: Size.medium)?.label, "medium")
+        XCTAssertEqual(realm.object(ofType: SizeKeyed.self, forPrimaryKey: 10)?.kind, .large, "by raw value too")
+        XCTAssertNil(realm.object(ofType: SizeKeyed.self, forPrimaryKey: 2))
+        XCTAssertEqual(realm.object(ofType: HueKeyed.self, forPrimaryKey: Hue.green)?.shade, .medium)
+        XCTAssertEqual(realm.object(ofType: HueKeyed.self, forPrimaryKey: "blue")?.color, .blue)
+        XCTAssertEqual(realm.schema["HueKeyed"]?["shade"]?.isIndexed, true)
+        XCTAssertEqual(realm.schema["HueKeyed"]?.primaryKeyProperty?.name, "color")
+        XCTAssertEqual(realm.objects(HueKeyed.self).where { $0.shade == .large }.map(\.color), [.blue])
+        XCTAssertEqual(realm.objects(HueKeyed.self).where { $0.optShade == nil }.map(\.color), [.red])
+        XCTAssertEqual(realm.objects(HueKeyed.self).filter("optShade == 10").count, 2)
+        XCTAssertThrowsError(try realm.write { realm.create(SizeKeyed.self, value: ["kind": Size.small]) }) { error in
+            XCTAssertEqual((error as? Realm.Error)?.code, .primaryKeyExists)
+        }
+        try realm.write { realm.create(SizeKeyed.self, value: ["kind": Size.small, "label": "updated"], update: .modified) }
+        XCTAssertEqual(realm.object(ofType: SizeKeyed.self, forPrimaryKey: Size.small)?.label, "updated")
+        XCTAssertEqual(realm.objects(SizeKeyed.self).count, 3)
+    }
+}

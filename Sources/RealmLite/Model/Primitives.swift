@@ -301,7 +301,11 @@ extension ObjectId: _RealmPrimitive, _PrimaryKey {
 // MARK: - Enums
 
 /// An enum stored as its raw value: `enum Kind: Int, PersistableEnum { ... }`.
-public protocol PersistableEnum: _RealmPrimitive, RawRepresentable, CaseIterable where RawValue: _RealmPrimitive {}
+/// An enum of Int or String raw values can be a primary key
+/// (`@Persisted(primaryKey: true) var kind: Kind`, found by
+/// `object(ofType:forPrimaryKey: Kind.a)` or by its raw value) or indexed;
+/// other raw types are refused when the schema is read.
+public protocol PersistableEnum: _RealmPrimitive, _PrimaryKey, RawRepresentable, CaseIterable where RawValue: _RealmPrimitive {}
 
 extension PersistableEnum {
     public static var _rlmType: PropertyType { RawValue._rlmType }
