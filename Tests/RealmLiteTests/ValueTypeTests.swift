@@ -195,6 +195,18 @@ final class Decimal128StorageTests: RealmTestCase {
         XCTAssertEqual(all.sum(ofProperty: "value") as Decimal128, Decimal128("130.3"))
         XCTAssertEqual(all.average(ofProperty: "value") as Decimal128?, Decimal128("130.3") / 7)
         XCTAssertEqual(all.distinct(by: ["value"]).count, 6, "10 and 1E1 are one value")
+        // A literal longer than a Double keeps its digits.
+        try realm.write { realm.create(DecimalHolder.self, value: ["name": "long", "value": Decimal128("1.2345678901234567891")] as [String: Any]) }
+        XCTAssertEqual(all.filter("value == 1.2345678901234567891").map(\.name), ["long"])
+        XCTAssertEqual(all.filter("value > 1.2345678901234567890 AND value < 1.2345678901234567892").map(\.name), ["long"])
+        XCTAssertEqual(all.filter("value == 1.23456789012345678").count, 0)
+    }
+
+    func testLongLiteralsStillCompareWithDoubles() throws {
+        let realm = try openRealm()
+        try realm.write { realm.create(AllTypes.self, value: ["double": 0.1234567890123456789]) }
+        XCTAssertEqual(realm.objects(AllTypes.self).filter("double == 0.1234567890123456789").count, 1)
+        XCTAssertEqual(realm.objects(AllTypes.self).filter("double < 0.12345678901234567891").count, 0)
     }
 }
 
