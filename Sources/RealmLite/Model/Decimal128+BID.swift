@@ -325,9 +325,14 @@ extension Decimal128 {
             negative = first == UInt8(ascii: "-")
             bytes.removeFirst()
         }
-        let lowered = String(decoding: bytes, as: UTF8.self).lowercased()
-        if lowered == "nan" || lowered == "snan" { return .nan }
-        if lowered == "inf" || lowered == "infinity" { return infinity(negative: negative) }
+        if let first = bytes.first, first | 0x20 >= UInt8(ascii: "a") && first | 0x20 <= UInt8(ascii: "z") {
+            // Only the specials start with a letter (no String for numbers: this runs per read).
+            switch String(decoding: bytes, as: UTF8.self).lowercased() {
+            case "nan", "snan": return .nan
+            case "inf", "infinity": return infinity(negative: negative)
+            default: return nil
+            }
+        }
 
         var coefficient: UInt128 = 0
         var kept = 0            // significant digits in `coefficient`
