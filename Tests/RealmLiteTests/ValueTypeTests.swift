@@ -205,6 +205,15 @@ final class Decimal128StorageTests: RealmTestCase {
         XCTAssertEqual(all.filter("value == 1.2345678901234567891").map(\.name), ["long"])
         XCTAssertEqual(all.filter("value > 1.2345678901234567890 AND value < 1.2345678901234567892").map(\.name), ["long"])
         XCTAssertEqual(all.filter("value == 1.23456789012345678").count, 0)
+        // Aggregates of a List<Decimal128> and @min/@sum in queries.
+        let holder = try XCTUnwrap(all.filter("name == '9.5'").first)
+        try realm.write { holder.values.append(objectsIn: ["0.1", "0.2", "1E1", "-3", "9.5"]) }
+        XCTAssertEqual(holder.values.min(), -3)
+        XCTAssertEqual(holder.values.max(), 10)
+        XCTAssertEqual(holder.values.sum(), Decimal128("16.8"))
+        XCTAssertEqual(holder.values.average(), Decimal128("3.36"))
+        XCTAssertEqual(all.filter("values.@sum == 16.8").map(\.name), ["9.5"])
+        XCTAssertEqual(all.filter("values.@max > 9.9 AND values.@min < -2.9").map(\.name), ["9.5"])
     }
 
     func testLongLiteralsStillCompareWithDoubles() throws {
