@@ -233,8 +233,10 @@ final class ObjectIdHolder: Object {
 
 final class ObjectIdValueTests: RealmTestCase {
     func testInitializersAndTimestamp() throws {
-        let literal: ObjectId = "5f1c9a3e2b7d4c0012345678"
-        XCTAssertEqual(ObjectId("5f1c9a3e2b7d4c0012345678"), literal)
+        let literal = ObjectId("5f1c9a3e2b7d4c0012345678")
+        // Not ExpressibleByStringLiteral (as RealmSwift's): a mixed dictionary literal stays [String: Any].
+        let mixed: Any = ["_id": ObjectId.generate(), "name": "Rex"]
+        XCTAssertTrue(mixed is [String: Any] && !(mixed is [String: ObjectId]))
         XCTAssertEqual(try ObjectId(string: "5F1C9A3E2B7D4C0012345678"), literal)
         XCTAssertEqual(literal.stringValue, "5f1c9a3e2b7d4c0012345678")
         XCTAssertEqual(literal.description, literal.stringValue)
@@ -259,9 +261,9 @@ final class ObjectIdValueTests: RealmTestCase {
     }
 
     func testOrderHashAndCodable() throws {
-        let low: ObjectId = "000000010000000000000000"
-        let high: ObjectId = "000000020000000000000000"
-        let mid: ObjectId = "00000001ffffffffffffffff"
+        let low = ObjectId("000000010000000000000000")
+        let high = ObjectId("000000020000000000000000")
+        let mid = ObjectId("00000001ffffffffffffffff")
         XCTAssertTrue(low < mid && mid < high && high > low && low <= low && high >= mid)
         XCTAssertFalse(low > mid)
         XCTAssertEqual([high, mid, low].sorted(), [low, mid, high])
@@ -276,7 +278,7 @@ final class ObjectIdValueTests: RealmTestCase {
 
     func testStoredAndQueriedByByteOrder() throws {
         let realm = try openRealm([ObjectIdHolder.self])
-        let ids: [ObjectId] = ["000000030000000000000000", "000000010000000000000000", "000000020000000000000000"]
+        let ids = [ObjectId("000000030000000000000000"), ObjectId("000000010000000000000000"), ObjectId("000000020000000000000000")]
         try realm.write { for id in ids { realm.create(ObjectIdHolder.self, value: ["_id": id, "other": id]) } }
         XCTAssertNotNil(realm.object(ofType: ObjectIdHolder.self, forPrimaryKey: ids[1]))
         XCTAssertNotNil(realm.object(ofType: ObjectIdHolder.self, forPrimaryKey: "000000020000000000000000"))

@@ -100,11 +100,11 @@ public struct ObjectId: Hashable, Comparable, Sendable, CustomStringConvertible 
     }
 }
 
-extension ObjectId: ExpressibleByStringLiteral {
-    /// The id a 24-character hexadecimal literal spells: `let id: ObjectId =
-    /// "5f1c9a3e2b7d4c0012345678"`. Stops the program if it is not one.
-    public init(stringLiteral value: StaticString) { self.init(value) }
-}
+// Not ExpressibleByStringLiteral, as RealmSwift's is not: with it, a
+// dictionary literal such as `["_id": ObjectId.generate(), "name": "Rex"]`
+// passed to `create(_:value:)` (a parameter of type Any) type-checks as
+// [String: ObjectId], and "Rex" stops the program, where RealmSwift gives
+// [String: Any]. `ObjectId("…")` covers literals.
 
 extension ObjectId: Codable {
     /// Decodes the 24 hexadecimal characters RealmSwift encodes.
