@@ -396,6 +396,8 @@ final class CustomPersistableTests: RealmTestCase {
         XCTAssertEqual(all.where { $0.money <= Money("0.25") }.map(\.id), [0, 1])
         XCTAssertEqual(all.where { $0.optMoney == nil }.map(\.id), [1, 3])
         XCTAssertEqual(all.where { $0.optMoney == Money(4) }.map(\.id), [4])
+        XCTAssertEqual(all.where { $0.optMoney > Money(1) }.map(\.id), [2, 4])
+        XCTAssertEqual(all.where { $0.optMoney <= Money(2) }.map(\.id), [0, 2])
         XCTAssertEqual(all.where { $0.tag.in([Label("t1"), Label("t4")]) }.map(\.id), [1, 4])
         XCTAssertEqual(all.where { $0.tags.contains(Label("a2")) }.map(\.id), [2])
         XCTAssertEqual(all.filter("tag == %@", Label("t0")).map(\.id), [0])

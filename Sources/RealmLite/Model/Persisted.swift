@@ -77,7 +77,8 @@ extension Persisted where Value: _Indexable {
     /// An indexed property with a default value: `@Persisted(indexed: true)
     /// var name = ""`. The index makes `==` and `IN` queries on it
     /// lookups instead of scans, and costs a write to the index per change.
-    /// Bool, integers, String, Date, ObjectId, UUID and their optionals.
+    /// Bool, integers, String, Date, ObjectId, UUID, a ``PersistableEnum`` of
+    /// Int or String raw values, and their optionals.
     @inlinable public init(wrappedValue: Value, indexed: Bool) {
         value = wrappedValue
         if indexed { flags |= Self.indexedFlag }
@@ -98,7 +99,8 @@ extension Persisted where Value: _PrimaryKey {
     /// ``Realm/Error/Code/primaryKeyExists`` unless an update policy is given;
     /// fixed once managed (``Realm/Error/Code/primaryKeyChange``); and
     /// ``Realm/object(ofType:forPrimaryKey:)`` finds it. Integers, String,
-    /// ObjectId, UUID and their optionals.
+    /// ObjectId, UUID, a ``PersistableEnum`` of Int or String raw values
+    /// (found by case or by raw value), and their optionals.
     @inlinable public init(wrappedValue: Value, primaryKey: Bool) {
         value = wrappedValue
         if primaryKey { flags |= Self.primaryKeyFlag }

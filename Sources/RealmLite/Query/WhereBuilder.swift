@@ -196,6 +196,28 @@ extension Query where T: _CustomPersistable, T.PersistedType: _QueryComparable {
     public static func >= (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.greaterOrEqual, rhs) }
 }
 
+/// `Optional<Custom>` where Custom is a custom persistable type, so that
+/// an optional custom property can be ordered in `where {}`.
+public protocol _QueryOptionalCustomPersistable {
+    associatedtype _QueryWrapped: _CustomPersistable
+}
+
+extension Optional: _QueryOptionalCustomPersistable where Wrapped: _CustomPersistable {
+    public typealias _QueryWrapped = Wrapped
+}
+
+extension Query where T: _QueryOptionalCustomPersistable, T._QueryWrapped.PersistedType: _QueryComparable {
+    /// The property's persisted value is less than `rhs`'s; nil matches no
+    /// ordering.
+    public static func < (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.less, rhs) }
+    /// The property's persisted value is less than or equal to `rhs`'s.
+    public static func <= (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.lessOrEqual, rhs) }
+    /// The property's persisted value is greater than `rhs`'s.
+    public static func > (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.greater, rhs) }
+    /// The property's persisted value is greater than or equal to `rhs`'s.
+    public static func >= (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.greaterOrEqual, rhs) }
+}
+
 extension Query where T: _QueryComparable {
     /// The property is less than `rhs`. An object whose optional property is
     /// nil does not match any ordering.
