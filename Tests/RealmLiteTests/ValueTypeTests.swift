@@ -468,7 +468,22 @@ final class HueKeyed: Object {
     @Persisted(indexed: true) var optShade: Size?
 }
 
+enum Ratio: Double, PersistableEnum {
+    case half = 0.5, whole = 1
+}
+
+final class RatioKeyed: Object {
+    @Persisted(primaryKey: true) var ratio: Ratio
+}
+
 final class PersistableEnumKeyTests: RealmTestCase {
+    func testOnlyIntAndStringEnumsCanBeKeys() {
+        XCTAssertThrowsError(try openRealm([RatioKeyed.self])) { error in
+            XCTAssertEqual((error as? Realm.Error)?.code, .invalidSchema)
+            XCTAssertTrue("\(error)".contains("'RatioKeyed.ratio' of type double cannot be a primary key"), "\(error)")
+        }
+    }
+
     func testEnumPrimaryKeys() throws {
         let realm = try openRealm([SizeKeyed.self, HueKeyed.self])
         try realm.write {
