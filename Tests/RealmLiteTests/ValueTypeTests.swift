@@ -96,6 +96,51 @@ final class Decimal128ValueTests: RealmTestCase {
         XCTAssertEqual(Set<Decimal128>(["1", "1.0", "1.00", "2"]).count, 2)
     }
 
+    /// Exact results (up to 24 digits) agree with Foundation's Decimal, and
+    /// order agrees with the difference's sign; a seeded generator.
+    func testArithmeticAgreesWithFoundationDecimal() throws {
+        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: UInt64) -> UInt64 {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return (seed >> 11) % bound
+        }
+        func random() -> (Decimal128, Decimal) {
+            let text = (next(2) == 0 ? "-" : "") + "\(next(1_000_000_000_000))E\(Int(next(21)) - 10)"
+            return (try! Decimal128(string: text), Decimal(string: text)!)
+        }
+        for _ in 0..<2_000 {
+            let (a, fa) = random(), (b, fb) = random()
+            XCTAssertEqual((a + b).decimalValue, fa + fb, "\(a) + \(b)")
+            XCTAssertEqual((a - b).decimalValue, fa - fb, "\(a) - \(b)")
+            XCTAssertEqual((a * b).decimalValue, fa * fb, "\(a) * \(b)")
+            XCTAssertEqual(a < b, fa < fb, "\(a) < \(b)")
+            XCTAssertEqual(a == b, fa == fb, "\(a) == \(b)")
+            XCTAssertEqual(try Decimal128(string: a.stringValue), a)
+            if b != 0 {
+                let q = a / b
+                let back = (q * b - a).magnitude
+                XCTAssertTrue(back <= a.magnitude * Decimal128("1E-32"), "\(a) / \(b) = \(q)")
+            }
+        }
+    }
+
+    /// Results, exponents included, match IEEE decimal128 as Python's
+    /// decimal module computes it (Decimal128Vectors.swift): 34-digit
+    /// operands, subnormal and near-overflow exponents.
+    func testArithmeticMatchesIEEEVectors() throws {
+        for (a, op, b, expected) in Decimal128Vectors.cases {
+            let x = try Decimal128(string: a), y = try Decimal128(string: b)
+            let result: Decimal128
+            switch op {
+            case "+": result = x + y
+            case "-": result = x - y
+            case "*": result = x * y
+            default: result = x / y
+            }
+            XCTAssertEqual(result.exactString, try Decimal128(string: expected).exactString, "\(a) \(op) \(b)")
+        }
+    }
+
     func testCodable() throws {
         let value: Decimal128 = "123.45"
         let json = try JSONEncoder().encode([value])
