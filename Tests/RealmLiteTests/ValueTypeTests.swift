@@ -139,6 +139,13 @@ final class Decimal128ValueTests: RealmTestCase {
             }
             XCTAssertEqual(result.exactString, try Decimal128(string: expected).exactString, "\(a) \(op) \(b)")
         }
+        for (a, b, order) in Decimal128Vectors.comparisons {
+            let x = try Decimal128(string: a), y = try Decimal128(string: b)
+            XCTAssertEqual(x < y ? -1 : (x == y ? 0 : 1), order, "\(a) <=> \(b)")
+        }
+        for (text, expected) in Decimal128Vectors.parses {
+            XCTAssertEqual(try Decimal128(string: text).exactString, try Decimal128(string: expected).exactString, text)
+        }
     }
 
     func testCodable() throws {
