@@ -379,6 +379,34 @@ final class CustomHolder: Object {
     @Persisted var moneyMap: Map<String, Money>
 }
 
+struct Sku: CustomPersistable {
+    typealias PersistedType = String
+    var code: String
+    init(persistedValue: String) { code = persistedValue }
+    var persistableValue: String { code }
+}
+
+struct Cents: CustomPersistable {
+    typealias PersistedType = Int
+    var value: Int
+    init(persistedValue: Int) { value = persistedValue }
+    var persistableValue: Int { value }
+}
+
+final class Product: Object {
+    @Persisted(primaryKey: true) var sku: Sku
+    @Persisted(indexed: true) var price: Cents
+    @Persisted(indexed: true) var salePrice: Cents?
+}
+
+final class CentsKeyed: Object {
+    @Persisted(primaryKey: true) var id: Cents
+}
+
+final class OptionalSkuKeyed: Object {
+    @Persisted(primaryKey: true) var id: Sku?
+}
+
 /// Two views of one class: `FailableHolder` as plain Ints and as EvenInt.
 final class RawFailableHolder: Object {
     override class func className() -> String { "FailableHolder" }
@@ -475,6 +503,34 @@ final class CustomPersistableTests: RealmTestCase {
             XCTAssertThrowsError(try realm.write {
                 realm.create(FailableHolder.self, value: ["value": 7] as [String: Any])
             }, "a value that does not convert is refused")
+        }
+    }
+
+    func testCustomPrimaryKeysAndIndexes() throws {
+        let realm = try openRealm([Product.self, CentsKeyed.self, OptionalSkuKeyed.self])
+        try realm.write {
+            for i in 0..<4 {
+                realm.create(Product.self, value: ["sku": Sku(persistedValue: "p\(i)"), "price": Cents(persistedValue: i * 100),
+                                                   "salePrice": (i % 2 == 0 ? nil : Cents(persistedValue: 50)) as Any])
+                realm.create(CentsKeyed.self, value: ["id": Cents(persistedValue: 10 - i)])
+            }
+            realm.create(OptionalSkuKeyed.self, value: ["id": Sku(persistedValue: "x")])
+            realm.create(OptionalSkuKeyed.self, value: [:] as [String: Any])
+        }
+        let schema = try XCTUnwrap(realm.schema["Product"])
+        XCTAssertEqual(schema.primaryKeyProperty?.name, "sku")
+        XCTAssertEqual(schema["price"]?.isIndexed, true)
+        XCTAssertEqual(schema["salePrice"]?.isIndexed, true)
+        XCTAssertEqual(realm.object(ofType: Product.self, forPrimaryKey: Sku(persistedValue: "p2"))?.price.value, 200)
+        XCTAssertEqual(realm.object(ofType: Product.self, forPrimaryKey: "p3")?.price.value, 300, "by the persisted value too")
+        XCTAssertEqual(realm.object(ofType: CentsKeyed.self, forPrimaryKey: Cents(persistedValue: 8))?.id.value, 8)
+        XCTAssertEqual(realm.object(ofType: CentsKeyed.self, forPrimaryKey: 9)?.id.value, 9)
+        XCTAssertEqual(realm.object(ofType: OptionalSkuKeyed.self, forPrimaryKey: Sku(persistedValue: "x"))?.id?.code, "x")
+        XCTAssertNotNil(realm.object(ofType: OptionalSkuKeyed.self, forPrimaryKey: nil as Sku?))
+        XCTAssertEqual(realm.objects(Product.self).where { $0.price == Cents(persistedValue: 100) }.map(\.sku.code), ["p1"])
+        XCTAssertEqual(realm.objects(Product.self).where { $0.salePrice == Cents(persistedValue: 50) }.count, 2)
+        XCTAssertThrowsError(try realm.write { realm.create(Product.self, value: ["sku": Sku(persistedValue: "p0")]) }) { error in
+            XCTAssertEqual((error as? Realm.Error)?.code, .primaryKeyExists)
         }
     }
 

@@ -33,8 +33,11 @@ public protocol _CustomPersistable: _RealmPrimitive {
 ///
 /// Queries work on the persisted value: a `where { $0.total == money }`
 /// constant of the custom type is converted to it, and query strings use the
-/// persisted value (`"total > 10"`); sorting orders by it. Custom types
-/// are hashed by their persisted value unless they hash themselves.
+/// persisted value (`"total > 10"`); sorting orders by it. A custom type
+/// stored as Int, String, ObjectId or UUID can be the primary key
+/// (`@Persisted(primaryKey: true)`), and one stored as an indexable type
+/// can be indexed. Custom types are hashed by their persisted value unless
+/// they hash themselves.
 /// Mapping to an `EmbeddedObject` (RealmSwift allows it) is not supported.
 public protocol CustomPersistable: _CustomPersistable {
     /// The value stored as `persistedValue`.
@@ -102,5 +105,73 @@ extension _CustomPersistable {
             realmFatal(.invalidValue, "Failed to convert persisted value '\(persisted)' to type '\(Self.self)' in a non-optional context.")
         }
         return value
+    }
+}
+
+/// `Optional<Custom>` for a custom persistable type: what `@Persisted`
+/// options and `where {}` orderings on optional custom properties need.
+public protocol _OptionalCustomPersistable {
+    associatedtype _CustomWrapped: _CustomPersistable
+}
+
+extension Optional: _OptionalCustomPersistable where Wrapped: _CustomPersistable {
+    public typealias _CustomWrapped = Wrapped
+}
+
+// Primary keys and indexes on custom types, by their persisted type (as
+// RealmSwift's `Value.PersistedType: _PrimaryKey`); the schema check then
+// applies to the persisted type.
+
+extension Persisted where Value: _CustomPersistable, Value.PersistedType: _PrimaryKey {
+    /// A custom type as the primary key, stored as its persisted value (Int,
+    /// String, ObjectId, UUID): found by `object(ofType:forPrimaryKey:)` with
+    /// the custom value or the persisted one. See ``init(wrappedValue:primaryKey:)``.
+    @inlinable public init(wrappedValue: Value, primaryKey: Bool) {
+        self.init(wrappedValue: wrappedValue)
+        if primaryKey { flags |= Self.primaryKeyFlag }
+    }
+
+    /// A custom primary key with the type's default value.
+    @inlinable public init(primaryKey: Bool) {
+        self.init(wrappedValue: Value._rlmDefaultValue(), primaryKey: primaryKey)
+    }
+}
+
+extension Persisted where Value: _OptionalCustomPersistable, Value._CustomWrapped.PersistedType: _PrimaryKey {
+    /// An optional custom type as the primary key.
+    @inlinable public init(wrappedValue: Value, primaryKey: Bool) {
+        self.init(wrappedValue: wrappedValue)
+        if primaryKey { flags |= Self.primaryKeyFlag }
+    }
+
+    /// An optional custom primary key, nil by default.
+    @inlinable public init(primaryKey: Bool) {
+        self.init(wrappedValue: Value._rlmDefaultValue(), primaryKey: primaryKey)
+    }
+}
+
+extension Persisted where Value: _CustomPersistable, Value.PersistedType: _Indexable {
+    /// An indexed custom property, indexed by its persisted value.
+    @inlinable public init(wrappedValue: Value, indexed: Bool) {
+        self.init(wrappedValue: wrappedValue)
+        if indexed { flags |= Self.indexedFlag }
+    }
+
+    /// An indexed custom property with the type's default value.
+    @inlinable public init(indexed: Bool) {
+        self.init(wrappedValue: Value._rlmDefaultValue(), indexed: indexed)
+    }
+}
+
+extension Persisted where Value: _OptionalCustomPersistable, Value._CustomWrapped.PersistedType: _Indexable {
+    /// An indexed optional custom property.
+    @inlinable public init(wrappedValue: Value, indexed: Bool) {
+        self.init(wrappedValue: wrappedValue)
+        if indexed { flags |= Self.indexedFlag }
+    }
+
+    /// An indexed optional custom property, nil by default.
+    @inlinable public init(indexed: Bool) {
+        self.init(wrappedValue: Value._rlmDefaultValue(), indexed: indexed)
     }
 }

@@ -196,17 +196,7 @@ extension Query where T: _CustomPersistable, T.PersistedType: _QueryComparable {
     public static func >= (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.greaterOrEqual, rhs) }
 }
 
-/// `Optional<Custom>` where Custom is a custom persistable type, so that
-/// an optional custom property can be ordered in `where {}`.
-public protocol _QueryOptionalCustomPersistable {
-    associatedtype _QueryWrapped: _CustomPersistable
-}
-
-extension Optional: _QueryOptionalCustomPersistable where Wrapped: _CustomPersistable {
-    public typealias _QueryWrapped = Wrapped
-}
-
-extension Query where T: _QueryOptionalCustomPersistable, T._QueryWrapped.PersistedType: _QueryComparable {
+extension Query where T: _OptionalCustomPersistable, T._CustomWrapped.PersistedType: _QueryComparable {
     /// The property's persisted value is less than `rhs`'s; nil matches no
     /// ordering.
     public static func < (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.less, rhs) }
