@@ -28,10 +28,15 @@ class Account: Object {
     @Persisted(primaryKey: true) var plan: Plan
     @Persisted(indexed: true) var secondary: Plan?
     @Persisted var email: Email?
-    @Persisted var balance: Cents
+    @Persisted(indexed: true) var balance: Cents
     @Persisted var history: List<Cents>
     @Persisted var owner = ObjectId.generate()
     @Persisted var rate: Decimal128 = 0.05
+}
+
+class Ledger: Object {
+    @Persisted(primaryKey: true) var id: Cents
+    @Persisted var optional: Cents?
 }
 
 func valueTypes(_ realm: Realm) throws -> String {
@@ -47,6 +52,7 @@ func valueTypes(_ realm: Realm) throws -> String {
     let json = try JSONEncoder().encode([rate])
     let account = realm.object(ofType: Account.self, forPrimaryKey: Plan.pro)
     let rich = realm.objects(Account.self).where { $0.balance > Cents(persistedValue: 100) && $0.email != nil }
+    _ = realm.object(ofType: Ledger.self, forPrimaryKey: Cents(persistedValue: 1))?.optional
     return "\(parsed < stamped) \(rate.isNaN) \(fromNumber.magnitude) \(quotient.stringValue) \(Decimal128.max > .min) "
         + "\(json.count) \(account?.rate.doubleValue ?? 0) \(rich.count)"
 }
