@@ -125,7 +125,8 @@ extension Optional: _OptionalCustomPersistable where Wrapped: _CustomPersistable
 extension Persisted where Value: _CustomPersistable, Value.PersistedType: _PrimaryKey {
     /// A custom type as the primary key, stored as its persisted value (Int,
     /// String, ObjectId, UUID): found by `object(ofType:forPrimaryKey:)` with
-    /// the custom value or the persisted one. See ``init(wrappedValue:primaryKey:)``.
+    /// the custom value or the persisted one; otherwise as for the other
+    /// primary-key types.
     @inlinable public init(wrappedValue: Value, primaryKey: Bool) {
         self.init(wrappedValue: wrappedValue)
         if primaryKey { flags |= Self.primaryKeyFlag }

@@ -85,7 +85,8 @@ extension Persisted where Value: _Indexable {
     }
 
     /// An indexed property with the type's default value: `@Persisted(indexed:
-    /// true) var name: String`. See ``init(wrappedValue:indexed:)``.
+    /// true) var name: String`. See `init(wrappedValue:indexed:)` above
+    /// (a plain name: custom types overload it, CustomPersistable.swift).
     @inlinable public init(indexed: Bool) {
         self.init(wrappedValue: Value._rlmDefaultValue(), indexed: indexed)
     }
@@ -108,7 +109,7 @@ extension Persisted where Value: _PrimaryKey {
 
     /// The primary key property, with the type's default value:
     /// `@Persisted(primaryKey: true) var _id: ObjectId`. See
-    /// ``init(wrappedValue:primaryKey:)``.
+    /// `init(wrappedValue:primaryKey:)` above.
     @inlinable public init(primaryKey: Bool) {
         self.init(wrappedValue: Value._rlmDefaultValue(), primaryKey: primaryKey)
     }
