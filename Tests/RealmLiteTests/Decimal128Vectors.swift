@@ -1,7 +1,7 @@
 // Decimal128 results computed by Python's decimal module in the IEEE
 // decimal128 context (34 digits, Emax 6144, Emin -6143, clamp, half even):
 // a, operator, b, result as sign, coefficient, 'E', exponent. Seeded; see
-// Decimal128ValueTests.testArithmeticMatchesIEEEVectors.
+// ValueTypeDecimal128Tests.testArithmeticMatchesIEEEVectors.
 enum Decimal128Vectors {
     static let cases: [(String, Character, String, String)] = [
         ("5E17", "+", "2714970940094929134653554950597671E16", "2714970940094929134653554950597721E16"),

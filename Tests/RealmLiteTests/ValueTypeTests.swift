@@ -7,7 +7,7 @@ import XCTest
 
 // MARK: - Decimal128
 
-final class Decimal128ValueTests: RealmTestCase {
+final class ValueTypeDecimal128Tests: RealmTestCase {
     func testArithmeticIsDecimal() throws {
         let a: Decimal128 = 0.1, b: Decimal128 = 0.2
         XCTAssertEqual(a + b, 0.3)
@@ -172,7 +172,7 @@ final class DecimalHolder: Object {
     @Persisted var values: List<Decimal128>
 }
 
-final class Decimal128StorageTests: RealmTestCase {
+final class ValueTypeDecimal128StorageTests: RealmTestCase {
     /// A file written by the code before this change (LegacyDecimalFixture)
     /// reads the values that code wrote, and takes new ones.
     func testFileWrittenBeforeDecimal128ReadsTheSameValues() throws {
@@ -283,7 +283,7 @@ final class ObjectIdHolder: Object {
     @Persisted var other: ObjectId?
 }
 
-final class ObjectIdValueTests: RealmTestCase {
+final class ValueTypeObjectIdTests: RealmTestCase {
     func testInitializersAndTimestamp() throws {
         let literal = ObjectId("5f1c9a3e2b7d4c0012345678")
         // Not ExpressibleByStringLiteral (as RealmSwift's): a mixed dictionary literal stays [String: Any].
@@ -423,7 +423,7 @@ final class FailableHolder: Object {
     @Persisted var required: List<EvenInt>
 }
 
-final class CustomPersistableTests: RealmTestCase {
+final class ValueTypeCustomPersistableTests: RealmTestCase {
     private func fill(_ realm: Realm) throws {
         try realm.write {
             for i in 0..<5 {
@@ -538,7 +538,7 @@ final class CustomPersistableTests: RealmTestCase {
     /// the program, as RealmSwift's throws an exception.
     func testFailableConversionStopsWhereRequired() throws {
         assertStops("failableRequired", printing: "Failed to convert persisted value '3' to type 'EvenInt' in a non-optional context",
-                    runner: "RealmLiteTests.CustomPersistableTests/testRunScenario")
+                    runner: "RealmLiteTests.ValueTypeCustomPersistableTests/testRunScenario")
     }
 
     /// The child-process entry point of testFailableConversionStopsWhereRequired.
@@ -584,7 +584,7 @@ final class RatioKeyed: Object {
     @Persisted(primaryKey: true) var ratio: Ratio
 }
 
-final class PersistableEnumKeyTests: RealmTestCase {
+final class ValueTypePersistableEnumTests: RealmTestCase {
     func testOnlyIntAndStringEnumsCanBeKeys() {
         XCTAssertThrowsError(try openRealm([RatioKeyed.self])) { error in
             XCTAssertEqual((error as? Realm.Error)?.code, .invalidSchema)
