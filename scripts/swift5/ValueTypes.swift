@@ -56,3 +56,15 @@ func valueTypes(_ realm: Realm) throws -> String {
     return "\(parsed < stamped) \(rate.isNaN) \(fromNumber.magnitude) \(quotient.stringValue) \(Decimal128.max > .min) "
         + "\(json.count) \(account?.rate.doubleValue ?? 0) \(rich.count)"
 }
+
+// RealmSwift's documented example: a Foundation type mapped to a String.
+extension URL: @retroactive FailableCustomPersistable {
+    public typealias PersistedType = String
+    public init?(persistedValue: String) { self.init(string: persistedValue) }
+    public var persistableValue: String { absoluteString }
+}
+
+class Bookmark: Object {
+    @Persisted var url: URL?
+    @Persisted var mirrors: List<URL>
+}
