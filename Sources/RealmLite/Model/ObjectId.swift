@@ -1,8 +1,10 @@
 import Foundation
 import Synchronization
 
-/// A 12-byte MongoDB-style object id: 4-byte big-endian seconds since 1970,
-/// 5 random bytes fixed per process, 3-byte counter. Ordered by its bytes.
+/// A 12-byte MongoDB-style object id (RealmSwift's ObjectId): 4-byte
+/// big-endian seconds since 1970, 5 random bytes fixed per process, a 3-byte
+/// counter. Ordered by its bytes, so ids sort by creation time; encoded
+/// (Codable) as its 24 hexadecimal characters.
 public struct ObjectId: Hashable, Comparable, Sendable, CustomStringConvertible {
     // bytes 0..7 and 8..11, big-endian, so integer order == byte order.
     var high: UInt64
@@ -29,6 +31,28 @@ public struct ObjectId: Hashable, Comparable, Sendable, CustomStringConvertible 
         self = bytes.withUnsafeBytes { ObjectId(bigEndianBytes: $0) }
     }
 
+    /// Parses 24 hexadecimal characters written in the source:
+    /// `ObjectId("5f1c9a3e2b7d4c0012345678")`. Stops the program if they are
+    /// not a valid id; use ``init(string:)`` for strings read at run time.
+    public init(_ str: StaticString) {
+        let text = str.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
+        do { try self.init(string: text) } catch { realmFatal(.invalidValue, "Invalid ObjectId '\(text)': expected 24 hexadecimal characters.") }
+    }
+
+    /// An id for `timestamp` (whole seconds since 1970), with the low three
+    /// bytes of `machineId` and low two bytes of `processId` (little-endian,
+    /// as realm-core lays them out) and this process's next counter value.
+    public init(timestamp: Date, machineId: Int, processId: Int) {
+        let seconds = UInt64(UInt32(truncatingIfNeeded: Int64(timestamp.timeIntervalSince1970.rounded(.down))))
+        let machine = UInt32(truncatingIfNeeded: machineId) & 0xFF_FFFF
+        let process = UInt16(truncatingIfNeeded: processId)
+        let count = objectIdCounter.add(1, ordering: .relaxed).newValue & 0xFF_FFFF
+        // Bytes 4...6: machine (little-endian); 7...8: process (little-endian).
+        let middle = UInt64(machine & 0xFF) << 24 | UInt64((machine >> 8) & 0xFF) << 16
+            | UInt64(machine >> 16) << 8 | UInt64(process & 0xFF)
+        self.init(high: seconds << 32 | middle, low: UInt32(process >> 8) << 24 | count)
+    }
+
     /// A new id: the current time, this process's random bytes, a counter.
     public static func generate() -> ObjectId {
         let seconds = UInt64(UInt32(truncatingIfNeeded: Int(Date().timeIntervalSince1970)))
@@ -50,6 +74,7 @@ public struct ObjectId: Hashable, Comparable, Sendable, CustomStringConvertible 
         return out
     }
 
+    /// ``stringValue``.
     public var description: String { stringValue }
 
     /// Byte order: the timestamp first, so ids generated in different seconds
@@ -57,6 +82,12 @@ public struct ObjectId: Hashable, Comparable, Sendable, CustomStringConvertible 
     public static func < (a: ObjectId, b: ObjectId) -> Bool {
         a.high != b.high ? a.high < b.high : a.low < b.low
     }
+    /// Byte order (see ``<(_:_:)``).
+    public static func <= (a: ObjectId, b: ObjectId) -> Bool { !(b < a) }
+    /// Byte order (see ``<(_:_:)``).
+    public static func > (a: ObjectId, b: ObjectId) -> Bool { b < a }
+    /// Byte order (see ``<(_:_:)``).
+    public static func >= (a: ObjectId, b: ObjectId) -> Bool { !(a < b) }
 
     init(bigEndianBytes b: UnsafeRawBufferPointer) {
         high = UInt64(bigEndian: b.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
@@ -66,6 +97,29 @@ public struct ObjectId: Hashable, Comparable, Sendable, CustomStringConvertible 
     func withBigEndianBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
         var raw = (high.bigEndian, low.bigEndian)
         return withUnsafeBytes(of: &raw) { body(UnsafeRawBufferPointer(rebasing: $0[0..<12])) }
+    }
+}
+
+// Not ExpressibleByStringLiteral, as RealmSwift's is not: with it, a
+// dictionary literal such as `["_id": ObjectId.generate(), "name": "Rex"]`
+// passed to `create(_:value:)` (a parameter of type Any) type-checks as
+// [String: ObjectId], and "Rex" stops the program, where RealmSwift gives
+// [String: Any]. `ObjectId("…")` covers literals.
+
+extension ObjectId: Codable {
+    /// Decodes the 24 hexadecimal characters RealmSwift encodes.
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        do { try self.init(string: text) } catch {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(text)' is not an ObjectId: expected 24 hexadecimal characters")
+        }
+    }
+
+    /// Encodes ``stringValue``, as RealmSwift does.
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(stringValue)
     }
 }
 

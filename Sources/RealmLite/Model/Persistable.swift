@@ -42,6 +42,15 @@ public protocol _RealmOptionalWrapped: _RealmElement {
     static func _rlmSetOptional(_ object: ObjectBase, _ column: Int, _ value: Self?)
     static func _rlmEncodeOptional(_ value: Self?, _ column: Int, _ writer: inout _RecordWriter) throws
     static func _rlmIndexKeyOptional(_ value: Self?) -> [UInt8]?
+    /// An element of a collection of optionals: nil where a stored value
+    /// does not convert (FailableCustomPersistable).
+    static func _rlmDecodeOptionalElement(_ bytes: UnsafeRawBufferPointer, _ realm: RealmCore?) -> Self?
+}
+
+extension _RealmOptionalWrapped {
+    public static func _rlmDecodeOptionalElement(_ bytes: UnsafeRawBufferPointer, _ realm: RealmCore?) -> Self? {
+        _rlmDecodeElement(bytes, realm)
+    }
 }
 
 /// Types usable as `@Persisted(indexed: true)`.
@@ -85,7 +94,7 @@ extension Optional: _Persistable where Wrapped: _RealmOptionalWrapped {
 extension Optional: _RealmElement where Wrapped: _RealmOptionalWrapped {
     public static func _rlmDecodeElement(_ bytes: UnsafeRawBufferPointer, _ realm: RealmCore?) -> Self {
         guard bytes.first == 1 else { return nil }
-        return Wrapped._rlmDecodeElement(UnsafeRawBufferPointer(rebasing: bytes[1...]), realm)
+        return Wrapped._rlmDecodeOptionalElement(UnsafeRawBufferPointer(rebasing: bytes[1...]), realm)
     }
     public static func _rlmEncodeElement(_ value: Self, _ out: inout [UInt8], _ realm: RealmCore) throws {
         if let value {

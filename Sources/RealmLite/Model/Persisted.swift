@@ -77,14 +77,16 @@ extension Persisted where Value: _Indexable {
     /// An indexed property with a default value: `@Persisted(indexed: true)
     /// var name = ""`. The index makes `==` and `IN` queries on it
     /// lookups instead of scans, and costs a write to the index per change.
-    /// Bool, integers, String, Date, ObjectId, UUID and their optionals.
+    /// Bool, integers, String, Date, ObjectId, UUID, a ``PersistableEnum`` of
+    /// Int or String raw values, and their optionals.
     @inlinable public init(wrappedValue: Value, indexed: Bool) {
         value = wrappedValue
         if indexed { flags |= Self.indexedFlag }
     }
 
     /// An indexed property with the type's default value: `@Persisted(indexed:
-    /// true) var name: String`. See ``init(wrappedValue:indexed:)``.
+    /// true) var name: String`. See `init(wrappedValue:indexed:)` above
+    /// (a plain name: custom types overload it, CustomPersistable.swift).
     @inlinable public init(indexed: Bool) {
         self.init(wrappedValue: Value._rlmDefaultValue(), indexed: indexed)
     }
@@ -98,7 +100,8 @@ extension Persisted where Value: _PrimaryKey {
     /// ``Realm/Error/Code/primaryKeyExists`` unless an update policy is given;
     /// fixed once managed (``Realm/Error/Code/primaryKeyChange``); and
     /// ``Realm/object(ofType:forPrimaryKey:)`` finds it. Integers, String,
-    /// ObjectId, UUID and their optionals.
+    /// ObjectId, UUID, a ``PersistableEnum`` of Int or String raw values
+    /// (found by case or by raw value), and their optionals.
     @inlinable public init(wrappedValue: Value, primaryKey: Bool) {
         value = wrappedValue
         if primaryKey { flags |= Self.primaryKeyFlag }
@@ -106,7 +109,7 @@ extension Persisted where Value: _PrimaryKey {
 
     /// The primary key property, with the type's default value:
     /// `@Persisted(primaryKey: true) var _id: ObjectId`. See
-    /// ``init(wrappedValue:primaryKey:)``.
+    /// `init(wrappedValue:primaryKey:)` above.
     @inlinable public init(primaryKey: Bool) {
         self.init(wrappedValue: Value._rlmDefaultValue(), primaryKey: primaryKey)
     }

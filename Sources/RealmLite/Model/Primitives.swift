@@ -250,16 +250,18 @@ extension Data: _RealmPrimitive {
     }
 }
 
+/// Decimal128 is stored as text: its exact form ("1.50", "1.5E10"), which
+/// keeps the exponent. Files written before Decimal128 was a decimal128 hold
+/// Foundation's Decimal description ("1.5", "0.000001", up to 38 digits),
+/// which the same parser reads (38 digits rounded to 34).
 extension Decimal128: _RealmPrimitive {
     public static var _rlmType: PropertyType { .decimal128 }
     public static func _rlmDefaultValue() -> Decimal128 { Decimal128() }
-    public static func _rlmLoad(_ bytes: UnsafeRawBufferPointer) -> Decimal128 {
-        (try? Decimal128(string: String(decoding: bytes, as: UTF8.self))) ?? Decimal128(Decimal.nan)
-    }
+    public static func _rlmLoad(_ bytes: UnsafeRawBufferPointer) -> Decimal128 { parse(bytes) ?? .nan }
     public func _rlmWithBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try stringValue._rlmWithBytes(body)
+        try exactString._rlmWithBytes(body)
     }
-    public static func _rlmFromAny(_ value: Any) -> Decimal128? { try? Decimal128(value: value) }
+    public static func _rlmFromAny(_ value: Any) -> Decimal128? { converting(value) }
 }
 
 // MARK: - UUID, ObjectId
@@ -299,7 +301,11 @@ extension ObjectId: _RealmPrimitive, _PrimaryKey {
 // MARK: - Enums
 
 /// An enum stored as its raw value: `enum Kind: Int, PersistableEnum { ... }`.
-public protocol PersistableEnum: _RealmPrimitive, RawRepresentable, CaseIterable where RawValue: _RealmPrimitive {}
+/// An enum of Int or String raw values can be a primary key
+/// (`@Persisted(primaryKey: true) var kind: Kind`, found by
+/// `object(ofType:forPrimaryKey: Kind.a)` or by its raw value) or indexed;
+/// other raw types are refused when the schema is read.
+public protocol PersistableEnum: _RealmPrimitive, _PrimaryKey, RawRepresentable, CaseIterable where RawValue: _RealmPrimitive {}
 
 extension PersistableEnum {
     public static var _rlmType: PropertyType { RawValue._rlmType }

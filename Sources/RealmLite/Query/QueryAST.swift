@@ -164,6 +164,8 @@ enum QueryValue: CustomStringConvertible {
         default: break
         }
         if let int = anyInteger(value), !(value is Double) { return .int(int) }
+        // A custom persistable type queries as its persisted value.
+        if let custom = value as? any _CustomPersistable { return from(custom.persistableValue) }
         if let raw = value as? any RawRepresentable { return from(raw.rawValue) }
         return nil
     }

@@ -357,6 +357,7 @@ struct QueryCompiler {
                 constant = Double(v)
                 if type == .int { exactInt = v }
             case (.int, .double(let v)), (.float, .double(let v)), (.double, .double(let v)): constant = v
+            case (.int, .decimal(let v)), (.float, .decimal(let v)), (.double, .decimal(let v)): constant = v.doubleValue
             default: throw mismatch(value, c, path)
             }
             // A Float property compares with the constant rounded to Float (float == 0.1 finds 0.1).

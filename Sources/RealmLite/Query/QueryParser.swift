@@ -487,6 +487,10 @@ struct QueryParser {
             return .int(v)
         }
         if let v = Int64(text) { return .int(v) }
+        // More significant digits than a Double keeps (Decimal128 takes 15
+        // from a Double): a decimal128, so a Decimal128 property compares with
+        // the digits written. Other numeric properties take its Double.
+        if significantDigits(text) > 15, let v = try? Decimal128(string: text) { return .decimal(v) }
         if let v = Double(text) { return .double(v) }
         throw lexer.error("malformed number '\(text)'", at: token.position)
     }
@@ -584,4 +588,13 @@ func parseDateLiteral(_ text: String) -> Date? {
           let date = calendar.date(from: components) else { return nil }
     let nanos = fields.count > 6 ? Double(fields[6]) / 1e9 : 0
     return date.addingTimeInterval(nanos)
+}
+
+/// The significant digits of a number literal: without leading zeros, the
+/// fraction's trailing zeros, or the exponent.
+private func significantDigits(_ text: String) -> Int {
+    let mantissa = text.prefix { $0 != "e" && $0 != "E" }
+    var digits = mantissa.filter(\.isNumber).drop { $0 == "0" }
+    if mantissa.contains(".") { while digits.last == "0" { digits.removeLast() } }
+    return digits.count
 }

@@ -185,6 +185,29 @@ extension Decimal128: _QueryComparable {}
 extension ObjectId: _QueryComparable {}
 extension Optional: _QueryComparable where Wrapped: _QueryComparable {}
 
+extension Query where T: _CustomPersistable, T.PersistedType: _QueryComparable {
+    /// The property's persisted value is less than `rhs`'s.
+    public static func < (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.less, rhs) }
+    /// The property's persisted value is less than or equal to `rhs`'s.
+    public static func <= (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.lessOrEqual, rhs) }
+    /// The property's persisted value is greater than `rhs`'s.
+    public static func > (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.greater, rhs) }
+    /// The property's persisted value is greater than or equal to `rhs`'s.
+    public static func >= (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.greaterOrEqual, rhs) }
+}
+
+extension Query where T: _OptionalCustomPersistable, T._CustomWrapped.PersistedType: _QueryComparable {
+    /// The property's persisted value is less than `rhs`'s; nil matches no
+    /// ordering.
+    public static func < (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.less, rhs) }
+    /// The property's persisted value is less than or equal to `rhs`'s.
+    public static func <= (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.lessOrEqual, rhs) }
+    /// The property's persisted value is greater than `rhs`'s.
+    public static func > (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.greater, rhs) }
+    /// The property's persisted value is greater than or equal to `rhs`'s.
+    public static func >= (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.greaterOrEqual, rhs) }
+}
+
 extension Query where T: _QueryComparable {
     /// The property is less than `rhs`. An object whose optional property is
     /// nil does not match any ordering.

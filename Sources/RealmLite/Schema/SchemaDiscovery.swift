@@ -134,10 +134,10 @@ enum SchemaDiscovery {
         for property in properties {
             let shape = property.shape
             if property.isPrimary && (!shape.type.canBePrimaryKey || shape.collection != .none) {
-                throw Realm.Error(.invalidSchema, "Property '\(name).\(property.name)' of type \(shape.type) cannot be a primary key; use Int, String, ObjectId or UUID.")
+                throw Realm.Error(.invalidSchema, "Property '\(name).\(property.name)' of type \(shape.type) cannot be a primary key; use Int, String, ObjectId, UUID or a PersistableEnum of Int or String.")
             }
             if property.isIndexed && (!shape.type.canBeIndexed || shape.collection != .none) {
-                throw Realm.Error(.invalidSchema, "Property '\(name).\(property.name)' of type \(shape.type) cannot be indexed; index Bool, Int, String, Date, ObjectId or UUID properties.")
+                throw Realm.Error(.invalidSchema, "Property '\(name).\(property.name)' of type \(shape.type) cannot be indexed; index Bool, Int, String, Date, ObjectId, UUID or PersistableEnum (of Int or String) properties.")
             }
             if shape.type == .object && shape.collection == .map && !shape.isOptional {
                 throw Realm.Error(.invalidSchema, "Map property '\(name).\(property.name)' must have optional object values (Map<String, \(shape.objectType.map { "\($0)" } ?? "T")?>).")
