@@ -33,6 +33,8 @@ final class CodableEverything: Object, Codable {
     @Persisted var date = Date(timeIntervalSince1970: 0)
     @Persisted var uuid = UUID()
     @Persisted var shade = Shade.light
+    @Persisted var objectId = ObjectId()
+    @Persisted var decimal = Decimal128(0)
     @Persisted var optInt: Int?
     @Persisted var optString: String?
     @Persisted var optDate: Date?
@@ -64,6 +66,8 @@ final class CodableTests: RealmTestCase {
         object.date = Date(timeIntervalSince1970: 1_700_000_000.5)
         object.uuid = UUID(uuidString: "3F2504E0-4F89-11D3-9A0C-0305E82C3301")!
         object.shade = .dark
+        object.objectId = ObjectId("5f0a1b2c3d4e5f6a7b8c9d0e")
+        object.decimal = Decimal128(stringLiteral: "123.4500")
         object.optInt = 7
         object.optString = nil
         object.optDate = Date(timeIntervalSince1970: 5)
@@ -90,6 +94,8 @@ final class CodableTests: RealmTestCase {
         XCTAssertEqual(a.date, b.date, file: file, line: line)
         XCTAssertEqual(a.uuid, b.uuid, file: file, line: line)
         XCTAssertEqual(a.shade, b.shade, file: file, line: line)
+        XCTAssertEqual(a.objectId, b.objectId, file: file, line: line)
+        XCTAssertEqual(a.decimal, b.decimal, file: file, line: line)
         XCTAssertEqual(a.optInt, b.optInt, file: file, line: line)
         XCTAssertEqual(a.optString, b.optString, file: file, line: line)
         XCTAssertEqual(a.optDate, b.optDate, file: file, line: line)
@@ -136,6 +142,7 @@ final class CodableTests: RealmTestCase {
         let sparse = Data(#"""
         {"bool": false, "int": 1, "int8": 0, "int16": 0, "int32": 0, "int64": 0, "float": 0, "double": 0,
          "string": "", "data": "", "date": 0, "uuid": "3F2504E0-4F89-11D3-9A0C-0305E82C3301", "shade": "light",
+         "objectId": "5f0a1b2c3d4e5f6a7b8c9d0e", "decimal": "1",
          "ints": [], "pets": [], "tags": [], "scores": {}, "optScores": {}}
         """#.utf8)
         let decoded = try JSONDecoder().decode(CodableEverything.self, from: sparse)
