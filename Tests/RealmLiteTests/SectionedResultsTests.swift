@@ -1,0 +1,133 @@
+import Foundation
+import XCTest
+@testable import RealmLite
+
+// Sectioned results: sections by key path or block, live, frozen and
+// thawed, and observed with changes by section and row.
+
+final class SectionedResultsTests: RealmTestCase {
+    func path(_ section: Int, _ row: Int) -> IndexPath { IndexPath(indexes: [section, row]) }
+
+    func seed(_ realm: Realm) throws {
+        try realm.write {
+            for (name, age) in [("Ace", 3), ("Bob", 1), ("Abe", 3), ("Cat", 2), ("Bea", 1)] {
+                realm.create(Dog.self, value: ["name": name, "age": age])
+            }
+        }
+    }
+
+    func testSectionsByKeyPathAndBlock() throws {
+        let realm = try openRealm()
+        try seed(realm)
+        let byAge = realm.objects(Dog.self).sectioned(by: \.age, ascending: false)
+        XCTAssertEqual(byAge.allKeys, [3, 2, 1])
+        XCTAssertEqual(byAge.count, 3)
+        XCTAssertEqual(byAge[0].key, 3)
+        XCTAssertEqual(Set(byAge[0].map(\.name)), ["Ace", "Abe"])
+        XCTAssertEqual(byAge[1].map(\.name), ["Cat"])
+        XCTAssertEqual(byAge.map(\.count), [2, 1, 2])
+
+        let byLetter = realm.objects(Dog.self).sectioned(by: { String($0.name.prefix(1)) },
+                                                         sortDescriptors: [SortDescriptor(keyPath: "name")])
+        XCTAssertEqual(byLetter.allKeys, ["A", "B", "C"])
+        XCTAssertEqual(byLetter[0].map(\.name), ["Abe", "Ace"])
+        XCTAssertEqual(byLetter[path(1, 1)].name, "Bob")
+        XCTAssertEqual(byLetter[1].id, "B")
+
+        let sorted = realm.objects(Dog.self).sectioned(by: \.age, sortDescriptors: [SortDescriptor(keyPath: "age"), SortDescriptor(keyPath: "name")])
+        XCTAssertEqual(sorted[2].map(\.name), ["Abe", "Ace"], "the second sort orders within a section")
+    }
+
+    func testSectionsAreLiveFrozenAndThawed() throws {
+        let realm = try openRealm()
+        try seed(realm)
+        let sections = realm.objects(Dog.self).sectioned(by: \.age)
+        let frozen = sections.freeze()
+        try realm.write { realm.create(Dog.self, value: ["name": "Dot", "age": 9]) }
+        XCTAssertEqual(sections.allKeys, [1, 2, 3, 9], "live sections follow the Realm")
+        XCTAssertEqual(frozen.allKeys, [1, 2, 3], "frozen ones do not")
+        XCTAssertTrue(frozen.isFrozen)
+        let done = expectation(description: "read on another thread")
+        let box = UncheckedSendable(value: frozen)
+        Thread { XCTAssertEqual(box.value[2].count, 2); done.fulfill() }.start()
+        wait(for: [done], timeout: 10)
+        XCTAssertEqual(frozen.thaw()?.allKeys, [1, 2, 3, 9])
+        XCTAssertEqual(frozen[0].thaw()?.count, 2)
+    }
+
+    func testObservedChangesBySectionAndRow() throws {
+        let realm = try openRealm()
+        try seed(realm)
+        let sections = realm.objects(Dog.self).sectioned(by: \.age, sortDescriptors: [SortDescriptor(keyPath: "age"), SortDescriptor(keyPath: "name")])
+        // Sections: 1 [Bea, Bob], 2 [Cat], 3 [Abe, Ace]
+        var changes: [SectionedResultsChange<SectionedResults<Int, Dog>>] = []
+        let token = sections.observe { changes.append($0) }
+        defer { token.invalidate() }
+        nextTurn()
+        guard case .initial(let initial)? = changes.first else { return XCTFail("no initial call") }
+        XCTAssertEqual(initial.allKeys, [1, 2, 3])
+
+        func lastUpdate() -> (deletions: [IndexPath], insertions: [IndexPath], modifications: [IndexPath], inserted: IndexSet, deleted: IndexSet)? {
+            guard case .update(_, let d, let i, let m, let si, let sd)? = changes.last else { return nil }
+            return (d, i, m, si, sd)
+        }
+
+        // A row joins an existing section.
+        try realm.write { realm.create(Dog.self, value: ["name": "Bud", "age": 1]) }
+        nextTurn()
+        var update = try XCTUnwrap(lastUpdate())
+        XCTAssertEqual(update.insertions, [path(0, 2)], "Bea, Bob, Bud")
+        XCTAssertEqual(update.deletions, [])
+        XCTAssertTrue(update.inserted.isEmpty && update.deleted.isEmpty)
+
+        // A new key makes a new section; its row is not listed again.
+        try realm.write { realm.create(Dog.self, value: ["name": "Max", "age": 7]) }
+        nextTurn()
+        update = try XCTUnwrap(lastUpdate())
+        XCTAssertEqual(update.inserted, IndexSet(integer: 3))
+        XCTAssertEqual(update.insertions, [])
+
+        // A modification stays in its section.
+        try realm.write { realm.objects(Dog.self).filter("name == 'Cat'").first!.name = "Cat" + "s" }
+        nextTurn()
+        update = try XCTUnwrap(lastUpdate())
+        XCTAssertEqual(update.modifications, [path(1, 0)])
+
+        // Deleting a section's last row deletes the section, not the row.
+        try realm.write { realm.delete(realm.objects(Dog.self).filter("age == 2")) }
+        nextTurn()
+        update = try XCTUnwrap(lastUpdate())
+        XCTAssertEqual(update.deleted, IndexSet(integer: 1))
+        XCTAssertEqual(update.deletions, [])
+
+        // A row moving between sections: deleted from one, inserted in the other.
+        // Now: 1 [Bea, Bob, Bud], 3 [Abe, Ace], 7 [Max]
+        try realm.write { realm.objects(Dog.self).filter("name == 'Bob'").first!.age = 3 }
+        nextTurn()
+        update = try XCTUnwrap(lastUpdate())
+        XCTAssertEqual(update.deletions, [path(0, 1)])
+        XCTAssertEqual(update.insertions, [path(1, 2)])
+        XCTAssertEqual(sections.allKeys, [1, 3, 7])
+        XCTAssertEqual(sections[1].map(\.name), ["Abe", "Ace", "Bob"])
+    }
+
+    @MainActor
+    func testChangesAsAnAsyncSequence() async throws {
+        let realm = try openRealm()
+        try seed(realm)
+        let sections = realm.objects(Dog.self).sectioned(by: \.age)
+        var seen: [(keys: [Int], inserted: IndexSet)] = []
+        for await change in sections.changes {
+            switch change {
+            case .initial(let initial):
+                seen.append((initial.allKeys, []))
+                try realm.write { realm.create(Dog.self, value: ["name": "Eve", "age": 5]) }
+            case .update(let now, _, _, _, let inserted, _):
+                seen.append((now.allKeys, inserted))
+            }
+            if seen.count == 2 { break }
+        }
+        XCTAssertEqual(seen.map(\.keys), [[1, 2, 3], [1, 2, 3, 5]])
+        XCTAssertEqual(seen.last?.inserted, IndexSet(integer: 3))
+    }
+}
