@@ -86,6 +86,7 @@ func lookupBytes<E: _RealmElement>(_ value: E, _ realm: RealmCore) -> [UInt8]? {
         guard object._realm === realm, !object._deleted else { return nil }
         return withLinkBytes(object._key) { Array($0) }
     }
+    if let mixed = value as? AnyRealmValue { return mixedLookupBytes(mixed, realm) }
     if isNil(value) { return [0] }
     if E._rlmShape.type == .object {
         // Optional<Object>: tag byte, then the key.

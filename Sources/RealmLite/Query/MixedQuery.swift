@@ -1,0 +1,161 @@
+import Foundation
+
+// Queries on AnyRealmValue ("mixed") properties and collections, evaluated
+// on the stored bytes (MixedCodec.swift) as Realm's Mixed comparisons do:
+// numbers compare by value across int, float, double and Decimal128; strings
+// and data compare by bytes with each other; other types only with their
+// own; values of different type classes are never equal and never ordered.
+// `prop.@type` compares the stored type with a name. docs/QUERIES.md.
+
+extension QueryCompiler {
+    /// The test of one mixed operand against one constant.
+    func mixedTest(_ op: QueryOperator, _ value: QueryValue, _ c: QueryComparison,
+                   _ path: ResolvedPath) throws -> (QueryOperand) -> Bool {
+        if path.typeOf { return try mixedTypeTest(op, value, c, path) }
+        if case .null = value {
+            guard op == .equal || op == .notEqual else {
+                throw resolver.fail("nil can only be compared with == or !=, not '\(op.rawValue)'", c.right.position)
+            }
+            let wantNull = op == .equal
+            return { operand in (mixedView(operand) == nil) == wantNull }
+        }
+        if op.isStringOperator || c.caseInsensitive || c.diacriticInsensitive {
+            return try mixedStringTest(op, value, c, path)
+        }
+        guard let bytes = mixedConstantBytes(value) else {
+            // An unmanaged object (or one of another Realm) is linked by no value.
+            return { _ in op == .notEqual }
+        }
+        return { operand in
+            guard let view = mixedView(operand) else { return op == .notEqual }
+            let order = bytes.withUnsafeBytes { compareMixed(view, MixedView($0)!) }
+            guard let order else { return op == .notEqual }
+            return self.ordered(op, order)
+        }
+    }
+
+    /// BEGINSWITH, CONTAINS... and [c]/[d] comparisons: true only for string
+    /// (and data) values.
+    private func mixedStringTest(_ op: QueryOperator, _ value: QueryValue, _ c: QueryComparison,
+                                 _ path: ResolvedPath) throws -> (QueryOperand) -> Bool {
+        let constant: String
+        switch value {
+        case .string(let s): constant = s
+        case .data(let d): constant = String(decoding: d, as: UTF8.self)
+        default: throw mismatch(value, c, path)
+        }
+        let ci = c.caseInsensitive, di = c.diacriticInsensitive
+        let folding = ci || di
+        let match = bytesTest(op, Array((folding ? foldString(constant, caseInsensitive: ci, diacriticInsensitive: di) : constant).utf8))
+        return { operand in
+            guard let view = mixedView(operand), view.tag == .string || view.tag == .data else { return op == .notEqual }
+            guard folding else { return match(view.payload) }
+            var folded = foldString(String(decoding: view.payload, as: UTF8.self), caseInsensitive: ci, diacriticInsensitive: di)
+            return folded.withUTF8 { match(UnsafeRawBufferPointer($0)) }
+        }
+    }
+
+    /// `prop.@type == 'int'` (also !=, IN): the stored type against a name.
+    private func mixedTypeTest(_ op: QueryOperator, _ value: QueryValue, _ c: QueryComparison,
+                               _ path: ResolvedPath) throws -> (QueryOperand) -> Bool {
+        guard op == .equal || op == .notEqual, case .string(let name) = value else {
+            throw resolver.fail("'\(path.text)' compares with a type name ('int', 'numeric', 'string'...) using ==, != or IN", c.position)
+        }
+        guard let tags = mixedTypeNames[name.lowercased()] else {
+            let known = mixedTypeNames.keys.sorted().joined(separator: ", ")
+            throw resolver.fail("Unknown type '\(name)' for '\(path.text)' (types: \(known))", c.right.position)
+        }
+        let wanted = op == .equal
+        return { operand in tags.contains(mixedView(operand)?.tag ?? .none) == wanted }
+    }
+
+    /// The index encoding of a constant for a mixed column.
+    func mixedIndexKey(_ value: QueryValue) -> [UInt8]? {
+        mixedConstantBytes(value).map { bytes in bytes.withUnsafeBytes { mixedKey($0) } }
+    }
+}
+
+/// `@type` names (Realm Query Language) and the stored types each matches.
+private let mixedTypeNames: [String: Set<MixedTag>] = {
+    var names: [String: Set<MixedTag>] = [:]
+    for tag in [MixedTag.none, .int, .bool, .float, .double, .string, .data, .date, .objectId, .decimal128, .uuid, .object, .list, .dictionary] {
+        names[tag.typeName] = [tag]
+    }
+    names["numeric"] = [.int, .float, .double, .decimal128]
+    names["data"] = [.data]
+    names["timestamp"] = [.date]
+    names["decimal128"] = [.decimal128]
+    names["link"] = [.object]
+    names["collection"] = [.list, .dictionary]
+    return names
+}()
+
+/// The stored mixed value of an operand; nil for nil (.none).
+private func mixedView(_ operand: QueryOperand) -> MixedView? {
+    guard case .raw(let bytes) = operand, let view = MixedView(bytes), view.tag != .none else { return nil }
+    return view
+}
+
+/// A query constant in the stored mixed form; nil for an object that is
+/// not managed (no stored value links to it).
+func mixedConstantBytes(_ value: QueryValue) -> [UInt8]? {
+    var out: [UInt8] = []
+    func scalar<T: _RealmPrimitive>(_ tag: MixedTag, _ v: T) {
+        out.append(tag.rawValue)
+        v._rlmWithBytes { out.appendRaw($0) }
+    }
+    switch value {
+    case .null: out.append(MixedTag.none.rawValue)
+    case .bool(let v): scalar(.bool, v)
+    case .int(let v): scalar(.int, v)
+    case .double(let v): scalar(.double, v)
+    case .string(let v): scalar(.string, v)
+    case .data(let v): scalar(.data, v)
+    case .date(let v): scalar(.date, v)
+    case .objectId(let v): scalar(.objectId, v)
+    case .uuid(let v): scalar(.uuid, v)
+    case .decimal(let v): scalar(.decimal128, v)
+    case .object(let object):
+        guard object._realm != nil, !object._deleted, let info = object._info else { return nil }
+        appendMixedLink(MixedLink(className: info.name, key: object._key), to: &out)
+    }
+    return out
+}
+
+/// Realm's Mixed comparison of two stored values: the order, or nil when
+/// their types cannot be compared (different type classes, links other than
+/// by equality, collections, NaN against a number).
+func compareMixed(_ a: MixedView, _ b: MixedView) -> Int? {
+    guard a.tag.rank == b.tag.rank else { return nil }
+    func order<T: Comparable>(_ x: T, _ y: T) -> Int { x < y ? -1 : (x == y ? 0 : 1) }
+    switch a.tag {
+    case .none:
+        return 0
+    case .int, .float, .double, .decimal128:
+        if a.tag == .int && b.tag == .int { return order(Int64._rlmLoad(a.payload), Int64._rlmLoad(b.payload)) }
+        if a.tag == .decimal128 || b.tag == .decimal128 {
+            let x = mixedDecimal(a), y = mixedDecimal(b)
+            if x.isNaN || y.isNaN { return x.isNaN && y.isNaN ? 0 : nil }
+            return order(x, y)
+        }
+        let x = a.doubleValue, y = b.doubleValue
+        if x.isNaN || y.isNaN { return x.isNaN && y.isNaN ? 0 : nil }
+        return order(x, y)
+    case .date:
+        return order(a.doubleValue, b.doubleValue)
+    case .bool, .string, .data, .objectId, .uuid:
+        return compareBytes(a.payload, b.payload)
+    case .object:
+        return a.link == b.link ? 0 : nil
+    case .list, .dictionary:
+        return nil
+    }
+}
+
+private func mixedDecimal(_ view: MixedView) -> Decimal128 {
+    switch view.tag {
+    case .int: Decimal128(Int(Int64._rlmLoad(view.payload)))
+    case .decimal128: Decimal128._rlmLoad(view.payload)
+    default: Decimal128(view.doubleValue)
+    }
+}
