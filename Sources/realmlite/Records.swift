@@ -252,13 +252,42 @@ indirect enum Value {
             } ?? .null
         case .object: return load(UInt64.self).map { .key(UInt64(littleEndian: $0)) } ?? .null
         case .string, .decimal128: return .string(String(decoding: bytes, as: UTF8.self))
-        case .data, .any: return .string(Data(bytes).base64EncodedString())
+        case .data: return .string(Data(bytes).base64EncodedString())
+        case .any: return mixed(bytes)
         case .objectId: return .string(bytes.map { String(format: "%02x", $0) }.joined())
         case .uuid:
             guard bytes.count == 16 else { return .null }
             let b = Array(bytes)
             return .string(UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])).uuidString)
         case .linkingObjects: return .null
+        }
+    }
+
+    /// An AnyRealmValue (tag byte, payload; RealmLite's MixedCodec.swift):
+    /// the payload as its type's value, a link as {"class", "key"}, nested
+    /// lists and dictionaries as arrays and maps.
+    static func mixed(_ bytes: UnsafeRawBufferPointer) -> Value {
+        guard let tag = bytes.first else { return .null }
+        let payload = UnsafeRawBufferPointer(rebasing: bytes[1...])
+        let scalars: [ValueType] = [.int, .bool, .float, .double, .string, .data, .date, .objectId, .decimal128, .uuid]
+        switch tag {
+        case 1...10: return scalar(scalars[Int(tag) - 1], payload)
+        case 11:
+            guard payload.count >= 8 else { return .null }
+            return .map([("class", .string(String(decoding: payload[8...], as: UTF8.self))),
+                         ("key", .key(UInt64(littleEndian: payload.loadUnaligned(as: UInt64.self))))])
+        case 12:
+            let array = ElementArray(bytes: payload)
+            return .array((0..<array.count).map { mixed(array.element($0)) })
+        case 13:
+            let array = ElementArray(bytes: payload)
+            return .map((0..<array.count).map { i in
+                let entry = array.element(i)
+                let length = Int(entry.loadUnaligned(as: UInt32.self))
+                return (String(decoding: entry[4..<(4 + length)], as: UTF8.self),
+                        mixed(UnsafeRawBufferPointer(rebasing: entry[(4 + length)...])))
+            })
+        default: return .null
         }
     }
 

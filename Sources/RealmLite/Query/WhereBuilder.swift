@@ -183,6 +183,8 @@ extension Date: _QueryComparable {}
 extension String: _QueryComparable {}
 extension Decimal128: _QueryComparable {}
 extension ObjectId: _QueryComparable {}
+/// Mixed values order as Realm's Mixed comparisons do (MixedQuery.swift).
+extension AnyRealmValue: _QueryComparable {}
 extension Optional: _QueryComparable where Wrapped: _QueryComparable {}
 
 extension Query where T: _QueryComparable {

@@ -1,0 +1,309 @@
+import Foundation
+import XCTest
+@testable import RealmLite
+
+final class MixedHolder: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var value: AnyRealmValue
+    @Persisted(indexed: true) var indexed: AnyRealmValue
+    @Persisted var list: List<AnyRealmValue>
+    @Persisted var set: MutableSet<AnyRealmValue>
+    @Persisted var map: Map<String, AnyRealmValue>
+}
+
+final class MixedTarget: Object {
+    @Persisted var name = ""
+}
+
+/// A class without AnyRealmValue, for files written before it existed.
+final class PlainRecord: Object {
+    @Persisted var name = ""
+    @Persisted var count = 0
+    @Persisted var tags: List<String>
+}
+
+/// AnyRealmValue as a property and in List / MutableSet / Map: storage
+/// through a reopen, links, queries (numbers across cases, @type), sorting
+/// and indexed lookups.
+final class AnyRealmValueTests: RealmTestCase {
+    let types: [ObjectBase.Type] = [MixedHolder.self, MixedTarget.self]
+    let date = Date(timeIntervalSinceReferenceDate: 12345.5)
+    let objectId = ObjectId.generate()
+    let uuid = UUID()
+
+    /// Every scalar case (and .none).
+    var scalars: [AnyRealmValue] {
+        [.none, .int(-42), .bool(true), .float(2.5), .double(-0.125), .string("héllo\u{0}"), .data(Data([0, 1, 255])),
+         .date(date), .objectId(objectId), .decimal128(Decimal128(stringLiteral: "123.456")), .uuid(uuid)]
+    }
+
+    func testEveryCaseRoundTripsAsAPropertyThroughAReopen() throws {
+        var values = scalars
+        values.append(.fromArray([.int(1), .string("two")]))
+        values.append(.fromDictionary(["k": .bool(false)]))
+        try withRealm(types) { realm in
+            try realm.write {
+                for (i, value) in values.enumerated() { realm.add(holder(i, value)) }
+                let target = MixedTarget()
+                target.name = "linked"
+                realm.add(holder(100, .object(target)))
+            }
+        }
+        try withRealm(types) { realm in
+            for (i, expected) in values.enumerated() {
+                let stored = try XCTUnwrap(realm.object(ofType: MixedHolder.self, forPrimaryKey: i)).value
+                switch (stored, expected) {
+                case (.list(let a), .list(let b)): XCTAssertEqual(Array(a), Array(b))
+                case (.dictionary(let a), .dictionary(let b)): XCTAssertEqual(a.asKeyValueSequence().map(\.key), b.asKeyValueSequence().map(\.key))
+                    XCTAssertEqual(a["k"], .bool(false))
+                default: XCTAssertEqual(stored, expected, "case \(i)")
+                }
+            }
+            let linked = try XCTUnwrap(realm.object(ofType: MixedHolder.self, forPrimaryKey: 100)).value
+            XCTAssertEqual(linked.object(MixedTarget.self)?.name, "linked")
+            XCTAssertEqual(linked.dynamicObject?["name"] as? String, "linked")
+            XCTAssertEqual(realm.objects(MixedTarget.self).count, 1, "the unmanaged target was added with its holder")
+        }
+    }
+
+    func testAccessorsAndEquality() {
+        XCTAssertEqual(AnyRealmValue.int(3).intValue, 3)
+        XCTAssertNil(AnyRealmValue.int(3).doubleValue)
+        XCTAssertEqual(AnyRealmValue.string("a").stringValue, "a")
+        XCTAssertEqual(AnyRealmValue.uuid(uuid).uuidValue, uuid)
+        XCTAssertEqual(AnyRealmValue(), .none)
+        XCTAssertNotEqual(AnyRealmValue.int(1), .double(1), "cases differ, as in RealmSwift")
+        XCTAssertEqual(AnyRealmValue.fromArray([.int(1)]), .fromArray([.int(1)]))
+        XCTAssertEqual(Set([AnyRealmValue.int(1), .int(1), .string("x")]).count, 2)
+        XCTAssertEqual(AnyRealmValue.fromArray([.int(1)]).listValue?.first, .int(1))
+        XCTAssertEqual(AnyRealmValue.fromDictionary(["a": .int(1)]).dictionaryValue?["a"], .int(1))
+    }
+
+    func testEveryCaseInEachCollectionKindThroughAReopen() throws {
+        let values = Array(scalars.dropFirst()) + [AnyRealmValue.none]
+        try withRealm(types) { realm in
+            try realm.write {
+                let o = holder(1, .none)
+                o.list.append(objectsIn: values)
+                o.set.insert(objectsIn: values + values)
+                for (i, value) in values.enumerated() { o.map["k\(i)"] = value }
+                let target = MixedTarget()
+                target.name = "t"
+                o.list.append(.object(target))
+                o.set.insert(.object(target))
+                o.map["obj"] = .object(target)
+                o.list.append(.fromArray([.int(7), .fromDictionary(["deep": .string("x")])]))
+                realm.add(o)
+            }
+        }
+        try withRealm(types) { realm in
+            let o = try XCTUnwrap(realm.object(ofType: MixedHolder.self, forPrimaryKey: 1))
+            XCTAssertEqual(Array(o.list.prefix(values.count)), values)
+            XCTAssertEqual(o.list[values.count].object(MixedTarget.self)?.name, "t")
+            let nested = try XCTUnwrap(o.list[values.count + 1].listValue)
+            XCTAssertEqual(nested[0], .int(7))
+            XCTAssertEqual(nested[1].dictionaryValue?["deep"], .string("x"))
+            XCTAssertEqual(o.set.count, values.count + 1, "duplicates are stored once")
+            for value in values { XCTAssertTrue(o.set.contains(value), "\(value)") }
+            for (i, value) in values.enumerated() { XCTAssertEqual(o.map["k\(i)"], value) }
+            XCTAssertEqual(o.map["obj"]?.object(MixedTarget.self)?.name, "t")
+            XCTAssertEqual(o.list.index(of: .string("héllo\u{0}")), 4)
+        }
+    }
+
+    func testManagedChangesAndCreateFromValues() throws {
+        let realm = try openRealm(types)
+        try realm.write {
+            realm.create(MixedHolder.self, value: ["id": 1, "value": 5, "list": [1, "a", nil] as [Any?], "map": ["x": 2.5]])
+        }
+        let o = try XCTUnwrap(realm.object(ofType: MixedHolder.self, forPrimaryKey: 1))
+        XCTAssertEqual(o.value, .int(5))
+        XCTAssertEqual(Array(o.list), [.int(1), .string("a"), .none])
+        XCTAssertEqual(o.map["x"], .double(2.5))
+        try realm.write {
+            o.value = .string("now a string")
+            o.list[0] = .fromArray([.bool(true)])
+            o.map["x"] = AnyRealmValue.none
+        }
+        XCTAssertEqual(o.value, .string("now a string"))
+        XCTAssertEqual(o.list[0].listValue?.first, .bool(true))
+        XCTAssertEqual(o.map["x"], AnyRealmValue.none)
+        try realm.write { o.value = .none }
+        XCTAssertEqual(o.value, .none)
+    }
+
+    func testDeletingALinkedObjectMakesEveryValueNone() throws {
+        let realm = try openRealm(types)
+        let target = MixedTarget(), other = MixedTarget()
+        target.name = "gone"
+        other.name = "kept"
+        try realm.write {
+            let o = holder(1, .object(target))
+            o.indexed = .object(target)
+            o.list.append(objectsIn: [.object(target), .int(1), .object(other)])
+            o.map["a"] = .object(target)
+            o.map["b"] = .fromArray([.object(target), .object(other)])
+            o.set.insert(.object(target))
+            realm.add(o)
+            realm.add(holder(2, .object(target)))
+        }
+        XCTAssertEqual(realm.objects(MixedHolder.self).filter("value == %@", target).count, 2)
+        XCTAssertEqual(realm.objects(MixedHolder.self).filter("indexed == %@", target).count, 1)
+        try realm.write { realm.delete(target) }
+        let o = try XCTUnwrap(realm.object(ofType: MixedHolder.self, forPrimaryKey: 1))
+        XCTAssertEqual(o.value, .none)
+        XCTAssertEqual(o.indexed, .none)
+        XCTAssertEqual(realm.object(ofType: MixedHolder.self, forPrimaryKey: 2)?.value, AnyRealmValue.none)
+        XCTAssertEqual(o.list.count, 3)
+        XCTAssertEqual(o.list[0], .none)
+        XCTAssertEqual(o.list[2].object(MixedTarget.self)?.name, "kept")
+        XCTAssertEqual(o.map["a"], AnyRealmValue.none)
+        XCTAssertEqual(o.map["b"]?.listValue.map(Array.init), [.none, .object(other)])
+        XCTAssertEqual(Array(o.set), [.none])
+        XCTAssertEqual(realm.objects(MixedHolder.self).filter("value == nil").count, 2)
+        XCTAssertEqual(realm.objects(MixedHolder.self).filter("indexed == nil").count, 2, "the index entry was rewritten too")
+        // The remaining link is still tracked: deleting it clears it too.
+        try realm.write { realm.delete(other) }
+        XCTAssertEqual(o.list[2], .none)
+        XCTAssertEqual(o.map["b"]?.listValue.map(Array.init), [.none, .none])
+        // A holder deleted first leaves no backlink behind.
+        let third = MixedTarget()
+        try realm.write { realm.add(holder(3, .object(third))) }
+        try realm.write { realm.delete(realm.object(ofType: MixedHolder.self, forPrimaryKey: 3)!) }
+        let column = try XCTUnwrap(realm.core.classInfoOrStop(MixedHolder.self).columns.first { $0.name == "value" })
+        XCTAssertEqual(realm.core.mixedBacklinkSources(column, target: MixedLink(className: "MixedTarget", key: third._key)), [])
+        try realm.write { realm.delete(third) }
+        XCTAssertEqual(realm.objects(MixedHolder.self).count, 2)
+    }
+
+    func testQueriesCompareNumbersAcrossCases() throws {
+        let realm = try openRealm(types)
+        try realm.write {
+            let values: [AnyRealmValue] = [.int(1), .double(1.0), .float(1), .decimal128(Decimal128(1)), .string("1"), .bool(true),
+                                           .int(2), .double(0.5), .none, .string("abc"), .data(Data("abc".utf8))]
+            for (i, value) in values.enumerated() { realm.add(holder(i, value)) }
+        }
+        let all = realm.objects(MixedHolder.self)
+        func ids(_ format: String, _ args: Any...) -> [Int] {
+            (try? all.checkedFilter(format, arguments: args).map(\.id).sorted()) ?? [-1]
+        }
+        XCTAssertEqual(ids("value == 1"), [0, 1, 2, 3])
+        XCTAssertEqual(ids("value == 1.0"), [0, 1, 2, 3])
+        XCTAssertEqual(ids("value == %@", Decimal128(1)), [0, 1, 2, 3])
+        XCTAssertEqual(ids("value == %@", AnyRealmValue.double(1)), [0, 1, 2, 3])
+        XCTAssertEqual(ids("value > 0.75"), [0, 1, 2, 3, 6])
+        XCTAssertEqual(ids("value < 1"), [7])
+        XCTAssertEqual(ids("value BETWEEN {1, 2}"), [0, 1, 2, 3, 6])
+        XCTAssertEqual(ids("value == true"), [5], "bools are not numbers")
+        XCTAssertEqual(ids("value == '1'"), [4], "strings are not numbers")
+        XCTAssertEqual(ids("value == nil"), [8])
+        XCTAssertEqual(ids("value != 1").count, 7)
+        XCTAssertEqual(ids("value BEGINSWITH 'ab'"), [9, 10])
+        XCTAssertEqual(ids("value ==[c] 'ABC'"), [9, 10])
+        XCTAssertEqual(ids("value IN {2, 'abc'}"), [6, 9, 10])
+        XCTAssertEqual(all.where { $0.value == .int(1) }.map(\.id).sorted(), [0, 1, 2, 3])
+        XCTAssertEqual(all.where { $0.value > .int(1) }.map(\.id).sorted(), [6])
+        XCTAssertThrowsError(try all.checkedFilter("value > nil"))
+    }
+
+    func testTypeOperator() throws {
+        let realm = try openRealm(types)
+        let values: [AnyRealmValue] = scalars + [.object(MixedTarget()), .fromArray([]), .fromDictionary([:])]
+        try realm.write { for (i, value) in values.enumerated() { realm.add(holder(i, value)) } }
+        let all = realm.objects(MixedHolder.self)
+        func ids(_ format: String) -> [Int] { (try? all.checkedFilter(format).map(\.id).sorted()) ?? [-1] }
+        let expected: [(String, [Int])] = [
+            ("null", [0]), ("int", [1]), ("bool", [2]), ("float", [3]), ("double", [4]), ("string", [5]),
+            ("binary", [6]), ("date", [7]), ("objectId", [8]), ("decimal", [9]), ("uuid", [10]), ("object", [11]),
+            ("list", [12]), ("dictionary", [13]), ("numeric", [1, 3, 4, 9]),
+        ]
+        for (name, match) in expected { XCTAssertEqual(ids("value.@type == '\(name)'"), match, name) }
+        XCTAssertEqual(ids("value.@type IN {'int', 'string'}"), [1, 5])
+        XCTAssertEqual(ids("value.@type != 'numeric'").count, values.count - 4)
+        XCTAssertThrowsError(try all.checkedFilter("value.@type == 'integer'"))
+        try realm.write {
+            realm.objects(MixedHolder.self).first!.list.append(objectsIn: [.int(1), .string("s")])
+        }
+        XCTAssertEqual(ids("ANY list.@type == 'string'"), [0])
+        XCTAssertEqual(ids("ANY list == 1"), [0])
+    }
+
+    func testSortFollowsRealmsMixedOrder() throws {
+        let realm = try openRealm(types)
+        let target = MixedTarget()
+        let ordered: [AnyRealmValue] = [.none, .bool(false), .bool(true), .int(-5), .decimal128(Decimal128(-1)), .double(0.5),
+                                        .int(1), .float(2.5), .string("a"), .string("b"), .date(date), .objectId(objectId),
+                                        .uuid(uuid), .object(target)]
+        try realm.write {
+            for (i, value) in ordered.enumerated().reversed() { realm.add(holder(i, value)) }
+        }
+        XCTAssertEqual(realm.objects(MixedHolder.self).sorted(byKeyPath: "value").map(\.id), Array(0..<ordered.count))
+        XCTAssertEqual(realm.objects(MixedHolder.self).sorted(byKeyPath: "value", ascending: false).map(\.id),
+                       Array((0..<ordered.count).reversed()))
+    }
+
+    func testIndexedLookupUsesTheIndex() throws {
+        let realm = try openRealm(types)
+        try realm.write {
+            let values: [AnyRealmValue] = [.int(1), .double(1), .decimal128(Decimal128(1)), .string("1"), .int(2), .none,
+                                           .string("x"), .int(Int.max), .int(Int.max - 1)]
+            for (i, value) in values.enumerated() {
+                let o = holder(i, value)
+                o.indexed = value
+                realm.add(o)
+            }
+        }
+        let all = realm.objects(MixedHolder.self)
+        for format in ["indexed == 1", "indexed == 'x'", "indexed IN {2, nil}", "indexed == %@"] {
+            let args: [Any] = format.contains("%@") ? [Int.max] : []
+            let results = try all.checkedFilter(format, arguments: args)
+            guard case .query(let plan) = results.source else { return XCTFail(format) }
+            XCTAssertEqual(plan.compiled?.probe?.column.name, "indexed", format)
+            let unindexed = try all.checkedFilter(format.replacingOccurrences(of: "indexed", with: "value"), arguments: args)
+            XCTAssertEqual(results.map(\.id).sorted(), unindexed.map(\.id).sorted(), format)
+        }
+        XCTAssertEqual(all.filter("indexed == 1").map(\.id).sorted(), [0, 1, 2])
+        XCTAssertEqual(all.filter("indexed == %@", Int.max).map(\.id), [7], "ints one Double cannot tell apart are re-checked")
+        try realm.write { realm.object(ofType: MixedHolder.self, forPrimaryKey: 0)!.indexed = .string("x") }
+        XCTAssertEqual(all.filter("indexed == 'x'").map(\.id).sorted(), [0, 6])
+        XCTAssertEqual(all.filter("indexed == 1").map(\.id).sorted(), [1, 2])
+    }
+
+    func testAFileWrittenWithoutAnyRealmValueOpensUnchanged() throws {
+        try withRealm([PlainRecord.self]) { realm in
+            try realm.write {
+                let record = PlainRecord()
+                record.name = "old"
+                record.count = 3
+                record.tags.append(objectsIn: ["a", "b"])
+                realm.add(record)
+            }
+        }
+        try withRealm([PlainRecord.self]) { realm in
+            let record = try XCTUnwrap(realm.objects(PlainRecord.self).first)
+            XCTAssertEqual([record.name, "\(record.count)"] + Array(record.tags), ["old", "3", "a", "b"])
+        }
+        // Adding classes with AnyRealmValue leaves the old class's records as they were.
+        try withRealm([PlainRecord.self] + types) { realm in
+            XCTAssertEqual(realm.objects(PlainRecord.self).first?.name, "old")
+            try realm.write { realm.add(holder(1, .string("new"))) }
+            XCTAssertEqual(realm.objects(MixedHolder.self).first?.value, .string("new"))
+        }
+    }
+
+    func testSchemaDescribesMixed() throws {
+        let realm = try openRealm(types)
+        let property = try XCTUnwrap(realm.schema["MixedHolder"]?["value"])
+        XCTAssertEqual(property.type, .any)
+        XCTAssertEqual("\(property.type)", "mixed")
+        XCTAssertEqual(realm.schema["MixedHolder"]?["indexed"]?.isIndexed, true)
+        XCTAssertEqual(realm.schema["MixedHolder"]?["list"]?.isArray, true)
+    }
+
+    private func holder(_ id: Int, _ value: AnyRealmValue) -> MixedHolder {
+        let o = MixedHolder()
+        o.id = id
+        o.value = value
+        return o
+    }
+}
