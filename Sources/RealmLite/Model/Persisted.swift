@@ -77,7 +77,8 @@ extension Persisted where Value: _Indexable {
     /// An indexed property with a default value: `@Persisted(indexed: true)
     /// var name = ""`. The index makes `==` and `IN` queries on it
     /// lookups instead of scans, and costs a write to the index per change.
-    /// Bool, integers, String, Date, ObjectId, UUID and their optionals.
+    /// Bool, integers, String, Date, ObjectId, UUID, their optionals, and
+    /// ``AnyRealmValue`` (equality only).
     @inlinable public init(wrappedValue: Value, indexed: Bool) {
         value = wrappedValue
         if indexed { flags |= Self.indexedFlag }
