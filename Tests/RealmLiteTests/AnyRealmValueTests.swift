@@ -132,6 +132,52 @@ final class AnyRealmValueTests: RealmTestCase {
         XCTAssertEqual(o.value, .none)
     }
 
+    func testNestedCollectionsOfManagedObjectsAreLive() throws {
+        try withRealm(types) { realm in
+            let target = MixedTarget()
+            target.name = "nested"
+            try realm.write {
+                let o = holder(1, .fromArray([.int(1), .fromDictionary(["k": .int(2)])]))
+                o.list.append(.fromDictionary(["a": .fromArray([])]))
+                realm.add(o)
+            }
+            let o = try XCTUnwrap(realm.object(ofType: MixedHolder.self, forPrimaryKey: 1))
+            let outer = try XCTUnwrap(o.value.listValue)
+            XCTAssertNotNil(outer.realm, "a nested list of a managed object is managed")
+            try realm.write {
+                outer.append(.string("x"))
+                let inner = try XCTUnwrap(outer[1].dictionaryValue)
+                inner["k"] = .int(3)
+                inner["deeper"] = .fromArray([.bool(true)])
+                inner["deeper"]?.listValue?.append(.object(target))
+                o.list[0].dictionaryValue?["a"]?.listValue?.append(objectsIn: [.int(5), .int(6)])
+                o.list[0].dictionaryValue?["a"]?.listValue?.remove(at: 0)
+            }
+            XCTAssertEqual(outer.count, 3)
+            XCTAssertEqual(outer[2], .string("x"))
+            XCTAssertEqual(o.value.listValue, outer, "the same nested field compares equal")
+            XCTAssertThrowsError(try realm.write {
+                o.value = .int(0)
+                outer.append(.int(9))
+            }, "the nested list is gone once its value is replaced")
+        }
+        try withRealm(types) { realm in
+            let o = try XCTUnwrap(realm.object(ofType: MixedHolder.self, forPrimaryKey: 1))
+            let outer = try XCTUnwrap(o.value.listValue)
+            XCTAssertEqual(outer.count, 3)
+            let inner = try XCTUnwrap(outer[1].dictionaryValue)
+            XCTAssertEqual(inner["k"], .int(3))
+            let deeper = try XCTUnwrap(inner["deeper"]?.listValue)
+            XCTAssertEqual(deeper[0], .bool(true))
+            XCTAssertEqual(deeper[1].object(MixedTarget.self)?.name, "nested")
+            XCTAssertEqual(o.list[0].dictionaryValue?["a"]?.listValue.map(Array.init), [.int(6)])
+            // A link added inside a nested collection is tracked like any other.
+            try realm.write { realm.delete(realm.objects(MixedTarget.self)) }
+            XCTAssertEqual(deeper.count, 2)
+            XCTAssertEqual(deeper[1], .none)
+        }
+    }
+
     func testDeletingALinkedObjectMakesEveryValueNone() throws {
         let realm = try openRealm(types)
         let target = MixedTarget(), other = MixedTarget()

@@ -47,7 +47,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
             let view = field.view
             let search = key._rlmKeyBytes.withUnsafeBytes { mapSearch(view, $0) }
             guard search.found else { return nil }
-            return Value._rlmDecodeElement(MapEntry.split(view.element(search.index)).value, field.realm)
+            return field.decode(Value.self, MapEntry.split(view.element(search.index)).value, at: .key(key._rlmKeyBytes))
         }
         set {
             if let newValue { updateValue(newValue, forKey: key) } else { removeObject(for: key) }
@@ -109,10 +109,9 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
             return unmanaged.sorted { $0.key._rlmKeyBytes.lexicographicallyPrecedes($1.key._rlmKeyBytes) }.map { ($0.key, $0.value) }
         }
         let view = field.view
-        let realm = field.realm
         return (0..<view.count).map { i in
             let (key, value) = MapEntry.split(view.element(i))
-            return (Key(_rlmKeyBytes: key), Value._rlmDecodeElement(value, realm))
+            return (Key(_rlmKeyBytes: key), field.decode(Value.self, value, at: .key([UInt8](copying: key))))
         }
     }
 

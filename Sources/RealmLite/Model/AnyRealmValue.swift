@@ -10,8 +10,8 @@ import Foundation
 ///
 /// An ``object(_:)`` value is a link: deleting the object makes the value
 /// read as ``none``. ``list(_:)`` and ``dictionary(_:)`` nest collections of
-/// further values; read from a managed object they are snapshots of the
-/// stored value (assign a new value to change them).
+/// further values; read from a managed object they are live, managed
+/// collections (mutated inside a write transaction, like a `List` property).
 public enum AnyRealmValue: Hashable {
     /// No value: the nil of a mixed property.
     case none
@@ -208,7 +208,8 @@ extension AnyRealmValue: _Persistable, RealmCollectionValue, _Indexable {
         let info = object._info.unsafelyUnwrapped
         let slot = info.slots[column]
         if record.isNull(slot) { return .none }
-        return decodeMixed(record.field(slot, info.layout), object._managingRealm)
+        return decodeMixed(record.field(slot, info.layout), object._managingRealm,
+                           asField: CollectionField(owner: object, column: column, rootIsValue: true))
     }
 
     public static func _rlmSet(_ object: ObjectBase, _ column: Int, _ value: AnyRealmValue) {

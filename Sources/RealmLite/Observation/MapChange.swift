@@ -41,7 +41,7 @@ extension CollectionField {
     /// The entries of this (map) field as read through `core`; nil if the owner is gone there.
     fileprivate func mapEntries(in core: RealmCore) -> MapEntries? {
         guard let owner = core.counterpart(of: owner) else { return nil }
-        let view = CollectionField(owner: owner, column: column).view
+        let view = moved(to: owner).view
         var entries = MapEntries()
         entries.keys.reserveCapacity(view.count)
         entries.values.reserveCapacity(view.count)

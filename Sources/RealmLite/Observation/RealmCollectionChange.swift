@@ -164,7 +164,7 @@ extension CollectionField {
     /// The elements of this field as read through `core` (nil if the owner is gone there).
     func observedElements(in core: RealmCore) -> ObservedElements? {
         guard let owner = core.counterpart(of: owner) else { return nil }
-        let field = CollectionField(owner: owner, column: column)
+        let field = moved(to: owner)
         let view = field.view
         let info = owner._info.unsafelyUnwrapped
         let columnInfo = info.columns[column]

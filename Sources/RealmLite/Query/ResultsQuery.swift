@@ -419,7 +419,7 @@ private func linkedKeys(_ field: CollectionField) -> KeySource {
         let view = field.view
         return (0..<view.count).map { UInt64(littleEndian: view.element($0).loadUnaligned(as: UInt64.self)) }
     }, moved: { core in
-        core.counterpart(of: field.owner).map { linkedKeys(CollectionField(owner: $0, column: field.column)) }
+        core.counterpart(of: field.owner).map { linkedKeys(field.moved(to: $0)) }
     })
 }
 

@@ -163,9 +163,10 @@ func mixedLookupBytes(_ value: AnyRealmValue, _ realm: RealmCore) -> [UInt8]? {
 }
 
 /// The value stored in `bytes`. Links to deleted objects (or to classes no
-/// longer in the schema) read as .none; nested collections are unmanaged
-/// snapshots.
-func decodeMixed(_ bytes: UnsafeRawBufferPointer, _ realm: RealmCore?) -> AnyRealmValue {
+/// longer in the schema) read as .none. A nested list or dictionary is live
+/// when `asField` says where the value is (Collections/NestedCollections.swift),
+/// else an unmanaged snapshot.
+func decodeMixed(_ bytes: UnsafeRawBufferPointer, _ realm: RealmCore?, asField: CollectionField? = nil) -> AnyRealmValue {
     guard let view = MixedView(bytes) else { return .none }
     let payload = view.payload
     switch view.tag {
@@ -185,11 +186,13 @@ func decodeMixed(_ bytes: UnsafeRawBufferPointer, _ realm: RealmCore?) -> AnyRea
               let object = realm.object(info, key: link.key) as? Object else { return .none }
         return .object(object)
     case .list:
+        if let asField { return .list(List(field: asField)) }
         let elements = ElementArrayView(bytes: payload)
         let list = List<AnyRealmValue>()
         list.unmanaged = (0..<elements.count).map { decodeMixed(elements.element($0), realm) }
         return .list(list)
     case .dictionary:
+        if let asField { return .dictionary(Map(field: asField)) }
         let entries = ElementArrayView(bytes: payload)
         let map = Map<String, AnyRealmValue>()
         for i in 0..<entries.count {
