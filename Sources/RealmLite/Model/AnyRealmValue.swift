@@ -8,7 +8,7 @@ import Foundation
 /// or an element of `List<AnyRealmValue>`, `MutableSet<AnyRealmValue>` and
 /// `Map<String, AnyRealmValue>`. ``none`` is its nil.
 ///
-/// An ``object(_:)`` value is a link: deleting the object makes the value
+/// An `.object` value is a link: deleting the object makes the value
 /// read as ``none``. ``list(_:)`` and ``dictionary(_:)`` nest collections of
 /// further values; read from a managed object they are live, managed
 /// collections (mutated inside a write transaction, like a `List` property).
@@ -102,14 +102,14 @@ public enum AnyRealmValue: Hashable {
         return value
     }
 
-    /// The linked object as `objectType`, if the value is ``object(_:)``
+    /// The linked object as `objectType`, if the value is `.object`
     /// holding an object of that class.
     public func object<T: Object>(_ objectType: T.Type) -> T? {
         guard case .object(let value) = self else { return nil }
         return value as? T
     }
 
-    /// The linked object, if the value is ``object(_:)``. RealmSwift returns
+    /// The linked object, if the value is `.object`. RealmSwift returns
     /// a `DynamicObject`; RealmLite's objects answer the same string
     /// subscript (`value.dynamicObject?["name"]`).
     public var dynamicObject: Object? {
