@@ -290,9 +290,10 @@ final class AnyRealmValueTests: RealmTestCase {
 
     func testIndexedLookupUsesTheIndex() throws {
         let realm = try openRealm(types)
+        let long = String(repeating: "long", count: 400) // past the index key limit: entries are cut
         try realm.write {
             let values: [AnyRealmValue] = [.int(1), .double(1), .decimal128(Decimal128(1)), .string("1"), .int(2), .none,
-                                           .string("x"), .int(Int.max), .int(Int.max - 1)]
+                                           .string("x"), .int(Int.max), .int(Int.max - 1), .string(long), .string(long + "!")]
             for (i, value) in values.enumerated() {
                 let o = holder(i, value)
                 o.indexed = value
@@ -310,6 +311,7 @@ final class AnyRealmValueTests: RealmTestCase {
         }
         XCTAssertEqual(all.filter("indexed == 1").map(\.id).sorted(), [0, 1, 2])
         XCTAssertEqual(all.filter("indexed == %@", Int.max).map(\.id), [7], "ints one Double cannot tell apart are re-checked")
+        XCTAssertEqual(all.filter("indexed == %@", long).map(\.id), [9], "cut entries are re-checked")
         try realm.write { realm.object(ofType: MixedHolder.self, forPrimaryKey: 0)!.indexed = .string("x") }
         XCTAssertEqual(all.filter("indexed == 'x'").map(\.id).sorted(), [0, 6])
         XCTAssertEqual(all.filter("indexed == 1").map(\.id).sorted(), [1, 2])

@@ -71,7 +71,7 @@ extension QueryCompiler {
 
     /// The index encoding of a constant for a mixed column.
     func mixedIndexKey(_ value: QueryValue) -> [UInt8]? {
-        mixedConstantBytes(value).map { bytes in bytes.withUnsafeBytes { mixedKey($0) } }
+        mixedConstantBytes(value).map { bytes in bytes.withUnsafeBytes { indexedMixedKey($0) } }
     }
 }
 

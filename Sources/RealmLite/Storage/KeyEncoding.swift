@@ -38,7 +38,7 @@ func withIndexKey<R>(_ type: PropertyType, isNull: Bool, _ bytes: UnsafeRawBuffe
     }
     switch type {
     case .any:
-        return try mixedKey(bytes).withUnsafeBytes(body)
+        return try indexedMixedKey(bytes).withUnsafeBytes(body)
     case .int:
         return try withTagged64(UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self)) ^ (1 << 63), body)
     case .date, .double:

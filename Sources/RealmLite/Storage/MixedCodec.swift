@@ -239,6 +239,14 @@ func mixedKey(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
     return out
 }
 
+/// mixedKey as an index holds it: cut at the index's value limit, like
+/// long strings (the query re-checks the records an entry names).
+func indexedMixedKey(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+    var key = mixedKey(bytes)
+    if key.count > maxIndexedValueBytes { key.removeLast(key.count - maxIndexedValueBytes) }
+    return key
+}
+
 // MARK: - Links inside mixed fields
 
 /// Every link in a mixed value (nested lists and dictionaries included).
