@@ -15,11 +15,21 @@ final class MixedTarget: Object {
     @Persisted var name = ""
 }
 
-/// A class without AnyRealmValue, for files written before it existed.
-final class PlainRecord: Object {
-    @Persisted var name = ""
-    @Persisted var count = 0
+/// The classes of Tests/Fixtures/pre-anyvalue.realm (written before AnyRealmValue).
+final class PreMixedOwner: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted(indexed: true) var name = ""
+    @Persisted var score: Double?
     @Persisted var tags: List<String>
+    @Persisted var counts: Map<String, Int>
+    @Persisted var pets: List<PreMixedPet>
+    @Persisted var best: PreMixedPet?
+}
+
+final class PreMixedPet: Object {
+    @Persisted var name = ""
+    @Persisted var birthday = Date(timeIntervalSinceReferenceDate: 0)
+    @Persisted(originProperty: "pets") var owners: LinkingObjects<PreMixedOwner>
 }
 
 /// AnyRealmValue as a property and in List / MutableSet / Map: storage
@@ -317,26 +327,34 @@ final class AnyRealmValueTests: RealmTestCase {
         XCTAssertEqual(all.filter("indexed == 1").map(\.id).sorted(), [1, 2])
     }
 
-    func testAFileWrittenWithoutAnyRealmValueOpensUnchanged() throws {
-        try withRealm([PlainRecord.self]) { realm in
-            try realm.write {
-                let record = PlainRecord()
-                record.name = "old"
-                record.count = 3
-                record.tags.append(objectsIn: ["a", "b"])
-                realm.add(record)
-            }
+    /// Tests/Fixtures/pre-anyvalue.realm was written by RealmLite before
+    /// AnyRealmValue existed (Tests/Fixtures/make-pre-anyvalue.swift.txt).
+    func testAFileWrittenBeforeAnyRealmValueReadsUnchanged() throws {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fixtures/pre-anyvalue.realm")
+        try FileManager.default.copyItem(at: fixture, to: fileURL)
+        let old: [ObjectBase.Type] = [PreMixedOwner.self, PreMixedPet.self]
+        func checkOldObjects(_ realm: Realm) throws {
+            let owners = realm.objects(PreMixedOwner.self)
+            XCTAssertEqual(owners.map(\.name), ["owner0", "owner1", "owner2"])
+            XCTAssertEqual(owners.map(\.score), [0.5, nil, 2.5])
+            XCTAssertEqual(owners.map { Array($0.tags) }, [[], ["t0"], ["t0", "t1"]])
+            XCTAssertEqual(owners.map { $0.counts["n"] }, [0, 10, 20])
+            XCTAssertEqual(owners.map { $0.best?.name }, ["pet0", "pet1", "pet2"])
+            XCTAssertEqual(owners.map { $0.pets.first?.birthday }, (0..<3).map { Date(timeIntervalSinceReferenceDate: Double($0) * 86400) })
+            XCTAssertEqual(owners.filter("name == 'owner1'").map(\.id), [1], "the old index answers")
+            XCTAssertEqual(realm.objects(PreMixedPet.self).filter("name == 'pet2'").first?.owners.first?.id, 2)
         }
-        try withRealm([PlainRecord.self]) { realm in
-            let record = try XCTUnwrap(realm.objects(PlainRecord.self).first)
-            XCTAssertEqual([record.name, "\(record.count)"] + Array(record.tags), ["old", "3", "a", "b"])
-        }
-        // Adding classes with AnyRealmValue leaves the old class's records as they were.
-        try withRealm([PlainRecord.self] + types) { realm in
-            XCTAssertEqual(realm.objects(PlainRecord.self).first?.name, "old")
+        try withRealm(old) { try checkOldObjects($0) }
+        // Adding a class with AnyRealmValue properties leaves the old ones as they were.
+        try withRealm(old + types) { realm in
+            try checkOldObjects(realm)
+            let pet = try XCTUnwrap(realm.objects(PreMixedPet.self).first)
             try realm.write { realm.add(holder(1, .string("new"))) }
             XCTAssertEqual(realm.objects(MixedHolder.self).first?.value, .string("new"))
+            XCTAssertEqual(pet.name, "pet0")
         }
+        try withRealm(old + types) { try checkOldObjects($0) }
     }
 
     func testSchemaDescribesMixed() throws {
