@@ -188,6 +188,30 @@ final class AnyRealmValueTests: RealmTestCase {
         }
     }
 
+    func testObservingANestedList() throws {
+        let realm = try openRealm(types)
+        let o = holder(1, .fromArray([.fromArray([.int(1), .int(2)]), .bool(false)]))
+        try realm.write { realm.add(o) }
+        let inner = try XCTUnwrap(o.value.listValue?[0].listValue)
+        var changes: [String] = []
+        let token = inner.observe { change in
+            switch change {
+            case .initial(let list): changes.append("initial \(list.count)")
+            case .update(let list, let deletions, let insertions, _): changes.append("update \(list.count) -\(deletions) +\(insertions)")
+            case .error: changes.append("error")
+            }
+        }
+        nextTurn()
+        try realm.write { inner.append(.string("x")) }
+        nextTurn()
+        try realm.write { o.value.listValue?[1] = .int(5) } // the outer list, not this one
+        nextTurn()
+        try realm.write { inner.remove(at: 0) }
+        nextTurn()
+        XCTAssertEqual(changes, ["initial 2", "update 3 -[] +[2]", "update 2 -[0] +[]"])
+        token.invalidate()
+    }
+
     func testDeletingALinkedObjectMakesEveryValueNone() throws {
         let realm = try openRealm(types)
         let target = MixedTarget(), other = MixedTarget()
