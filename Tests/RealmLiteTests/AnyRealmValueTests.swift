@@ -32,6 +32,18 @@ final class PreMixedPet: Object {
     @Persisted(originProperty: "pets") var owners: LinkingObjects<PreMixedOwner>
 }
 
+final class MixedNoteV0: Object {
+    override class func className() -> String { "MixedNote" }
+    @Persisted var value: AnyRealmValue
+    @Persisted var other: AnyRealmValue
+}
+
+final class MixedNoteV1: Object {
+    override class func className() -> String { "MixedNote" }
+    @Persisted var payload: AnyRealmValue
+    @Persisted var added = 0
+}
+
 /// AnyRealmValue as a property and in List / MutableSet / Map: storage
 /// through a reopen, links, queries (numbers across cases, @type), sorting
 /// and indexed lookups.
@@ -379,6 +391,39 @@ final class AnyRealmValueTests: RealmTestCase {
             XCTAssertEqual(pet.name, "pet0")
         }
         try withRealm(old + types) { try checkOldObjects($0) }
+    }
+
+    func testMigrationsKeepMixedLinksTracked() throws {
+        let v0 = Realm.Configuration(fileURL: fileURL, objectTypes: [MixedNoteV0.self, MixedTarget.self])
+        try { () throws -> Void in
+            let realm = try Realm(configuration: v0)
+            try realm.write {
+                let target = MixedTarget()
+                target.name = "t"
+                let note = MixedNoteV0()
+                note.value = .fromArray([.object(target)])
+                note.other = .object(target)
+                realm.add(note)
+            }
+        }()
+        var v1 = Realm.Configuration(fileURL: fileURL, objectTypes: [MixedNoteV1.self, MixedTarget.self])
+        v1.schemaVersion = 1
+        v1.migrationBlock = { migration, _ in
+            migration.enumerateObjects(ofType: "MixedNote") { old, _ in
+                XCTAssertEqual((old?["other"] as? AnyRealmValue)?.object(MixedTarget.self), nil, "old links are not followed")
+                XCTAssertEqual((old?["value"] as? AnyRealmValue)?.listValue?.count, 1)
+            }
+            migration.renameProperty(onType: "MixedNote", from: "value", to: "payload")
+        }
+        let realm = try Realm(configuration: v1)
+        let note = try XCTUnwrap(realm.objects(MixedNoteV1.self).first)
+        XCTAssertEqual(note.payload.listValue?.first?.object(MixedTarget.self)?.name, "t")
+        let info = realm.core.classInfoOrStop(MixedNoteV1.self)
+        let column = try XCTUnwrap(info.columns.first { $0.name == "payload" })
+        XCTAssertEqual(realm.core.txn.count(column.backlinkTree, "counting backlinks"), 1, "the renamed property's link is tracked")
+        try realm.write { realm.delete(realm.objects(MixedTarget.self)) }
+        XCTAssertEqual(note.payload.listValue.map(Array.init), [.none])
+        XCTAssertEqual(realm.core.txn.count(column.backlinkTree, "counting backlinks"), 0)
     }
 
     func testSchemaDescribesMixed() throws {
