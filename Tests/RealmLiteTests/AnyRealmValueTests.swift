@@ -296,6 +296,14 @@ final class AnyRealmValueTests: RealmTestCase {
         XCTAssertEqual(all.where { $0.value == .int(1) }.map(\.id).sorted(), [0, 1, 2, 3])
         XCTAssertEqual(all.where { $0.value > .int(1) }.map(\.id).sorted(), [6])
         XCTAssertThrowsError(try all.checkedFilter("value > nil"))
+        // Aggregates take the numbers, of every numeric type, and skip the rest.
+        XCTAssertEqual(all.sum(ofProperty: "value") as Double, 6.5)
+        XCTAssertEqual(all.min(ofProperty: "value") as Double?, 0.5)
+        XCTAssertEqual(all.max(ofProperty: "value") as Double?, 2)
+        XCTAssertEqual(all.average(ofProperty: "value") as Double?, 6.5 / 6)
+        try realm.write { realm.object(ofType: MixedHolder.self, forPrimaryKey: 0)!.list.append(objectsIn: [.int(1), .double(2.5), .string("x")]) }
+        XCTAssertEqual(ids("list.@sum == 3.5"), [0])
+        XCTAssertEqual(ids("list.@max == 2.5 AND list.@count == 3"), [0])
     }
 
     func testTypeOperator() throws {

@@ -75,6 +75,17 @@ extension QueryCompiler {
     }
 }
 
+/// The numbers among mixed values, as doubles (aggregates over mixed values
+/// skip every other type, as Realm's do).
+func mixedNumbers(_ values: @escaping QuerySource) -> QuerySource {
+    { realm, record, key, visit in
+        values(realm, record, key) { operand in
+            guard let view = mixedView(operand), view.isNumeric else { return true }
+            return visit(.double(view.doubleValue))
+        }
+    }
+}
+
 /// `@type` names (Realm Query Language) and the stored types each matches.
 private let mixedTypeNames: [String: Set<MixedTag>] = {
     var names: [String: Set<MixedTag>] = [:]

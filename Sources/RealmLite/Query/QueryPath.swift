@@ -231,6 +231,7 @@ struct PathResolver {
 
     private func aggregatePath(_ op: CollectionAggregate, _ values: @escaping QuerySource, _ type: PropertyType,
                                name: String, position: Int, text: String) throws -> ResolvedPath {
+        if type == .any { return try aggregatePath(op, mixedNumbers(values), .double, name: name, position: position, text: text) }
         let numeric: Set<PropertyType> = [.int, .float, .double, .decimal128]
         let ordered: Set<PropertyType> = numeric.union([.date])
         guard (op == .min || op == .max ? ordered : numeric).contains(type) else {
