@@ -328,6 +328,36 @@ final class AnyRealmValueTests: RealmTestCase {
         XCTAssertEqual(ids("ANY list == 1"), [0])
     }
 
+    func testQueriesIntoNestedCollections() throws {
+        let realm = try openRealm(types)
+        try realm.write {
+            realm.add(holder(0, .fromArray([.int(1), .string("a"), .fromDictionary(["k": .double(2)])])))
+            realm.add(holder(1, .fromDictionary(["name": .string("x"), "list": .fromArray([.int(5), .int(6)])])))
+            realm.add(holder(2, .fromArray([])))
+            realm.add(holder(3, .int(1)))
+        }
+        let all = realm.objects(MixedHolder.self)
+        func ids(_ format: String) -> [Int] { (try? all.checkedFilter(format).map(\.id).sorted()) ?? [-1] }
+        XCTAssertEqual(ids("value[0] == 1"), [0])
+        XCTAssertEqual(ids("value[FIRST] == 1.0 AND value[LAST].@type == 'dictionary'"), [0])
+        XCTAssertEqual(ids("value[2]['k'] > 1"), [0])
+        XCTAssertEqual(ids("value['name'] == 'x'"), [1])
+        XCTAssertEqual(ids("value['list'][1] == 6"), [1])
+        XCTAssertEqual(ids("value['list'][*] == 5"), [1])
+        XCTAssertEqual(ids("ALL value['list'][*] > 5"), [0, 2, 3], "ALL holds where there is nothing to test")
+        XCTAssertEqual(ids("ALL value['list'][*] > 4 AND value['list'].@size > 0"), [1])
+        XCTAssertEqual(ids("value[*] == 'a'"), [0])
+        XCTAssertEqual(ids("value[*] == 'x'"), [1], "[*] on a dictionary: its values")
+        XCTAssertEqual(ids("value.@size == 3"), [0])
+        XCTAssertEqual(ids("value.@count == 0"), [2])
+        XCTAssertEqual(ids("value.@size == 2"), [1])
+        XCTAssertEqual(ids("value[5] == nil"), [0, 1, 2, 3])
+        XCTAssertEqual(all.where { $0.value[0] == .int(1) }.map(\.id), [0])
+        XCTAssertEqual(all.where { $0.value["list"].any == .int(6) }.map(\.id), [1])
+        XCTAssertThrowsError(try all.checkedFilter("value[x] == 1"))
+        XCTAssertThrowsError(try all.checkedFilter("value.@avg == 1"))
+    }
+
     func testSortFollowsRealmsMixedOrder() throws {
         let realm = try openRealm(types)
         let target = MixedTarget()

@@ -75,6 +75,88 @@ extension QueryCompiler {
     }
 }
 
+extension PathResolver {
+    /// Key path components after an AnyRealmValue property: `@type`,
+    /// `@size` / `@count` of a nested collection, and subscripts into it —
+    /// `[0]`, `[FIRST]`, `[LAST]` (lists), `['key']` (dictionaries), `[*]`
+    /// (every element or value: a to-many path).
+    func resolveMixed(_ rest: ArraySlice<String>, _ source: @escaping QuerySource, isMulti: Bool,
+                      position: Int, text: String) throws -> ResolvedPath {
+        guard let next = rest.first else { return ResolvedPath(source: source, type: .any, isMulti: isMulti, text: text) }
+        let more = rest.dropFirst()
+        if next.hasPrefix("@") {
+            guard more.isEmpty else { throw fail("Nothing can follow '\(next)' in '\(text)'", position) }
+            switch next {
+            case "@type":
+                return ResolvedPath(source: source, type: .any, isMulti: isMulti, typeOf: true, text: text)
+            case "@size", "@count":
+                return ResolvedPath(source: { realm, record, key, visit in
+                    source(realm, record, key) { operand in
+                        guard let view = mixedView(operand), view.tag == .list || view.tag == .dictionary else { return visit(.null) }
+                        return visit(.int(Int64(ElementArrayView(bytes: view.payload).count)))
+                    }
+                }, type: .int, isAggregate: true, isMulti: isMulti, isOptional: true, text: text)
+            default:
+                throw fail("'\(next)' cannot follow the AnyRealmValue in '\(text)' (use @type, @size, [index], ['key'] or [*])", position)
+            }
+        }
+        guard let select = mixedSubscript(next) else {
+            throw fail("'\(next)' cannot follow the AnyRealmValue in '\(text)' (use @type, @size, [index], ['key'] or [*])", position)
+        }
+        let all = next == "[*]"
+        let elements: QuerySource = { realm, record, key, visit in
+            source(realm, record, key) { operand in
+                let picked = mixedView(operand).map(select) ?? []
+                if picked.isEmpty && !all { return visit(.null) }
+                for element in picked where !visit(.raw(element)) { return false }
+                return true
+            }
+        }
+        return try resolveMixed(more, elements, isMulti: isMulti || all, position: position, text: text)
+    }
+}
+
+/// The elements a subscript component picks from a nested list or
+/// dictionary (their stored mixed values).
+private func mixedSubscript(_ component: String) -> ((MixedView) -> [UnsafeRawBufferPointer])? {
+    func elements(_ view: MixedView) -> (ElementArrayView, isMap: Bool)? {
+        guard view.tag == .list || view.tag == .dictionary else { return nil }
+        return (ElementArrayView(bytes: view.payload), view.tag == .dictionary)
+    }
+    func value(_ array: ElementArrayView, _ i: Int, _ isMap: Bool) -> UnsafeRawBufferPointer {
+        isMap ? MapEntry.split(array.element(i)).value : array.element(i)
+    }
+    switch component {
+    case "[*]":
+        return { view in
+            guard let (array, isMap) = elements(view) else { return [] }
+            return (0..<array.count).map { value(array, $0, isMap) }
+        }
+    case "[FIRST]", "[LAST]":
+        let last = component == "[LAST]"
+        return { view in
+            guard view.tag == .list, let (array, _) = elements(view), array.count > 0 else { return [] }
+            return [array.element(last ? array.count - 1 : 0)]
+        }
+    default:
+        if component.hasPrefix("['"), component.hasSuffix("']") {
+            let key = Array(component.dropFirst(2).dropLast(2).utf8)
+            return { view in
+                guard view.tag == .dictionary else { return [] }
+                let array = ElementArrayView(bytes: view.payload)
+                let search = key.withUnsafeBytes { mapSearch(array, $0) }
+                return search.found ? [MapEntry.split(array.element(search.index)).value] : []
+            }
+        }
+        guard component.hasPrefix("["), component.hasSuffix("]"), let index = Int(component.dropFirst().dropLast()) else { return nil }
+        return { view in
+            guard view.tag == .list else { return [] }
+            let array = ElementArrayView(bytes: view.payload)
+            return index < array.count ? [array.element(index)] : []
+        }
+    }
+}
+
 /// The numbers among mixed values, as doubles (aggregates over mixed values
 /// skip every other type, as Realm's do).
 func mixedNumbers(_ values: @escaping QuerySource) -> QuerySource {

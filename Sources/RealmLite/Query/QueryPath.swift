@@ -121,11 +121,11 @@ struct PathResolver {
                 next.directColumn = nil
                 return next
             }
-            if column.type == .any, rest.first == "@type" {
-                if rest.count > 1 { throw fail("Nothing can follow '@type' in '\(text)'", position) }
-                return ResolvedPath(source: { _, record, _, visit in
+            if column.type == .any, !rest.isEmpty {
+                // Into the value: @type, @size, [0], ['key'], [*] (MixedQuery.swift).
+                return try resolveMixed(rest, { _, record, _, visit in
                     visit(record.isNull(slot) ? .null : .raw(record.field(slot, layout)))
-                }, type: .any, typeOf: true, text: text)
+                }, isMulti: false, position: position, text: text)
             }
             if let extra = rest.first {
                 throw fail("Property '\(info.name).\(name)' of type \(column.type) is not a link or collection, so '\(extra)' cannot follow it", position)
