@@ -193,10 +193,7 @@ private func mixedView(_ operand: QueryOperand) -> MixedView? {
 /// not managed (no stored value links to it).
 func mixedConstantBytes(_ value: QueryValue) -> [UInt8]? {
     var out: [UInt8] = []
-    func scalar<T: _RealmPrimitive>(_ tag: MixedTag, _ v: T) {
-        out.append(tag.rawValue)
-        v._rlmWithBytes { out.appendRaw($0) }
-    }
+    func scalar<T: _RealmPrimitive>(_ tag: MixedTag, _ v: T) { appendMixed(tag, v, to: &out) }
     switch value {
     case .null: out.append(MixedTag.none.rawValue)
     case .bool(let v): scalar(.bool, v)

@@ -105,10 +105,7 @@ struct MixedLink: Hashable {
 /// Appends the stored form of `value`; unmanaged linked objects are added
 /// to `realm` (inside its write transaction).
 func encodeMixed(_ value: AnyRealmValue, _ out: inout [UInt8], _ realm: RealmCore) throws {
-    func scalar<T: _RealmPrimitive>(_ tag: MixedTag, _ v: T) {
-        out.append(tag.rawValue)
-        v._rlmWithBytes { out.appendRaw($0) }
-    }
+    func scalar<T: _RealmPrimitive>(_ tag: MixedTag, _ v: T) { appendMixed(tag, v, to: &out) }
     switch value {
     case .none: out.append(MixedTag.none.rawValue)
     case .int(let v): scalar(.int, v)
@@ -140,6 +137,12 @@ func encodeMixed(_ value: AnyRealmValue, _ out: inout [UInt8], _ realm: RealmCor
         }
         out += encodeElementArray(entries)
     }
+}
+
+/// Appends a scalar mixed value: its tag, then the typed property's bytes.
+func appendMixed<T: _RealmPrimitive>(_ tag: MixedTag, _ value: T, to out: inout [UInt8]) {
+    out.append(tag.rawValue)
+    value._rlmWithBytes { out.appendRaw($0) }
 }
 
 func appendMixedLink(_ link: MixedLink, to out: inout [UInt8]) {
