@@ -130,6 +130,13 @@ final class AnyRealmValueTests: RealmTestCase {
             for (i, value) in values.enumerated() { XCTAssertEqual(o.map["k\(i)"], value) }
             XCTAssertEqual(o.map["obj"]?.object(MixedTarget.self)?.name, "t")
             XCTAssertEqual(o.list.index(of: .string("héllo\u{0}")), 4)
+            // Numbers are one element whatever their type, as in Realm's Set<Mixed>.
+            try realm.write { o.set.insert(objectsIn: [.double(-42), .decimal128(Decimal128(-42)), .int(7), .float(7)]) }
+            XCTAssertEqual(o.set.count, values.count + 2)
+            XCTAssertTrue(o.set.contains(.double(2.5)), "the float 2.5")
+            XCTAssertEqual(o.list.index(of: .decimal128(Decimal128(-42))), 0)
+            try realm.write { o.set.remove(.double(7)) }
+            XCTAssertFalse(o.set.contains(.int(7)))
         }
     }
 

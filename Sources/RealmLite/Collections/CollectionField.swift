@@ -63,11 +63,22 @@ struct CollectionField {
         bytes.withUnsafeBytes { realm.updateColumn(owner, column, isNull: false, $0, linkDelta: delta) }
     }
 
-    /// The index of an element with exactly these bytes, if any.
+    /// The index of an element equal to these bytes, if any: the same
+    /// bytes, or for mixed values the same number (mixedElementsEqual).
     func firstIndex(of bytes: [UInt8]) -> Int? {
         let view = self.view
+        if isMixed { return bytes.withUnsafeBytes { b in (0..<view.count).first { mixedElementsEqual(view.element($0), b) } } }
         return (0..<view.count).first { view.element($0).elementsEqual(bytes) }
     }
+
+    /// True if two encoded elements are the same element of this collection.
+    func sameElement(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard isMixed else { return a == b }
+        return a.withUnsafeBytes { a in b.withUnsafeBytes { mixedElementsEqual(a, $0) } }
+    }
+
+    /// The elements are AnyRealmValues.
+    var isMixed: Bool { owner._info.unsafelyUnwrapped.columns[column].isMixed }
 
     /// Encodes new elements (adding unmanaged objects); nil after recording
     /// the error in the Realm.

@@ -55,7 +55,7 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
         field.requireWrite()
         guard let encoded = field.encode(objects) else { return }
         var added: [[UInt8]] = []
-        for bytes in encoded where field.firstIndex(of: bytes) == nil && !added.contains(bytes) {
+        for bytes in encoded where field.firstIndex(of: bytes) == nil && !added.contains(where: { field.sameElement($0, bytes) }) {
             added.append(bytes)
         }
         let count = field.view.count

@@ -206,6 +206,54 @@ func decodeMixed(_ bytes: UnsafeRawBufferPointer, _ realm: RealmCore?, asField: 
     }
 }
 
+// MARK: - Comparing
+
+/// Realm's Mixed comparison of two stored values: the order, or nil when
+/// their types cannot be compared (different type classes, links other than
+/// by equality, collections, NaN against a number).
+func compareMixed(_ a: MixedView, _ b: MixedView) -> Int? {
+    guard a.tag.rank == b.tag.rank else { return nil }
+    func order<T: Comparable>(_ x: T, _ y: T) -> Int { x < y ? -1 : (x == y ? 0 : 1) }
+    switch a.tag {
+    case .none:
+        return 0
+    case .int, .float, .double, .decimal128:
+        if a.tag == .int && b.tag == .int { return order(Int64._rlmLoad(a.payload), Int64._rlmLoad(b.payload)) }
+        if a.tag == .decimal128 || b.tag == .decimal128 {
+            let x = mixedDecimal(a), y = mixedDecimal(b)
+            if x.isNaN || y.isNaN { return x.isNaN && y.isNaN ? 0 : nil }
+            return order(x, y)
+        }
+        let x = a.doubleValue, y = b.doubleValue
+        if x.isNaN || y.isNaN { return x.isNaN && y.isNaN ? 0 : nil }
+        return order(x, y)
+    case .date:
+        return order(a.doubleValue, b.doubleValue)
+    case .bool, .string, .data, .objectId, .uuid:
+        return compareBytes(a.payload, b.payload)
+    case .object:
+        return a.link == b.link ? 0 : nil
+    case .list, .dictionary:
+        return nil
+    }
+}
+
+private func mixedDecimal(_ view: MixedView) -> Decimal128 {
+    switch view.tag {
+    case .int: Decimal128(Int(Int64._rlmLoad(view.payload)))
+    case .decimal128: Decimal128._rlmLoad(view.payload)
+    default: Decimal128(view.doubleValue)
+    }
+}
+
+/// Element equality in collections of mixed values (MutableSet uniqueness,
+/// index(of:), contains): numbers by value, as Realm's Set<Mixed> does
+/// (int 3 equals double 3); everything else by its stored bytes.
+func mixedElementsEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+    if let x = MixedView(a), let y = MixedView(b), x.isNumeric, y.isNumeric { return compareMixed(x, y) == 0 }
+    return a.elementsEqual(b)
+}
+
 // MARK: - Order-preserving key (indexes and sorting)
 
 /// The memcmp-ordered key of a stored mixed value (empty bytes: nil):
