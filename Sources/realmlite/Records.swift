@@ -299,6 +299,18 @@ indirect enum Value {
         return scalar(property.type, bytes)
     }
 
+    /// The links in a decoded AnyRealmValue (mixed, below): maps of exactly
+    /// a class name and an object key, at any depth.
+    var mixedLinkCount: UInt64 {
+        switch self {
+        case .array(let values): return values.reduce(0) { $0 + $1.mixedLinkCount }
+        case .map(let entries):
+            if entries.count == 2, entries[0].0 == "class", entries[1].0 == "key", case .key = entries[1].1 { return 1 }
+            return entries.reduce(0) { $0 + $1.1.mixedLinkCount }
+        default: return 0
+        }
+    }
+
     func writeJSON(to out: inout OutputBuffer) {
         switch self {
         case .null: out.write("null")

@@ -1,5 +1,5 @@
 import Foundation
-import RealmLite
+@testable import RealmLite
 import XCTest
 
 final class CLIMixed: Object {
@@ -45,6 +45,19 @@ extension CLITests {
         XCTAssertTrue(rows[1]["value"] is NSNull)
         let check = try run(["check", path])
         XCTAssertEqual(check.status, 0, check.stdout + check.stderr)
+        // A link the records do not hold: R6 names the mixed backlink tree.
+        try { () throws -> Void in
+            let realm = try Realm(configuration: config)
+            let info = realm.core.classInfoOrStop(CLIMixed.self)
+            let column = try XCTUnwrap(info.columns.first { $0.name == "value" })
+            realm.beginWrite()
+            try XCTUnwrap(realm.core.write).put(column.backlinkTree, Array("CLIPet".utf8) + [0] + [UInt8](repeating: 0, count: 7) + [1]
+                + [UInt8](repeating: 0, count: 7) + [1], [1, 0, 0, 0], "test")
+            try realm.commitWrite()
+        }()
+        let damaged = try run(["check", path])
+        XCTAssertEqual(damaged.status, 1)
+        XCTAssertTrue(damaged.stdout.contains("R6 backlinks: bl:CLIMixed.value counts 1 links, the records hold 0"), damaged.stdout)
         let source = try XCTUnwrap(r.lines.first).data(using: .utf8)!
         let input = directory.appendingPathComponent("mixed.jsonl")
         try source.write(to: input)
