@@ -35,7 +35,9 @@ func settings(_ realm: Realm) throws -> Int {
         setting.value.listValue?.append(.none)
     }
     let loud = realm.objects(Setting.self).filter("value > 5 AND value.@type == 'numeric'")
-    let same = realm.objects(Setting.self).where { $0.value == .int(7) || $0.value > .double(5) }
+    let same = realm.objects(Setting.self).where { $0.value == .int(7) || $0.value > .double(5) || $0.value[0] == .none }
+    let nested = realm.objects(Setting.self).where { $0.value["labels"].any == .string("low") }
+    _ = nested.count
     _ = describe(loud.first?.value ?? .none)
     _ = realm.objects(Setting.self).first?.value.object(Setting.self)?.key
     return loud.count + same.count
