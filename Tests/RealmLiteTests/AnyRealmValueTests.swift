@@ -207,6 +207,24 @@ final class AnyRealmValueTests: RealmTestCase {
         }
     }
 
+    func testNestedCollectionsFreezeThawAndCrossThreads() throws {
+        let realm = try openRealm(types)
+        let o = holder(1, .fromDictionary(["list": .fromArray([.int(1)])]))
+        try realm.write { realm.add(o) }
+        let live = try XCTUnwrap(o.value.dictionaryValue?["list"]?.listValue)
+        let frozen = live.freeze()
+        XCTAssertTrue(frozen.isFrozen)
+        try realm.write { live.append(.int(2)) }
+        XCTAssertEqual(Array(frozen), [.int(1)], "the frozen nested list keeps its version")
+        XCTAssertEqual(frozen.thaw().map(Array.init), [.int(1), .int(2)])
+        let reference = ThreadSafeReference(to: live)
+        onOtherThread { [configuration = realm.configuration] in
+            let other = try Realm(configuration: configuration)
+            let resolved = try XCTUnwrap(other.resolve(reference))
+            XCTAssertEqual(Array(resolved), [.int(1), .int(2)])
+        }
+    }
+
     func testObservingANestedList() throws {
         let realm = try openRealm(types)
         let o = holder(1, .fromArray([.fromArray([.int(1), .int(2)]), .bool(false)]))
