@@ -204,6 +204,11 @@ final class AnyRealmValueTests: RealmTestCase {
             try realm.write { realm.delete(realm.objects(MixedTarget.self)) }
             XCTAssertEqual(deeper.count, 2)
             XCTAssertEqual(deeper[1], .none)
+            // A nested value appended to its own parent is copied (Realm core cannot yet: realm-core#7422).
+            try realm.write { outer.append(outer[1]) }
+            XCTAssertEqual(outer[3].dictionaryValue?["k"], .int(3))
+            try realm.write { outer[3].dictionaryValue?["k"] = .int(4) }
+            XCTAssertEqual(outer[1].dictionaryValue?["k"], .int(3), "the copy is its own dictionary")
         }
     }
 
