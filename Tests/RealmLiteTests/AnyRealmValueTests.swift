@@ -137,6 +137,17 @@ final class AnyRealmValueTests: RealmTestCase {
             XCTAssertEqual(o.list.index(of: .decimal128(Decimal128(-42))), 0)
             try realm.write { o.set.remove(.double(7)) }
             XCTAssertFalse(o.set.contains(.int(7)))
+            XCTAssertThrowsError(try realm.write { o.set.insert(.fromArray([])) }, "sets hold no nested collections")
+            func unmanaged(_ elements: [AnyRealmValue]) -> MixedHolder {
+                let o = holder(2, .none)
+                o.set.insert(objectsIn: elements)
+                return o
+            }
+            XCTAssertThrowsError(try realm.write { realm.add(unmanaged([.int(1), .fromDictionary([:])])) })
+            let added = unmanaged([.int(1), .double(1)])
+            XCTAssertEqual(added.set.count, 2, "unmanaged: Swift's ==, where the cases differ")
+            try realm.write { realm.add(added) }
+            XCTAssertEqual(added.set.count, 1, "int 1 and double 1 are one element once stored")
         }
     }
 

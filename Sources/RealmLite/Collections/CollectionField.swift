@@ -73,8 +73,7 @@ struct CollectionField {
 
     /// True if two encoded elements are the same element of this collection.
     func sameElement(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard isMixed else { return a == b }
-        return a.withUnsafeBytes { a in b.withUnsafeBytes { mixedElementsEqual(a, $0) } }
+        isMixed ? mixedElementsEqual(a, b) : a == b
     }
 
     /// The elements are AnyRealmValues.

@@ -254,6 +254,17 @@ func mixedElementsEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer
     return a.elementsEqual(b)
 }
 
+func mixedElementsEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    a.withUnsafeBytes { a in b.withUnsafeBytes { mixedElementsEqual(a, $0) } }
+}
+
+/// Sets hold no nested collections (RealmSwift: "List and Map, not
+/// MutableSet"): the error for an encoded element that is one, else nil.
+func mixedSetElementError(_ element: [UInt8]) -> Realm.Error? {
+    guard element.first == MixedTag.list.rawValue || element.first == MixedTag.dictionary.rawValue else { return nil }
+    return Realm.Error(.invalidValue, "A MutableSet<AnyRealmValue> cannot hold a nested list or dictionary; use a List or Map of AnyRealmValue.")
+}
+
 // MARK: - Order-preserving key (indexes and sorting)
 
 /// The memcmp-ordered key of a stored mixed value (empty bytes: nil):
