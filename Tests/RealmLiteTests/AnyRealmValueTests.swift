@@ -241,6 +241,25 @@ final class AnyRealmValueTests: RealmTestCase {
         }
     }
 
+    func testObjectObservationReportsMixedChanges() throws {
+        let realm = try openRealm(types)
+        let o = holder(1, .int(1))
+        try realm.write { realm.add(o) }
+        var reported: [(String, AnyRealmValue?, AnyRealmValue?)] = []
+        let token = o.observe { change in
+            if case .change(_, let properties) = change {
+                reported += properties.map { ($0.name, $0.oldValue as? AnyRealmValue, $0.newValue as? AnyRealmValue) }
+            }
+        }
+        nextTurn()
+        try realm.write { o.value = .string("two") }
+        nextTurn()
+        XCTAssertEqual(reported.map(\.0), ["value"])
+        XCTAssertEqual(reported.first?.2, .string("two"))
+        XCTAssertEqual(reported.first?.1, .int(1))
+        token.invalidate()
+    }
+
     func testObservingANestedList() throws {
         let realm = try openRealm(types)
         let o = holder(1, .fromArray([.fromArray([.int(1), .int(2)]), .bool(false)]))
