@@ -12,6 +12,8 @@ import Foundation
 /// read as ``none``. ``list(_:)`` and ``dictionary(_:)`` nest collections of
 /// further values; read from a managed object they are live, managed
 /// collections (mutated inside a write transaction, like a `List` property).
+/// A `MutableSet` holds no nested collection, and a managed one holds one
+/// element per number whatever its case (int 1 is double 1, as in Realm).
 public enum AnyRealmValue: Hashable {
     /// No value: the nil of a mixed property.
     case none
