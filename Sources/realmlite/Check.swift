@@ -49,7 +49,9 @@ func check(_ path: String) throws -> Int32 {
 ///   R5 index           idx:C.p has one entry per object of C, each naming one
 ///   R6 backlinks       bl:C.p entries name existing objects (source of C,
 ///                      target of the link's class), and their counts add up
-///                      to the links C's records hold in p
+///                      to the links C's records hold in p; for an
+///                      AnyRealmValue p, entries are keyed (target class,
+///                      target, source) and count the links at any depth
 struct ObjectChecker {
     let file: RealmFile
     /// Counts the entries read (records, index and backlink entries).
@@ -71,6 +73,8 @@ struct ObjectChecker {
             let layout = RecordLayout(cls)
             let linkColumns = layout.columns.filter { $0.property.type == .object }
             var links = [UInt64](repeating: 0, count: linkColumns.count)
+            let mixedColumns = layout.columns.filter { $0.property.type == .any }
+            var mixedLinks = [UInt64](repeating: 0, count: mixedColumns.count)
             var reported = 0
             try file.forEach(tree) { key, record in
                 progress.advance()
@@ -90,6 +94,7 @@ struct ObjectChecker {
                         default: links[i] += 1
                         }
                     }
+                    for (i, column) in mixedColumns.enumerated() { mixedLinks[i] += layout.value(record, column).mixedLinkCount }
                 }
             }
             if reported > 0 { continue } // the records are damaged: counts below would mislead
@@ -150,7 +155,39 @@ struct ObjectChecker {
                     problems.append("R6 backlinks: \(name) counts \(total) links, the records of \(cls.name) hold \(links[i])")
                 }
             }
+            for (i, column) in mixedColumns.enumerated() {
+                try checkMixedBacklinks("bl:\(cls.name).\(column.property.name)", sources: tree, links: mixedLinks[i], &problems)
+            }
         }
         return problems
+    }
+
+    /// R6 for an AnyRealmValue column: entries [class] 0x00 [target] [source].
+    private func checkMixedBacklinks(_ name: String, sources: cs_tree, links: UInt64, _ problems: inout [String]) throws {
+        guard let backlinks = try file.tree(name) else {
+            if links > 0 { problems.append("R6 backlinks: \(name) is missing for \(links) links") }
+            return
+        }
+        var total: UInt64 = 0, bad = 0
+        try file.forEach(backlinks) { key, value in
+            progress.advance()
+            let nameEnd = key.firstIndex(of: 0) ?? key.count
+            guard key.count == nameEnd + 17, value.count == 4 else {
+                if bad < Self.perRule { problems.append("R6 backlinks: \(name): an entry of \(key.count)/\(value.count) bytes (want class, 0, 16/4)") }
+                bad += 1
+                return
+            }
+            total += UInt64(value.loadUnaligned(as: UInt32.self).littleEndian)
+            let targetClass = String(decoding: key[..<nameEnd], as: UTF8.self)
+            let target = Array(key[(nameEnd + 1)..<(nameEnd + 9)]), source = Array(key.suffix(8))
+            let targetExists = try file.tree("obj:" + targetClass).map { try file.get($0, target) != nil } ?? false
+            if try file.get(sources, source) == nil || !targetExists {
+                if bad < Self.perRule {
+                    problems.append("R6 backlinks: \(name): entry \(targetClass) \(UInt64(bigEndian: key.loadUnaligned(fromByteOffset: nameEnd + 1, as: UInt64.self))) <- \(UInt64(bigEndian: key.loadUnaligned(fromByteOffset: nameEnd + 9, as: UInt64.self))) names an object that does not exist")
+                }
+                bad += 1
+            }
+        }
+        if total != links { problems.append("R6 backlinks: \(name) counts \(total) links, the records hold \(links)") }
     }
 }

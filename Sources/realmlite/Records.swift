@@ -252,7 +252,8 @@ indirect enum Value {
             } ?? .null
         case .object: return load(UInt64.self).map { .key(UInt64(littleEndian: $0)) } ?? .null
         case .string, .decimal128: return .string(String(decoding: bytes, as: UTF8.self))
-        case .data, .any: return .string(Data(bytes).base64EncodedString())
+        case .data: return .string(Data(bytes).base64EncodedString())
+        case .any: return mixed(bytes)
         case .objectId: return .string(bytes.map { String(format: "%02x", $0) }.joined())
         case .uuid:
             guard bytes.count == 16 else { return .null }
@@ -262,12 +263,52 @@ indirect enum Value {
         }
     }
 
+    /// An AnyRealmValue (tag byte, payload; RealmLite's MixedCodec.swift):
+    /// the payload as its type's value, a link as {"class", "key"}, nested
+    /// lists and dictionaries as arrays and maps.
+    static func mixed(_ bytes: UnsafeRawBufferPointer) -> Value {
+        guard let tag = bytes.first else { return .null }
+        let payload = UnsafeRawBufferPointer(rebasing: bytes[1...])
+        let scalars: [ValueType] = [.int, .bool, .float, .double, .string, .data, .date, .objectId, .decimal128, .uuid]
+        switch tag {
+        case 1...10: return scalar(scalars[Int(tag) - 1], payload)
+        case 11:
+            guard payload.count >= 8 else { return .null }
+            return .map([("class", .string(String(decoding: payload[8...], as: UTF8.self))),
+                         ("key", .key(UInt64(littleEndian: payload.loadUnaligned(as: UInt64.self))))])
+        case 12:
+            let array = ElementArray(bytes: payload)
+            return .array((0..<array.count).map { mixed(array.element($0)) })
+        case 13:
+            let array = ElementArray(bytes: payload)
+            return .map((0..<array.count).map { i in
+                let entry = array.element(i)
+                let length = Int(entry.loadUnaligned(as: UInt32.self))
+                return (String(decoding: entry[4..<(4 + length)], as: UTF8.self),
+                        mixed(UnsafeRawBufferPointer(rebasing: entry[(4 + length)...])))
+            })
+        default: return .null
+        }
+    }
+
     static func element(_ property: FileProperty, _ bytes: UnsafeRawBufferPointer) -> Value {
         if property.optional || (property.type == .object && property.collection == .map) {
             guard let tag = bytes.first, tag != 0 else { return .null }
             return scalar(property.type, UnsafeRawBufferPointer(rebasing: bytes[1...]))
         }
         return scalar(property.type, bytes)
+    }
+
+    /// The links in a decoded AnyRealmValue (mixed, below): maps of exactly
+    /// a class name and an object key, at any depth.
+    var mixedLinkCount: UInt64 {
+        switch self {
+        case .array(let values): return values.reduce(0) { $0 + $1.mixedLinkCount }
+        case .map(let entries):
+            if entries.count == 2, entries[0].0 == "class", entries[1].0 == "key", case .key = entries[1].1 { return 1 }
+            return entries.reduce(0) { $0 + $1.1.mixedLinkCount }
+        default: return 0
+        }
     }
 
     func writeJSON(to out: inout OutputBuffer) {

@@ -7,14 +7,29 @@
 struct CollectionField {
     let owner: ObjectBase
     let column: Int
+    /// A list or dictionary nested in an AnyRealmValue: the steps from the
+    /// column's collection (or, with `rootIsValue`, from the mixed property's
+    /// own value) down to it (Collections/NestedCollections.swift).
+    var path: [MixedStep] = []
+    /// The column is an AnyRealmValue property whose value is the (outermost) collection.
+    var rootIsValue = false
 
     var realm: RealmCore { owner._managingRealm }
+    var isNested: Bool { rootIsValue || !path.isEmpty }
 
     /// The field in the current snapshot: valid until the next write.
     var view: ElementArrayView {
         let record = owner._currentRecord()
         let info = owner._info.unsafelyUnwrapped
-        return ElementArrayView(bytes: record.field(info.slots[column], info.layout))
+        let field = record.field(info.slots[column], info.layout)
+        if _slowPath(isNested) { return ElementArrayView(bytes: nestedArray(in: field) ?? UnsafeRawBufferPointer(start: nil, count: 0)) }
+        return ElementArrayView(bytes: field)
+    }
+
+    /// The same collection of `other`, the owner as read elsewhere (another
+    /// Realm instance, frozen or thawed).
+    func moved(to other: ObjectBase) -> CollectionField {
+        CollectionField(owner: other, column: column, path: path, rootIsValue: rootIsValue)
     }
 
     var name: String {
@@ -27,6 +42,7 @@ struct CollectionField {
     }
 
     func write(_ elements: [[UInt8]]) {
+        if isNested { return writeNested(encodeElementArray(elements)) }
         encodeElementArray(elements).withUnsafeBytes { realm.updateColumn(owner, column, isNull: false, $0) }
     }
 
@@ -35,6 +51,7 @@ struct CollectionField {
     /// elements, so a mutation never rescans the whole collection.
     func splice(_ range: Range<Int>, with newElements: [[UInt8]]) {
         let view = self.view
+        if isNested { return writeNested(spliceElementArray(view, range, newElements)) }
         let info = owner._info.unsafelyUnwrapped
         let kind = info.columns[column].collection
         var delta: (removed: [UInt64], added: [UInt64])?
@@ -67,11 +84,21 @@ struct CollectionField {
         return object
     }
 
-    /// The index of an element with exactly these bytes, if any.
+    /// The index of an element equal to these bytes, if any: the same
+    /// bytes, or for mixed values the same number (mixedElementsEqual).
     func firstIndex(of bytes: [UInt8]) -> Int? {
         let view = self.view
+        if isMixed { return bytes.withUnsafeBytes { b in (0..<view.count).first { mixedElementsEqual(view.element($0), b) } } }
         return (0..<view.count).first { view.element($0).elementsEqual(bytes) }
     }
+
+    /// True if two encoded elements are the same element of this collection.
+    func sameElement(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        isMixed ? mixedElementsEqual(a, b) : a == b
+    }
+
+    /// The elements are AnyRealmValues.
+    var isMixed: Bool { owner._info.unsafelyUnwrapped.columns[column].isMixed }
 
     /// Encodes new elements (adding unmanaged objects); nil after recording
     /// the error in the Realm.
@@ -95,7 +122,7 @@ struct CollectionField {
     /// True if this field is exactly `other`'s (x.list = x.list is a no-op).
     func isSame(as other: CollectionField?) -> Bool {
         guard let other else { return false }
-        return other.column == column && other.owner.isSameObject(as: owner)
+        return other.column == column && other.path == path && other.rootIsValue == rootIsValue && other.owner.isSameObject(as: owner)
     }
 }
 
@@ -107,6 +134,7 @@ func lookupBytes<E: _RealmElement>(_ value: E, _ realm: RealmCore) -> [UInt8]? {
         guard object._realm === realm, !object._deleted else { return nil }
         return withLinkBytes(object._key) { Array($0) }
     }
+    if let mixed = value as? AnyRealmValue { return mixedLookupBytes(mixed, realm) }
     if isNil(value) { return [0] }
     if E._rlmShape.type == .object {
         // Optional<Object>: tag byte, then the key.
@@ -128,11 +156,11 @@ extension CollectionField {
     var isFrozen: Bool { owner._realm?.isFrozen ?? false }
 
     func frozen() -> CollectionField {
-        CollectionField(owner: owner._freeze(), column: column)
+        moved(to: owner._freeze())
     }
 
     func thawed() -> CollectionField? {
-        owner._thaw().map { CollectionField(owner: $0, column: column) }
+        owner._thaw().map { moved(to: $0) }
     }
 }
 

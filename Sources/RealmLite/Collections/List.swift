@@ -34,7 +34,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
             guard let field else { return unmanaged[position] }
             let view = field.view
             field.checkIndex(position, view.count)
-            return field.decode(view.element(position))
+            return field.decode(Element.self, view.element(position), at: .index(position))
         }
         set {
             replaceSubrange(position..<(position + 1), with: CollectionOfOne(newValue))

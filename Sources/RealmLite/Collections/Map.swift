@@ -47,7 +47,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
             let view = field.view
             let search = key._rlmKeyBytes.withUnsafeBytes { mapSearch(view, $0) }
             guard search.found else { return nil }
-            return field.decode(MapEntry.split(view.element(search.index)).value)
+            return field.decode(Value.self, MapEntry.split(view.element(search.index)).value, at: .key(key._rlmKeyBytes))
         }
         set {
             if let newValue { updateValue(newValue, forKey: key) } else { removeObject(for: key) }
@@ -111,7 +111,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
         let view = field.view
         return (0..<view.count).map { i in
             let (key, value) = MapEntry.split(view.element(i))
-            return (Key(_rlmKeyBytes: key), field.decode(value) as Value)
+            return (Key(_rlmKeyBytes: key), field.decode(Value.self, value, at: .key([UInt8](copying: key))))
         }
     }
 

@@ -54,8 +54,9 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
         }
         field.requireWrite()
         guard let encoded = field.encode(objects) else { return }
+        if field.isMixed, let error = encoded.lazy.compactMap(mixedSetElementError).first { return field.realm.fail(error) }
         var added: [[UInt8]] = []
-        for bytes in encoded where field.firstIndex(of: bytes) == nil && !added.contains(bytes) {
+        for bytes in encoded where field.firstIndex(of: bytes) == nil && !added.contains(where: { field.sameElement($0, bytes) }) {
             added.append(bytes)
         }
         let count = field.view.count
@@ -130,10 +131,11 @@ extension MutableSet: _RealmValue, _Persistable {
     }
 
     public static func _rlmEncode(_ value: MutableSet, _ column: Int, _ writer: inout _RecordWriter) throws {
+        let isMixed = Element.self == AnyRealmValue.self
         var unique: [[UInt8]] = []
-        for bytes in try encodeForNewRecord(value.field == nil ? value.unmanaged : Array(value), writer.realm)
-        where !unique.contains(bytes) {
-            unique.append(bytes)
+        for bytes in try encodeForNewRecord(value.field == nil ? value.unmanaged : Array(value), writer.realm) {
+            if isMixed, let error = mixedSetElementError(bytes) { throw error }
+            if !unique.contains(where: { isMixed ? mixedElementsEqual($0, bytes) : $0 == bytes }) { unique.append(bytes) }
         }
         writer.write(column, isNull: false, encodeElementArray(unique))
     }

@@ -109,7 +109,8 @@ extension RealmCore {
         // Every object of a class that links nowhere and that nothing links
         // to: clearing its trees is the same as deleting each object.
         if let (core, info) = (objects as? WholeClassResults)?.wholeClass, core === self,
-           info.linkColumns.isEmpty, incomingLinks(info).isEmpty {
+           info.linkColumns.isEmpty, incomingLinks(info).isEmpty,
+           schemaState.mixedColumns.isEmpty {
             clearClass(info)
             generation &+= 1
             return

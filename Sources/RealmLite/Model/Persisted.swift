@@ -78,7 +78,8 @@ extension Persisted where Value: _Indexable {
     /// var name = ""`. The index makes `==` and `IN` queries on it
     /// lookups instead of scans, and costs a write to the index per change.
     /// Bool, integers, String, Date, ObjectId, UUID, a ``PersistableEnum`` of
-    /// Int or String raw values, and their optionals.
+    /// Int or String raw values, their optionals, and ``AnyRealmValue``
+    /// (equality only).
     @inlinable public init(wrappedValue: Value, indexed: Bool) {
         value = wrappedValue
         if indexed { flags |= Self.indexedFlag }

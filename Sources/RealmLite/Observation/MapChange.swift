@@ -39,9 +39,9 @@ private struct MapEntries {
 
 extension CollectionField {
     /// The entries of this (map) field as read through `core`; nil if the owner is gone there.
-    fileprivate static func mapEntries(of owner: ObjectIdentity, column: Int, in core: RealmCore) -> MapEntries? {
+    fileprivate func mapEntries(of owner: ObjectIdentity, in core: RealmCore) -> MapEntries? {
         guard let owner = core.counterpart(owner) else { return nil }
-        let view = CollectionField(owner: owner, column: column).view
+        let view = moved(to: owner).view
         var entries = MapEntries()
         entries.keys.reserveCapacity(view.count)
         entries.values.reserveCapacity(view.count)
@@ -81,11 +81,10 @@ extension Map {
         let makeKey = Key.init(_rlmKeyBytes:)
         let key = { (bytes: [UInt8]) in bytes.withUnsafeBytes(makeKey) }
         guard let owner = ObjectIdentity(field.owner) else { realmFatal(.invalidValue, "Only a managed Map can be observed.") }
-        let columnIndex = field.column
         let state = Protected<MapEntries?>(nil) // as of the version reported
         return field.realm.addObserver(what: "Map") { previous, core in
             let last = state.withLock { $0 }
-            guard let now = CollectionField.mapEntries(of: owner, column: columnIndex, in: core) else {
+            guard let now = field.mapEntries(of: owner, in: core) else {
                 // The owner was deleted: every key deleted, once.
                 guard let old = last, !old.keys.isEmpty else { return Delivery() }
                 return Delivery(advance: { state.withLock { $0 = MapEntries() } },

@@ -166,14 +166,15 @@ extension RealmCore {
 extension CollectionField {
     /// The elements of this field as read through `core` (nil if the owner is gone there).
     func observedElements(in core: RealmCore) -> ObservedElements? {
-        ObjectIdentity(owner).flatMap { Self.observedElements(of: $0, column: column, in: core) }
+        ObjectIdentity(owner).flatMap { observedElements(of: $0, in: core) }
     }
 
-    /// The elements of column `column` of the object `owner` names, as read
-    /// through `core` (nil if the owner is gone there); any thread.
-    static func observedElements(of owner: ObjectIdentity, column: Int, in core: RealmCore) -> ObservedElements? {
+    /// The elements of this collection of the object `owner` names, as read
+    /// through `core` (nil if the owner is gone there). Any thread: reads
+    /// only the column and path of this field, not its owner accessor.
+    func observedElements(of owner: ObjectIdentity, in core: RealmCore) -> ObservedElements? {
         guard let owner = core.counterpart(owner) else { return nil }
-        let field = CollectionField(owner: owner, column: column)
+        let field = moved(to: owner)
         let view = field.view
         let info = owner._info.unsafelyUnwrapped
         let columnInfo = info.columns[column]
@@ -193,8 +194,8 @@ extension CollectionField {
         let info = owner._info.unsafelyUnwrapped.columns[column]
         orStop { try checkCollectionKeyPaths(keyPaths, elements: info.isLink ? info.target : nil, kind: what) }
         guard let identity = ObjectIdentity(owner) else { realmFatal(.invalidValue, "Only a managed \(what) can be observed.") }
-        let column = self.column
-        return realm.observeCollection(what, keyPaths: keyPaths, read: { Self.observedElements(of: identity, column: column, in: $0) },
+        let field = self
+        return realm.observeCollection(what, keyPaths: keyPaths, read: { field.observedElements(of: identity, in: $0) },
                                        value: value, block)
     }
 }

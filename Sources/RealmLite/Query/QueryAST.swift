@@ -161,6 +161,7 @@ enum QueryValue: CustomStringConvertible {
         case let v as Decimal128: return .decimal(v)
         case let v as Decimal: return .decimal(Decimal128(v))
         case let v as ObjectBase: return .object(v)
+        case let v as AnyRealmValue: return from(mixed: v)
         default: break
         }
         if let int = anyInteger(value), !(value is Double) { return .int(int) }
@@ -168,6 +169,28 @@ enum QueryValue: CustomStringConvertible {
         if let custom = value as? any _CustomPersistable { return from(custom.persistableValue) }
         if let raw = value as? any RawRepresentable { return from(raw.rawValue) }
         return nil
+    }
+}
+
+extension QueryValue {
+    /// An AnyRealmValue argument as the constant it holds (nil for .none and
+    /// for nested collections, which cannot be compared).
+    static func from(mixed value: AnyRealmValue) -> QueryValue? {
+        switch value {
+        case .none: .null
+        case .int(let v): .int(Int64(v))
+        case .bool(let v): .bool(v)
+        case .float(let v): .double(Double(v))
+        case .double(let v): .double(v)
+        case .string(let v): .string(v)
+        case .data(let v): .data(v)
+        case .date(let v): .date(v)
+        case .objectId(let v): .objectId(v)
+        case .decimal128(let v): .decimal(v)
+        case .uuid(let v): .uuid(v)
+        case .object(let v): .object(v)
+        case .list, .dictionary: nil
+        }
     }
 }
 

@@ -47,7 +47,7 @@ struct QueryCompiler {
     /// False to ignore indexes (tests compare both ways).
     var useIndexes = true
 
-    private var resolver: PathResolver { PathResolver(root: info, format: format) }
+    var resolver: PathResolver { PathResolver(root: info, format: format) }
 
     func compile(_ predicate: QueryPredicate) throws -> CompiledQuery {
         let filter = try filter(predicate)
@@ -211,6 +211,9 @@ struct QueryCompiler {
         if right.isMulti {
             throw resolver.fail("The right side '\(right.text)' of a comparison between properties must have one value per object", c.right.position)
         }
+        if left.type == .any || right.type == .any {
+            throw resolver.fail("Comparing two properties is not supported for AnyRealmValue ('\(left.text)', '\(right.text)')", c.position)
+        }
         let numeric: Set<PropertyType> = [.int, .float, .double]
         let sameLinks = left.type == .object && right.type == .object && left.targetClass === right.targetClass
         guard (left.type == right.type && left.type != .object) || sameLinks
@@ -299,7 +302,7 @@ struct QueryCompiler {
         }
     }
 
-    private func mismatch(_ value: QueryValue, _ c: QueryComparison, _ path: ResolvedPath) -> Realm.Error {
+    func mismatch(_ value: QueryValue, _ c: QueryComparison, _ path: ResolvedPath) -> Realm.Error {
         resolver.fail("Cannot compare '\(path.text)' (\(typeName(path))) with \(value) (\(value.kindName))", c.right.position)
     }
 
@@ -311,6 +314,7 @@ struct QueryCompiler {
     /// A test of one operand against one constant.
     private func operandTest(_ op: QueryOperator, _ value: QueryValue, _ c: QueryComparison,
                              _ path: ResolvedPath) throws -> (QueryOperand) -> Bool {
+        if path.type == .any { return try mixedTest(op, value, c, path) }
         if (c.caseInsensitive || c.diacriticInsensitive) && path.type != .string {
             throw resolver.fail("Options [c] and [d] apply to strings only, but '\(path.text)' is \(typeName(path))", c.position)
         }
@@ -332,7 +336,7 @@ struct QueryCompiler {
         }
     }
 
-    private func ordered(_ op: QueryOperator, _ order: Int) -> Bool {
+    func ordered(_ op: QueryOperator, _ order: Int) -> Bool {
         switch op {
         case .equal: order == 0
         case .notEqual: order != 0
@@ -485,7 +489,7 @@ struct QueryCompiler {
         return ordered(op, v < constant ? -1 : (v == constant ? 0 : 1))
     }
 
-    private func bytesTest(_ op: QueryOperator, _ constant: [UInt8]) -> (UnsafeRawBufferPointer) -> Bool {
+    func bytesTest(_ op: QueryOperator, _ constant: [UInt8]) -> (UnsafeRawBufferPointer) -> Bool {
         switch op {
         case .equal: return { $0.count == constant.count && bytesEqual($0, 0, constant) }
         case .notEqual: return { !($0.count == constant.count && bytesEqual($0, 0, constant)) }
@@ -520,6 +524,10 @@ struct QueryCompiler {
                   let index = info.descriptor.propertyIndex[components[0]] else { return nil }
             let column = info.columns[index]
             guard column.collection == .none, column.isPrimary || column.isIndexed else { return nil }
+            if column.type == .any {
+                // Equality only: one mixed key per value (numbers of every type share it).
+                return mixedProbe(c, column)
+            }
             // A class keyed by its primary key: equality is one lookup of the object key.
             let tree = column.isPrimary ? (info.keyedByPrimaryKey ? info.objectsTree : info.primaryKeyTree) : column.indexTree
             if info.keyedByPrimaryKey && column.isPrimary && c.op == .beginsWith { return nil }
@@ -574,6 +582,22 @@ struct QueryCompiler {
         default:
             return nil
         }
+    }
+
+    private func mixedProbe(_ c: QueryComparison, _ column: Column) -> IndexProbe? {
+        guard c.op == .equal || c.op == .in else { return nil }
+        let values: [QueryValue]
+        switch c.right {
+        case .value(let v, _): values = [v]
+        case .list(let items, _) where c.op == .in: values = items
+        default: return nil
+        }
+        var keys: [[UInt8]] = []
+        for value in values {
+            guard let key = mixedIndexKey(value) else { return nil }
+            keys.append(key)
+        }
+        return IndexProbe(column: column, tree: column.indexTree, isPrimaryKey: false, keys: keys)
     }
 
     /// The index encoding of a constant for `column`, if it converts exactly.

@@ -181,7 +181,7 @@ struct QueryLexer {
                 i += 2
                 continue
             }
-            if "=<>(){},.[]!".contains(c) {
+            if "=<>(){},.[]!*".contains(c) {
                 tokens.append(QueryToken(kind: .symbol(String(c)), position: start))
                 i += 1
                 continue
@@ -548,11 +548,36 @@ struct QueryParser {
         return .subquery(QuerySubquery(collection: collection, variable: variable, predicate: predicate), position: start)
     }
 
+    /// `[0]`, `['key']`, `[*]`, `[FIRST]`, `[LAST]` after a key path (into
+    /// the collections nested in an AnyRealmValue): a component spelled
+    /// `[0]`, `['key']`, `[*]`, `[FIRST]` or `[LAST]` (MixedQuery.swift).
+    private mutating func parseSubscript() throws -> String {
+        let start = current.position
+        index += 1
+        let component: String
+        switch current.kind {
+        case .number(let text):
+            guard let n = Int(text), n >= 0 else { throw lexer.error("expected a list index (0, 1, ...) inside [ ], found \(describe(current))", at: current.position) }
+            component = "[\(n)]"
+        case .string(let key): component = "['\(key)']"
+        case .symbol("*"): component = "[*]"
+        case .identifier(let word) where ["FIRST", "LAST"].contains(word.uppercased()): component = "[\(word.uppercased())]"
+        default: throw lexer.error("expected an index, a 'key', * , FIRST or LAST inside [ ], found \(describe(current))", at: current.position)
+        }
+        index += 1
+        try expectSymbol("]", "to close the subscript opened at position \(start)")
+        return component
+    }
+
     private mutating func parseKeyPath(first: [String], position: Int? = nil, consumed: Bool = false) throws -> QueryExpression {
         let start = position ?? current.position
         if !consumed { index += 1 }
         var components = first
-        while isSymbol(".") {
+        while isSymbol(".") || isSymbol("[") {
+            if isSymbol("[") {
+                components.append(try parseSubscript())
+                continue
+            }
             index += 1
             switch current.kind {
             case .identifier(let name): components.append(name)

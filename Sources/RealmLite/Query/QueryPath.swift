@@ -63,6 +63,9 @@ struct ResolvedPath {
     var directColumn: Column?
     /// The last property is a collection (List, MutableSet, Map, LinkingObjects).
     var endsInCollection = false
+    /// `mixed.@type`: the values are AnyRealmValues whose type is compared
+    /// with type names (MixedQuery.swift).
+    var typeOf = false
     var text: String
 }
 
@@ -118,6 +121,12 @@ struct PathResolver {
                 next.directColumn = nil
                 return next
             }
+            if column.type == .any, !rest.isEmpty {
+                // Into the value: @type, @size, [0], ['key'], [*] (MixedQuery.swift).
+                return try resolveMixed(rest, { _, record, _, visit in
+                    visit(record.isNull(slot) ? .null : .raw(record.field(slot, layout)))
+                }, isMulti: false, position: position, text: text)
+            }
             if let extra = rest.first {
                 throw fail("Property '\(info.name).\(name)' of type \(column.type) is not a link or collection, so '\(extra)' cannot follow it", position)
             }
@@ -167,6 +176,10 @@ struct PathResolver {
         guard let next = rest.first else {
             return ResolvedPath(source: elements, type: elementType, isMulti: true, isOptional: tagged,
                                 targetClass: isObject ? column.target : nil, endsInCollection: true, text: text)
+        }
+        if next == "@type", column.type == .any {
+            if rest.count > 1 { throw fail("Nothing can follow '@type' in '\(text)'", position) }
+            return ResolvedPath(source: elements, type: .any, isMulti: true, endsInCollection: true, typeOf: true, text: text)
         }
         if next.hasPrefix("@") {
             guard let op = CollectionAggregate(rawValue: next == "@size" ? "count" : String(next.dropFirst())) else {
@@ -218,6 +231,7 @@ struct PathResolver {
 
     private func aggregatePath(_ op: CollectionAggregate, _ values: @escaping QuerySource, _ type: PropertyType,
                                name: String, position: Int, text: String) throws -> ResolvedPath {
+        if type == .any { return try aggregatePath(op, mixedNumbers(values), .double, name: name, position: position, text: text) }
         let numeric: Set<PropertyType> = [.int, .float, .double, .decimal128]
         let ordered: Set<PropertyType> = numeric.union([.date])
         guard (op == .min || op == .max ? ordered : numeric).contains(type) else {

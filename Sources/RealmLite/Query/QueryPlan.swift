@@ -411,6 +411,10 @@ enum SortValue: Hashable {
             case .decimal128:
                 let d = Decimal128._rlmLoad(bytes)
                 self = d.isNaN ? .nan : .decimal(d)
+            case .any:
+                // Realm's mixed order: by type class, then value (MixedCodec.swift).
+                let key = mixedKey(bytes)
+                self = key == [0] ? .null : .bytes(key)
             default: self = .bytes(Array(bytes))
             }
         }

@@ -246,7 +246,7 @@ extension QueryCompiler {
               case .keyPath(let components, _) = c.left,
               let path = try? PathResolver(root: info, format: "").resolve(components, position: -1),
               let column = path.directColumn, !path.isMulti, !path.isAggregate,
-              column.collection == .none else { return nil }
+              column.collection == .none, column.type != .any else { return nil } // mixed: the closures (MixedQuery.swift)
         let slot = info.slots[column.index]
         guard slot.width >= 0 else { return nil }
         var template = RecordTest.Node(kind: .isNull)

@@ -108,8 +108,9 @@ extension Results {
     /// Computes @min/@max/@sum/@avg of a property over the current results.
     func checkedAggregate(_ op: CollectionAggregate, _ property: String) throws -> (QueryOperand, PropertyType) {
         let info = queryParts.info
-        let path = try PathResolver(root: info, format: "").resolve(property.split(separator: ".").map(String.init), position: -1)
+        var path = try PathResolver(root: info, format: "").resolve(property.split(separator: ".").map(String.init), position: -1)
         try checkSingleValued(path, "compute \(op.rawValue) of", property, allowLinks: false)
+        if path.type == .any { (path.source, path.type) = (mixedNumbers(path.source), .double) }
         let numeric: Set<PropertyType> = [.int, .float, .double, .decimal128]
         guard numeric.contains(path.type) || (path.type == .date && (op == .min || op == .max)) else {
             throw Realm.Error.query("Cannot compute \(op.rawValue) of '\(info.name).\(property)': it is of type \(path.type); use a numeric\(op == .min || op == .max ? " or date" : "") property.")
@@ -419,7 +420,7 @@ private func linkedKeys(_ field: CollectionField) -> KeySource {
         let view = field.view
         return (0..<view.count).map { UInt64(littleEndian: view.element($0).loadUnaligned(as: UInt64.self)) }
     }, moved: { core in
-        core.counterpart(of: field.owner).map { linkedKeys(CollectionField(owner: $0, column: field.column)) }
+        core.counterpart(of: field.owner).map { linkedKeys(field.moved(to: $0)) }
     })
 }
 

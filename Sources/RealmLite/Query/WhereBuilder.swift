@@ -100,6 +100,20 @@ public struct Query<T> {
     }
 }
 
+extension Query where T == AnyRealmValue {
+    /// The element at `position` of a list nested in the value (`value[0]`
+    /// in the query language); nil when there is none.
+    public subscript(position: Int) -> Query<AnyRealmValue> { collectionOperator("[\(position)]") }
+
+    /// The value under `key` of a dictionary nested in the value
+    /// (`value['key']`); nil when there is none.
+    public subscript(key: String) -> Query<AnyRealmValue> { collectionOperator("['\(key)']") }
+
+    /// Every element of a list, or value of a dictionary, nested in the value
+    /// (`value[*]`): a comparison matches when one of them does.
+    public var any: Query<AnyRealmValue> { collectionOperator("[*]") }
+}
+
 enum QueryBuilderNode {
     case path([String])
     case predicate(QueryPredicate)
@@ -183,6 +197,8 @@ extension Date: _QueryComparable {}
 extension String: _QueryComparable {}
 extension Decimal128: _QueryComparable {}
 extension ObjectId: _QueryComparable {}
+/// Mixed values order as Realm's Mixed comparisons do (MixedQuery.swift).
+extension AnyRealmValue: _QueryComparable {}
 extension Optional: _QueryComparable where Wrapped: _QueryComparable {}
 
 extension Query where T: _CustomPersistable, T.PersistedType: _QueryComparable {

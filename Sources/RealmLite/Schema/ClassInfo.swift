@@ -18,6 +18,9 @@ final class Column: @unchecked Sendable {
     let isIndexed: Bool
     /// A stored column that references objects (to-one, or collection of).
     let isLink: Bool
+    /// An AnyRealmValue column (or collection of): it may link to objects of
+    /// any class (Storage/MixedLinks.swift).
+    let isMixed: Bool
     /// Secondary index tree (`indexed: true`), else absentTree.
     var indexTree: cs_tree = absentTree
     /// Backlink tree for link columns, else absentTree.
@@ -37,6 +40,7 @@ final class Column: @unchecked Sendable {
         isPrimary = property.isPrimary
         isIndexed = property.isIndexed
         isLink = property.shape.type == .object
+        isMixed = property.shape.type == .any
     }
 }
 
@@ -66,6 +70,8 @@ final class ClassInfo: @unchecked Sendable {
     /// current (RecordGenerations.swift).
     let generations: RecordGenerations?
     let linkColumns: [Int]
+    /// AnyRealmValue columns, whose links are tracked apart (MixedLinks.swift).
+    let mixedColumns: [Int]
     let indexedColumns: [Int]
     let objectsTree: cs_tree
     /// `pk:` tree (encoded primary key -> object key); absentTree when the
@@ -123,6 +129,7 @@ final class ClassInfo: @unchecked Sendable {
         generation = UInt8(max(0, (stored.generations?.count ?? 1) - 1))
         generations = RecordGenerations(stored)
         linkColumns = order.filter { columns[$0].isLink }
+        mixedColumns = order.filter { columns[$0].isMixed }
         indexedColumns = order.filter { columns[$0].isIndexed }
         let name = descriptor.name
         objectsTree = try openTree(TreeName.objects(name))
@@ -130,7 +137,7 @@ final class ClassInfo: @unchecked Sendable {
         deletedTree = keyedByPrimaryKey ? try openTree(TreeName.deleted(name)) : absentTree
         for column in columns {
             if column.isIndexed { column.indexTree = try openTree(TreeName.index(name, column.name)) }
-            if column.isLink { column.backlinkTree = try openTree(TreeName.backlinks(name, column.name)) }
+            if column.isLink || column.isMixed { column.backlinkTree = try openTree(TreeName.backlinks(name, column.name)) }
         }
     }
 
@@ -177,6 +184,8 @@ final class SchemaState: @unchecked Sendable {
     let byType: [ObjectIdentifier: ClassInfo]
     /// For each class: the (origin class, link column) pairs that link to it.
     let incoming: [ObjectIdentifier: [(ClassInfo, Int)]]
+    /// Every AnyRealmValue column: each may link to any class.
+    let mixedColumns: [(ClassInfo, Int)]
     let stored: StoredSchema?
 
     init(classes: [ClassInfo], stored: StoredSchema?) {
@@ -202,6 +211,7 @@ final class SchemaState: @unchecked Sendable {
             }
         }
         self.incoming = incoming
+        mixedColumns = classes.flatMap { info in info.mixedColumns.map { (info, $0) } }
     }
 
     var publicSchema: Schema { Schema(objectSchema: classes.map(\.descriptor.publicSchema).sorted { $0.className < $1.className }) }

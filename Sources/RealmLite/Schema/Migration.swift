@@ -293,6 +293,8 @@ public final class Migration {
             guard element.first == 1 else { return nil }
             element = UnsafeRawBufferPointer(rebasing: element[1...])
         }
+        // Old mixed values: their links are not followed (they read as .none).
+        if property.type == .any { return decodeMixed(element, nil) }
         guard property.type == .object else { return decodeScalar(property.type, element) }
         guard let target = property.objectClass, let targetLayout = layout(target) else { return nil }
         let targetKey = UInt64(littleEndian: element.loadUnaligned(as: UInt64.self))
@@ -506,7 +508,7 @@ func treeNames(of stored: StoredClass) -> [String] {
     var names = [TreeName.objects(stored.name), TreeName.primaryKey(stored.name), TreeName.deleted(stored.name)]
     for property in stored.properties {
         if property.indexed { names.append(TreeName.index(stored.name, property.name)) }
-        if property.type == .object { names.append(TreeName.backlinks(stored.name, property.name)) }
+        if property.hasBacklinkTree { names.append(TreeName.backlinks(stored.name, property.name)) }
     }
     return names
 }
@@ -650,10 +652,10 @@ extension RealmCore {
                 sources[c] = (slot, property.optional)
             }
         }
-        for column in info.columns where column.isLink && sources[column.index] == nil {
+        for column in info.columns where (column.isLink || column.isMixed) && sources[column.index] == nil {
             write.clear(column.backlinkTree, "Clearing the backlinks of '\(info.name).\(column.name)'")
         }
-        for property in old.properties where property.type == .object && info.descriptor.propertyIndex[property.name] == nil {
+        for property in old.properties where property.hasBacklinkTree && info.descriptor.propertyIndex[property.name] == nil {
             let tree = try write.txn.openTree(TreeName.backlinks(info.name, property.name), create: false)
             if tree != absentTree { write.clear(tree, "Dropping the backlinks of '\(info.name).\(property.name)'") }
         }

@@ -116,7 +116,7 @@ extension RealmCore {
         for property in now.properties where property.retired == true && wasLive.contains(property.name) {
             var names: [String] = []
             if property.indexed { names.append(TreeName.index(now.name, property.name)) }
-            if property.type == .object { names.append(TreeName.backlinks(now.name, property.name)) }
+            if property.hasBacklinkTree { names.append(TreeName.backlinks(now.name, property.name)) }
             for name in names {
                 let tree = try write.txn.openTree(name, create: false)
                 if tree != absentTree { write.clear(tree, "Dropping '\(name)'") }
@@ -135,7 +135,7 @@ func renamingStorage(of old: StoredClass, from: String, to: String, code: Stored
           let now = code.properties.first(where: { $0.name == to }) else { return nil }
     let property = old.properties[index]
     guard property.type == now.type, property.optional == now.optional, property.collection == now.collection,
-          property.objectClass == now.objectClass, property.type != .object, property.type != .linkingObjects,
+          property.objectClass == now.objectClass, !property.hasBacklinkTree, property.type != .linkingObjects,
           !property.indexed, !now.indexed, !property.primaryKey, !now.primaryKey else { return nil }
     var renamed = old
     renamed.properties[index].name = to

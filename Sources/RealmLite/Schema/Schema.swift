@@ -7,8 +7,8 @@ public enum PropertyType: Int, Sendable, CustomStringConvertible, Codable {
     /// `float`, `double`, `string`, `data`, `date`, `objectId`, `decimal128`
     /// and `UUID` for those value types (and for `PersistableEnum`s by their
     /// raw value), `object` for a link or a collection of links,
-    /// `linkingObjects` for inverse links; `any` (RealmSwift's AnyRealmValue)
-    /// is not supported yet.
+    /// `linkingObjects` for inverse links; `any` for ``AnyRealmValue``
+    /// (described as "mixed", Realm's name).
     case int, bool, float, double, string, data, any, date, object, linkingObjects, objectId, decimal128, UUID
 
     public var description: String {
@@ -45,7 +45,7 @@ public enum PropertyType: Int, Sendable, CustomStringConvertible, Codable {
     /// Types allowed for `@Persisted(primaryKey: true)`.
     var canBePrimaryKey: Bool { self == .int || self == .string || self == .objectId || self == .UUID }
     /// Types allowed for `@Persisted(indexed: true)`.
-    var canBeIndexed: Bool { canBePrimaryKey || self == .bool || self == .date }
+    var canBeIndexed: Bool { canBePrimaryKey || self == .bool || self == .date || self == .any }
 }
 
 /// How a property holds its values.

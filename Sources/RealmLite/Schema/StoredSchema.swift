@@ -132,6 +132,10 @@ struct StoredProperty: Codable, Equatable {
         originProperty = property.originProperty
     }
 
+    /// Links (and AnyRealmValues, which may link) have a `bl:` tree named
+    /// after the property.
+    var hasBacklinkTree: Bool { type == .object || type == .any }
+
     var typeDescription: String {
         var text = objectClass.map { type == .linkingObjects ? "linking objects<\($0)>" : "<\($0)>" } ?? "\(type)"
         if optional { text += "?" }

@@ -10,6 +10,7 @@
 //     string/data  bytes with 0x00 escaped as 0x00 0xFF, then 0x00 0x01
 //     objectId     12 bytes as stored (big-endian)
 //     uuid         16 bytes
+//     mixed        type class, then the value as above (MixedCodec.swift)
 //
 // Index keys append the object key (8 bytes big-endian) so that equal values
 // are distinct entries; primary keys map the value to the object key.
@@ -36,6 +37,8 @@ func withIndexKey<R>(_ type: PropertyType, isNull: Bool, _ bytes: UnsafeRawBuffe
         return try withUnsafeBytes(of: &nilTag, body)
     }
     switch type {
+    case .any:
+        return try indexedMixedKey(bytes).withUnsafeBytes(body)
     case .int:
         return try withTagged64(UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self)) ^ (1 << 63), body)
     case .date, .double:

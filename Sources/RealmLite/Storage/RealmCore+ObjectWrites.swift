@@ -93,7 +93,7 @@ extension RealmCore {
         }
         // Managed from here on, so that links back to it (cycles) resolve.
         object._attach(to: self, info, key: key)
-        let mayCycle = !info.linkColumns.isEmpty
+        let mayCycle = !info.linkColumns.isEmpty || !info.mixedColumns.isEmpty
         if mayCycle { write.inserting.insert(ObjectIdentifier(object)) }
         defer { if mayCycle { write.inserting.remove(ObjectIdentifier(object)) } }
         var writer = _RecordWriter(info: info, realm: self, buffer: takeRecordScratch())
@@ -117,6 +117,11 @@ extension RealmCore {
                 let column = info.columns[c]
                 let slot = info.slots[c]
                 _ = adjustBacklinks(column, source: key, in: write, old: [], new: linkTargets(column, isNull: view.isNull(slot), view.field(slot, info.layout)))
+            }
+            for c in info.mixedColumns {
+                let slot = info.slots[c]
+                let links = mixedLinkTargets(info.columns[c], isNull: view.isNull(slot), view.field(slot, info.layout))
+                if !links.isEmpty { adjustMixedBacklinks(info.columns[c], source: key, in: write, old: [], new: links) }
             }
         }
         info.bindColumns(object)
@@ -219,6 +224,7 @@ extension RealmCore {
         replacingColumn(record, slot, info.layout, isNull: isNull, raw, into: &newRecord)
         let oldIndex = column.isIndexed ? indexEntry(column, oldNull, oldField, object._key) : nil
         let oldTargets = column.isLink && linkDelta == nil ? linkTargets(column, isNull: oldNull, oldField) : []
+        let oldMixedLinks = column.isMixed ? mixedLinkTargets(column, isNull: oldNull, oldField) : []
         // `record` / `oldField` point into the map: not used past this line.
         if let oldIndex {
             write.delete(column.indexTree, oldIndex, "Deleting an index entry")
@@ -229,6 +235,10 @@ extension RealmCore {
             orphans = adjustBacklinks(column, source: object._key, in: write,
                                       old: linkDelta?.removed ?? oldTargets,
                                       new: linkDelta?.added ?? linkTargets(column, isNull: isNull, raw))
+        }
+        if column.isMixed {
+            adjustMixedBacklinks(column, source: object._key, in: write, old: oldMixedLinks,
+                                 new: mixedLinkTargets(column, isNull: isNull, raw))
         }
         putRecord(info, object._key, newRecord, in: write)
         if let target = column.target, target.isEmbedded, !write.becomingEmbedded.contains(ObjectIdentifier(target)) {
@@ -310,6 +320,7 @@ extension RealmCore {
                     putRecord(source, sourceKey, newRecord, in: write)
                 }
             }
+            dropMixedLinks(from: info, key, view, in: write)
             for c in info.linkColumns {
                 let column = info.columns[c]
                 let slot = info.slots[c]
@@ -328,6 +339,7 @@ extension RealmCore {
                 write.delete(column.indexTree, indexEntry(column, view.isNull(slot), view.field(slot, info.layout), key), "Deleting an index entry")
             }
         }
+        if !schemaState.mixedColumns.isEmpty { clearMixedLinks(to: info, key, in: write) }
         withKey(key) { write.delete(info.objectsTree, $0, "Deleting a '\(info.name)' object") }
         if info.keyedByPrimaryKey { recordDelete(info, key: key) }
         for (targetInfo, target) in cascade { deleteRow(targetInfo, target, in: write) }

@@ -40,21 +40,21 @@ extension Results: ThreadConfined {
 extension List: ThreadConfined {
     public func _rlmMoved(to core: RealmCore) -> List? {
         guard let field else { return nil }
-        return core.counterpart(of: field.owner).map { List(field: CollectionField(owner: $0, column: field.column)) }
+        return core.counterpart(of: field.owner).map { List(field: field.moved(to: $0)) }
     }
 }
 
 extension MutableSet: ThreadConfined {
     public func _rlmMoved(to core: RealmCore) -> MutableSet? {
         guard let field else { return nil }
-        return core.counterpart(of: field.owner).map { MutableSet(field: CollectionField(owner: $0, column: field.column)) }
+        return core.counterpart(of: field.owner).map { MutableSet(field: field.moved(to: $0)) }
     }
 }
 
 extension Map: ThreadConfined {
     public func _rlmMoved(to core: RealmCore) -> Map? {
         guard let field else { return nil }
-        return core.counterpart(of: field.owner).map { Map(field: CollectionField(owner: $0, column: field.column)) }
+        return core.counterpart(of: field.owner).map { Map(field: field.moved(to: $0)) }
     }
 }
 
