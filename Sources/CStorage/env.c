@@ -146,7 +146,7 @@ int cs_env_open(const char *path, const cs_options *opts, cs_env **out)
 #endif
     cs_options o = opts ? *opts : (cs_options){0};
     if (!path || !out || (o.flags & ~(CS_ENV_RDONLY | CS_ENV_IN_MEMORY | CS_ENV_TWO_FLUSH | CS_ENV_NORDAHEAD)) ||
-        (unsigned)o.durability > CS_DURABLE_NO_SYNC || o.auto_shrink > 1 ||
+        (unsigned)o.durability > CS_DURABLE_NO_SYNC || o.auto_shrink > 1 || (unsigned)o.log_level > CS_LOG_ALL ||
         (o.page_size && (o.page_size < CS_MIN_PAGE_SIZE || o.page_size > CS_MAX_PAGE_SIZE || (o.page_size & (o.page_size - 1)))))
         return cs_fail(CS_EINVAL, "cs_env_open: bad arguments (path, flags, durability or page size)");
     cs_env *env = calloc(1, sizeof *env);
@@ -160,6 +160,9 @@ int cs_env_open(const char *path, const cs_options *opts, cs_env **out)
     io_init_hooks(env, o.io);
     env->commit_hook = o.commit_hook;
     env->commit_hook_ctx = o.commit_hook_ctx;
+    env->log.fn = o.log;
+    env->log.ctx = o.log_ctx;
+    atomic_store(&env->log.level, (uint32_t)o.log_level);
     env->pid = getpid();
     pthread_mutex_init(&env->mu, NULL);
     bool first = false, locked = false;
@@ -187,12 +190,30 @@ int cs_env_open(const char *path, const cs_options *opts, cs_env **out)
         rc = io_map_for(env, cur.next_pgno > 2 ? cur.next_pgno : 2, &b, &pages);
     }
     if (rc) {
+        /* No lock is held here (lock_open_done released the open lock). */
+        cs_log(&env->log, CS_LOG_ERROR, CS_LOG_TOPIC_ENV, "Cannot open %s: %s (%s)", path, cs_strerror(rc),
+               cs_last_error_detail());
         atomic_store(&env->live_txns, 0);
         cs_env_close(env);
         return rc;
     }
     env->ready = true;
+    if (log_on(&env->log, CS_LOG_DETAIL)) {
+        cs_meta cur;
+        lock_read_meta(&env->lock, &cur);
+        cs_log(&env->log, CS_LOG_DETAIL, CS_LOG_TOPIC_ENV, "Opened %s%s%s: page size %u, %llu pages, newest txn %llu",
+               path, env->flags & CS_ENV_IN_MEMORY ? " (in memory)" : "", env->flags & CS_ENV_RDONLY ? " (read-only)" : "",
+               env->psize, (unsigned long long)cur.next_pgno, (unsigned long long)cur.txnid);
+    }
+    txn_log_pending(env); /* dead readers cleared while opening */
     *out = env;
+    return CS_OK;
+}
+
+int cs_env_set_log_level(cs_env *env, cs_log_level level)
+{
+    if (!env || (unsigned)level > CS_LOG_ALL) return cs_fail(CS_EINVAL, "cs_env_set_log_level: NULL env or bad level");
+    atomic_store_explicit(&env->log.level, (uint32_t)level, memory_order_relaxed);
     return CS_OK;
 }
 
@@ -206,6 +227,7 @@ int cs_env_close(cs_env *env)
         bool flushed;
         commit_flush_deferred(env, &flushed);
     }
+    if (env->ready) cs_log(&env->log, CS_LOG_DETAIL, CS_LOG_TOPIC_ENV, "Closed %s", env->path);
     io_release(env);
     if (env->fd >= 0) close(env->fd);
     lock_close(&env->lock);
@@ -265,6 +287,7 @@ int cs_reader_check(cs_env *env, uint32_t *cleared)
     if (!env) return cs_fail(CS_EINVAL, "cs_reader_check: NULL env");
     uint32_t n = lock_clear_dead(&env->lock);
     if (cleared) *cleared = n;
+    txn_log_pending(env);
     return CS_OK;
 }
 
