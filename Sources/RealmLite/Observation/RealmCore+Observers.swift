@@ -66,10 +66,14 @@ extension RealmCore {
         delivering = true
         defer { delivering = false }
         let current = version
+        var delivered = 0
         for observer in observers where !observer.cancelled.load(ordering: .acquiring) {
             if let reported = observer.reported, reported.version == current { continue }
             observer.deliver(observer, self)
+            delivered += 1
         }
+        realmLog(.debug, Category.Storage.notification,
+                 "Delivered version \(current) of '\(env.path)' to \(delivered) of \(observers.count) observers")
     }
 
     /// Another Realm committed and autorefresh is off: tell Realm observers.

@@ -1,4 +1,5 @@
 import CStorage
+import Dispatch
 
 // Making classes part of a file's schema: at open, migrate when the classes
 // or the schemaVersion changed (Migration.swift); then compare with the
@@ -74,11 +75,15 @@ extension RealmCore {
             // As RealmSwift: a migration is "needed" when the classes or the
             // version (up or down) differ; then the file is emptied instead.
             if resets && (!differences.isEmpty || configuration.schemaVersion != stored.version) {
+                realmLog(.detail, Category.sdk, "deleteRealmIfMigrationNeeded: emptying '\(env.path)' (schema version \(stored.version) -> \(configuration.schemaVersion), \(differences.count) differences)")
                 try resetFile(stored)
             } else if !differences.isEmpty && configuration.schemaVersion == stored.version {
                 throw migrationRequired(differences)
             } else if configuration.schemaVersion > stored.version {
+                let started = DispatchTime.now().uptimeNanoseconds
+                realmLog(.detail, Category.sdk, "Migrating '\(env.path)' from schema version \(stored.version) to \(configuration.schemaVersion) (\(descriptors.count) classes)")
                 try migrate(from: stored, to: descriptors)
+                realmLog(.detail, Category.sdk, "Migrated '\(env.path)' to schema version \(configuration.schemaVersion) in \(elapsedMilliseconds(since: started)) ms")
             }
         }
         try register(configuration.objectTypes ?? [])
@@ -177,6 +182,7 @@ extension RealmCore {
                 }
             }
             write?.registeredClasses += infos.map(\.name)
+            realmLog(.detail, Category.sdk, "Registered \(infos.count) classes in '\(env.path)'\(needsWrite && !env.isReadOnly ? " (schema stored)" : ""): \(infos.map(\.name).joined(separator: ", "))")
             state = SchemaState(classes: state.classes + infos, stored: updated)
             return state
         }
