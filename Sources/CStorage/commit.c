@@ -214,20 +214,20 @@ static int commit_write(cs_txn *t, bool deferred)
     hook(env, CS_STAGE_DONE, t->txnid);
     txn_free(t);
     if (logging) {
-        cs_log(&env->log, CS_LOG_DEBUG, CS_LOG_TOPIC_TXN, "Commit of txn %llu: %zu pages written, %s, in %llu us",
-               (unsigned long long)txnid, written,
+        cs_log(&env->log, CS_LOG_DEBUG, CS_LOG_TOPIC_TXN, "Commit of txn %llu on %s: %zu pages written, %s, in %llu us",
+               (unsigned long long)txnid, env->path, written,
                deferred ? "flush deferred" : single ? "one flush" : env->durability == CS_DURABLE_FULL ? "two flushes" : "no flush",
                (unsigned long long)(now_us() - started));
         if (moved || m.next_pgno < old_pages)
-            cs_log(&env->log, CS_LOG_DEBUG, CS_LOG_TOPIC_ENV, "Auto-shrink in txn %llu: %u pages moved down, file end at page %llu (was %llu)",
-                   (unsigned long long)txnid, moved, (unsigned long long)m.next_pgno, (unsigned long long)old_pages);
+            cs_log(&env->log, CS_LOG_DEBUG, CS_LOG_TOPIC_ENV, "Auto-shrink of %s in txn %llu: %u pages moved down, file end at page %llu (was %llu)",
+                   env->path, (unsigned long long)txnid, moved, (unsigned long long)m.next_pgno, (unsigned long long)old_pages);
     }
     return CS_OK;
 fail:
     env->fl_txnid = 0;
     txn_free(t);
-    cs_log(&env->log, CS_LOG_ERROR, CS_LOG_TOPIC_TXN, "Commit of txn %llu failed: %s (%s)", (unsigned long long)txnid,
-           cs_strerror(rc), cs_last_error_detail());
+    cs_log(&env->log, CS_LOG_ERROR, CS_LOG_TOPIC_TXN, "Commit of txn %llu on %s failed: %s (%s)", (unsigned long long)txnid,
+           env->path, cs_strerror(rc), cs_last_error_detail());
     return rc;
 }
 
