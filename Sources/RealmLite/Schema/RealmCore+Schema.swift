@@ -86,7 +86,44 @@ extension RealmCore {
                 realmLog(.detail, Category.sdk, "Migrated '\(env.path)' to schema version \(configuration.schemaVersion) in \(elapsedMilliseconds(since: started)) ms")
             }
         }
-        try register(configuration.objectTypes ?? [])
+        try register(configuration.objectTypes ?? defaultSchemaClasses())
+    }
+
+    /// objectTypes nil: every model class of the program (ProgramClasses),
+    /// as RealmSwift's default schema, once per file per process; later
+    /// opens find them registered. Left to first use (registered then, or
+    /// refused there with their error, as before) are the classes that could
+    /// not join without failing the open: `_realmIgnoreClass()`, a class
+    /// name two Swift classes share (two versions of a model), a class that
+    /// cannot be stored, and one that differs from its stored class.
+    private func defaultSchemaClasses() throws -> [ObjectBase.Type] {
+        guard !env.programClassesRegistered.load(ordering: .acquiring) else { return [] }
+        defer { env.programClassesRegistered.store(true, ordering: .releasing) }
+        let program = ProgramClasses.all().filter { !$0._realmIgnoreClass() }
+        var sharing: [String: Int] = [:]
+        for type in program { sharing[type.className(), default: 0] += 1 }
+        let stored = try readStoredSchema()
+        var taken = env.schema.withLock { state in state.byName.mapValues { ObjectIdentifier($0.descriptor.type) } }
+        var accepted: [ObjectBase.Type] = []
+        for type in program where sharing[type.className()] == 1 {
+            guard let closure = try? SchemaDiscovery.closure(of: [type]), (try? validateLinkingObjects(closure)) != nil else {
+                realmLog(.debug, Category.sdk, "Default schema: '\(type.className())' cannot be stored; it is left to first use")
+                continue
+            }
+            var names = taken
+            let fits = closure.allSatisfy { descriptor in
+                if let other = names.updateValue(ObjectIdentifier(descriptor.type), forKey: descriptor.name) {
+                    return other == ObjectIdentifier(descriptor.type)
+                }
+                guard let old = stored?.class(named: descriptor.name) else { return true }
+                return schemaDifferences(stored: old, code: StoredClass(descriptor)).isEmpty
+            }
+            if fits {
+                taken = names
+                accepted.append(type)
+            }
+        }
+        return accepted
     }
 
     /// Without objectTypes: the program's classes that stored the file's

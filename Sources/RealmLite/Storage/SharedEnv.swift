@@ -35,6 +35,9 @@ final class SharedEnv: @unchecked Sendable {
     /// schema (twice: openSchema, then register), and decoding its JSON was
     /// most of what opening a Realm cost.
     let decodedSchema = Protected<(bytes: [UInt8], schema: StoredSchema)?>(nil)
+    /// The program's model classes were registered (objectTypes nil:
+    /// RealmCore.defaultSchemaClasses), so later opens skip the search.
+    let programClassesRegistered = Atomic<Bool>(false)
 
     /// The live cores on this file, told when a commit lands.
     private let cores = LiveCores()
@@ -92,6 +95,9 @@ final class SharedEnv: @unchecked Sendable {
         let inMemory = config.inMemoryIdentifier != nil
         guard let path = path(for: config) else {
             throw Realm.Error(.fileAccess, "Realm.Configuration has neither a fileURL nor an inMemoryIdentifier.")
+        }
+        if config.encryptionKey != nil {
+            throw Realm.Error(.invalidValue, "Cannot open '\(path)' with an encryptionKey: RealmLite does not encrypt files. Set Realm.Configuration.encryptionKey to nil (encrypt the volume instead, e.g. with fscrypt or LUKS).")
         }
         if config.readOnly && config.shouldCompactOnLaunch != nil {
             throw Realm.Error(.fail, "Cannot set `shouldCompactOnLaunch` when `readOnly` is set: a read-only Realm cannot be compacted. Remove one of them.")
