@@ -7,7 +7,8 @@ import Synchronization
 // go through `realmLog`, which reads one atomic before anything is
 // formatted: with the level off a log point costs a load and a branch.
 // This folder is the lowest layer of the object layer: every other folder
-// may log, and nothing here calls them.
+// may log, and nothing here calls them (but the Protected lock, which
+// ThreadSanitizer understands).
 
 /// How much is logged: each level includes the ones before it.
 public enum LogLevel: UInt, Sendable {
@@ -115,7 +116,7 @@ public final class Logger: @unchecked Sendable {
 
 /// The shared logger and its level as one atomic, read by every log point.
 enum LogGate {
-    static let current = Mutex<Logger>(Logger(level: .info) { level, message in
+    static let current = Protected<Logger>(Logger(level: .info) { level, message in
         FileHandle.standardError.write(Data("RealmLite \(level): \(message)\n".utf8))
     })
     /// The shared logger's level; 0 (off) skips everything.
@@ -123,7 +124,7 @@ enum LogGate {
     /// Told when the shared logger or its level changes: the open files
     /// take the engine's level from it (set by Storage/SharedEnv.swift, so
     /// that this lowest layer calls nothing above it).
-    static let onChange = Mutex<(@Sendable (LogLevel) -> Void)?>(nil)
+    static let onChange = Protected<(@Sendable (LogLevel) -> Void)?>(nil)
 
     static func publish(_ logger: Logger) {
         guard current.withLock({ $0 === logger }) else { return }

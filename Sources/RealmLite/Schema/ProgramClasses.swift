@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 // Every Object and EmbeddedObject subclass in the program, for the default
 // schema (Realm.Configuration.objectTypes nil), as RealmSwift finds them
@@ -47,7 +46,7 @@ private typealias MetadataAccessor = @convention(c) (Int) -> UnsafeRawPointer?
 
 enum ProgramClasses {
     /// Images scanned so far (by base address) and the model classes found.
-    private static let scanned = Mutex<(images: Set<UInt>, classes: [ObjectBase.Type])>(([], []))
+    private static let scanned = Protected<(images: Set<UInt>, classes: [ObjectBase.Type])>(([], []))
 
     /// Every non-generic subclass of Object or EmbeddedObject in the images
     /// loaded now, in a stable order; images loaded since the last call
