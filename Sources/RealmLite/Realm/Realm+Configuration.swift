@@ -49,8 +49,15 @@ extension Realm {
         /// When the program's classes differ from the stored schema, empty
         /// the file and start again instead of migrating or failing.
         public var deleteRealmIfMigrationNeeded: Bool
-        /// The classes this Realm stores. nil: every class used with it,
-        /// registered on first use.
+        /// The classes this Realm stores (with the classes they link to); a
+        /// class not listed stops with ``Realm/Error/Code/objectTypeNotInSchema``.
+        /// nil, as in RealmSwift: every `Object` and `EmbeddedObject`
+        /// subclass of the program (but generic ones and those whose
+        /// `_realmIgnoreClass()` is true), registered at the first open of the
+        /// file in the process. A class that would make that open fail (its
+        /// class name shared by two Swift classes, a model that cannot be
+        /// stored, one that differs from its stored class) is left out and
+        /// registered, or refused with its error, when first used.
         public var objectTypes: [ObjectBase.Type]?
         /// Called on the first open of the file in this process, when no
         /// other process has it open, with the file's size and the bytes its
