@@ -241,11 +241,18 @@ extension OpeningTests {
             return Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
         }
         _ = try coldOpen(nil, "warm.realm") // the discovery itself, once per process
+        let saved = Logger.shared
+        defer { Logger.shared = saved }
+        let sink = LogSink()
+        Logger.shared = Logger(level: .debug) { level, category, message in sink.add(level, category.rawValue, message) }
         var listed = Double.infinity, all = Double.infinity, again = Double.infinity
         for round in 0..<5 { // the best of 5: the machine is shared
             listed = min(listed, try coldOpen([OpenItem.self], "listed\(round).realm"))
             all = min(all, try coldOpen(nil, "all\(round).realm"))
             again = min(again, try coldOpen(nil, "all\(round).realm"))
+        }
+        for entry in sink.entries where entry.message.hasPrefix("Default schema") || entry.message.hasPrefix("Registered") {
+            print(entry.message.replacingOccurrences(of: directory.path, with: ""))
         }
         print("cold open: objectTypes [OpenItem] \(String(format: "%.2f", listed)) ms; default schema (\(ProgramClasses.all().count) classes) \(String(format: "%.2f", all)) ms new file, \(String(format: "%.2f", again)) ms reopened")
     }

@@ -70,7 +70,7 @@ extension RealmCore {
             }
             var differences: [String] = []
             for descriptor in descriptors {
-                if let old = stored.class(named: descriptor.name) { differences += schemaDifferences(stored: old, code: StoredClass(descriptor)) }
+                if let old = stored.class(named: descriptor.name) { differences += schemaDifferences(stored: old, code: descriptor.stored) }
             }
             // As RealmSwift: a migration is "needed" when the classes or the
             // version (up or down) differ; then the file is emptied instead.
@@ -99,6 +99,7 @@ extension RealmCore {
     private func defaultSchemaClasses() throws -> [ObjectBase.Type] {
         guard !env.programClassesRegistered.load(ordering: .acquiring) else { return [] }
         defer { env.programClassesRegistered.store(true, ordering: .releasing) }
+        let started = DispatchTime.now().uptimeNanoseconds
         let program = ProgramClasses.all().filter { !$0._realmIgnoreClass() }
         var sharing: [String: Int] = [:]
         for type in program { sharing[type.className(), default: 0] += 1 }
@@ -116,13 +117,14 @@ extension RealmCore {
                     return other == ObjectIdentifier(descriptor.type)
                 }
                 guard let old = stored?.class(named: descriptor.name) else { return true }
-                return schemaDifferences(stored: old, code: StoredClass(descriptor)).isEmpty
+                return schemaDifferences(stored: old, code: descriptor.stored).isEmpty
             }
             if fits {
                 taken = names
                 accepted.append(type)
             }
         }
+        realmLog(.debug, Category.sdk, "Default schema of '\(env.path)': \(accepted.count) of \(program.count) model classes chosen in \(elapsedMilliseconds(since: started)) ms")
         return accepted
     }
 
@@ -184,7 +186,7 @@ extension RealmCore {
             var differences: [String] = []
             var storedClasses: [StoredClass] = []
             for descriptor in missing {
-                let code = StoredClass(descriptor)
+                let code = descriptor.stored
                 if let old = stored?.class(named: descriptor.name) {
                     differences += schemaDifferences(stored: old, code: code)
                     storedClasses.append(old)

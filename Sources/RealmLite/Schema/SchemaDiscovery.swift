@@ -21,6 +21,10 @@ final class ClassDescriptor: @unchecked Sendable {
     let propertyIndex: [String: Int]
     let primaryKeyIndex: Int?
     let publicSchema: ObjectSchema
+    /// How the schema stores this class (set once, at the end of init):
+    /// every open compares it with the stored class, so it is built once.
+    var stored: StoredClass { storedForm! }
+    private var storedForm: StoredClass?
 
     init(type: ObjectBase.Type, name: String, isEmbedded: Bool, properties: [PropertyDescriptor]) {
         self.type = type
@@ -30,6 +34,7 @@ final class ClassDescriptor: @unchecked Sendable {
         propertyIndex = Dictionary(properties.enumerated().map { ($0.element.name, $0.offset) }, uniquingKeysWith: { a, _ in a })
         primaryKeyIndex = properties.firstIndex { $0.isPrimary }
         publicSchema = ObjectSchema(className: name, properties: properties.map(\.publicProperty), isEmbedded: isEmbedded)
+        storedForm = StoredClass(self)
     }
 
     /// Classes this one links to (links, collections of objects, origins).
