@@ -158,6 +158,30 @@ final class LoggerTests: RealmTestCase {
         XCTAssertTrue(sink.entries.isEmpty)
     }
 
+    /// shouldCompactOnLaunch: the engine's compaction message at info, the
+    /// object layer's decision at detail.
+    func testCompactionIsLogged() throws {
+        try autoreleasepool {
+            let realm = try Realm(configuration: configuration([LogItem.self]))
+            try realm.write { for n in 0..<2000 { realm.add(LogItem(value: ["n": n])) } }
+            try realm.write { realm.delete(realm.objects(LogItem.self)) }
+        }
+        _ = install(.info)
+        var compacting = configuration([LogItem.self])
+        compacting.shouldCompactOnLaunch = { _, _ in true }
+        try autoreleasepool { _ = try Realm(configuration: compacting) }
+        let compacted = try XCTUnwrap(sink.about(fileURL.path).first { $0.message.hasPrefix("DB: Compacted") },
+                                      "\(sink.entries.map(\.message))")
+        XCTAssertEqual(compacted.level, .info)
+        XCTAssertTrue(compacted.message.contains("bytes"), compacted.message)
+
+        sink.clear()
+        Logger.shared.level = .detail
+        compacting.shouldCompactOnLaunch = { _, _ in false }
+        try autoreleasepool { _ = try Realm(configuration: compacting) }
+        XCTAssertTrue(sink.about(fileURL.path).contains { $0.level == .detail && $0.message.contains("declined to compact") })
+    }
+
     func testLoggerLogRespectsItsLevel() {
         let logger = Logger(level: .warn) { [sink] level, category, message in sink.add(level, category.rawValue, message) }
         logger.log(level: .info, message: "no")

@@ -257,3 +257,38 @@ extension OpeningTests {
         print("cold open: objectTypes [OpenItem] \(String(format: "%.2f", listed)) ms; default schema (\(ProgramClasses.all().count) classes) \(String(format: "%.2f", all)) ms new file, \(String(format: "%.2f", again)) ms reopened")
     }
 }
+
+extension OpeningTests {
+    /// A read-only open of a file that stores fewer classes: the program's
+    /// other classes are in the schema, with no objects.
+    func testDefaultSchemaOnAReadOnlyFile() throws {
+        try autoreleasepool {
+            let realm = try Realm(configuration: config)
+            try realm.write { realm.add(OpenItem(value: ["name": "stored"])) }
+        }
+        var readOnly = Realm.Configuration(fileURL: fileURL)
+        readOnly.readOnly = true
+        let realm = try Realm(configuration: readOnly)
+        XCTAssertEqual(realm.objects(OpenItem.self).first?.name, "stored")
+        XCTAssertNotNil(realm.schema["DiscoveredOnlyModel"])
+        XCTAssertEqual(realm.objects(DiscoveredOnlyModel.self).count, 0)
+        XCTAssertEqual(realm.objects(DiscoveredOnlyModel.self).filter("value > 1").count, 0)
+    }
+
+    func testAsyncOpenOfAnInMemoryRealm() throws {
+        let queue = DispatchQueue(label: "asyncOpen in memory")
+        let delivered = expectation(description: "callback")
+        let config = Realm.Configuration(inMemoryIdentifier: "opening-\(UUID())", objectTypes: [OpenItem.self])
+        Realm.asyncOpen(configuration: config, callbackQueue: queue) { result in
+            do {
+                let realm = try result.get()
+                try realm.write { realm.add(OpenItem()) }
+                XCTAssertEqual(realm.objects(OpenItem.self).count, 1)
+            } catch {
+                XCTFail("\(error)")
+            }
+            delivered.fulfill()
+        }
+        wait(for: [delivered], timeout: 10)
+    }
+}
