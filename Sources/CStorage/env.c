@@ -76,7 +76,16 @@ static int read_meta(cs_env *env, uint64_t size, cs_meta *out, uint32_t *slot, b
             if (meta_valid(buf + p, 0) && rd32(buf + p + 44) == p) ps = p;
         }
         uint32_t version = 0;
-        if (ps) rc = meta_choose_durable(buf, buf + ps, (size_t)n, env->fd, out, slot);
+        if (ps) {
+            rc = meta_choose_durable(buf, buf + ps, (size_t)n, env->fd, out, slot);
+            /* For the log: a newer meta than the one chosen was torn, damaged
+             * or its commit incomplete (cs_env_open reports a recovery). */
+            cs_meta a, b;
+            memcpy(&a, buf, sizeof a);
+            memcpy(&b, buf + ps, sizeof b);
+            env->newest_meta_seen = a.magic == CS_MAGIC ? a.txnid : 0;
+            if (b.magic == CS_MAGIC && b.txnid > env->newest_meta_seen) env->newest_meta_seen = b.txnid;
+        }
         else if ((size_t)n >= CS_META_BYTES && meta_other_version(buf, &version))
             rc = cs_fail(CS_EFORMAT, "%s uses format version %u; this build reads version %u", env->path, version,
                          CS_FORMAT_VERSION);
@@ -177,6 +186,9 @@ int cs_env_open(const char *path, const cs_options *opts, cs_env **out)
         env->psize_shift = (uint32_t)__builtin_ctz(env->psize);
         if (first) rc = lock_init_header(&env->lock, &meta, meta_slot);
         else lock_clear_dead(&env->lock);
+        /* Only the first process reads the metas as the truth: then no
+         * writer can be mid-commit, and a newer meta means a crash. */
+        if (first && env->newest_meta_seen > meta.txnid) atomic_store(&env->recovered, meta.txnid);
     }
     if (locked) {
         int rc2 = lock_open_done(&env->lock, first && rc == CS_OK);

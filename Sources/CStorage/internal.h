@@ -355,8 +355,11 @@ struct cs_env {
     void (*commit_hook)(void *, cs_commit_stage, uint64_t);
     void *commit_hook_ctx;
     cs_logger log;              /* cs_options.log                          */
-    _Atomic uint64_t recovered; /* txn adopted after a dead writer, not yet
-                                   logged (txn_log_pending)                */
+    _Atomic uint64_t recovered; /* txn adopted after an incomplete commit (a
+                                   dead writer, or a crash found at open),
+                                   not yet logged (txn_log_pending)        */
+    uint64_t newest_meta_seen;  /* open only: the higher txnid of the two
+                                   meta pages, valid or not                */
     pid_t pid;
 
     pthread_mutex_t mu;         /* guards the fields below                 */

@@ -84,7 +84,8 @@ void txn_log_pending(cs_env *env)
     uint64_t recovered = atomic_exchange_explicit(&env->recovered, 0, memory_order_relaxed);
     if (recovered)
         cs_log(&env->log, CS_LOG_WARN, CS_LOG_TOPIC_ENV,
-               "%s: a writer process died mid-transaction; recovered at the last commit it made durable (txn %llu)",
+               "%s: the newest commit was incomplete (its writer died, or the system crashed before it reached the "
+               "disk); recovered at the last durable commit, txn %llu",
                env->path, (unsigned long long)recovered);
     uint32_t dead = atomic_exchange_explicit(&env->lock.dead_cleared, 0, memory_order_relaxed);
     if (dead)

@@ -2,9 +2,12 @@
  * nothing is formatted or sent above the level, that the function runs with
  * no engine lock held (it starts a write transaction on the same env from
  * a commit's message), and that a failure's detail survives the message. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "dbfile.h"
 #include "test.h"
 
 typedef struct {
@@ -116,9 +119,47 @@ static void test_failure_keeps_detail(void)
     CHECK(strstr(cs_last_error_detail(), "cannot open") != NULL);
 }
 
+/* Open after a crash that left the newest meta damaged: the first opener
+ * falls back to the other meta and says so at WARN. */
+static void test_recovery_at_open(void)
+{
+    tpath p = test_path("log-recover.db");
+    cs_env *env;
+    REQUIRE_OK(test_open(p.s, 0, &env));
+    put_one(env);
+    put_one(env);
+    CHECK_OK(cs_env_close(env));
+    int fd = open(p.s, O_RDWR);
+    REQUIRE(fd >= 0);
+    cs_meta m;
+    int slot = dbfile_newest_meta(fd, &m);
+    REQUIRE(slot >= 0);
+    uint64_t damaged = m.next_pgno + 7; /* checksum no longer matches */
+    REQUIRE(pwrite(fd, &damaged, sizeof damaged, (off_t)slot * m.page_size + (off_t)offsetof(cs_meta, next_pgno)) ==
+            (ssize_t)sizeof damaged);
+    close(fd);
+
+    sink s = {0};
+    cs_options o = {0};
+    o.log = collect;
+    o.log_ctx = &s;
+    o.log_level = CS_LOG_WARN;
+    REQUIRE_OK(cs_env_open(p.s, &o, &env));
+    int i = find(&s, p.s);
+    CHECK(i >= 0);
+    if (i >= 0) {
+        CHECK_EQ(s.level[i], CS_LOG_WARN);
+        CHECK(strstr(s.text[i], "recovered at the last durable commit") != NULL);
+    }
+    CHECK_EQ(s.n, 1);
+    CHECK_OK(cs_env_close(env));
+    test_rm_db(p.s);
+}
+
 int main(void)
 {
     test_levels();
     test_failure_keeps_detail();
+    test_recovery_at_open();
     return test_report();
 }

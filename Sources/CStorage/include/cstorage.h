@@ -157,7 +157,8 @@ typedef enum cs_log_level {
     CS_LOG_OFF = 0,
     CS_LOG_FATAL,
     CS_LOG_ERROR,  /* a commit or an open failed                          */
-    CS_LOG_WARN,   /* recovery: a writer process died mid-transaction     */
+    CS_LOG_WARN,   /* recovery: a commit left incomplete by a dead writer
+                      or a crash                                           */
     CS_LOG_INFO,   /* compaction; readers of dead processes cleared       */
     CS_LOG_DETAIL, /* env open and close                                  */
     CS_LOG_DEBUG,  /* each commit: txn id, pages written, time; shrinking */
