@@ -68,11 +68,9 @@ public enum Category: String, LogCategory {
 ///
 /// The function may be called from any thread, several at once, and must
 /// do its own synchronization; it must not open, write or refresh a Realm
-/// (it may be called while RealmLite holds internal state of the caller).
-/// The default logger writes messages at `.info` and below to standard
-/// error.
-public final class Logger: @unchecked Sendable {
-    // @unchecked: `function` is immutable; the level is atomic.
+/// (it may run while RealmLite holds one of its locks). The default logger
+/// writes `.info` messages and more severe ones to standard error.
+public final class Logger: Sendable {
     private let storedLevel: Atomic<UInt>
     private let function: @Sendable (LogLevel, any LogCategory, String) -> Void
 
@@ -86,14 +84,14 @@ public final class Logger: @unchecked Sendable {
         }
     }
 
-    /// A logger receiving every message at `level` or below, with its level
-    /// and text.
+    /// A logger receiving every message at `level` or more severe, with its
+    /// level and text.
     public convenience init(level: LogLevel, logFunction: @escaping @Sendable (LogLevel, String) -> Void) {
         self.init(level: level, function: { level, _, message in logFunction(level, message) })
     }
 
-    /// A logger receiving every message at `level` or below, with its level,
-    /// its category and its text (RealmSwift 10.50's categories).
+    /// A logger receiving every message at `level` or more severe, with its
+    /// level, its category and its text (RealmSwift 10.50's categories).
     public init(level: LogLevel, function: @escaping @Sendable (LogLevel, any LogCategory, String) -> Void) {
         storedLevel = Atomic(level.rawValue)
         self.function = function
@@ -106,8 +104,8 @@ public final class Logger: @unchecked Sendable {
         set { LogGate.current.withLock { $0 = newValue }; LogGate.publish(newValue) }
     }
 
-    /// Sends a message to this logger's function if `level` is at or below
-    /// its level.
+    /// Sends a message to this logger's function unless `level` is more
+    /// detailed than the logger's.
     public func log(level: LogLevel, category: any LogCategory = Category.sdk, message: String) {
         guard level != .off, level.rawValue <= storedLevel.load(ordering: .relaxed) else { return }
         function(level, category, message)
