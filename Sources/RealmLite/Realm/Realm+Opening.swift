@@ -81,15 +81,22 @@ extension Realm {
     /// has opened it; nil if it was open already (nothing expensive left).
     /// Errors are the open's.
     static func openOffCaller(_ configuration: Configuration) throws -> SharedEnv? {
-        if let path = SharedEnv.path(for: configuration), SharedEnv.isOpen(path: path) { return nil }
+        if isOpenInProcess(configuration) { return nil }
         let core = try RealmCore(configuration: configuration, confinement: .thread(pthread_self()))
         return core.env // the core itself closes here, on its own thread
     }
 
+    /// Whether a Realm of this file is open in the process already: then
+    /// opening another instance takes only a snapshot, and the async opens
+    /// do it at once, without leaving the caller's actor.
+    static func isOpenInProcess(_ configuration: Configuration) -> Bool {
+        SharedEnv.path(for: configuration).map(SharedEnv.isOpen(path:)) ?? false
+    }
+
     /// `openOffCaller` on a background thread, awaited; then a cancelled
-    /// task throws CancellationError (as RealmSwift).
+    /// task throws CancellationError (as RealmSwift). Call it only when
+    /// `isOpenInProcess` is false (awaiting it leaves the caller's actor).
     static func openInBackground(_ configuration: Configuration) async throws -> SharedEnv? {
-        if let path = SharedEnv.path(for: configuration), SharedEnv.isOpen(path: path) { return nil }
         let env = try await withCheckedThrowingContinuation { (resume: CheckedContinuation<SharedEnv?, Swift.Error>) in
             DispatchQueue.global().async { resume.resume(with: Result { try openOffCaller(configuration) }) }
         }

@@ -85,7 +85,7 @@ public struct Realm {
     /// the task was cancelled meanwhile.
     public init<A: Actor>(configuration: Configuration = .defaultConfiguration, actor: isolated A,
                           downloadBeforeOpen: OpenBehavior = .never) async throws {
-        let opened = try await Realm.openInBackground(configuration)
+        let opened = Realm.isOpenInProcess(configuration) ? nil : try await Realm.openInBackground(configuration)
         core = try withExtendedLifetime(opened) { try RealmCore.cached(configuration, Self.confinement(for: actor)) }
     }
 
@@ -98,7 +98,7 @@ public struct Realm {
     public init(configuration: Configuration = .defaultConfiguration,
                 isolation: isolated (any Actor)? = #isolation,
                 downloadBeforeOpen: OpenBehavior = .never) async throws {
-        let opened = try await Realm.openInBackground(configuration)
+        let opened = Realm.isOpenInProcess(configuration) ? nil : try await Realm.openInBackground(configuration)
         let confinement: Confinement
         if let isolation {
             confinement = Self.confinement(for: isolation)
