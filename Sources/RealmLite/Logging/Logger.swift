@@ -67,8 +67,8 @@ public enum Category: String, LogCategory {
 /// `Logger(level: .debug) { level, message in ... }` to see them.
 ///
 /// The function may be called from any thread, several at once, and must
-/// do its own synchronization; it must not open, write or refresh a Realm
-/// (it may run while RealmLite holds one of its locks). The default logger
+/// do its own synchronization; it must not use a Realm (it may run while
+/// RealmLite holds one of its locks, e.g. during an open). The default logger
 /// writes `.info` messages and more severe ones to standard error.
 public final class Logger: Sendable {
     private let storedLevel: Atomic<UInt>

@@ -53,17 +53,21 @@ enum ProgramClasses {
     /// are scanned now.
     static func all() -> [ObjectBase.Type] {
         let sections = loadedSections()
-        return scanned.withLock { state in
+        var report: String?
+        let classes = scanned.withLock { state in
             let fresh = sections.filter { !state.images.contains($0.base) }
             guard !fresh.isEmpty else { return state.classes }
             let started = DispatchTime.now().uptimeNanoseconds
             let (found, records) = scan(fresh)
             state.images.formUnion(fresh.map(\.base))
             state.classes += found
-            realmLog(.detail, Category.sdk,
-                     "Found \(found.count) model classes among \(records) types of \(fresh.count) images in \(elapsedMilliseconds(since: started)) ms")
+            if LogGate.enabled(.detail) {
+                report = "Found \(found.count) model classes among \(records) types of \(fresh.count) images in \(elapsedMilliseconds(since: started)) ms"
+            }
             return state.classes
         }
+        if let report { realmLog(.detail, Category.sdk, report) } // outside the lock
+        return classes
     }
 
     /// A scan of every loaded image, bypassing the cache (for measuring).

@@ -174,6 +174,7 @@ extension RealmCore {
     func register(_ types: [ObjectBase.Type]) throws {
         let descriptors = try SchemaDiscovery.closure(of: types)
         try validateLinkingObjects(descriptors)
+        var registered: (names: [String], stored: Bool)?
         let newState: SchemaState = try env.schema.withLock { state in
             let missing = descriptors.filter { state.byType[ObjectIdentifier($0.type)] == nil }
             for descriptor in missing where state.byName[descriptor.name] != nil {
@@ -221,11 +222,14 @@ extension RealmCore {
                 }
             }
             write?.registeredClasses += infos.map(\.name)
-            realmLog(.detail, Category.sdk, "Registered \(infos.count) classes in '\(env.path)'\(needsWrite && !env.isReadOnly ? " (schema stored)" : ""): \(infos.map(\.name).joined(separator: ", "))")
+            registered = (infos.map(\.name), needsWrite && !env.isReadOnly)
             state = SchemaState(classes: state.classes + infos, stored: updated)
             return state
         }
         schemaState = newState
+        if let registered { // logged outside the schema lock
+            realmLog(.detail, Category.sdk, "Registered \(registered.names.count) classes in '\(env.path)'\(registered.stored ? " (schema stored)" : ""): \(registered.names.joined(separator: ", "))")
+        }
     }
 
     /// `@Persisted(originProperty:)` must name a link to this class.
