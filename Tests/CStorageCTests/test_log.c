@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "dbfile.h"
@@ -156,10 +157,49 @@ static void test_recovery_at_open(void)
     test_rm_db(p.s);
 }
 
+/* A reader process dies holding its slot; a later write transaction of
+ * this process clears the slot (under the writer mutex) and the message
+ * comes after, at INFO. */
+static void test_dead_reader_cleared(void)
+{
+    tpath p = test_path("log-dead.db");
+    sink s = {0};
+    cs_options o = {0};
+    o.log = collect;
+    o.log_ctx = &s;
+    o.log_level = CS_LOG_INFO;
+    cs_env *env;
+    REQUIRE_OK(cs_env_open(p.s, &o, &env));
+    put_one(env);
+    pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        cs_env *child;
+        cs_txn *t;
+        if (cs_env_open(p.s, NULL, &child) != CS_OK || cs_txn_begin(child, CS_TXN_RDONLY, &t) != CS_OK) _exit(2);
+        _exit(0); /* dies with its reader slot taken */
+    }
+    int st;
+    REQUIRE(waitpid(pid, &st, 0) == pid);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    put_one(env); /* the dead reader's snapshot is the newest: not yet in the way */
+    put_one(env); /* now it is older than the newest: cleared */
+    int i = find(&s, p.s);
+    CHECK(i >= 0);
+    if (i >= 0) {
+        CHECK_EQ(s.level[i], CS_LOG_INFO);
+        CHECK(strstr(s.text[i], "cleared 1 reader slot of dead processes") != NULL);
+    }
+    CHECK_EQ(s.n, 1);
+    CHECK_OK(cs_env_close(env));
+    test_rm_db(p.s);
+}
+
 int main(void)
 {
     test_levels();
     test_failure_keeps_detail();
     test_recovery_at_open();
+    test_dead_reader_cleared();
     return test_report();
 }
