@@ -48,6 +48,7 @@ extension RealmCore {
     /// changed, and register objectTypes. Migration.swift has the migration.
     func openSchema() throws {
         let stored = try readStoredSchema()
+        var current = stored // the stored schema once a reset or migration is done
         let resets = configuration.deleteRealmIfMigrationNeeded && !env.isReadOnly
         if let stored, configuration.schemaVersion < stored.version, !resets {
             throw Realm.Error(.schemaMismatch,
@@ -77,16 +78,18 @@ extension RealmCore {
             if resets && (!differences.isEmpty || configuration.schemaVersion != stored.version) {
                 realmLog(.detail, Category.sdk, "deleteRealmIfMigrationNeeded: emptying '\(env.path)' (schema version \(stored.version) -> \(configuration.schemaVersion), \(differences.count) differences)")
                 try resetFile(stored)
+                current = try readStoredSchema()
             } else if !differences.isEmpty && configuration.schemaVersion == stored.version {
                 throw migrationRequired(differences)
             } else if configuration.schemaVersion > stored.version {
                 let started = DispatchTime.now().uptimeNanoseconds
                 realmLog(.detail, Category.sdk, "Migrating '\(env.path)' from schema version \(stored.version) to \(configuration.schemaVersion) (\(descriptors.count) classes)")
                 try migrate(from: stored, to: descriptors)
+                current = try readStoredSchema()
                 realmLog(.detail, Category.sdk, "Migrated '\(env.path)' to schema version \(configuration.schemaVersion) in \(elapsedMilliseconds(since: started)) ms")
             }
         }
-        try register(configuration.objectTypes ?? defaultSchemaClasses())
+        try register(configuration.objectTypes ?? defaultSchemaClasses(current))
     }
 
     /// objectTypes nil: every model class of the program (ProgramClasses),
@@ -96,14 +99,15 @@ extension RealmCore {
     /// not join without failing the open: `_realmIgnoreClass()`, a class
     /// name two Swift classes share (two versions of a model), a class that
     /// cannot be stored, and one that differs from its stored class.
-    private func defaultSchemaClasses() throws -> [ObjectBase.Type] {
+    private func defaultSchemaClasses(_ stored: StoredSchema?) -> [ObjectBase.Type] {
         guard !env.programClassesRegistered.load(ordering: .acquiring) else { return [] }
         defer { env.programClassesRegistered.store(true, ordering: .releasing) }
         let started = DispatchTime.now().uptimeNanoseconds
         let program = ProgramClasses.all().filter { !$0._realmIgnoreClass() }
         var sharing: [String: Int] = [:]
         for type in program { sharing[type.className(), default: 0] += 1 }
-        let stored = try readStoredSchema()
+        let storedClasses = Dictionary(stored?.classes.map { ($0.name, $0) } ?? [], uniquingKeysWith: { a, _ in a })
+        var agrees: [ObjectIdentifier: Bool] = [:] // a class is compared once, whichever closures it is in
         var taken = env.schema.withLock { state in state.byName.mapValues { ObjectIdentifier($0.descriptor.type) } }
         var accepted: [ObjectBase.Type] = []
         for type in program where sharing[type.className()] == 1 {
@@ -116,8 +120,11 @@ extension RealmCore {
                 if let other = names.updateValue(ObjectIdentifier(descriptor.type), forKey: descriptor.name) {
                     return other == ObjectIdentifier(descriptor.type)
                 }
-                guard let old = stored?.class(named: descriptor.name) else { return true }
-                return schemaDifferences(stored: old, code: descriptor.stored).isEmpty
+                guard let old = storedClasses[descriptor.name] else { return true }
+                if let known = agrees[ObjectIdentifier(descriptor.type)] { return known }
+                let agreeing = old == descriptor.stored || schemaDifferences(stored: old, code: descriptor.stored).isEmpty
+                agrees[ObjectIdentifier(descriptor.type)] = agreeing
+                return agreeing
             }
             if fits {
                 taken = names
