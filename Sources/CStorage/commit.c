@@ -27,6 +27,7 @@
 #include "internal.h"
 
 #include <string.h>
+#include <time.h>
 
 /* C2: this commit's free-list run. On success env->fl holds the new list
  * (a cache, valid once the commit is published). */
@@ -135,14 +136,20 @@ static int write_meta(cs_env *env, cs_meta *m, bool flush, const cs_commit_unit 
  * below it into the lowest free pages (the allocator takes those first).
  * Once the pages they left are reusable too, commit_freelist cuts the free
  * end off. */
-static int shrink_step(cs_txn *t)
+static int shrink_step(cs_txn *t, unsigned *moved)
 {
     if (!t->env->auto_shrink) return CS_OK;
     uint64_t nfree = 0;
     for (size_t i = t->pool_head; i < t->pool.n; i++) nfree += t->pool.v[i].len;
     if (nfree < 64 || nfree * 16 < t->next_pgno) return CS_OK;
-    unsigned moved = 0;
-    return tree_relocate(t, t->next_pgno - nfree, SHRINK_VISITS, &moved);
+    return tree_relocate(t, t->next_pgno - nfree, SHRINK_VISITS, moved);
+}
+
+static uint64_t now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
 static int commit_write(cs_txn *t, bool deferred)
@@ -157,9 +164,16 @@ static int commit_write(cs_txn *t, bool deferred)
     cs_meta m = t->meta;
     cs_commit_unit units[CS_META_UNITS];
     uint32_t nunits = 0;
-    int rc = shrink_step(t);
+    /* What the log message says, gathered only if it will be sent; it is
+     * sent after txn_free released the writer mutex (cs_log_fn). */
+    bool logging = log_on(&env->log, CS_LOG_DEBUG);
+    uint64_t started = logging ? now_us() : 0, txnid = t->txnid, old_pages = t->meta.next_pgno;
+    size_t written = 0;
+    unsigned moved = 0;
+    int rc = shrink_step(t, &moved);
     if (rc == CS_OK) rc = tree_flush_catalog(t);                                /* C1 */
     if (rc == CS_OK) rc = commit_freelist(t, &m);                               /* C2 */
+    written = t->dirty_n;
     if (rc == CS_OK) rc = pager_write_dirty(t, units, CS_META_UNITS, &nunits);  /* C3 */
     if (rc) goto fail;
     hook(env, CS_STAGE_DATA_WRITTEN, t->txnid);
@@ -199,10 +213,21 @@ static int commit_write(cs_txn *t, bool deferred)
     env->fl_txnid = m.txnid; /* env->fl now matches the published meta */
     hook(env, CS_STAGE_DONE, t->txnid);
     txn_free(t);
+    if (logging) {
+        cs_log(&env->log, CS_LOG_DEBUG, CS_LOG_TOPIC_TXN, "Commit of txn %llu on %s: %zu pages written, %s, in %llu us",
+               (unsigned long long)txnid, env->path, written,
+               deferred ? "flush deferred" : single ? "one flush" : env->durability == CS_DURABLE_FULL ? "two flushes" : "no flush",
+               (unsigned long long)(now_us() - started));
+        if (moved || m.next_pgno < old_pages)
+            cs_log(&env->log, CS_LOG_DEBUG, CS_LOG_TOPIC_ENV, "Auto-shrink of %s in txn %llu: %u pages moved down, file end at page %llu (was %llu)",
+                   env->path, (unsigned long long)txnid, moved, (unsigned long long)m.next_pgno, (unsigned long long)old_pages);
+    }
     return CS_OK;
 fail:
     env->fl_txnid = 0;
     txn_free(t);
+    cs_log(&env->log, CS_LOG_ERROR, CS_LOG_TOPIC_TXN, "Commit of txn %llu on %s failed: %s (%s)", (unsigned long long)txnid,
+           env->path, cs_strerror(rc), cs_last_error_detail());
     return rc;
 }
 

@@ -265,6 +265,15 @@ int cs_env_compact(cs_env *env, unsigned flags)
     /* Old or new file, each is whole: a failed directory flush only means
      * a power loss may bring the old one back, so it is not an error. */
     sync_dir(env->path);
+    /* Logged after the close, which releases the open lock (cs_log_fn). */
+    cs_logger log = {.fn = env->log.fn, .ctx = env->log.ctx};
+    atomic_store(&log.level, atomic_load(&env->log.level));
+    char *path = log_on(&log, CS_LOG_INFO) ? strdup(env->path) : NULL;
     cs_env_close(env); /* releases the open lock: the next opener is first */
+    struct stat after;
+    if (path && stat(path, &after) == 0)
+        cs_log(&log, CS_LOG_INFO, CS_LOG_TOPIC_ENV, "Compacted %s: %lld -> %lld bytes", path, (long long)st.st_size,
+               (long long)after.st_size);
+    free(path);
     return CS_OK;
 }

@@ -76,7 +76,16 @@ static int read_meta(cs_env *env, uint64_t size, cs_meta *out, uint32_t *slot, b
             if (meta_valid(buf + p, 0) && rd32(buf + p + 44) == p) ps = p;
         }
         uint32_t version = 0;
-        if (ps) rc = meta_choose_durable(buf, buf + ps, (size_t)n, env->fd, out, slot);
+        if (ps) {
+            rc = meta_choose_durable(buf, buf + ps, (size_t)n, env->fd, out, slot);
+            /* For the log: a newer meta than the one chosen was torn, damaged
+             * or its commit incomplete (cs_env_open reports a recovery). */
+            cs_meta a, b;
+            memcpy(&a, buf, sizeof a);
+            memcpy(&b, buf + ps, sizeof b);
+            env->newest_meta_seen = a.magic == CS_MAGIC ? a.txnid : 0;
+            if (b.magic == CS_MAGIC && b.txnid > env->newest_meta_seen) env->newest_meta_seen = b.txnid;
+        }
         else if ((size_t)n >= CS_META_BYTES && meta_other_version(buf, &version))
             rc = cs_fail(CS_EFORMAT, "%s uses format version %u; this build reads version %u", env->path, version,
                          CS_FORMAT_VERSION);
@@ -146,7 +155,7 @@ int cs_env_open(const char *path, const cs_options *opts, cs_env **out)
 #endif
     cs_options o = opts ? *opts : (cs_options){0};
     if (!path || !out || (o.flags & ~(CS_ENV_RDONLY | CS_ENV_IN_MEMORY | CS_ENV_TWO_FLUSH | CS_ENV_NORDAHEAD)) ||
-        (unsigned)o.durability > CS_DURABLE_NO_SYNC || o.auto_shrink > 1 ||
+        (unsigned)o.durability > CS_DURABLE_NO_SYNC || o.auto_shrink > 1 || (unsigned)o.log_level > CS_LOG_ALL ||
         (o.page_size && (o.page_size < CS_MIN_PAGE_SIZE || o.page_size > CS_MAX_PAGE_SIZE || (o.page_size & (o.page_size - 1)))))
         return cs_fail(CS_EINVAL, "cs_env_open: bad arguments (path, flags, durability or page size)");
     cs_env *env = calloc(1, sizeof *env);
@@ -160,6 +169,9 @@ int cs_env_open(const char *path, const cs_options *opts, cs_env **out)
     io_init_hooks(env, o.io);
     env->commit_hook = o.commit_hook;
     env->commit_hook_ctx = o.commit_hook_ctx;
+    env->log.fn = o.log;
+    env->log.ctx = o.log_ctx;
+    atomic_store(&env->log.level, (uint32_t)o.log_level);
     env->pid = getpid();
     pthread_mutex_init(&env->mu, NULL);
     bool first = false, locked = false;
@@ -174,6 +186,9 @@ int cs_env_open(const char *path, const cs_options *opts, cs_env **out)
         env->psize_shift = (uint32_t)__builtin_ctz(env->psize);
         if (first) rc = lock_init_header(&env->lock, &meta, meta_slot);
         else lock_clear_dead(&env->lock);
+        /* Only the first process reads the metas as the truth: then no
+         * writer can be mid-commit, and a newer meta means a crash. */
+        if (first && env->newest_meta_seen > meta.txnid) atomic_store(&env->recovered, meta.txnid);
     }
     if (locked) {
         int rc2 = lock_open_done(&env->lock, first && rc == CS_OK);
@@ -187,12 +202,30 @@ int cs_env_open(const char *path, const cs_options *opts, cs_env **out)
         rc = io_map_for(env, cur.next_pgno > 2 ? cur.next_pgno : 2, &b, &pages);
     }
     if (rc) {
+        /* No lock is held here (lock_open_done released the open lock). */
+        cs_log(&env->log, CS_LOG_ERROR, CS_LOG_TOPIC_ENV, "Cannot open %s: %s (%s)", path, cs_strerror(rc),
+               cs_last_error_detail());
         atomic_store(&env->live_txns, 0);
         cs_env_close(env);
         return rc;
     }
     env->ready = true;
+    if (log_on(&env->log, CS_LOG_DETAIL)) {
+        cs_meta cur;
+        lock_read_meta(&env->lock, &cur);
+        cs_log(&env->log, CS_LOG_DETAIL, CS_LOG_TOPIC_ENV, "Opened %s%s%s: page size %u, %llu pages, newest txn %llu",
+               path, env->flags & CS_ENV_IN_MEMORY ? " (in memory)" : "", env->flags & CS_ENV_RDONLY ? " (read-only)" : "",
+               env->psize, (unsigned long long)cur.next_pgno, (unsigned long long)cur.txnid);
+    }
+    txn_log_pending(env); /* dead readers cleared while opening */
     *out = env;
+    return CS_OK;
+}
+
+int cs_env_set_log_level(cs_env *env, cs_log_level level)
+{
+    if (!env || (unsigned)level > CS_LOG_ALL) return cs_fail(CS_EINVAL, "cs_env_set_log_level: NULL env or bad level");
+    atomic_store_explicit(&env->log.level, (uint32_t)level, memory_order_relaxed);
     return CS_OK;
 }
 
@@ -206,6 +239,7 @@ int cs_env_close(cs_env *env)
         bool flushed;
         commit_flush_deferred(env, &flushed);
     }
+    if (env->ready) cs_log(&env->log, CS_LOG_DETAIL, CS_LOG_TOPIC_ENV, "Closed %s", env->path);
     io_release(env);
     if (env->fd >= 0) close(env->fd);
     lock_close(&env->lock);
@@ -265,6 +299,7 @@ int cs_reader_check(cs_env *env, uint32_t *cleared)
     if (!env) return cs_fail(CS_EINVAL, "cs_reader_check: NULL env");
     uint32_t n = lock_clear_dead(&env->lock);
     if (cleared) *cleared = n;
+    txn_log_pending(env);
     return CS_OK;
 }
 

@@ -1,4 +1,5 @@
-/* error.c — error names and the per-thread detail of the last failure. */
+/* error.c — error names, the per-thread detail of the last failure, and
+ * log messages. */
 #include "internal.h"
 
 #include <stdarg.h>
@@ -40,4 +41,19 @@ int cs_fail(int err, const char *fmt, ...)
     vsnprintf(last_detail, sizeof last_detail, fmt, ap);
     va_end(ap);
     return err;
+}
+
+void cs_log(cs_logger *lg, cs_log_level lv, cs_log_topic topic, const char *fmt, ...)
+{
+    if (!log_on(lg, lv)) return;
+    char msg[512], kept[sizeof last_detail];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    /* The function may call the engine, which would overwrite the detail
+     * of a failure its caller is about to read. */
+    memcpy(kept, last_detail, sizeof kept);
+    lg->fn(lg->ctx, lv, topic, msg);
+    memcpy(last_detail, kept, sizeof kept);
 }

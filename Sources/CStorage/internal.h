@@ -6,7 +6,7 @@
  * of the layers below, never above (scripts/check_layers.py checks this in
  * `make ctest`; it reads the table below and the "==== L<n>" sections that
  * order this file's declarations the same way).
- *  L0  base      error.c crc32c.c vec.c: error detail, CRC-32C, extent vectors; calls libc only
+ *  L0  base      error.c crc32c.c vec.c: error detail, log messages, CRC-32C, extent vectors; calls libc only
  *  L1  format    meta.c node.c freelist.c: the on-disk structures (meta pages, slotted nodes, the free-list run), bytes in and out; calls L0
  *  L2  os        io.c lock.c: data-file writes/flushes/growth, mappings and the page-buffer pool; the lock file (writer mutex, reader table, published meta); calls L0-L1
  *  L3  txnstate  internal.h: struct cs_txn and the gates txn_check/txn_note (inline); calls L0
@@ -50,6 +50,25 @@ static inline void wr64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
 /* ---- error.c ---- */
 /* Record a detail message for the calling thread and return err. */
 int cs_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* An env's log function (cs_options.log) and its level, which
+ * cs_env_set_log_level may change from any thread. */
+typedef struct cs_logger {
+    cs_log_fn fn;
+    void *ctx;
+    _Atomic uint32_t level;
+} cs_logger;
+/* Whether a message at lv would be sent: test it before gathering what a
+ * message needs (a clock read, counts); cs_log tests it again. */
+static inline bool log_on(cs_logger *lg, cs_log_level lv)
+{
+    return lg->fn && lv != CS_LOG_OFF && (uint32_t)lv <= atomic_load_explicit(&lg->level, memory_order_relaxed);
+}
+/* Format and send one message if lv is on; the calling thread's error
+ * detail (cs_last_error_detail) is kept across the call. Callers hold no
+ * engine lock (cstorage.h, cs_log_fn). */
+void cs_log(cs_logger *lg, cs_log_level lv, cs_log_topic topic, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* ---- crc32c.c ---- */
 uint32_t cs_crc32c(uint32_t crc, const void *data, size_t len);
@@ -257,6 +276,9 @@ typedef struct cs_lock {
     cs_reader_slot *slots;
     size_t size;
     uint32_t max_readers;
+    _Atomic uint32_t dead_cleared; /* slots of dead processes cleared and not
+                                      yet logged (often under the writer
+                                      mutex: txn_log_pending reports them) */
 } cs_lock;
 /* Open/create the lock file and take the init lock. *first = no other
  * process has the env open, so the caller must (re)initialise the header
@@ -332,6 +354,12 @@ struct cs_env {
     cs_io_hooks io;
     void (*commit_hook)(void *, cs_commit_stage, uint64_t);
     void *commit_hook_ctx;
+    cs_logger log;              /* cs_options.log                          */
+    _Atomic uint64_t recovered; /* txn adopted after an incomplete commit (a
+                                   dead writer, or a crash found at open),
+                                   not yet logged (txn_log_pending)        */
+    uint64_t newest_meta_seen;  /* open only: the higher txnid of the two
+                                   meta pages, valid or not                */
     pid_t pid;
 
     pthread_mutex_t mu;         /* guards the fields below                 */
@@ -569,6 +597,9 @@ void txn_free(cs_txn *t);
 /* The writer after a dead one (writer mutex held): adopt a meta it wrote
  * but did not publish. */
 int txn_resync_dead_writer(cs_env *env);
+/* Logs what was noted under a lock (a dead writer's recovery, dead
+ * readers cleared). Call it holding no engine lock. */
+void txn_log_pending(cs_env *env);
 
 /* ==== L9 commit: commit.c ==== */
 

@@ -288,6 +288,7 @@ uint64_t lock_oldest_reader(cs_lock *lk, uint64_t latest, uint32_t *readers)
         if (t < latest && pid != me && pid != live_pid) {
             if ((pid == dead_pid && clear_slot(s, pid)) || clear_if_dead(lk, s, pid, me)) {
                 dead_pid = pid;
+                atomic_fetch_add_explicit(&lk->dead_cleared, 1, memory_order_relaxed);
                 continue;
             }
             live_pid = pid;
@@ -358,5 +359,6 @@ uint32_t lock_clear_dead(cs_lock *lk)
         cs_reader_slot *s = &lk->slots[i];
         if (clear_if_dead(lk, s, atomic_load(&s->pid), me)) cleared++;
     }
+    if (cleared) atomic_fetch_add_explicit(&lk->dead_cleared, cleared, memory_order_relaxed);
     return cleared;
 }

@@ -71,7 +71,26 @@ int txn_resync_dead_writer(cs_env *env)
         env->lock.hdr->durable_slot = slot;
     }
     env->fl_txnid = 0;
+    atomic_store_explicit(&env->recovered, fm.txnid, memory_order_relaxed);
     return CS_OK;
+}
+
+void txn_log_pending(cs_env *env)
+{
+    /* Plain loads first: this runs at the end of every transaction. */
+    if (!atomic_load_explicit(&env->recovered, memory_order_relaxed) &&
+        !atomic_load_explicit(&env->lock.dead_cleared, memory_order_relaxed))
+        return;
+    uint64_t recovered = atomic_exchange_explicit(&env->recovered, 0, memory_order_relaxed);
+    if (recovered)
+        cs_log(&env->log, CS_LOG_WARN, CS_LOG_TOPIC_ENV,
+               "%s: the newest commit was incomplete (its writer died, or the system crashed before it reached the "
+               "disk); recovered at the last durable commit, txn %llu",
+               env->path, (unsigned long long)recovered);
+    uint32_t dead = atomic_exchange_explicit(&env->lock.dead_cleared, 0, memory_order_relaxed);
+    if (dead)
+        cs_log(&env->log, CS_LOG_INFO, CS_LOG_TOPIC_ENV, "%s: cleared %u reader slot%s of dead processes",
+               env->path, dead, dead == 1 ? "" : "s");
 }
 
 static int begin_write(cs_txn *t, bool try_only)
@@ -144,6 +163,7 @@ int cs_txn_begin(cs_env *env, unsigned flags, cs_txn **out)
         freelist_free(&t->fl);
         extvec_free(&t->pool);
         free(t);
+        txn_log_pending(env);
         return rc;
     }
     atomic_fetch_add(&env->live_txns, 1);
@@ -197,9 +217,11 @@ void txn_free(cs_txn *t)
         free(t->refs);
         lock_writer_release(&t->env->lock);
     }
-    atomic_fetch_sub(&t->env->live_txns, 1);
+    cs_env *env = t->env;
+    atomic_fetch_sub(&env->live_txns, 1);
     free(t->trees);
     free(t);
+    txn_log_pending(env); /* no lock held now */
 }
 
 int cs_txn_abort(cs_txn *t)

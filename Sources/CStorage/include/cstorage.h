@@ -150,6 +150,36 @@ typedef enum cs_commit_stage {
     CS_STAGE_DONE,             /* commit durable and published               */
 } cs_commit_stage;
 
+/* Engine log messages (cs_options.log). The levels are RealmSwift's
+ * LogLevel, in the same order: a message is sent when its level is not
+ * above the env's level (CS_LOG_OFF sends nothing). */
+typedef enum cs_log_level {
+    CS_LOG_OFF = 0,
+    CS_LOG_FATAL,
+    CS_LOG_ERROR,  /* a commit or an open failed                          */
+    CS_LOG_WARN,   /* recovery: a commit left incomplete by a dead writer
+                      or a crash                                           */
+    CS_LOG_INFO,   /* compaction; readers of dead processes cleared       */
+    CS_LOG_DETAIL, /* env open and close                                  */
+    CS_LOG_DEBUG,  /* each commit: txn id, pages written, time; shrinking */
+    CS_LOG_TRACE,
+    CS_LOG_ALL,
+} cs_log_level;
+
+/* What a message is about. */
+typedef enum cs_log_topic {
+    CS_LOG_TOPIC_ENV = 0, /* the file: open, close, recovery, compaction, shrinking */
+    CS_LOG_TOPIC_TXN,     /* write transactions and commits                       */
+} cs_log_topic;
+
+/* Receives one message. message is valid only during the call (copy it to
+ * keep it). Called on the thread doing the operation, never while the
+ * engine holds the writer mutex, the open lock or an internal mutex, so
+ * the function may use the engine (other envs, or this env's public calls)
+ * without deadlocking; it must not close the env it is told about. It may
+ * run on several threads at once. */
+typedef void (*cs_log_fn)(void *ctx, cs_log_level level, cs_log_topic topic, const char *message);
+
 typedef struct cs_options {
     uint32_t flags;              /* CS_ENV_*                                  */
     uint32_t page_size;          /* 0 = 4096; power of two 4096..32768; used
@@ -171,6 +201,12 @@ typedef struct cs_options {
                                     0 = the file only grows (cs_env_compact
                                     shrinks it). Per process: processes may
                                     differ. Other values: CS_EINVAL at open */
+    cs_log_fn log;               /* NULL = no messages; copied at open        */
+    void *log_ctx;               /* passed to log; owned by the caller, it
+                                    must outlive the env                      */
+    cs_log_level log_level;      /* messages above it are not even formatted;
+                                    change it with cs_env_set_log_level.
+                                    Above CS_LOG_ALL: CS_EINVAL at open       */
 } cs_options;
 
 /* Open (creating if missing) the database at path. opts may be NULL.
@@ -184,6 +220,10 @@ int cs_env_open(const char *path, const cs_options *opts, cs_env **out);
 /* Close the env. All its transactions and cursors must be finished first
  * (else CS_EINVAL and nothing is closed). */
 int cs_env_close(cs_env *env);
+/* Changes the level of the env's log messages (cs_options.log) from now
+ * on, from any thread. CS_EINVAL for a NULL env or a level above
+ * CS_LOG_ALL. */
+int cs_env_set_log_level(cs_env *env, cs_log_level level);
 /* Flush everything written so far and make deferred commits durable (see
  * cs_txn_commit_deferred). Waits for a running write transaction. */
 int cs_env_sync(cs_env *env);

@@ -1,4 +1,5 @@
 import CStorage
+import Dispatch
 
 // A live core's transitions (the state diagram is in RealmCore.swift):
 // begin / commit / cancel a write, refresh, invalidate.
@@ -30,6 +31,10 @@ extension RealmCore {
             throw error
         }
         write = WriteTransaction(txn: txn, hot: hot)
+        if LogGate.enabled(.debug) {
+            write?.startedAt = DispatchTime.now().uptimeNanoseconds
+            realmLog(.debug, Category.Storage.transaction, "Begin write of txn \(txn.id) on '\(env.path)'")
+        }
         if readState == .active { readTxn.reset() }
         readState = .active
         generation &+= 1
@@ -65,6 +70,8 @@ extension RealmCore {
             forgetClasses(registeredBy: transaction)
         }
         try committed.get()
+        realmLog(.debug, Category.Storage.transaction,
+                 "Committed write on '\(env.path)' after \(elapsedMilliseconds(since: transaction.startedAt)) ms\(deferFlush ? " (flush deferred)" : "")")
         env.didCommit(from: self)
         if !observers.isEmpty {
             skipNotifications(for: tokens)
@@ -81,6 +88,8 @@ extension RealmCore {
         transaction.context.forgetCursors()
         write = nil
         transaction.txn.abort()
+        realmLog(.debug, Category.Storage.transaction,
+                 "Cancelled write on '\(env.path)' after \(elapsedMilliseconds(since: transaction.startedAt)) ms")
         retireUncommittedKeys(transaction)
         forgetClasses(registeredBy: transaction)
         renewReadTransaction()

@@ -119,6 +119,7 @@ public final class RealmCore {
         schemaState = env.schema.withLock { $0 }
         try openSchema()
         env.register(self)
+        realmLog(.debug, Category.sdk, "Opened a Realm instance of '\(env.path)' (\(confinement))")
     }
 
     /// A frozen core on `live`'s current snapshot.
@@ -147,6 +148,7 @@ public final class RealmCore {
         CoreCache.shared.remove(self)
         if let write { write.txn.abort() }
         reads?.close()
+        realmLog(.debug, Category.sdk, "Closed a Realm instance of '\(env.path)'")
     }
 
     var isFrozen: Bool { frozenReaders != nil }

@@ -19,6 +19,8 @@ final class WriteTransaction {
     var nextKeys: [ObjectKeyCounter] = []
     /// Classes registered by this write: forgotten if it is cancelled.
     var registeredClasses: [String] = []
+    /// When it began (DispatchTime nanoseconds), if debug logging was on.
+    var startedAt: UInt64 = 0
     /// A migration's classes that become embedded: a link replaced in its
     /// block does not delete the object (it may have other parents until
     /// the block ends); the migration checks them after it (Migration.swift).

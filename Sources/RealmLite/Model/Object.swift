@@ -62,6 +62,11 @@ open class ObjectBase: CustomStringConvertible, Hashable {
     /// versions of a model in one program, as migration tests need).
     open class func _realmObjectName() -> String? { nil }
 
+    /// RealmSwift's way to leave a class out of the default schema: a Realm
+    /// opened without `objectTypes` does not register it at open (it still
+    /// can be listed in `objectTypes`, or registered on first use).
+    open class func _realmIgnoreClass() -> Bool { false }
+
     /// True if both are the same managed row (or the same unmanaged instance).
     public func isSameObject(as object: ObjectBase?) -> Bool {
         guard let object else { return false }

@@ -103,15 +103,20 @@ extension RealmCore {
         guard let now = snapshotForObservers() else { return }
         delivering = true
         defer { delivering = false }
+        var inPlace = 0, sent = 0
         for observer in observers where !observer.cancelled.load(ordering: .acquiring) {
             if let reported = observer.reported, reported.version == now.version { continue }
             if synchronously || observer.computesInline || observer.dropped >= 2 {
                 let base = observer.reported
                 apply(observer.compute(base, now), to: observer, from: base, to: now)
+                inPlace += 1
             } else if !observer.computing {
                 requestChange(for: observer, to: now)
+                sent += 1
             }
         }
+        realmLog(.debug, Category.Storage.notification,
+                 "Version \(now.version) of '\(env.path)': \(inPlace) observers' changes computed in place, \(sent) sent to the notifier (\(observers.count) observers)")
     }
 
     /// Applies a change computed for `observer` from `base` to `now` (N2

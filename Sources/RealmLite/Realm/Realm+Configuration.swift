@@ -18,6 +18,11 @@ extension Realm {
             get { _inMemoryIdentifier }
             set { _inMemoryIdentifier = newValue; if newValue != nil { _fileURL = nil } }
         }
+        /// RealmSwift's 64-byte key to encrypt the file. RealmLite does not
+        /// encrypt files: leave it nil; opening with a key throws
+        /// ``Realm/Error/Code/invalidValue`` rather than storing the data
+        /// unencrypted.
+        public var encryptionKey: Data?
         /// Opens the file without taking the write lock: the file must exist
         /// (``Realm/Error/Code/fileNotFound`` otherwise), writes fail with
         /// ``Realm/Error/Code/readOnly``, and a file at an older schema version
@@ -44,8 +49,15 @@ extension Realm {
         /// When the program's classes differ from the stored schema, empty
         /// the file and start again instead of migrating or failing.
         public var deleteRealmIfMigrationNeeded: Bool
-        /// The classes this Realm stores. nil: every class used with it,
-        /// registered on first use.
+        /// The classes this Realm stores (with the classes they link to); a
+        /// class not listed stops with ``Realm/Error/Code/objectTypeNotInSchema``.
+        /// nil, as in RealmSwift: every `Object` and `EmbeddedObject`
+        /// subclass of the program (but generic ones and those whose
+        /// `_realmIgnoreClass()` is true), registered at the first open of the
+        /// file in the process. A class that would make that open fail (its
+        /// class name shared by two Swift classes, a model that cannot be
+        /// stored, one that differs from its stored class) is left out and
+        /// registered, or refused with its error, when first used.
         public var objectTypes: [ObjectBase.Type]?
         /// Called on the first open of the file in this process, when no
         /// other process has it open, with the file's size and the bytes its
@@ -79,10 +91,12 @@ extension Realm {
 
         /// A configuration with every setting given (RealmSwift's labels and
         /// defaults): by default `default.realm` in the current directory,
-        /// read-write, schema version 0, no migration block, all classes used,
-        /// no version limit. Setting `inMemoryIdentifier` ignores `fileURL`.
+        /// no encryption, read-write, schema version 0, no migration block,
+        /// every model class of the program, no version limit. Setting
+        /// `inMemoryIdentifier` ignores `fileURL`.
         public init(fileURL: URL? = Configuration.defaultFileURL,
                     inMemoryIdentifier: String? = nil,
+                    encryptionKey: Data? = nil,
                     readOnly: Bool = false,
                     schemaVersion: UInt64 = 0,
                     migrationBlock: MigrationBlock? = nil,
@@ -93,6 +107,7 @@ extension Realm {
                     maximumNumberOfActiveVersions: UInt? = nil) {
             _fileURL = inMemoryIdentifier == nil ? fileURL : nil
             _inMemoryIdentifier = inMemoryIdentifier
+            self.encryptionKey = encryptionKey
             self.readOnly = readOnly
             self.schemaVersion = schemaVersion
             self.migrationBlock = migrationBlock
@@ -117,6 +132,32 @@ extension Realm {
 }
 
 private let defaultConfigurationStorage = Mutex(Realm.Configuration())
+
+extension Realm.Configuration: Equatable {
+    /// Equal when they name the same file (or in-memory identifier) with the
+    /// same encryption key, read-only flag and schema version (RealmSwift's
+    /// comparison; blocks and class lists are not compared).
+    public static func == (lhs: Realm.Configuration, rhs: Realm.Configuration) -> Bool {
+        lhs.encryptionKey == rhs.encryptionKey && lhs.fileURL == rhs.fileURL
+            && lhs.inMemoryIdentifier == rhs.inMemoryIdentifier && lhs.readOnly == rhs.readOnly
+            && lhs.schemaVersion == rhs.schemaVersion
+    }
+}
+
+extension Realm.Configuration: CustomStringConvertible {
+    /// The file (or in-memory identifier) and the settings that differ from the defaults.
+    public var description: String {
+        var parts = [inMemoryIdentifier.map { "inMemoryIdentifier: \($0)" } ?? "fileURL: \(fileURL?.path ?? "nil")"]
+        if encryptionKey != nil { parts.append("encryptionKey: <\(encryptionKey!.count) bytes>") }
+        if readOnly { parts.append("readOnly: true") }
+        parts.append("schemaVersion: \(schemaVersion)")
+        if deleteRealmIfMigrationNeeded { parts.append("deleteRealmIfMigrationNeeded: true") }
+        if let objectTypes { parts.append("objectTypes: [\(objectTypes.map { $0.className() }.joined(separator: ", "))]") }
+        if let limit = maximumNumberOfActiveVersions { parts.append("maximumNumberOfActiveVersions: \(limit)") }
+        if let seedFilePath { parts.append("seedFilePath: \(seedFilePath.path)") }
+        return "Realm.Configuration(\(parts.joined(separator: ", ")))"
+    }
+}
 
 /// Called once when a file is opened with a higher schemaVersion than it
 /// has: move values between the old and the new schema (Migration.swift,

@@ -77,33 +77,49 @@ public struct Realm {
 
     /// A Realm isolated to `actor`: call it from the actor (`try await
     /// Realm(actor: self)` in an actor's method or init). Accesses are checked
-    /// against the actor's executor, not a thread.
-    public init<A: Actor>(configuration: Configuration = .defaultConfiguration, actor: isolated A) async throws {
-        core = try RealmCore.cached(configuration, Self.confinement(for: actor))
+    /// against the actor's executor, not a thread. A first open of the file
+    /// in this process (creating, compacting or migrating it) runs on a
+    /// background thread without blocking the actor; `downloadBeforeOpen`
+    /// is for synchronized Realms (RealmLite: every value just opens).
+    /// Throws what ``init(configuration:)`` throws, or CancellationError if
+    /// the task was cancelled meanwhile.
+    public init<A: Actor>(configuration: Configuration = .defaultConfiguration, actor: isolated A,
+                          downloadBeforeOpen: OpenBehavior = .never) async throws {
+        let opened = Realm.isOpenInProcess(configuration) ? nil : try await Realm.openInBackground(configuration)
+        core = try withExtendedLifetime(opened) { try RealmCore.cached(configuration, Self.confinement(for: actor)) }
     }
 
     /// A Realm isolated to the calling actor, e.g. `try await Realm()` in a
     /// @MainActor function; called outside any actor (a nonisolated async
     /// function), a Realm confined to the calling task: usable across its
     /// suspension points whichever thread resumes it, and by no other task
-    /// (child tasks included).
+    /// (child tasks included). A first open of the file in this process
+    /// runs on a background thread, as with ``init(configuration:actor:downloadBeforeOpen:)``.
     public init(configuration: Configuration = .defaultConfiguration,
-                isolation: isolated (any Actor)? = #isolation) async throws {
-        guard let isolation else {
+                isolation: isolated (any Actor)? = #isolation,
+                downloadBeforeOpen: OpenBehavior = .never) async throws {
+        let opened = Realm.isOpenInProcess(configuration) ? nil : try await Realm.openInBackground(configuration)
+        let confinement: Confinement
+        if let isolation {
+            confinement = Self.confinement(for: isolation)
+        } else {
             guard let task = currentTaskID() else {
                 throw Realm.Error(.incorrectThread, "An async Realm must be opened from a task or an actor.")
             }
-            core = try RealmCore.cached(configuration, .task(task))
-            return
+            confinement = .task(task)
         }
-        core = try RealmCore.cached(configuration, Self.confinement(for: isolation))
+        core = try withExtendedLifetime(opened) { try RealmCore.cached(configuration, confinement) }
     }
 
     /// `try await Realm.open()`: a Realm isolated to the calling actor, or
-    /// confined to the calling task outside any actor.
+    /// confined to the calling task outside any actor, opened as
+    /// ``init(configuration:isolation:downloadBeforeOpen:)`` does (a first
+    /// open's work on a background thread). RealmSwift's signature; every
+    /// ``OpenBehavior`` opens the local file.
     public static func open(configuration: Configuration = .defaultConfiguration,
-                            isolation: isolated (any Actor)? = #isolation) async throws -> Realm {
-        try await Realm(configuration: configuration, isolation: isolation)
+                            isolation: isolated (any Actor)? = #isolation,
+                            downloadBeforeOpen: OpenBehavior = .never) async throws -> Realm {
+        try await Realm(configuration: configuration, isolation: isolation, downloadBeforeOpen: downloadBeforeOpen)
     }
 
     /// The main actor is the main queue (checked by queue, whichever thread

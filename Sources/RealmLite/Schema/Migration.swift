@@ -560,7 +560,7 @@ extension RealmCore {
             /// Classes changed without rewriting records: their old stored class.
             var keptRecords: [String: (StoredClass, ClassDescriptor)] = [:]
             for descriptor in descriptors {
-                var code = StoredClass(descriptor)
+                var code = descriptor.stored
                 let old = stored.class(named: descriptor.name)
                 if let old {
                     let oldKey = old.properties.first(where: \.primaryKey)
@@ -600,8 +600,8 @@ extension RealmCore {
                     // The class's records stay as they are: the renamed
                     // property keeps its column (only its name changes).
                     guard let (old, descriptor) = keptRecords[typeName],
-                          let renamed = renamingStorage(of: old, from: from, to: to, code: StoredClass(descriptor)),
-                          let (next, info) = try self.withoutRewrite(renamed, StoredClass(descriptor), descriptor, in: write) else {
+                          let renamed = renamingStorage(of: old, from: from, to: to, code: descriptor.stored),
+                          let (next, info) = try self.withoutRewrite(renamed, descriptor.stored, descriptor, in: write) else {
                         return false
                     }
                     guard let index = infos.firstIndex(where: { $0.name == typeName }),

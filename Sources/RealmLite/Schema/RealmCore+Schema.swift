@@ -1,4 +1,5 @@
 import CStorage
+import Dispatch
 
 // Making classes part of a file's schema: at open, migrate when the classes
 // or the schemaVersion changed (Migration.swift); then compare with the
@@ -50,6 +51,7 @@ extension RealmCore {
     /// changed, and register objectTypes. Migration.swift has the migration.
     func openSchema() throws {
         let stored = try readStoredSchema()
+        var current = stored // the stored schema once a reset or migration is done
         let resets = configuration.deleteRealmIfMigrationNeeded && !env.isReadOnly
         if let stored, configuration.schemaVersion < stored.version, !resets {
             throw Realm.Error(.schemaMismatch,
@@ -72,19 +74,68 @@ extension RealmCore {
             }
             var differences: [String] = []
             for descriptor in descriptors {
-                if let old = stored.class(named: descriptor.name) { differences += schemaDifferences(stored: old, code: StoredClass(descriptor)) }
+                if let old = stored.class(named: descriptor.name) { differences += schemaDifferences(stored: old, code: descriptor.stored) }
             }
             // As RealmSwift: a migration is "needed" when the classes or the
             // version (up or down) differ; then the file is emptied instead.
             if resets && (!differences.isEmpty || configuration.schemaVersion != stored.version) {
+                realmLog(.detail, Category.sdk, "deleteRealmIfMigrationNeeded: emptying '\(env.path)' (schema version \(stored.version) -> \(configuration.schemaVersion), \(differences.count) differences)")
                 try resetFile(stored)
+                current = try readStoredSchema()
             } else if !differences.isEmpty && configuration.schemaVersion == stored.version {
                 throw migrationRequired(differences)
             } else if configuration.schemaVersion > stored.version {
+                let started = DispatchTime.now().uptimeNanoseconds
+                realmLog(.detail, Category.sdk, "Migrating '\(env.path)' from schema version \(stored.version) to \(configuration.schemaVersion) (\(descriptors.count) classes)")
                 try migrate(from: stored, to: descriptors)
+                current = try readStoredSchema()
+                realmLog(.detail, Category.sdk, "Migrated '\(env.path)' to schema version \(configuration.schemaVersion) in \(elapsedMilliseconds(since: started)) ms")
             }
         }
-        try register(configuration.objectTypes ?? [])
+        try register(configuration.objectTypes ?? defaultSchemaClasses(current))
+    }
+
+    /// objectTypes nil: every model class of the program (ProgramClasses),
+    /// as RealmSwift's default schema, once per file per process; later
+    /// opens find them registered. Left to first use (registered then, or
+    /// refused there with their error, as before) are the classes that could
+    /// not join without failing the open: `_realmIgnoreClass()`, a class
+    /// name two Swift classes share (two versions of a model), a class that
+    /// cannot be stored, and one that differs from its stored class.
+    private func defaultSchemaClasses(_ stored: StoredSchema?) -> [ObjectBase.Type] {
+        guard !env.programClassesRegistered.load(ordering: .acquiring) else { return [] }
+        defer { env.programClassesRegistered.store(true, ordering: .releasing) }
+        let started = DispatchTime.now().uptimeNanoseconds
+        let program = ProgramClasses.all().filter { !$0._realmIgnoreClass() }
+        var sharing: [String: Int] = [:]
+        for type in program { sharing[type.className(), default: 0] += 1 }
+        let storedClasses = Dictionary(stored?.classes.map { ($0.name, $0) } ?? [], uniquingKeysWith: { a, _ in a })
+        var agrees: [ObjectIdentifier: Bool] = [:] // a class is compared once, whichever closures it is in
+        var taken = env.schema.withLock { state in state.byName.mapValues { ObjectIdentifier($0.descriptor.type) } }
+        var accepted: [ObjectBase.Type] = []
+        for type in program where sharing[type.className()] == 1 {
+            guard let closure = try? SchemaDiscovery.closure(of: [type]), (try? validateLinkingObjects(closure)) != nil else {
+                realmLog(.debug, Category.sdk, "Default schema: '\(type.className())' cannot be stored; it is left to first use")
+                continue
+            }
+            var names = taken
+            let fits = closure.allSatisfy { descriptor in
+                if let other = names.updateValue(ObjectIdentifier(descriptor.type), forKey: descriptor.name) {
+                    return other == ObjectIdentifier(descriptor.type)
+                }
+                guard let old = storedClasses[descriptor.name] else { return true }
+                if let known = agrees[ObjectIdentifier(descriptor.type)] { return known }
+                let agreeing = old == descriptor.stored || schemaDifferences(stored: old, code: descriptor.stored).isEmpty
+                agrees[ObjectIdentifier(descriptor.type)] = agreeing
+                return agreeing
+            }
+            if fits {
+                taken = names
+                accepted.append(type)
+            }
+        }
+        realmLog(.debug, Category.sdk, "Default schema of '\(env.path)': \(accepted.count) of \(program.count) model classes chosen in \(elapsedMilliseconds(since: started)) ms")
+        return accepted
     }
 
     /// Without objectTypes: the program's classes that stored the file's
@@ -133,6 +184,7 @@ extension RealmCore {
     func register(_ types: [ObjectBase.Type]) throws {
         let descriptors = try SchemaDiscovery.closure(of: types)
         try validateLinkingObjects(descriptors)
+        var registered: (names: [String], stored: Bool)?
         let newState: SchemaState = try env.schema.withLock { state in
             let missing = descriptors.filter { state.byType[ObjectIdentifier($0.type)] == nil }
             for descriptor in missing where state.byName[descriptor.name] != nil {
@@ -145,7 +197,7 @@ extension RealmCore {
             var differences: [String] = []
             var storedClasses: [StoredClass] = []
             for descriptor in missing {
-                let code = StoredClass(descriptor)
+                let code = descriptor.stored
                 if let old = stored?.class(named: descriptor.name) {
                     differences += schemaDifferences(stored: old, code: code)
                     storedClasses.append(old)
@@ -180,10 +232,14 @@ extension RealmCore {
                 }
             }
             write?.registeredClasses += infos.map(\.name)
+            registered = (infos.map(\.name), needsWrite && !env.isReadOnly)
             state = SchemaState(classes: state.classes + infos, stored: updated)
             return state
         }
         schemaState = newState
+        if let registered { // logged outside the schema lock
+            realmLog(.detail, Category.sdk, "Registered \(registered.names.count) classes in '\(env.path)'\(registered.stored ? " (schema stored)" : ""): \(registered.names.joined(separator: ", "))")
+        }
     }
 
     /// `@Persisted(originProperty:)` must name a link to this class.

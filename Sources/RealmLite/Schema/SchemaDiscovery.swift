@@ -24,6 +24,10 @@ final class ClassDescriptor: @unchecked Sendable {
     /// A class read from the stored schema for the dynamic API: its objects
     /// are DynamicObjects, whose values no @Persisted field holds.
     var isDynamic: Bool { type == DynamicObject.self }
+    /// How the schema stores this class (set once, at the end of init):
+    /// every open compares it with the stored class, so it is built once.
+    var stored: StoredClass { storedForm! }
+    private var storedForm: StoredClass?
 
     init(type: ObjectBase.Type, name: String, isEmbedded: Bool, properties: [PropertyDescriptor]) {
         self.type = type
@@ -34,6 +38,7 @@ final class ClassDescriptor: @unchecked Sendable {
         primaryKeyIndex = properties.firstIndex { $0.isPrimary }
         publicSchema = ObjectSchema(className: name, properties: properties.map(\.publicProperty), isEmbedded: isEmbedded,
                                     objectType: type == DynamicObject.self ? nil : type)
+        storedForm = StoredClass(self)
     }
 
     /// Classes this one links to (links, collections of objects, origins).

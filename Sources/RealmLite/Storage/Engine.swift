@@ -185,10 +185,16 @@ func compactOnLaunch(_ handle: OpaquePointer, path: String, shouldCompact: (Int,
         throw storageError(rc, "Reading the size of '\(path)'")
     }
     let used = (info.next_pgno - info.free_pages - info.pending_pages) * UInt64(info.page_size)
-    guard shouldCompact(Int(info.file_size), Int(used)) else { return handle }
+    guard shouldCompact(Int(info.file_size), Int(used)) else {
+        realmLog(.detail, Category.Storage.all, "shouldCompactOnLaunch declined to compact '\(path)' (\(info.file_size) bytes, \(used) used)")
+        return handle
+    }
     let compacted = cs_env_compact(handle, 0)
     // Opened by another process meanwhile: left as it is, like above.
-    if UInt32(compacted) == CS_EBUSY.rawValue { return handle }
+    if UInt32(compacted) == CS_EBUSY.rawValue {
+        realmLog(.info, Category.Storage.all, "Not compacting '\(path)' on launch: another process opened it")
+        return handle
+    }
     guard compacted == csOK else {
         cs_env_close(handle)
         throw storageError(compacted, "Compacting '\(path)' on launch")

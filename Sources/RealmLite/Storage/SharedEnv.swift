@@ -39,6 +39,9 @@ final class SharedEnv: @unchecked Sendable {
     /// schema (twice: openSchema, then register), and decoding its JSON was
     /// most of what opening a Realm cost.
     let decodedSchema = Protected<(bytes: [UInt8], schema: StoredSchema)?>(nil)
+    /// The program's model classes were registered (objectTypes nil:
+    /// RealmCore.defaultSchemaClasses), so later opens skip the search.
+    let programClassesRegistered = Atomic<Bool>(false)
 
     /// Computes observers' changes off their threads (ChangeNotifier.swift).
     let notifier = ChangeNotifier()
@@ -100,6 +103,9 @@ final class SharedEnv: @unchecked Sendable {
         guard let path = path(for: config) else {
             throw Realm.Error(.fileAccess, "Realm.Configuration has neither a fileURL nor an inMemoryIdentifier.")
         }
+        if config.encryptionKey != nil {
+            throw Realm.Error(.invalidValue, "Cannot open '\(path)' with an encryptionKey: RealmLite does not encrypt files. Set Realm.Configuration.encryptionKey to nil (encrypt the volume instead, e.g. with fscrypt or LUKS).")
+        }
         if config.readOnly && config.shouldCompactOnLaunch != nil {
             throw Realm.Error(.fail, "Cannot set `shouldCompactOnLaunch` when `readOnly` is set: a read-only Realm cannot be compacted. Remove one of them.")
         }
@@ -125,6 +131,9 @@ final class SharedEnv: @unchecked Sendable {
                 if stage == CS_STAGE_DATA_WRITTEN { Unmanaged<OwnCommits>.fromOpaque(context!).takeUnretainedValue().note(txnid) }
             }
             options.commit_hook_ctx = Unmanaged.passRetained(ownCommits).toOpaque()
+            _ = engineLogLevelFollowsLogger
+            options.log = forwardEngineLog
+            options.log_level = cs_log_level(UInt32(LogGate.threshold.load(ordering: .relaxed)))
             var handedOver = false // to the SharedEnv, which releases it after closing
             defer { if !handedOver { Unmanaged.passUnretained(ownCommits).release() } }
             func openHandle() throws -> OpaquePointer {
@@ -274,6 +283,24 @@ final class CommitWatcher: @unchecked Sendable {
             if last > ownCommits.latest { cores.scheduleAutorefresh() }
         }
         finished.store(true, ordering: .releasing)
+    }
+}
+
+/// The engine's messages go to Logger.shared (the engine checked the level
+/// before formatting them).
+private func forwardEngineLog(_: UnsafeMutableRawPointer?, _ level: cs_log_level, _ topic: cs_log_topic,
+                              _ message: UnsafePointer<CChar>?) {
+    guard let message, let level = LogLevel(rawValue: UInt(level.rawValue)) else { return }
+    let category: Category.Storage = topic == CS_LOG_TOPIC_TXN ? .transaction : .all
+    realmLog(level, category, "DB: " + String(cString: message))
+}
+
+/// Once per process: a change of Logger.shared or of its level reaches
+/// every open file's engine.
+private let engineLogLevelFollowsLogger: Void = LogGate.onChange.withLock { hook in
+    hook = { level in
+        let envs = openEnvs.withLock { $0.values.compactMap(\.env) }
+        for env in envs { cs_env_set_log_level(env.handle, cs_log_level(UInt32(level.rawValue))) }
     }
 }
 
