@@ -11,6 +11,18 @@ private func mainQueueTurn() async {
     await withCheckedContinuation { continuation in DispatchQueue.main.async { continuation.resume() } }
 }
 
+/// Main-queue turns until the notifier has no change in flight, then two
+/// more: the delivery, and the consumer it woke.
+private func settle() async {
+    for _ in 0..<10_000 {
+        await mainQueueTurn()
+        if ChangeNotifier.inFlight.load(ordering: .acquiring) == 0 { break }
+        usleep(100)
+    }
+    await mainQueueTurn()
+    await mainQueueTurn()
+}
+
 /// The insertions of a collection's first update, read through generic code.
 @MainActor
 private func firstInsertions<C: RealmCollection>(_ collection: C) async -> [Int] {
@@ -241,8 +253,7 @@ final class ChangeSequenceTests: RealmTestCase {
         try realm.write { dog.name = "Max" }
         await mainQueueTurn()
         try realm.write { dog.age = 2 }
-        await mainQueueTurn() // the delivery wakes the consumer,
-        await mainQueueTurn() // which computes the change in its turn
+        await settle() // the change is computed, delivered and taken before the delete
         try realm.write { realm.delete(dog) }
         let log = await consumer.value // ends by itself after .deleted
         XCTAssertEqual(log, ["2 [\"age\"]", "deleted"])

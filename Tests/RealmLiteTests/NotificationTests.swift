@@ -197,4 +197,26 @@ final class NotificationTests: RealmTestCase {
         XCTAssertEqual(calls, [.refreshRequired, .didChange], "refresh() delivers at once")
         token.invalidate()
     }
+
+    /// The version an observer starts from is the one it was registered at:
+    /// a commit before its first delivery is reported (an object observer
+    /// has no initial call that would cover it).
+    func testACommitRightAfterRegistrationIsReported() throws {
+        let realm = try openRealm()
+        let dog = try realm.write { realm.create(Dog.self, value: ["name": "Rex", "age": 1]) }
+        var log: [String] = []
+        let token = dog.observe { (change: ObjectChange<Dog>) in
+            if case .change(_, let properties) = change { log.append(properties.map(\.name).joined(separator: ",")) }
+        }
+        var realmCalls = 0
+        let realmToken = realm.observe { _, _ in realmCalls += 1 }
+        try realm.write { dog.age = 2 } // before either observer's first delivery
+        nextTurn()
+        XCTAssertEqual(log, ["age"])
+        XCTAssertEqual(realmCalls, 1, "the Realm observer hears of the commit too")
+        nextTurn()
+        XCTAssertEqual(realmCalls, 1, "and of nothing else")
+        token.invalidate()
+        realmToken.invalidate()
+    }
 }

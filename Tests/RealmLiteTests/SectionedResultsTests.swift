@@ -130,4 +130,28 @@ final class SectionedResultsTests: RealmTestCase {
         XCTAssertEqual(seen.map(\.keys), [[1, 2, 3], [1, 2, 3, 5]])
         XCTAssertEqual(seen.last?.inserted, IndexSet(integer: 3))
     }
+
+    func testASectionObservesItsOwnRows() throws {
+        let realm = try openRealm()
+        try seed(realm)
+        let sections = realm.objects(Dog.self).sectioned(by: \.age, sortDescriptors: [SortDescriptor(keyPath: "age"), SortDescriptor(keyPath: "name")])
+        let ones = sections[0] // age 1: [Bea, Bob]
+        var log: [String] = []
+        let token = ones.observe { change in
+            switch change {
+            case .initial(let section): log.append("initial \(section.count)")
+            case .update(let section, let d, let i, let m, let si, let sd):
+                log.append("update \(section.count) d\(d.map { $0[1] }) i\(i.map { $0[1] }) m\(m.map { $0[1] }) si\(Array(si)) sd\(Array(sd))")
+            }
+        }
+        defer { token.invalidate() }
+        nextTurn()
+        try realm.write { realm.create(Dog.self, value: ["name": "Zed", "age": 3]) } // another section: no call
+        nextTurn()
+        try realm.write { realm.create(Dog.self, value: ["name": "Bud", "age": 1]) }
+        nextTurn()
+        try realm.write { realm.delete(realm.objects(Dog.self).filter("age == 1")) }
+        nextTurn()
+        XCTAssertEqual(log, ["initial 2", "update 3 d[] i[2] m[] si[] sd[]", "update 0 d[0, 1, 2] i[] m[] si[] sd[0]"])
+    }
 }

@@ -41,8 +41,14 @@ struct Delivery {
 /// One registered block and the version it has reported up to.
 final class Observer {
     let cancelled = Atomic(false)
-    /// The frozen core of the version last reported (nil before the initial call).
+    /// The frozen core of the version last reported; before the first
+    /// delivery, the version the observer was registered at, so that a
+    /// commit between registration and the first delivery is reported
+    /// (objects and Realms have no initial call to cover it).
     var reported: RealmCore?
+    /// False until the first delivery (collections' initial call is due even
+    /// if the version has not moved since registration).
+    var hasDelivered = false
     /// The change from the first core (nil: the initial call) to the second
     /// (N1). Set once at registration, then only read.
     var compute: (_ base: RealmCore?, _ now: RealmCore) -> Delivery = { _, _ in Delivery() }
@@ -73,6 +79,7 @@ extension RealmCore {
         let observer = Observer()
         observer.compute = compute
         observer.computesInline = inline
+        observer.reported = snapshotForObservers()
         observers.append(observer)
         scheduleNotifications(orStopWith: "Notifications need a Realm that can run callbacks: one opened on the main actor (the main thread), on a serial queue (Realm(configuration:queue:)) or in an actor (Realm(actor:)). A plain thread, or a task outside any actor (try await Realm() there), has no turns to deliver them in.")
         return NotificationToken(observer: observer)
@@ -105,7 +112,7 @@ extension RealmCore {
         defer { delivering = false }
         var inPlace = 0, sent = 0
         for observer in observers where !observer.cancelled.load(ordering: .acquiring) {
-            if let reported = observer.reported, reported.version == now.version { continue }
+            if observer.hasDelivered, let reported = observer.reported, reported.version == now.version { continue }
             if synchronously || observer.computesInline || observer.dropped >= 2 {
                 let base = observer.reported
                 apply(observer.compute(base, now), to: observer, from: base, to: now)
@@ -122,6 +129,7 @@ extension RealmCore {
     /// Applies a change computed for `observer` from `base` to `now` (N2
     /// checked by the caller), or hands it to the observer's stream.
     func apply(_ delivery: Delivery, to observer: Observer, from base: RealmCore?, to now: RealmCore) {
+        observer.hasDelivered = true
         if let handoff = observer.handoff { return handoff(base, now, delivery) }
         observer.reported = now
         observer.dropped = 0

@@ -15,8 +15,9 @@ extension Realm {
 
     /// Calls `block` each time this Realm advances to a newer version.
     public func observe(_ block: @escaping NotificationBlock) -> NotificationToken {
-        let token = core.addObserver(what: "Realm", inline: true) { base, _ in
-            Delivery(notify: base == nil ? nil : { core in block(.didChange, Realm(core: core)) })
+        let token = core.addObserver(what: "Realm", inline: true) { base, now in
+            // No initial call: only a version newer than the one observed from.
+            Delivery(notify: base == nil || base?.version == now.version ? nil : { core in block(.didChange, Realm(core: core)) })
         }
         // The observer lives in the core's list and is only called by it.
         unowned(unsafe) let core = self.core

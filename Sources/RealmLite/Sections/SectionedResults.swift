@@ -81,6 +81,8 @@ public struct SectionedResults<Key: _Persistable & Hashable, SectionElement: Rea
         cache = SectionCache(results: results, key: key)
     }
 
+    init(cache: SectionCache<Key, SectionElement>) { self.cache = cache }
+
     /// The sorted Results the sections split.
     var results: Results<SectionElement> { cache.results }
 

@@ -91,3 +91,42 @@ extension SectionedResults {
                        sectionsToInsert: sectionsToInsert, sectionsToDelete: sectionsToDelete)
     }
 }
+
+extension ResultsSection {
+    /// Calls `block` with `.initial` soon, then after each commit that
+    /// changes this section: its rows deleted, inserted and modified (index
+    /// paths [section, row], the section's index in its sectioned results
+    /// before and after). When the section's last element goes, every row
+    /// is reported deleted and the section in `sectionsToDelete`; when its
+    /// key comes back, in `sectionsToInsert` with its rows.
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+                        _ block: @escaping (SectionedResultsChange<ResultsSection>) -> Void) -> NotificationToken {
+        if let queue { return RealmLite.observe(self, on: queue) { $0.observe(keyPaths: keyPaths, block) } }
+        let key = self.key, cache = self.cache
+        var index: Int?, rows = 0
+        return SectionedResults(cache: cache).observe(keyPaths: keyPaths) { change in
+            let layout = cache.current
+            let now = layout.sectionOf[key]
+            let nowRows = now.map { layout.rows[$0].count } ?? 0
+            defer { (index, rows) = (now, nowRows) }
+            switch change {
+            case .initial: block(.initial(self))
+            case .update(_, let deletions, let insertions, let modifications, let sectionsToInsert, let sectionsToDelete):
+                var deleted = deletions.filter { $0[0] == index }, inserted = insertions.filter { $0[0] == now }
+                var gone = IndexSet(), came = IndexSet()
+                if let index, sectionsToDelete.contains(index) {
+                    deleted = (0..<rows).map { IndexPath(indexes: [index, $0]) }
+                    gone.insert(index)
+                }
+                if let now, sectionsToInsert.contains(now) {
+                    inserted = (0..<nowRows).map { IndexPath(indexes: [now, $0]) }
+                    came.insert(now)
+                }
+                let modified = modifications.filter { $0[0] == index }
+                if deleted.isEmpty && inserted.isEmpty && modified.isEmpty { return }
+                block(.update(self, deletions: deleted, insertions: inserted, modifications: modified,
+                              sectionsToInsert: came, sectionsToDelete: gone))
+            }
+        }
+    }
+}
