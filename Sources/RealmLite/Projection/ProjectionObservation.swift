@@ -1,0 +1,64 @@
+import Dispatch
+
+// Observing a projection: its root object is observed for the root
+// properties the projected key paths read (through links too), and each
+// change is reported as the projected properties it changes, by their
+// names in the projection, with values read through the projection's key
+// paths on the old (frozen) and the current object.
+
+extension ProjectionObservable {
+    /// Calls `block` after each commit that changes a projected property of
+    /// the root object, with the changed projected properties (by their names
+    /// in the projection, old and new values), and once with `.deleted`;
+    /// there is no initial call. Projected properties that read the same
+    /// root property (`\.address?.city` and `\.address?.street`) are all
+    /// reported when it changes.
+    ///
+    /// - Parameters:
+    ///   - keyPaths: only these projected properties count, named as in the
+    ///     projection (`"homeCity"`) or by the root key path they read
+    ///     (`"address.city"`, as RealmSwift matches them); one that names no
+    ///     projected property stops with ``Realm/Error/Code/invalidValue``.
+    ///   - queue: a serial queue to deliver on; nil delivers in the Realm's context.
+    ///   - block: called with each ``ObjectChange``.
+    /// - Returns: the token; the notifications stop when it is invalidated or released.
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+                        _ block: @escaping (ObjectChange<Self>) -> Void) -> NotificationToken {
+        if let queue { return RealmLite.observe(self, on: queue) { $0.observe(keyPaths: keyPaths, block) } }
+        let schema = projectionSchema(of: self)
+        var selected = schema
+        if let keyPaths, !keyPaths.isEmpty {
+            if let unknown = keyPaths.first(where: { path in !schema.contains { $0.label == path || $0.origin == path } }) {
+                realmFatal(.invalidValue, "Cannot observe key path '\(unknown)' of \(Self.self): it names no @Projected property (\(schema.map(\.label).joined(separator: ", "))).")
+            }
+            selected = schema.filter { property in keyPaths.contains { $0 == property.label || $0 == property.origin } }
+        }
+        var origins: [String] = []
+        for property in selected where !origins.contains(property.origin) { origins.append(property.origin) }
+        return rootObject.observeColumns(keyPaths: origins, deleted: { block(.deleted) }) { before, columns in
+            let changedNames = Set(columns.map(\.name))
+            let changes = selected.filter { changedNames.contains(String($0.rootProperty)) }.map { property in
+                PropertyChange(name: property.label, oldValue: before[keyPath: property.keyPath],
+                               newValue: self.rootObject[keyPath: property.keyPath])
+            }
+            if !changes.isEmpty { block(.change(self, changes)) }
+        }
+    }
+
+    /// ``observe(keyPaths:on:_:)-([String]?,_,_)`` with Swift key paths of
+    /// the projection: `projection.observe(keyPaths: [\PersonProjection.homeCity])`.
+    public func observe(keyPaths: [PartialKeyPath<Self>], on queue: DispatchQueue? = nil,
+                        _ block: @escaping (ObjectChange<Self>) -> Void) -> NotificationToken {
+        observe(keyPaths: keyPaths.isEmpty ? nil : keyPaths.map(Self.rootKeyPathName), on: queue, block)
+    }
+
+    /// The root key path a projection key path reads (`"address.city"`),
+    /// recorded by applying it to a projection of a recording prototype.
+    static func rootKeyPathName(_ keyPath: PartialKeyPath<Self>) -> String {
+        orStop(otherwise: .invalidValue) {
+            try KeyPathRecorder.components(of: keyPath, root: Root.self) { prototype in
+                Self(projecting: unsafeDowncast(prototype, to: Root.self))[keyPath: keyPath]
+            }.joined(separator: ".")
+        }
+    }
+}
