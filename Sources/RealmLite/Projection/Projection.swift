@@ -57,7 +57,7 @@ open class Projection<Root: ObjectBase & RealmCollectionValue>: RealmCollectionV
     /// with the root key path it reads and its current value.
     open var description: String {
         let lines = projectionSchema(of: self).map { property in
-            "\t\(property.label)(\\.\(property.origin)) = \(describeValue(rootObject[keyPath: property.keyPath] as Any));"
+            "\t\(property.label)(\\.\(property.origin)) = \(rootObject[keyPath: property.keyPath].map(describeValue) ?? "nil");"
         }
         return "\(type(of: self))<\(type(of: rootObject))> {\n" + lines.joined(separator: "\n") + "\n}"
     }
