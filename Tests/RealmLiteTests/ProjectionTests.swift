@@ -284,3 +284,34 @@ final class ProjectionTests: RealmTestCase {
     }
 }
 
+
+extension ProjectionTests {
+    func testSortBySwiftKeyPathOfTheProjection() throws {
+        let realm = try populated()
+        let all = realm.objects(PersonProjection.self)
+        XCTAssertEqual(all.sorted(by: \PersonProjection.name).map(\.name), ["Arya", "Daenerys", "Jon"])
+        XCTAssertEqual(all.sorted(by: \.lastName, ascending: false).map(\.lastName), ["Targaryen", "Stark", "Snow"])
+        XCTAssertEqual(_name(for: \PersonProjection.homeCity), "address.city")
+    }
+
+    @MainActor
+    func testObserveOnAnActor() async throws {
+        let realm = try populated()
+        let projection = jon(realm)
+        let watcher = Watcher()
+        let done = expectation(description: "changed")
+        let token = await projection.observe(keyPaths: [\PersonProjection.name], on: watcher) { watcher, change in
+            watcher.assertIsolated()
+            if case .change(let p, let properties) = change {
+                watcher.note("\(p.name) \(properties.map(\.name))") // reads the actor's Realm
+                done.fulfill()
+            }
+        }
+        try realm.write { projection.rootObject.age = 3 }
+        try realm.write { projection.name = "Aegon" }
+        await fulfillment(of: [done], timeout: 10)
+        let entries = await watcher.entries
+        XCTAssertEqual(entries, ["Aegon [\"name\"]"])
+        token.invalidate()
+    }
+}

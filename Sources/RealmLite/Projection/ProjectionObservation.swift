@@ -62,3 +62,38 @@ extension ProjectionObservable {
         }
     }
 }
+
+extension ProjectionObservable {
+    /// ``observe(keyPaths:on:_:)-([String]?,_,_)`` delivered on `actor`: the
+    /// block runs isolated to it (`{ actor, change in }`) and gets the
+    /// projection as the actor's Realm reads it. Returns once the observer is
+    /// registered there; a task cancelled before that gets an invalidated token.
+    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @escaping @Sendable (isolated A, ObjectChange<Self>) -> Void) async -> NotificationToken {
+        await RealmLite.observe(self, on: actor, what: "projection \(Self.self)", isolation: _isolation) { actor, projection in
+            projection.observe(keyPaths: keyPaths, on: nil) { invokeIsolated(actor, block, $0) }
+        }
+    }
+
+    /// The actor-isolated observe with Swift key paths of the projection.
+    public func observe<A: Actor>(keyPaths: [PartialKeyPath<Self>], on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @escaping @Sendable (isolated A, ObjectChange<Self>) -> Void) async -> NotificationToken {
+        await observe(keyPaths: keyPaths.isEmpty ? nil : keyPaths.map(Self.rootKeyPathName), on: actor, block)
+    }
+}
+
+/// The root key path a projection's key path reads:
+/// `_name(for: \PersonProjection.homeCity)` is `"address.city"`.
+public func _name<O: ObjectBase, T: Projection<O>>(for keyPath: PartialKeyPath<T>) -> String {
+    T.rootKeyPathName(keyPath)
+}
+
+extension Results where Element: ProjectionObservable {
+    /// The projections ordered by a projected property (its root key path):
+    /// `sorted(by: \PersonProjection.name)`.
+    public func sorted<V>(by keyPath: KeyPath<Element, V>, ascending: Bool = true) -> Results<Element> {
+        sorted(byKeyPath: Element.rootKeyPathName(keyPath), ascending: ascending)
+    }
+}
