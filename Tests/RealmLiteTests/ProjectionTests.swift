@@ -20,6 +20,7 @@ class ProjPerson: Object {
     @Persisted var address: ProjAddress?
     @Persisted var friends: List<ProjPerson>
     @Persisted var tags: MutableSet<ProjTag>
+    var notPersisted = 0
 }
 
 class ProjTag: Object {
@@ -38,6 +39,11 @@ final class PersonProjection: Projection<ProjPerson> {
 final class AgeProjection: Projection<ProjPerson> {
     @Projected(\ProjPerson.age) var age1
     @Projected(\ProjPerson.age) var age2
+}
+
+/// Projects a property that is not persisted: observing it stops.
+final class FailedProjection: Projection<ProjPerson> {
+    @Projected(\ProjPerson.notPersisted) var plain
 }
 
 final class ProjectionTests: RealmTestCase {
@@ -313,5 +319,54 @@ extension ProjectionTests {
         let entries = await watcher.entries
         XCTAssertEqual(entries, ["Aegon [\"name\"]"])
         token.invalidate()
+    }
+
+    func testResultsOfProjectionsObserveAndHandOver() throws {
+        let realm = try populated()
+        let young = realm.objects(PersonProjection.self).filter("age < 18")
+        var seen: [String] = []
+        let token = young.observe { change in
+            switch change {
+            case .initial(let r): seen.append("initial \(r.map(\.name))")
+            case .update(let r, let deletions, let insertions, _): seen.append("update \(r.map(\.name)) \(deletions) \(insertions)")
+            case .error(let error): XCTFail("\(error)")
+            }
+        }
+        nextTurn()
+        try realm.write { realm.object(ofType: ProjPerson.self, forPrimaryKey: 2)!.age = 15 }
+        nextTurn()
+        XCTAssertEqual(seen, ["initial [\"Arya\"]", "update [\"Daenerys\", \"Arya\"] [] [0]"])
+        token.invalidate()
+        // A projection is thread-confined like its object: hand it over.
+        let reference = UncheckedBox(value: ThreadSafeReference(to: jon(realm)))
+        let configuration = self.configuration(types)
+        let name = onOtherThread(returning: {
+            let other = try Realm(configuration: configuration)
+            return other.resolve(reference.value)?.name
+        })
+        XCTAssertEqual(name, "Jon")
+    }
+
+    func testMisuseStops() {
+        let runner = "RealmLiteTests.ProjectionTests/testRunProjectionStopScenario"
+        assertStops("writeOutsideTransaction", printing: "Cannot modify property 'ProjPerson.firstName' outside of a write transaction", runner: runner)
+        assertStops("notWritable", printing: "Cannot set projected property", runner: runner)
+        assertStops("unknownKeyPath", printing: "Cannot observe key path 'age' of PersonProjection", runner: runner)
+        assertStops("notPersisted", printing: "@Projected property 'plain' of FailedProjection must read a persisted property", runner: runner)
+    }
+
+    /// The child-process entry point of testMisuseStops.
+    func testRunProjectionStopScenario() throws {
+        guard let name = ProcessInfo.processInfo.environment[stopScenarioVariable] else {
+            throw XCTSkip("the child-process entry point of testMisuseStops: runs only with \(stopScenarioVariable) set")
+        }
+        let realm = try populated()
+        switch name {
+        case "writeOutsideTransaction": jon(realm).name = "x"
+        case "notWritable": try realm.write { jon(realm).homeCity = "x" }
+        case "unknownKeyPath": _ = jon(realm).observe(keyPaths: ["age"]) { _ in }
+        case "notPersisted": _ = realm.objects(FailedProjection.self).first!.description
+        default: XCTFail("unknown scenario \(name)")
+        }
     }
 }
