@@ -17,6 +17,7 @@ public struct Projected<T: ObjectBase, Value>: AnyProjected {
         keyPath = projectedKeyPath
     }
 
+    /// Unavailable: the value is read through the enclosing projection.
     @available(*, unavailable, message: "@Projected can only be used as a property of a Projection")
     public var wrappedValue: Value {
         get { fatalError("unavailable") }

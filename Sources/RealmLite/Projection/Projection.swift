@@ -85,6 +85,10 @@ open class Projection<Root: ObjectBase & RealmCollectionValue>: RealmCollectionV
     }
 }
 
+/// Results of projections sort by the projection's key paths
+/// (`sorted(by: \PersonProjection.name)`), as RealmSwift's do.
+extension Projection: KeypathSortable {}
+
 // MARK: - Thread confinement
 
 extension Projection: ThreadConfined {
@@ -200,14 +204,4 @@ func projectionSchema(of projection: AnyObject) -> [ProjectionProperty] {
     let found = properties
     projectionSchemas.withLock { $0[id] = found }
     return found
-}
-
-extension Realm {
-    /// Every object of a projection's root class, each seen through the
-    /// projection: `realm.objects(PersonProjection.self)`. Filter and sort
-    /// them by the root's properties (`filter("lastName == 'Snow'")`).
-    public func objects<Element: RealmFetchable>(_ type: Element.Type) -> Results<Element> {
-        core.verifyThread()
-        return Results(realm: core, info: core.classInfoOrStop(Element._rlmFetchedClass))
-    }
 }
