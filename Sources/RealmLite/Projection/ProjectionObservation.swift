@@ -97,3 +97,15 @@ extension Results where Element: ProjectionObservable {
         sorted(byKeyPath: Element.rootKeyPathName(keyPath), ascending: ascending)
     }
 }
+
+/// RealmSwift declares this for a projection's changed property; its
+/// observers report ``PropertyChange`` (named as in the projection), and so
+/// do RealmLite's. Kept so that code naming the type compiles.
+public struct ProjectedPropertyChange {
+    /// The name of the changed property, as declared in the projection.
+    public let name: String
+    /// The value before the change (nil if not available).
+    public let oldValue: Any?
+    /// The value after the change.
+    public let newValue: Any?
+}
