@@ -184,6 +184,12 @@ final class ProjectionTests: RealmTestCase {
         try realm.write { realm.object(ofType: ProjPerson.self, forPrimaryKey: 2)!.firstName = "Dany" }
         nextTurn()
         XCTAssertEqual(changes.last, ["friendsFirstName"])
+        // A friend added: the projected collection changed.
+        try realm.write { jon.rootObject.friends.append(ProjPerson(value: ["id": 4, "firstName": "Sam"])) }
+        nextTurn()
+        XCTAssertEqual(changes.last, ["friendsFirstName"])
+        XCTAssertEqual((values.last?.1 as? ProjectedCollection<String>).map(Array.init), ["Dany", "Arya", "Sam"])
+        XCTAssertEqual((values.last?.0 as? ProjectedCollection<String>).map(Array.init), ["Dany", "Arya"])
         // A friend's unprojected property: nothing.
         let before = changes.count
         try realm.write { realm.object(ofType: ProjPerson.self, forPrimaryKey: 2)!.age = 30 }
@@ -368,5 +374,31 @@ extension ProjectionTests {
         case "notPersisted": _ = realm.objects(FailedProjection.self).first!.description
         default: XCTFail("unknown scenario \(name)")
         }
+    }
+
+    func testObserveOnAQueue() throws {
+        let realm = try populated()
+        let jon = jon(realm)
+        let changed = expectation(description: "change on the queue")
+        changed.assertForOverFulfill = false
+        let seen = LockedLog<String>()
+        let token = jon.observe(keyPaths: ["homeCity"], on: DispatchQueue(label: "projection")) { change in
+            if case .change(let projection, let properties) = change {
+                // Read through the queue's Realm.
+                seen.add("\(projection.homeCity ?? "-") \(properties.map(\.name))")
+                changed.fulfill()
+            }
+        }
+        // The observer registers on the queue asynchronously: keep writing until it reports.
+        var attempts = 0
+        while seen.entries.isEmpty && attempts < 50 {
+            try realm.write { jon.rootObject.address!.city = "c\(attempts)" }
+            attempts += 1
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        wait(for: [changed], timeout: 10)
+        XCTAssertTrue(seen.entries.first?.hasPrefix("c") ?? false, "\(seen.entries)")
+        XCTAssertTrue(seen.entries.first?.hasSuffix("[\"homeCity\"]") ?? false, "\(seen.entries)")
+        token.invalidate()
     }
 }
