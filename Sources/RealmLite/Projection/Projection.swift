@@ -181,27 +181,24 @@ private let projectionSchemas = Mutex<[ObjectIdentifier: [ProjectionProperty]]>(
 func projectionSchema(of projection: AnyObject) -> [ProjectionProperty] {
     let id = ObjectIdentifier(type(of: projection))
     if let known = projectionSchemas.withLock({ $0[id] }) { return known }
-    var properties: [ProjectionProperty] = []
-    var mirror: Mirror? = Mirror(reflecting: projection)
+    // Each class level's properties in declaration order, a superclass's first.
     var levels: [[ProjectionProperty]] = []
+    var mirror: Mirror? = Mirror(reflecting: projection)
     while let current = mirror {
-        // Superclass properties first, as declared.
-        var level: [ProjectionProperty] = []
-        for child in current.children {
-            guard let label = child.label, label.hasPrefix("_"), let projected = child.value as? AnyProjected else { continue }
+        let level = current.children.compactMap { child -> ProjectionProperty? in
+            guard let label = child.label, label.hasPrefix("_"), let projected = child.value as? AnyProjected else { return nil }
             let name = String(label.dropFirst())
             let origin = orStop(otherwise: .invalidValue) {
                 do { return try projected.originName() } catch {
                     throw Realm.Error(.invalidValue, "@Projected property '\(name)' of \(type(of: projection)) must read a persisted property of the root object: \(error)")
                 }
             }
-            level.append(ProjectionProperty(label: name, keyPath: projected.projectedKeyPath, origin: origin))
+            return ProjectionProperty(label: name, keyPath: projected.projectedKeyPath, origin: origin)
         }
         levels.insert(level, at: 0)
         mirror = current.superclassMirror
     }
-    properties = levels.flatMap { $0 }
-    let found = properties
+    let found = levels.flatMap { $0 }
     projectionSchemas.withLock { $0[id] = found }
     return found
 }
