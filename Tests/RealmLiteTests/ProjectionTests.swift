@@ -304,6 +304,9 @@ extension ProjectionTests {
         XCTAssertEqual(all.sorted(by: \PersonProjection.name).map(\.name), ["Arya", "Daenerys", "Jon"])
         XCTAssertEqual(all.sorted(by: \.lastName, ascending: false).map(\.lastName), ["Targaryen", "Stark", "Snow"])
         XCTAssertEqual(_name(for: \PersonProjection.homeCity), "address.city")
+        try realm.write { realm.add(ProjPerson(value: ["id": 9, "firstName": "Benjen", "lastName": "Stark"])) }
+        XCTAssertEqual(all.distinct(by: [\PersonProjection.lastName]).map(\.name), ["Jon", "Daenerys", "Arya"])
+        XCTAssertEqual(all.distinct(by: ["lastName"]).count, 3)
     }
 
     @MainActor

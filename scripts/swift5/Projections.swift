@@ -43,7 +43,7 @@ func useProjections(realm: Realm, log: HikeLog) async throws -> [NotificationTok
     print(manual == first, manual.description, manual.isInvalidated, manual.realm != nil)
     let frozen = first.freeze()
     print(frozen.isFrozen, frozen.thaw()?.name ?? "deleted")
-    print(hikers.sorted(by: \HikerProjection.name).count, _name(for: \HikerProjection.homeCity))
+    print(hikers.sorted(by: \HikerProjection.name).count, hikers.distinct(by: [\HikerProjection.name]).count, _name(for: \HikerProjection.homeCity))
     var tokens = [
         first.observe { change in
             switch change {

@@ -142,6 +142,20 @@ extension Projection: RealmFetchable {
     public static var _rlmFetchedClass: ObjectBase.Type { Root.self }
 }
 
+extension Results where Element: ProjectionObservable {
+    /// The projections ordered by a projected property (the root key path it
+    /// reads): `sorted(by: \PersonProjection.name)`.
+    public func sorted<V>(by keyPath: KeyPath<Element, V>, ascending: Bool = true) -> Results<Element> {
+        sorted(byKeyPath: Element.rootKeyPathName(keyPath), ascending: ascending)
+    }
+
+    /// One projection per distinct value tuple of the projected properties
+    /// (the root key paths they read): `distinct(by: [\PersonProjection.lastName])`.
+    public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Element == PartialKeyPath<Element> {
+        distinct(by: keyPaths.map(Element.rootKeyPathName))
+    }
+}
+
 /// How Results and observers, which hold objects, make and unwrap
 /// projections without knowing their generic type.
 protocol ProjectionBridge: AnyObject {

@@ -90,14 +90,6 @@ public func _name<O: ObjectBase, T: Projection<O>>(for keyPath: PartialKeyPath<T
     T.rootKeyPathName(keyPath)
 }
 
-extension Results where Element: ProjectionObservable {
-    /// The projections ordered by a projected property (its root key path):
-    /// `sorted(by: \PersonProjection.name)`.
-    public func sorted<V>(by keyPath: KeyPath<Element, V>, ascending: Bool = true) -> Results<Element> {
-        sorted(byKeyPath: Element.rootKeyPathName(keyPath), ascending: ascending)
-    }
-}
-
 /// RealmSwift declares this for a projection's changed property; its
 /// observers report ``PropertyChange`` (named as in the projection), and so
 /// do RealmLite's. Kept so that code naming the type compiles.
