@@ -41,6 +41,13 @@ final class AgeProjection: Projection<ProjPerson> {
     @Projected(\ProjPerson.age) var age2
 }
 
+/// Projects collections themselves and the whole linked object.
+final class CollectionsProjection: Projection<ProjPerson> {
+    @Projected(\ProjPerson.friends) var friends
+    @Projected(\ProjPerson.tags) var tags
+    @Projected(\ProjPerson.address) var address
+}
+
 /// Projects a property that is not persisted: observing it stops.
 final class FailedProjection: Projection<ProjPerson> {
     @Projected(\ProjPerson.notPersisted) var plain
@@ -414,5 +421,21 @@ extension ProjectionTests {
         XCTAssertTrue(seen.entries.first?.hasPrefix("c") ?? false, "\(seen.entries)")
         XCTAssertTrue(seen.entries.first?.hasSuffix("[\"homeCity\"]") ?? false, "\(seen.entries)")
         token.invalidate()
+    }
+
+    func testProjectedCollectionsAndLinksAreTheObjectsOwn() throws {
+        let realm = try populated()
+        let projection = realm.objects(CollectionsProjection.self).filter("id == 1").first!
+        try realm.write {
+            projection.friends.append(ProjPerson(value: ["id": 5, "firstName": "Gilly"]))
+            projection.tags.insert(ProjTag(value: ["label": "lord"]))
+            projection.address = ProjAddress(value: ["city": "Oldtown"])
+        }
+        let jon = realm.object(ofType: ProjPerson.self, forPrimaryKey: 1)!
+        XCTAssertEqual(jon.friends.map(\.firstName), ["Daenerys", "Arya", "Gilly"])
+        XCTAssertEqual(Set(jon.tags.map(\.label)), ["crow", "lord"])
+        XCTAssertEqual(jon.address?.city, "Oldtown")
+        XCTAssertTrue(projection.friends == jon.friends)
+        XCTAssertEqual(self.jon(realm).friendsFirstName.count, 3)
     }
 }
