@@ -32,6 +32,9 @@ protocol WholeClassResults {
 public final class Results<Element: RealmCollectionValue>: RandomAccessCollection, CustomStringConvertible {
     let core: RealmCore
     let source: ResultsSource
+    /// Set for Results of projections: the projection class wrapping each
+    /// object read (Projection/Projection.swift).
+    let projection: (any ProjectionBridge.Type)? = Element.self as? any ProjectionBridge.Type
 
     init(realm: RealmCore, info: ClassInfo) {
         precondition(Element.self is AnyObject.Type, "RealmLite: Results of objects only")
@@ -88,7 +91,7 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
             guard let object = plan.object(at: position, realmInstance) else {
                 realmFatal(.invalidValue, "Index \(position) is out of bounds for Results<\(info.name)> (count \(plan.keys(realmInstance).count)).")
             }
-            return unsafeBitCast(object, to: Element.self)
+            return wrap(object)
         }
         guard let (key, value) = realmInstance.cursor(info.objectsTree)?.seek(toIndex: position) else {
             realmFatal(.invalidValue, "Index \(position) is out of bounds for Results<\(info.name)> (count \(count)).")
@@ -105,7 +108,7 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
         if case .query(let plan) = source {
             let count = plan.keys(realmInstance).count
             guard count > 0, let object = plan.object(at: last ? count - 1 : 0, realmInstance) else { return nil }
-            return unsafeBitCast(object, to: Element.self)
+            return wrap(object)
         }
         guard let cursor = realmInstance.cursor(info.objectsTree),
               let (key, value) = last ? cursor.last() : cursor.first() else { return nil }
@@ -114,7 +117,7 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
 
     /// The position of a managed object, or nil.
     public func index(of object: Element) -> Int? {
-        guard let object = object as? ObjectBase, object._realm === realmInstance, object._info === info else { return nil }
+        guard let object = (object as? ObjectBase) ?? (object as? any ProjectionBridge)?._projectedObject, object._realm === realmInstance, object._info === info else { return nil }
         if case .query(let plan) = source { return plan.keys(realmInstance).firstIndex(of: object._key) }
         guard let cursor = realmInstance.cursor(info.objectsTree),
               withKey(object._key, { cursor.seekExact($0) }) != nil else { return nil }
@@ -123,7 +126,14 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
 
     @inline(__always)
     func element(_ key: cs_val, _ value: cs_val) -> Element {
-        unsafeBitCast(realmInstance.materialize(info, key: keyValue(key), record: value), to: Element.self)
+        wrap(realmInstance.materialize(info, key: keyValue(key), record: value))
+    }
+
+    /// The element for an object read: the object, or its projection.
+    @inline(__always)
+    func wrap(_ object: ObjectBase) -> Element {
+        if let projection { return unsafeBitCast(projection._project(object), to: Element.self) }
+        return unsafeBitCast(object, to: Element.self)
     }
 
     public func makeIterator() -> ResultsIterator<Element> { ResultsIterator(results: self) }
@@ -160,9 +170,12 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
     // `results` keeps both alive.
     private let realmRef: Unmanaged<RealmCore>
     private let allInfoRef: Unmanaged<ClassInfo>?
+    /// True for Results of projections: each object is wrapped.
+    @usableFromInline let projects: Bool
 
     init(results: Results<Element>) {
         self.results = results
+        projects = results.projection != nil
         realmRef = .passUnretained(results.core)
         if case .all(let info) = results.source { allInfoRef = .passUnretained(info) } else { allInfoRef = nil }
     }
@@ -172,8 +185,12 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
     @inlinable
     public mutating func next() -> Element? {
         guard let object = nextObject() else { return nil }
+        if projects { return projected(object) }
         return unsafeBitCast(object, to: Element.self)
     }
+
+    @usableFromInline
+    func projected(_ object: ObjectBase) -> Element { results.wrap(object) }
 
     @usableFromInline
     mutating func nextObject() -> ObjectBase? {

@@ -64,9 +64,9 @@ extension RealmCore {
         txn.count(info.objectsTree, "Counting '\(info.name)' objects")
     }
 
-    /// All objects of a class (live; querying comes with Results' query).
-    func objects<Element: Object>(_ type: Element.Type) -> Results<Element> {
-        Results(realm: self, info: classInfoOrStop(type))
+    /// All objects of a class, or of a projection's root class (live).
+    func objects<Element: RealmFetchable>(_ type: Element.Type) -> Results<Element> {
+        Results(realm: self, info: classInfoOrStop(Element._rlmFetchedClass))
     }
 
     /// The object with this primary key, or nil.

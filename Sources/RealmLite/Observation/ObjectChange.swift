@@ -30,6 +30,20 @@ public enum ObjectChange<T> {
 
 extension ObjectBase {
     func _observe<T: ObjectBase>(_ object: T, keyPaths: [String]?, _ block: @escaping (ObjectChange<T>) -> Void) -> NotificationToken {
+        observeColumns(keyPaths: keyPaths, deleted: { block(.deleted) }) { before, changedColumns in
+            block(.change(object, changedColumns.map { column in
+                let accessor = column.property.accessor
+                return PropertyChange(name: column.name, oldValue: accessor.value(of: before), newValue: accessor.value(of: object))
+            }))
+        }
+    }
+
+    /// Registers an observer of this object: `changed` runs in the Realm's
+    /// context with the object as of the version reported last (frozen) and
+    /// the columns that changed since (limited to `keyPaths`); `deleted`
+    /// runs once when the object is deleted. Projections observe through it.
+    func observeColumns(keyPaths: [String]?, deleted onDelete: @escaping () -> Void,
+                        changed: @escaping (_ before: ObjectBase, _ columns: [Column]) -> Void) -> NotificationToken {
         guard let realm = _realm, let info = _info else {
             realmFatal(.invalidValue, "Only managed objects can be observed: this '\(Self.className())' is unmanaged; add it to a Realm first.")
         }
@@ -51,7 +65,7 @@ extension ObjectBase {
             // The initial call reports nothing.
             guard let previous, !deleted.withLock({ $0 }) else { return Delivery() }
             guard let now = core.counterpart(identity) else {
-                return Delivery(advance: { deleted.withLock { $0 = true } }, notify: { _ in block(.deleted) }, isLast: true)
+                return Delivery(advance: { deleted.withLock { $0 = true } }, notify: { _ in onDelete() }, isLast: true)
             }
             guard let before = previous.counterpart(identity) else { return Delivery() }
             let old = before._currentRecord(), new = now._currentRecord()
@@ -74,12 +88,7 @@ extension ObjectBase {
             // The values are read on the observer's thread: the old ones from
             // the frozen version, the new ones from the live object, which
             // reads the version this change was computed for (N2).
-            return Delivery(notify: { _ in
-                block(.change(object, changedColumns.map { column in
-                    let accessor = column.property.accessor
-                    return PropertyChange(name: column.name, oldValue: accessor.value(of: before), newValue: accessor.value(of: object))
-                }))
-            })
+            return Delivery(notify: { _ in changed(before, changedColumns) })
         }
     }
 }

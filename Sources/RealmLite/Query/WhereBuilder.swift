@@ -310,6 +310,15 @@ enum KeyPathRecorder {
     }
 
     static func components(of keyPath: AnyKeyPath, root: ObjectBase.Type) throws -> [String] {
+        try components(of: keyPath, root: root) { $0[keyPath: keyPath] }
+    }
+
+    /// The names `read` goes through when applied to a recording prototype
+    /// of `root`, cached under `keyPath`: a projection's key paths read the
+    /// root object through their @Projected properties. A value that ends
+    /// in a projected collection (`\.friends.projectTo.firstName`) adds the
+    /// names its elements' key path goes through.
+    static func components(of keyPath: AnyKeyPath, root: ObjectBase.Type, read: (ObjectBase) -> Any?) throws -> [String] {
         if let known = cache.withLock({ $0[Key(keyPath: keyPath)] }) { return known }
         let log = KeyPathLog()
         var prototypes: [ObjectIdentifier: ObjectBase] = [:]
@@ -347,7 +356,8 @@ enum KeyPathRecorder {
                 try? accessor.setValue(Optional<Int>.none as Any, on: object, realm: nil)
             }
         }
-        _ = root[keyPath: keyPath]
+        let value = read(root)
+        if let tail = value as? ProjectedKeyPathTail { log.names += try tail.elementPropertyNames() }
         guard !log.names.isEmpty else {
             throw Realm.Error.query("Key path \(keyPath) of '\(root)' does not name a persisted property; use @Persisted properties (and to-one links) only.")
         }

@@ -179,8 +179,11 @@ public struct Realm {
     /// order; narrow them with `filter`, `where` or `sorted`. The class is
     /// registered on first use unless `objectTypes` lists the classes (then
     /// an unlisted one stops with ``Realm/Error/Code/objectTypeNotInSchema``).
-    /// On the Realm's thread, queue or actor only.
-    public func objects<Element: Object>(_ type: Element.Type) -> Results<Element> {
+    /// On the Realm's thread, queue or actor only. A ``Projection`` class
+    /// gives its root class's objects, each seen through the projection
+    /// (`realm.objects(PersonProjection.self)`), filtered and sorted by the
+    /// root's properties.
+    public func objects<Element: RealmFetchable>(_ type: Element.Type) -> Results<Element> {
         core.verifyThread()
         return core.objects(type)
     }
