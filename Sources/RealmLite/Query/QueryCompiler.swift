@@ -563,18 +563,7 @@ struct QueryCompiler {
                 return IndexProbe(column: column, tree: tree, isPrimaryKey: column.isPrimary, keys: [Array(encoded.dropLast(2))],
                                   prefixScan: true)
             }
-            guard c.op == .equal || c.op == .in else { return nil }
-            let values: [QueryValue]
-            switch c.right {
-            case .value(let v, _): values = [v]
-            case .list(let items, _) where c.op == .in: values = items
-            default: return nil
-            }
-            var keys: [[UInt8]] = []
-            for value in values {
-                guard let key = indexKeyOf(value, column) else { return nil }
-                keys.append(key)
-            }
+            guard let keys = probeKeys(c, { indexKeyOf($0, column) }) else { return nil }
             if column.isPrimary {
                 return IndexProbe(column: column, tree: tree, isPrimaryKey: true, keys: keys)
             }
@@ -584,7 +573,9 @@ struct QueryCompiler {
         }
     }
 
-    private func mixedProbe(_ c: QueryComparison, _ column: Column) -> IndexProbe? {
+    /// The index keys an `==` or `IN` comparison looks up (nil: it cannot
+    /// be answered from the index).
+    private func probeKeys(_ c: QueryComparison, _ key: (QueryValue) -> [UInt8]?) -> [[UInt8]]? {
         guard c.op == .equal || c.op == .in else { return nil }
         let values: [QueryValue]
         switch c.right {
@@ -594,9 +585,14 @@ struct QueryCompiler {
         }
         var keys: [[UInt8]] = []
         for value in values {
-            guard let key = mixedIndexKey(value) else { return nil }
-            keys.append(key)
+            guard let k = key(value) else { return nil }
+            keys.append(k)
         }
+        return keys
+    }
+
+    private func mixedProbe(_ c: QueryComparison, _ column: Column) -> IndexProbe? {
+        guard let keys = probeKeys(c, mixedIndexKey) else { return nil }
         return IndexProbe(column: column, tree: column.indexTree, isPrimaryKey: false, keys: keys)
     }
 
