@@ -174,6 +174,31 @@ final class MapQueryTests: RealmTestCase {
         XCTAssertNil(kennel.counts.average() as Double?)
     }
 
+    func testEmbeddedObjectsOptionalValuesAndFrozenResults() throws {
+        let realm = try openRealm([EveryCollection.self, Geo.self])
+        let holder = EveryCollection()
+        try realm.write {
+            realm.add(holder)
+            holder.embeddedMap["n"] = Geo(value: ["lat": 50.0, "lon": 7.0])
+            holder.embeddedMap["s"] = Geo(value: ["lat": -30.0, "lon": 20.0])
+            holder.embeddedMap["x"] = .some(nil)
+            holder.optDateMap["a"] = Date(timeIntervalSince1970: 20)
+            holder.optDateMap["b"] = .some(nil)
+            holder.optDateMap["c"] = Date(timeIntervalSince1970: 10)
+        }
+        XCTAssertEqual(holder.embeddedMap.filter("lat > 0").map { $0?.lon }, [7.0])
+        XCTAssertEqual(holder.embeddedMap.sorted(byKeyPath: "lat").map { $0?.lat }, [-30.0, 50.0])
+        XCTAssertEqual(holder.embeddedMap.sum(ofProperty: "lon") as Double, 27)
+        // A map of optional values aggregates its non-nil values.
+        XCTAssertEqual(holder.optDateMap.min(ofProperty: "self") as Date?, Date(timeIntervalSince1970: 10))
+        XCTAssertEqual(holder.optDateMap.max(ofProperty: "self") as Date?, Date(timeIntervalSince1970: 20))
+
+        let frozen = holder.embeddedMap.sorted(byKeyPath: "lon", ascending: false).freeze()
+        try realm.write { holder.embeddedMap["e"] = Geo(value: ["lat": 1.0, "lon": 99.0]) }
+        XCTAssertEqual(frozen.map { $0?.lon }, [20.0, 7.0], "frozen Results of a map keep their version")
+        XCTAssertEqual(frozen.thaw()?.map { $0?.lon }, [99.0, 20.0, 7.0])
+    }
+
     // MARK: Live results
 
     func testResultsOfAMapAreLive() throws {
@@ -202,6 +227,7 @@ final class MapQueryTests: RealmTestCase {
     func testMisusesStopWithTheirReason() {
         assertStops("unmanagedFilter", printing: "Only managed Maps can be filtered or sorted", runner: Self.runner)
         assertStops("sortValues", printing: "Cannot query a collection of Int values", runner: Self.runner)
+        assertStops("unmanagedWhere", printing: "Only managed Maps can be filtered or sorted", runner: Self.runner)
     }
 
     private static let runner = "RealmLiteTests.MapQueryTests/testRunStopScenario"
@@ -215,6 +241,8 @@ final class MapQueryTests: RealmTestCase {
             let kennel = Kennel()
             fill(kennel)
             _ = kennel.dogs.filter("age > 1")
+        case "unmanagedWhere":
+            _ = Kennel().dogs.where { $0.age > 1 }
         case "sortValues":
             let (_, kennel) = try managedKennel()
             _ = kennel.counts.sorted(ascending: false)
