@@ -227,6 +227,7 @@ final class MapQueryTests: RealmTestCase {
     func testMisusesStopWithTheirReason() {
         assertStops("unmanagedFilter", printing: "Only managed Maps can be filtered or sorted", runner: Self.runner)
         assertStops("sortValues", printing: "Cannot query a collection of Int values", runner: Self.runner)
+        assertStops("sortObjectsBySelf", printing: "Cannot sort a Map of Optional<Dog> by its values themselves", runner: Self.runner)
         assertStops("unmanagedWhere", printing: "Only managed Maps can be filtered or sorted", runner: Self.runner)
     }
 
@@ -241,6 +242,9 @@ final class MapQueryTests: RealmTestCase {
             let kennel = Kennel()
             fill(kennel)
             _ = kennel.dogs.filter("age > 1")
+        case "sortObjectsBySelf":
+            let (_, kennel) = try managedKennel()
+            _ = kennel.dogs.sorted()
         case "unmanagedWhere":
             _ = Kennel().dogs.where { $0.age > 1 }
         case "sortValues":

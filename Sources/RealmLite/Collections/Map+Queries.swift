@@ -138,7 +138,10 @@ extension Map {
     /// ``Realm/Error/Code/invalidValue`` (use `map.values.sorted()`), and for a
     /// map of objects, which sort by a property (``sorted(byKeyPath:ascending:)``).
     public func sorted(ascending: Bool = true) -> Results<Value> {
-        sorted(byKeyPath: "self", ascending: ascending)
+        if linkedObjectType(Value.self) != nil {
+            realmFatal(.invalidValue, "Cannot sort a Map of \(Value.self) by its values themselves: sort the objects by a property, with sorted(byKeyPath:ascending:).")
+        }
+        return sorted(byKeyPath: "self", ascending: ascending)
     }
 
     /// The values (objects) sorted by the property at `keyPath`, as live
