@@ -199,6 +199,26 @@ final class MapQueryTests: RealmTestCase {
         XCTAssertEqual(frozen.thaw()?.map { $0?.lon }, [99.0, 20.0, 7.0])
     }
 
+    func testAggregatesOnAMapOfOptionalNumbers() throws {
+        func check(_ map: Map<String, Int?>, _ label: String) {
+            XCTAssertEqual(map.min(), 2, label)
+            XCTAssertEqual(map.max(), 9, label)
+            XCTAssertEqual(map.sum(), 11, label)
+            XCTAssertEqual(map.average() as Double?, 5.5, label)
+        }
+        let bag = Bag()
+        bag.optInts["a"] = 9
+        bag.optInts["b"] = .some(nil)
+        bag.optInts["c"] = 2
+        check(bag.optInts, "unmanaged")
+        let realm = try openRealm([Bag.self])
+        try realm.write { realm.add(bag) }
+        check(bag.optInts, "managed")
+        try realm.write { bag.optInts.removeAll() }
+        XCTAssertEqual(bag.optInts.min(), Int??.none)
+        XCTAssertEqual(bag.optInts.sum(), 0)
+    }
+
     // MARK: Live results
 
     func testResultsOfAMapAreLive() throws {

@@ -13,6 +13,7 @@ class School: Object {
     @Persisted var kids: Map<String, Kid?>
     @Persisted var grades: Map<String, Int>
     @Persisted var heights: Map<String, Double>
+    @Persisted var scores: Map<String, Int?>
 }
 
 func keyedSummary<C: RealmKeyedCollection>(_ map: C) -> String where C.Key == String {
@@ -53,6 +54,10 @@ func mapQueries(_ school: School) {
     let sum = school.grades.sum()
     let mean: Double? = school.grades.average()
     let tallest = school.heights.max()
+    let bestScore: Int?? = school.scores.max()
+    let scoreSum: Int? = school.scores.sum()
+    let meanScore: Double? = school.scores.average()
+    print((bestScore ?? nil) ?? 0, scoreSum ?? 0, meanScore ?? 0)
     school.grades.merge(school.grades) { old, _ in old }
     print(older.count, young.count, byName.count, byAge.count, youngest ?? 0, eldest ?? 0, years,
           meanAge ?? 0, meanByName ?? 0, low ?? 0, high ?? 0, sum, mean ?? 0, tallest ?? 0,

@@ -287,3 +287,30 @@ extension RealmKeyedCollection where Value: AddableType & _RealmPrimitive {
     /// map.average()`), or nil if it is empty.
     public func average<T: _RealmPrimitive>() -> T? { average(ofProperty: "self") }
 }
+
+// A map of optional numbers: RealmSwift's forms, whose results wrap the
+// value type (`Int??` for min of a `Map<String, Int?>`); nil values are skipped.
+extension RealmKeyedCollection {
+    /// The smallest non-nil value of a map of optional numbers or dates, or
+    /// nil if there is none.
+    public func min<W: MinMaxType & _RealmPrimitive>() -> Value? where Value == W? {
+        (min(ofProperty: "self") as W?).map { .some($0) }
+    }
+
+    /// The largest non-nil value of a map of optional numbers or dates, or
+    /// nil if there is none.
+    public func max<W: MinMaxType & _RealmPrimitive>() -> Value? where Value == W? {
+        (max(ofProperty: "self") as W?).map { .some($0) }
+    }
+
+    /// The sum of the non-nil values of a map of optional numbers (0 if none).
+    public func sum<W: AddableType & _RealmPrimitive>() -> Value where Value == W? {
+        .some(sum(ofProperty: "self") as W)
+    }
+
+    /// The average of the non-nil values of a map of optional numbers, as
+    /// `T`, or nil if there are none.
+    public func average<W: AddableType & _RealmPrimitive, T: _RealmPrimitive>() -> T? where Value == W? {
+        average(ofProperty: "self")
+    }
+}
