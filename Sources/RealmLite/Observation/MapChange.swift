@@ -7,7 +7,7 @@ import Dispatch
 
 /// What a ``Map`` observer reports (RealmSwift's RealmMapChange): keys, not
 /// indexes, because a map has no order a user relies on.
-public enum RealmMapChange<Collection: _RealmMapChangeCollection> {
+public enum RealmMapChange<Collection: RealmKeyedCollection> {
     /// The first notification, at the next turn after `observe`: the map as
     /// it is then, with nothing to compare against.
     case initial(Collection)
@@ -21,15 +21,6 @@ public enum RealmMapChange<Collection: _RealmMapChangeCollection> {
     /// errors (a misuse stops when `observe` is called instead).
     case error(Swift.Error)
 }
-
-/// The collections a ``RealmMapChange`` can describe (``Map``): what the
-/// change's keys are.
-public protocol _RealmMapChangeCollection {
-    /// The type of the map's keys.
-    associatedtype Key: _MapKey
-}
-
-extension Map: _RealmMapChangeCollection {}
 
 /// A map's entries at one version: key bytes -> value bytes, in key order.
 private struct MapEntries {
@@ -120,8 +111,15 @@ extension Map {
     }
 }
 
-/// The identity (big-endian key bytes) of a stored link value, which holds
-/// the key little-endian in its last 8 bytes (after a tag byte if optional).
+/// The identity (big-endian key bytes) of a stored link value.
 func linkIdentity(_ value: [UInt8]) -> [UInt8] {
-    value.withUnsafeBytes { keyIdentity(UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: $0.count - 8, as: UInt64.self))) }
+    value.withUnsafeBytes { keyIdentity(mapLinkKey($0)!) }
+}
+
+/// The object key of a map's stored link value, which holds it little-endian
+/// in its last 8 bytes (after a tag byte if optional); nil for a nil link
+/// (the tag byte alone).
+func mapLinkKey(_ value: UnsafeRawBufferPointer) -> UInt64? {
+    guard value.count >= 8 else { return nil }
+    return UInt64(littleEndian: value.loadUnaligned(fromByteOffset: value.count - 8, as: UInt64.self))
 }

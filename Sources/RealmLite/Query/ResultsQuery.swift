@@ -144,6 +144,31 @@ extension Results {
     }
 }
 
+/// An aggregate over the values themselves (`"self"`) of a collection or map
+/// of numbers or dates.
+func valuesAggregate<S: Sequence>(_ op: CollectionAggregate, _ property: String, _ values: S) throws -> (QueryOperand, PropertyType)
+where S.Element: RealmCollectionValue {
+    let type = S.Element._rlmShape.type
+    guard property == "self", aggregatable(type, op) else {
+        throw Realm.Error.query("Cannot compute \(op.rawValue) of '\(property)' on a collection of \(S.Element.self): use \"self\" on a collection of numbers\(op == .min || op == .max ? " or dates" : "").")
+    }
+    // A nil optional is no `_RealmPrimitive` and is skipped, as in queries.
+    return (accumulate(op, type, values.lazy.compactMap { $0 as? any _RealmPrimitive }), type)
+}
+
+/// True if `op` applies to values of `type`: numbers, and dates for min and max.
+func aggregatable(_ type: PropertyType, _ op: CollectionAggregate) -> Bool {
+    [.int, .float, .double, .decimal128].contains(type) || (type == .date && (op == .min || op == .max))
+}
+
+/// `op` over values read without a query (nil and NaN skipped by the accumulator).
+func accumulate<S: Sequence>(_ op: CollectionAggregate, _ type: PropertyType, _ values: S) -> QueryOperand
+where S.Element == any _RealmPrimitive {
+    var accumulator = AggregateAccumulator(op: op, type: type)
+    for value in values { value._rlmWithBytes { accumulator.add(.raw($0)) } }
+    return accumulator.result
+}
+
 /// Converts an aggregate to the caller's type.
 func aggregateValue<T: _RealmPrimitive>(_ result: (QueryOperand, PropertyType), as: T.Type) -> T? {
     switch result.0 {
@@ -348,19 +373,8 @@ extension RealmCollection {
     /// An aggregate over the objects' property, or over the values
     /// themselves (`"self"`) in a collection of values.
     func collectionAggregate(_ op: CollectionAggregate, _ property: String) throws -> (QueryOperand, PropertyType) {
-        if Element.self is ObjectBase.Type { return try _rlmQueryResults().checkedAggregate(op, property) }
-        let type = Element._rlmShape.type
-        let numeric: Set<PropertyType> = [.int, .float, .double, .decimal128]
-        guard property == "self", numeric.contains(type) || (type == .date && (op == .min || op == .max)) else {
-            throw Realm.Error.query("Cannot compute \(op.rawValue) of '\(property)' on a collection of \(Element.self): use \"self\" on a collection of numbers\(op == .min || op == .max ? " or dates" : "").")
-        }
-        var accumulator = AggregateAccumulator(op: op, type: type)
-        for value in self {
-            // A nil optional is no `_RealmPrimitive` and is skipped, as in queries.
-            guard let primitive = value as? any _RealmPrimitive else { continue }
-            primitive._rlmWithBytes { accumulator.add(.raw($0)) }
-        }
-        return (accumulator.result, type)
+        if linkedObjectType(Element.self) != nil { return try _rlmQueryResults().checkedAggregate(op, property) }
+        return try valuesAggregate(op, property, self)
     }
 
     // MARK: Positions
@@ -390,7 +404,7 @@ extension List {
         guard let field else {
             throw Realm.Error.query("Only managed Lists can be queried; use Swift's filter/sorted on an unmanaged List.")
         }
-        return try linkedObjectResults(field)
+        return try linkedObjectResults(field, keys: linkedKeys(field))
     }
 }
 
@@ -400,18 +414,28 @@ extension MutableSet {
         guard let field else {
             throw Realm.Error.query("Only managed MutableSets can be queried; use Swift's filter/sorted on an unmanaged set.")
         }
-        return try linkedObjectResults(field)
+        return try linkedObjectResults(field, keys: linkedKeys(field))
     }
 }
 
-/// Results over the objects a managed collection field links to, in stored
-/// order; re-read on each evaluation so the Results stay live.
-private func linkedObjectResults<Element: RealmCollectionValue>(_ field: CollectionField) throws -> Results<Element> {
-    guard let type = Element.self as? ObjectBase.Type else { throw valueQueryError(Element.self) }
+/// Results over the objects a managed collection field links to, as `keys`
+/// reads them on each evaluation, so the Results stay live. `Element` may be
+/// an optional object (a map's `Dog?` values): a Results holds only objects,
+/// so the keys give none for nil.
+func linkedObjectResults<Element: RealmCollectionValue>(_ field: CollectionField, keys: KeySource) throws -> Results<Element> {
+    guard let type = linkedObjectType(Element.self) else { throw valueQueryError(Element.self) }
     let realm = field.realm
     let info = try realm.classInfo(for: type)
-    let plan = QueryPlan(info: info, base: .keys(linkedKeys(field)), predicate: nil, compiled: nil, orderings: [])
+    let plan = QueryPlan(info: info, base: .keys(keys), predicate: nil, compiled: nil, orderings: [])
     return Results(realm: realm, source: .query(plan))
+}
+
+/// The class of objects a collection of `type` holds: `Dog` for `Dog` and
+/// for `Dog?`; nil for values. (An optional object reference has the layout
+/// of the reference, so Results read it as they read objects.)
+func linkedObjectType(_ type: Any.Type) -> ObjectBase.Type? {
+    func wrapped<O: _QueryOptionalObject>(_: O.Type) -> ObjectBase.Type { O._QueryWrapped.self }
+    return (type as? ObjectBase.Type) ?? (type as? any _QueryOptionalObject.Type).map { wrapped($0) }
 }
 
 private func linkedKeys(_ field: CollectionField) -> KeySource {
