@@ -212,6 +212,18 @@ extension Query where T: _CustomPersistable, T.PersistedType: _QueryComparable {
     public static func >= (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.greaterOrEqual, rhs) }
 }
 
+extension Query where T: _CustomPersistable {
+    /// The property's persisted value, to query what the persisted type
+    /// offers: `$0.coordinate.persistableValue.latitude > 10` for a type
+    /// persisted as an embedded object, ranges on a primitive one.
+    public var persistableValue: Query<T.PersistedType> { Query<T.PersistedType>(node) }
+}
+
+extension Query where T: _OptionalCustomPersistable {
+    /// The optional property's persisted value (nil stays nil).
+    public var persistableValue: Query<T._CustomWrapped.PersistedType?> { Query<T._CustomWrapped.PersistedType?>(node) }
+}
+
 extension Query where T: _OptionalCustomPersistable, T._CustomWrapped.PersistedType: _QueryComparable {
     /// The property's persisted value is less than `rhs`'s; nil matches no
     /// ordering.
