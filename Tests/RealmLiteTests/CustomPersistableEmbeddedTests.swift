@@ -67,7 +67,6 @@ final class CustomPersistableEmbeddedTests: RealmTestCase {
                 place.coordinate = CECoordinate(48.85, 2.35)
                 place.route.append(objectsIn: [CECoordinate(1, 2), CECoordinate(3, 4)])
                 place.named["home"] = CECoordinate(5, 6)
-                place.named["nowhere"] = nil
                 place.globe = CEGlobePoint(45)
                 realm.add(place)
                 let other = CEPlace()
@@ -82,14 +81,14 @@ final class CustomPersistableEmbeddedTests: RealmTestCase {
             XCTAssertNil(place.optCoordinate)
             XCTAssertEqual(Array(place.route), [CECoordinate(1, 2), CECoordinate(3, 4)])
             XCTAssertEqual(place.named["home"], .some(CECoordinate(5, 6)))
-            XCTAssertEqual(place.named["nowhere"], .some(nil))
+            XCTAssertEqual(place.named.count, 1)
             XCTAssertEqual(place.globe, CEGlobePoint(45))
             let other = try XCTUnwrap(realm.object(ofType: CEPlace.self, forPrimaryKey: 2))
             XCTAssertEqual(other.optCoordinate, CECoordinate(-10, 20))
-            // Never set: the non-optional property reads as the default embedded object's value.
+            // Never set: the non-optional property holds the default embedded object.
             XCTAssertEqual(other.coordinate, CECoordinate(0, 0))
-            // Stored as embedded rows: place's coordinate, 2 in the route, 1 in the map, globe; other's optional.
-            XCTAssertEqual(embeddedCount(realm), 6)
+            // Embedded rows: place's coordinate, 2 in the route, 1 in the map, globe; other's two.
+            XCTAssertEqual(embeddedCount(realm), 7)
             let stored = try XCTUnwrap(realm.dynamicObject(ofType: "CEPlace", forPrimaryKey: 1)?["coordinate"] as? DynamicObject)
             XCTAssertEqual(stored["latitude"] as? Double, 48.85)
         }
@@ -107,9 +106,9 @@ final class CustomPersistableEmbeddedTests: RealmTestCase {
         try withRealm(types) { realm in
             let place = CEPlace()
             try realm.write { realm.add(place) }
-            XCTAssertEqual(embeddedCount(realm), 0, "a never-set non-optional property stores no embedded object")
+            XCTAssertEqual(embeddedCount(realm), 1, "a never-set non-optional property stores its default")
             try realm.write { place.coordinate = CECoordinate(1, 2) }
-            XCTAssertEqual(embeddedCount(realm), 1)
+            XCTAssertEqual(embeddedCount(realm), 1, "the default was replaced")
             try realm.write {
                 place.coordinate = CECoordinate(3, 4)
                 place.optCoordinate = CECoordinate(5, 6)
@@ -194,18 +193,31 @@ final class CustomPersistableEmbeddedTests: RealmTestCase {
         let realm = try openRealm(types)
         let place = CEPlace()
         try realm.write { realm.add(place) }
-        var changed: [[String]] = []
-        let token = place.observe { change in
-            if case .change(_, let properties) = change { changed.append(properties.map(\.name)) }
-        }
-        defer { token.invalidate() }
+        var replaced: [[String]] = []
+        var inside: [[String]] = []
+        let tokens = [
+            place.observe { change in
+                if case .change(_, let properties) = change { replaced.append(properties.map(\.name)) }
+            },
+            // Into the embedded object, as for any embedded link.
+            place.observe(keyPaths: ["coordinate.longitude"]) { change in
+                if case .change(_, let properties) = change { inside.append(properties.map(\.name)) }
+            },
+        ]
+        defer { tokens.forEach { $0.invalidate() } }
         try realm.write { place.coordinate = CECoordinate(1, 2) }
         nextTurn()
-        // A change inside the embedded object (another program's write) is the property's change too.
+        XCTAssertEqual(replaced, [["coordinate"]])
+        XCTAssertEqual(inside, [["coordinate"]])
+        // A change inside the embedded object (another program's write).
         let stored = try XCTUnwrap(realm.dynamicObject(ofType: "CEPlace", forPrimaryKey: 0)?["coordinate"] as? DynamicObject)
         try realm.write { stored["longitude"] = 5.0 }
         nextTurn()
-        XCTAssertEqual(changed, [["coordinate"], ["coordinate"]])
+        XCTAssertEqual(inside, [["coordinate"], ["coordinate"]])
         XCTAssertEqual(place.coordinate, CECoordinate(1, 5))
+        try realm.write { stored["latitude"] = 7.0 }
+        nextTurn()
+        XCTAssertEqual(inside.count, 2, "latitude is not on the key path")
     }
 }
+

@@ -164,9 +164,12 @@ extension _CustomPersistable where PersistedType: EmbeddedObject {
     }
 
     /// The value itself, an embedded object, or a dictionary/array
-    /// describing one (create(value:)).
+    /// describing one (create(value:)); nil (NSNull) is the default value,
+    /// as in RealmSwift.
     public static func _rlmConvert(_ value: Any, _ realm: RealmCore?) throws -> Self? {
         if let custom = value as? Self { return custom }
+        // Optional<Self> takes nil itself; here nil is a non-optional's default.
+        if isNil(value) { return _rlmDefaultValue() }
         return try PersistedType._rlmConvert(value, realm).flatMap(_rlmFromPersisted)
     }
 

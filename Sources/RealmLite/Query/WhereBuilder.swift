@@ -343,7 +343,12 @@ enum KeyPathRecorder {
             object._record = UnsafeRawPointer(Unmanaged.passUnretained(log).toOpaque())
             let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque())
             for (index, property) in descriptor.properties.enumerated() {
-                if property.shape.type == .object, property.shape.collection == .none, let target = property.shape.objectType {
+                // A custom type persisted as an embedded object ends the key
+                // path (its persistableValue starts a new one): converting a
+                // prototype would log the embedded prototype's reads.
+                let isCustom = property.accessor.valueType is any _CustomPersistable.Type
+                    || property.accessor.valueType is any _OptionalCustomPersistable.Type
+                if property.shape.type == .object, property.shape.collection == .none, !isCustom, let target = property.shape.objectType {
                     try property.accessor.setValue(try prototype(target), on: object, realm: nil)
                     links.append((object, property.accessor))
                 }
