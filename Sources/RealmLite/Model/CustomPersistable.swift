@@ -62,11 +62,13 @@ public protocol _CustomPersistable: _RealmPrimitive {
 /// The property is a link to the embedded class. Reading converts the
 /// embedded object; writing stores a new embedded object made from
 /// `persistableValue` and deletes the one it replaces. The property need
-/// not be optional: a non-optional one with no embedded object (a new
-/// object, or one set to nil through create(value:)) reads as the type made
-/// from a default `PersistedType()`. Lists and Maps of such types hold
-/// embedded objects (no `MutableSet`, as in RealmSwift). Queries name the
-/// embedded properties: `"coordinate.latitude > 10"`, or
+/// not be optional, as in RealmSwift: a non-optional one defaults to the
+/// type made from a new `PersistedType()` (stored when the object is added;
+/// nil in create(value:) means it too), and a nil link stored by another
+/// program reads as it. `List<Coordinate>` and `Map<String, Coordinate?>`
+/// hold embedded objects (no `MutableSet`, as in RealmSwift; no Map of the
+/// non-optional type yet). Queries name the embedded properties:
+/// `"coordinate.latitude > 10"`, or
 /// `where { $0.coordinate.persistableValue.latitude > 10 }`.
 public protocol CustomPersistable: _CustomPersistable {
     /// The value stored as `persistedValue`.
