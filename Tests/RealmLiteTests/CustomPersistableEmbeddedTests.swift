@@ -173,6 +173,12 @@ final class CustomPersistableEmbeddedTests: RealmTestCase {
             XCTAssertEqual(places.filter("optCoordinate == nil").map(\.id), [1, 3])
             XCTAssertEqual(places.filter("ANY route.latitude >= 3").map(\.id), [3, 4])
             XCTAssertEqual(places.sorted(byKeyPath: "coordinate.latitude", ascending: false).first?.id, 4)
+            // Memberwise equality, as RealmSwift: latitude and longitude both.
+            XCTAssertEqual(places.where { $0.coordinate == CECoordinate(20, 0) }.map(\.id), [2])
+            XCTAssertEqual(places.where { $0.coordinate == CECoordinate(20, 1) }.count, 0)
+            XCTAssertEqual(places.where { $0.coordinate != CECoordinate(20, 0) }.map(\.id), [0, 1, 3, 4])
+            XCTAssertEqual(places.where { $0.optCoordinate == CECoordinate(4, 1) }.map(\.id), [4])
+            XCTAssertEqual(places.where { $0.optCoordinate == nil }.map(\.id), [1, 3])
         }
     }
 

@@ -92,4 +92,5 @@ class PointModel: Object {
 func pointQueries(_ realm: Realm) -> Int {
     realm.objects(PointModel.self).where { $0.point.persistableValue.x > 1 && $0.optPoint.persistableValue.y == 2 }.count
         + realm.objects(PointModel.self).filter("point.x > 1").count
+        + realm.objects(PointModel.self).where { $0.point == Point(persistedValue: PointObject()) }.count
 }

@@ -69,7 +69,10 @@ public protocol _CustomPersistable: _RealmPrimitive {
 /// hold embedded objects (no `MutableSet`, as in RealmSwift; no Map of the
 /// non-optional type yet). Queries name the embedded properties:
 /// `"coordinate.latitude > 10"`, or
-/// `where { $0.coordinate.persistableValue.latitude > 10 }`.
+/// `where { $0.coordinate.persistableValue.latitude > 10 }`; `==` and `!=`
+/// with a value of the type compare memberwise (`where { $0.coordinate ==
+/// c }` is `coordinate.latitude == c.latitude AND coordinate.longitude ==
+/// c.longitude`), as in RealmSwift.
 public protocol CustomPersistable: _CustomPersistable {
     /// The value stored as `persistedValue`.
     init(persistedValue: PersistedType)

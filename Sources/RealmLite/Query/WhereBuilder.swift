@@ -58,6 +58,13 @@ public struct Query<T> {
 
     fileprivate func compare<U>(_ op: QueryOperator, _ value: Any, options: StringOptions = [], quantifier: QueryQuantifier = .implicit) -> Query<U> {
         guard case .path(let path) = node else { return Query<U>(node.asFailure("a predicate cannot be compared")) }
+        if op == .equal || op == .notEqual, let custom = value as? any _CustomPersistable,
+           let embedded = custom.persistableValue as? EmbeddedObject {
+            return Query<U>.catching {
+                let equal = try memberwiseEquality(path, embedded)
+                return Query<U>(.predicate(op == .equal ? equal : .not(equal)))
+            }
+        }
         let right: QueryExpression
         if op == .in || op == .between {
             var items: [QueryValue] = []
@@ -77,6 +84,29 @@ public struct Query<T> {
         return Query<U>(.predicate(.comparison(QueryComparison(
             quantifier: quantifier, left: .keyPath(path, position: -1), op: op, right: right,
             caseInsensitive: options.contains(.caseInsensitive), diacriticInsensitive: options.contains(.diacriticInsensitive)))))
+    }
+
+    /// A custom type persisted as an embedded object compares memberwise,
+    /// as in RealmSwift: `$0.point == p` is `point.x == p.x AND point.y ==
+    /// p.y`, through nested embedded objects.
+    private func memberwiseEquality(_ path: [String], _ object: EmbeddedObject) throws -> QueryPredicate {
+        var predicate = QueryPredicate.constant(true)
+        for property in try SchemaDiscovery.descriptor(for: type(of: object)).properties {
+            let shape = property.shape, propertyPath = path + [property.name]
+            if shape.type == .linkingObjects { continue }
+            let value = property.accessor.value(of: object)
+            let term: QueryPredicate
+            if shape.collection == .none, shape.type == .object, let nested = value as? EmbeddedObject {
+                term = try memberwiseEquality(propertyPath, nested)
+            } else if shape.collection == .none, let constant = QueryValue.from(value) {
+                term = .comparison(QueryComparison(left: .keyPath(propertyPath, position: -1), op: .equal,
+                                                   right: .value(constant, position: -1)))
+            } else {
+                throw Realm.Error.query("Cannot compare '\(propertyPath.joined(separator: "."))' memberwise: only values and embedded objects can be.")
+            }
+            predicate = .and(predicate, term)
+        }
+        return predicate
     }
 
     fileprivate func collectionOperator<U>(_ name: String) -> Query<U> {
