@@ -154,6 +154,24 @@ final class CustomPersistableEmbeddedTests: RealmTestCase {
         }
     }
 
+    func testKeyValueCodingFreezeAndDescription() throws {
+        try withRealm(types) { realm in
+            let place = CEPlace()
+            try realm.write {
+                realm.add(place)
+                place.setValue(["latitude": 1.0, "longitude": 2.0], forKey: "coordinate")
+                place.setValue(CECoordinate(3, 4), forKey: "optCoordinate")
+            }
+            XCTAssertEqual(place.value(forKey: "coordinate") as? CECoordinate, CECoordinate(1, 2))
+            XCTAssertEqual(place.optCoordinate, CECoordinate(3, 4))
+            let frozen = place.freeze()
+            try realm.write { place.coordinate = CECoordinate(5, 6) }
+            XCTAssertEqual(frozen.coordinate, CECoordinate(1, 2))
+            XCTAssertEqual(place.coordinate, CECoordinate(5, 6))
+            XCTAssertTrue(place.description.contains("latitude: 5"), place.description)
+        }
+    }
+
     func testQueriesOnTheEmbeddedProperties() throws {
         try withRealm(types) { realm in
             try realm.write {
