@@ -172,6 +172,21 @@ final class CustomPersistableEmbeddedTests: RealmTestCase {
         }
     }
 
+    func testUpdatePolicies() throws {
+        try withRealm(types) { realm in
+            try realm.write { realm.add(CEPlace(value: ["id": 1, "coordinate": CECoordinate(1, 1), "route": [CECoordinate(2, 2)]] as [String: Any])) }
+            for (policy, latitude) in [(Realm.UpdatePolicy.modified, 3.0), (.all, 4.0), (.modified, 4.0)] {
+                try realm.write {
+                    realm.add(CEPlace(value: ["id": 1, "coordinate": CECoordinate(latitude, 0)] as [String: Any]), update: policy)
+                }
+                let place = try XCTUnwrap(realm.object(ofType: CEPlace.self, forPrimaryKey: 1))
+                XCTAssertEqual(place.coordinate, CECoordinate(latitude, 0))
+                XCTAssertTrue(place.route.isEmpty)
+                XCTAssertEqual(embeddedCount(realm), 1, "\(policy): only the current coordinate remains")
+            }
+        }
+    }
+
     func testQueriesOnTheEmbeddedProperties() throws {
         try withRealm(types) { realm in
             try realm.write {
