@@ -1,14 +1,19 @@
 // Custom persistable types: a user type stored as one of the persistable
 // types (RealmSwift's CustomPersistable / FailableCustomPersistable). The
 // column, its index keys, collections and queries all see the persisted
-// value; conversion happens at the accessor, so nothing in Storage/ or
-// Query/ knows about these types except QueryValue.from (a query constant
-// of the user type becomes its persisted value). A type persisted as an
-// EmbeddedObject is a link column to that class: the accessors below
-// convert at the same place, and the link code owns the embedded rows.
+// value; conversion happens at the accessor, so nothing in Storage/ knows
+// about these types, and Query/ only where a constant of the user type
+// becomes its persisted value (QueryValue.from; memberwise equality in the
+// where builder for embedded ones). A type persisted as an EmbeddedObject
+// is a link column to that class: the accessors below convert at the same
+// place, and the link code owns the embedded rows. Code that reads a link
+// through an accessor expecting an object must read the record instead
+// (key-path recording and observation do).
 
 /// What ``CustomPersistable`` and ``FailableCustomPersistable`` share; not
-/// API. A custom type is a primitive whose bytes are its persisted value's.
+/// API. A custom type is a primitive whose bytes are its persisted value's,
+/// or, persisted as an embedded object, a link whose byte-level primitive
+/// requirements are never used.
 public protocol _CustomPersistable: _RealmPrimitive {
     /// The persistable type the value is stored as: a primitive or an
     /// `EmbeddedObject` subclass.
