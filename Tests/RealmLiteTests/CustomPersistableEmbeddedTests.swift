@@ -40,6 +40,13 @@ final class CEPlace: Object {
     @Persisted var globe: CEGlobePoint?
 }
 
+/// Not supported yet (RealmSwift takes it): map values must be optional.
+final class CEPlainMap: Object {
+    @Persisted var marks: Map<String, CECoordinate>
+    // Kept out of other tests' default schema.
+    override class func _realmIgnoreClass() -> Bool { true }
+}
+
 final class CustomPersistableEmbeddedTests: RealmTestCase {
     private let types: [ObjectBase.Type] = [CEPlace.self]
 
@@ -56,6 +63,12 @@ final class CustomPersistableEmbeddedTests: RealmTestCase {
             }
             XCTAssertEqual(schema["route"]?.objectClassName, "CELocation")
             XCTAssertEqual(realm.schema["CELocation"]?.isEmbedded, true)
+        }
+    }
+
+    func testMapOfTheNonOptionalTypeIsRefused() {
+        XCTAssertThrowsError(try Realm(configuration: configuration([CEPlainMap.self]))) { error in
+            XCTAssertEqual((error as? Realm.Error)?.code, .invalidSchema)
         }
     }
 
