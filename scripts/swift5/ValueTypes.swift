@@ -68,3 +68,29 @@ class Bookmark: Object {
     @Persisted var url: URL?
     @Persisted var mirrors: List<URL>
 }
+
+// A custom type persisted as an embedded object (RealmSwift's CGPoint example).
+class PointObject: EmbeddedObject {
+    @Persisted var x: Double
+    @Persisted var y: Double
+}
+
+struct Point: CustomPersistable {
+    typealias PersistedType = PointObject
+    var x = 0.0, y = 0.0
+    init(persistedValue: PointObject) { x = persistedValue.x; y = persistedValue.y }
+    var persistableValue: PointObject { PointObject(value: [x, y]) }
+}
+
+class PointModel: Object {
+    @Persisted var point: Point
+    @Persisted var optPoint: Point?
+    @Persisted var line: List<Point>
+    @Persisted var marks: Map<String, Point?>
+}
+
+func pointQueries(_ realm: Realm) -> Int {
+    realm.objects(PointModel.self).where { $0.point.persistableValue.x > 1 && $0.optPoint.persistableValue.y == 2 }.count
+        + realm.objects(PointModel.self).filter("point.x > 1").count
+        + realm.objects(PointModel.self).where { $0.point == Point(persistedValue: PointObject()) }.count
+}

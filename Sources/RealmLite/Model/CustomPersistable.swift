@@ -1,15 +1,23 @@
 // Custom persistable types: a user type stored as one of the persistable
 // types (RealmSwift's CustomPersistable / FailableCustomPersistable). The
 // column, its index keys, collections and queries all see the persisted
-// value; conversion happens at the accessor, so nothing in Storage/ or
-// Query/ knows about these types except QueryValue.from (a query constant
-// of the user type becomes its persisted value).
+// value; conversion happens at the accessor, so nothing in Storage/ knows
+// about these types, and Query/ only where a constant of the user type
+// becomes its persisted value (QueryValue.from; memberwise equality in the
+// where builder for embedded ones). A type persisted as an EmbeddedObject
+// is a link column to that class: the accessors below convert at the same
+// place, and the link code owns the embedded rows. Code that reads a link
+// through an accessor expecting an object must read the record instead
+// (key-path recording and observation do).
 
 /// What ``CustomPersistable`` and ``FailableCustomPersistable`` share; not
-/// API. A custom type is a primitive whose bytes are its persisted value's.
+/// API. A custom type is a primitive whose bytes are its persisted value's,
+/// or, persisted as an embedded object, a link whose byte-level primitive
+/// requirements are never used.
 public protocol _CustomPersistable: _RealmPrimitive {
-    /// The persistable type the value is stored as.
-    associatedtype PersistedType: _RealmPrimitive
+    /// The persistable type the value is stored as: a primitive or an
+    /// `EmbeddedObject` subclass.
+    associatedtype PersistedType: _RealmOptionalWrapped
     /// The value to store.
     var persistableValue: PersistedType { get }
     /// The value stored as `persisted`, or nil if it does not convert.
@@ -38,7 +46,38 @@ public protocol _CustomPersistable: _RealmPrimitive {
 /// (`@Persisted(primaryKey: true)`), and one stored as an indexable type
 /// can be indexed. Custom types are hashed by their persisted value unless
 /// they hash themselves.
-/// Mapping to an `EmbeddedObject` (RealmSwift allows it) is not supported.
+///
+/// `PersistedType` can also be an `EmbeddedObject` subclass, to store more
+/// than one value:
+///
+/// ```swift
+/// class Location: EmbeddedObject {
+///     @Persisted var latitude: Double
+///     @Persisted var longitude: Double
+/// }
+/// struct Coordinate: CustomPersistable {
+///     typealias PersistedType = Location
+///     var latitude = 0.0, longitude = 0.0
+///     init(persistedValue: Location) { latitude = persistedValue.latitude; longitude = persistedValue.longitude }
+///     var persistableValue: Location { Location(value: [latitude, longitude]) }
+/// }
+/// class Place: Object { @Persisted var coordinate: Coordinate }
+/// ```
+///
+/// The property is a link to the embedded class. Reading converts the
+/// embedded object; writing stores a new embedded object made from
+/// `persistableValue` and deletes the one it replaces. The property need
+/// not be optional, as in RealmSwift: a non-optional one defaults to the
+/// type made from a new `PersistedType()` (stored when the object is added;
+/// nil in create(value:) means it too), and a nil link stored by another
+/// program reads as it. `List<Coordinate>` and `Map<String, Coordinate?>`
+/// hold embedded objects (no `MutableSet`, as in RealmSwift; no Map of the
+/// non-optional type yet). Queries name the embedded properties:
+/// `"coordinate.latitude > 10"`, or
+/// `where { $0.coordinate.persistableValue.latitude > 10 }`; `==` and `!=`
+/// with a value of the type compare memberwise (`where { $0.coordinate ==
+/// c }` is `coordinate.latitude == c.latitude AND coordinate.longitude ==
+/// c.longitude`), as in RealmSwift.
 public protocol CustomPersistable: _CustomPersistable {
     /// The value stored as `persistedValue`.
     init(persistedValue: PersistedType)
@@ -67,7 +106,9 @@ extension CustomPersistable {
 
 extension FailableCustomPersistable {
     public static func _rlmFromPersisted(_ persisted: PersistedType) -> Self? { Self(persistedValue: persisted) }
+}
 
+extension FailableCustomPersistable where PersistedType: _RealmPrimitive {
     // Optional contexts collapse a failed conversion to nil.
     public static func _rlmGetOptional(_ object: ObjectBase, _ column: Int) -> Self? {
         PersistedType._rlmGetOptional(object, column).flatMap(Self.init(persistedValue:))
@@ -77,7 +118,7 @@ extension FailableCustomPersistable {
     }
 }
 
-extension _CustomPersistable {
+extension _CustomPersistable where PersistedType: _RealmPrimitive {
     public static var _rlmType: PropertyType { PersistedType._rlmType }
 
     public static func _rlmDefaultValue() -> Self { converted(PersistedType._rlmDefaultValue()) }
@@ -97,7 +138,9 @@ extension _CustomPersistable {
 
     /// Hashes the persisted value.
     public func hash(into hasher: inout Hasher) { persistableValue.hash(into: &hasher) }
+}
 
+extension _CustomPersistable {
     /// The value stored as `persisted` in a non-optional context: a failed
     /// conversion stops the program (reads cannot throw), as in RealmSwift.
     static func converted(_ persisted: PersistedType) -> Self {
@@ -106,6 +149,85 @@ extension _CustomPersistable {
         }
         return value
     }
+}
+
+// MARK: - Persisted as an EmbeddedObject
+
+// The column is a link (its shape is the embedded class's), so every access
+// goes through the link accessors of ObjectBase with the persisted object;
+// the byte-level _RealmPrimitive requirements are never reached for a link
+// column and stop if they are.
+extension _CustomPersistable where PersistedType: EmbeddedObject {
+    public static var _rlmShape: _PropertyShape { PersistedType._rlmShape }
+    public static var _rlmType: PropertyType { .object }
+
+    /// The type made from a new, default embedded object (RealmSwift's
+    /// default for a non-optional embedded mapping).
+    public static func _rlmDefaultValue() -> Self { converted(PersistedType()) }
+
+    public static func _rlmLoad(_ bytes: UnsafeRawBufferPointer) -> Self {
+        realmFatal(.invalidValue, "'\(Self.self)' is stored as an embedded object, not as bytes.")
+    }
+
+    public func _rlmWithBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        realmFatal(.invalidValue, "'\(Self.self)' is stored as an embedded object, not as bytes.")
+    }
+
+    /// The value itself, an embedded object, or a dictionary/array
+    /// describing one (create(value:)); nil (NSNull) is the default value,
+    /// as in RealmSwift.
+    public static func _rlmConvert(_ value: Any, _ realm: RealmCore?) throws -> Self? {
+        if let custom = value as? Self { return custom }
+        // Optional<Self> takes nil itself; here nil is a non-optional's default.
+        if isNil(value) { return _rlmDefaultValue() }
+        return try PersistedType._rlmConvert(value, realm).flatMap(_rlmFromPersisted)
+    }
+
+    /// No embedded object reads as the default value.
+    public static func _rlmGet(_ object: ObjectBase, _ column: Int) -> Self {
+        PersistedType._rlmGetOptional(object, column).map(converted) ?? _rlmDefaultValue()
+    }
+
+    /// A failed conversion reads as nil (FailableCustomPersistable).
+    public static func _rlmGetOptional(_ object: ObjectBase, _ column: Int) -> Self? {
+        PersistedType._rlmGetOptional(object, column).flatMap(_rlmFromPersisted)
+    }
+
+    public static func _rlmSet(_ object: ObjectBase, _ column: Int, _ value: Self) {
+        PersistedType._rlmSetOptional(object, column, value.persistableValue)
+    }
+
+    public static func _rlmSetOptional(_ object: ObjectBase, _ column: Int, _ value: Self?) {
+        PersistedType._rlmSetOptional(object, column, value?.persistableValue)
+    }
+
+    public static func _rlmEncode(_ value: Self, _ column: Int, _ writer: inout _RecordWriter) throws {
+        try PersistedType._rlmEncodeOptional(value.persistableValue, column, &writer)
+    }
+
+    public static func _rlmEncodeOptional(_ value: Self?, _ column: Int, _ writer: inout _RecordWriter) throws {
+        try PersistedType._rlmEncodeOptional(value?.persistableValue, column, &writer)
+    }
+
+    public static func _rlmIndexKey(_ value: Self) -> [UInt8]? { nil }
+    public static func _rlmIndexKeyOptional(_ value: Self?) -> [UInt8]? { nil }
+
+    public static func _rlmDecodeElement(_ bytes: UnsafeRawBufferPointer, _ realm: RealmCore?) -> Self {
+        converted(PersistedType._rlmDecodeElement(bytes, realm))
+    }
+
+    public static func _rlmDecodeOptionalElement(_ bytes: UnsafeRawBufferPointer, _ realm: RealmCore?) -> Self? {
+        _rlmFromPersisted(PersistedType._rlmDecodeElement(bytes, realm))
+    }
+
+    public static func _rlmEncodeElement(_ value: Self, _ out: inout [UInt8], _ realm: RealmCore) throws {
+        try PersistedType._rlmEncodeElement(value.persistableValue, &out, realm)
+    }
+
+    /// One hash for every value: `persistableValue` is a new object each
+    /// time, so its hash (identity) would break Hashable. A type that hashes
+    /// itself (its own `hash(into:)`) is used instead.
+    public func hash(into hasher: inout Hasher) {}
 }
 
 /// `Optional<Custom>` for a custom persistable type: what `@Persisted`

@@ -102,7 +102,11 @@ private func linkedIdentities(_ object: ObjectBase, _ column: Column, _ core: Re
         return core.backlinkSources(origin.columns[column.originColumn], target: object._key).map(keyIdentity)
     }
     if column.collection == .none {
-        return (column.property.accessor.value(of: object) as? ObjectBase).map { [keyIdentity($0._key)] } ?? []
+        // From the record: a custom type persisted as an embedded object
+        // reads as itself through its accessor, not as the linked object.
+        let record = object._currentRecord()
+        let slot = object._slots.unsafelyUnwrapped[column.index]
+        return linkTargets(column, isNull: record.isNull(slot), record.field(slot, object._layout)).map(keyIdentity)
     }
     return CollectionField(owner: object, column: column.index).observedElements(in: core)?.ids ?? []
 }

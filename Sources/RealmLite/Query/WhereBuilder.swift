@@ -58,6 +58,13 @@ public struct Query<T> {
 
     fileprivate func compare<U>(_ op: QueryOperator, _ value: Any, options: StringOptions = [], quantifier: QueryQuantifier = .implicit) -> Query<U> {
         guard case .path(let path) = node else { return Query<U>(node.asFailure("a predicate cannot be compared")) }
+        if op == .equal || op == .notEqual, let custom = value as? any _CustomPersistable,
+           let embedded = custom.persistableValue as? EmbeddedObject {
+            return Query<U>.catching {
+                let equal = try memberwiseEquality(path, embedded)
+                return Query<U>(.predicate(op == .equal ? equal : .not(equal)))
+            }
+        }
         let right: QueryExpression
         if op == .in || op == .between {
             var items: [QueryValue] = []
@@ -77,6 +84,29 @@ public struct Query<T> {
         return Query<U>(.predicate(.comparison(QueryComparison(
             quantifier: quantifier, left: .keyPath(path, position: -1), op: op, right: right,
             caseInsensitive: options.contains(.caseInsensitive), diacriticInsensitive: options.contains(.diacriticInsensitive)))))
+    }
+
+    /// A custom type persisted as an embedded object compares memberwise,
+    /// as in RealmSwift: `$0.point == p` is `point.x == p.x AND point.y ==
+    /// p.y`, through nested embedded objects.
+    private func memberwiseEquality(_ path: [String], _ object: EmbeddedObject) throws -> QueryPredicate {
+        var predicate = QueryPredicate.constant(true)
+        for property in try SchemaDiscovery.descriptor(for: type(of: object)).properties {
+            let shape = property.shape, propertyPath = path + [property.name]
+            if shape.type == .linkingObjects { continue }
+            let value = property.accessor.value(of: object)
+            let term: QueryPredicate
+            if shape.collection == .none, shape.type == .object, let nested = value as? EmbeddedObject {
+                term = try memberwiseEquality(propertyPath, nested)
+            } else if shape.collection == .none, let constant = QueryValue.from(value) {
+                term = .comparison(QueryComparison(left: .keyPath(propertyPath, position: -1), op: .equal,
+                                                   right: .value(constant, position: -1)))
+            } else {
+                throw Realm.Error.query("Cannot compare '\(propertyPath.joined(separator: "."))' memberwise: only values and embedded objects can be.")
+            }
+            predicate = .and(predicate, term)
+        }
+        return predicate
     }
 
     fileprivate func collectionOperator<U>(_ name: String) -> Query<U> {
@@ -212,6 +242,18 @@ extension Query where T: _CustomPersistable, T.PersistedType: _QueryComparable {
     public static func >= (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.greaterOrEqual, rhs) }
 }
 
+extension Query where T: _CustomPersistable {
+    /// The property's persisted value, to query what the persisted type
+    /// offers: `$0.coordinate.persistableValue.latitude > 10` for a type
+    /// persisted as an embedded object, ranges on a primitive one.
+    public var persistableValue: Query<T.PersistedType> { Query<T.PersistedType>(node) }
+}
+
+extension Query where T: _OptionalCustomPersistable {
+    /// The optional property's persisted value (nil stays nil).
+    public var persistableValue: Query<T._CustomWrapped.PersistedType?> { Query<T._CustomWrapped.PersistedType?>(node) }
+}
+
 extension Query where T: _OptionalCustomPersistable, T._CustomWrapped.PersistedType: _QueryComparable {
     /// The property's persisted value is less than `rhs`'s; nil matches no
     /// ordering.
@@ -331,7 +373,12 @@ enum KeyPathRecorder {
             object._record = UnsafeRawPointer(Unmanaged.passUnretained(log).toOpaque())
             let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque())
             for (index, property) in descriptor.properties.enumerated() {
-                if property.shape.type == .object, property.shape.collection == .none, let target = property.shape.objectType {
+                // A custom type persisted as an embedded object ends the key
+                // path (its persistableValue starts a new one): converting a
+                // prototype would log the embedded prototype's reads.
+                let isCustom = property.accessor.valueType is any _CustomPersistable.Type
+                    || property.accessor.valueType is any _OptionalCustomPersistable.Type
+                if property.shape.type == .object, property.shape.collection == .none, !isCustom, let target = property.shape.objectType {
                     try property.accessor.setValue(try prototype(target), on: object, realm: nil)
                     links.append((object, property.accessor))
                 }

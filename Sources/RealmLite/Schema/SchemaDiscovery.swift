@@ -227,7 +227,13 @@ final class PersistedAccessor<V: _Persistable>: PropertyAccessor, @unchecked Sen
         (base(object) + columnOffset).load(as: Int32.self)
     }
 
-    var shape: _PropertyShape { V._rlmShape }
+    var shape: _PropertyShape {
+        var shape = V._rlmShape
+        // A non-optional custom type persisted as an embedded object is
+        // still a nullable link, as in RealmSwift.
+        if shape.type == .object && shape.collection == .none { shape.isOptional = true }
+        return shape
+    }
     var valueType: Any.Type { V.self }
 
     func options(of object: ObjectBase) -> (flags: UInt8, originProperty: String?) {
