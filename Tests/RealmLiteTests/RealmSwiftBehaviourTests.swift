@@ -284,4 +284,31 @@ final class RealmSwiftBehaviourTests: RealmTestCase {
         }
         XCTAssertNil(other.address)
     }
+
+    // RealmTests.testInitFailable / testFileFormatUpgradeRequired...: a file
+    // that is not a Realm file is `invalidDatabase`, not an upgrade.
+    func testOpeningAFileThatIsNotARealmIsInvalidDatabase() throws {
+        let text = directory.appendingPathComponent("notes.realm")
+        try Data(String(repeating: "not a realm file\n", count: 1000).utf8).write(to: text)
+        XCTAssertThrowsRealmError(.invalidDatabase, mentioning: ["notes.realm", "not a Realm file", "fileURL"]) {
+            _ = try Realm(configuration: configuration(file: "notes.realm"))
+        }
+        var readOnly = configuration(file: "notes.realm")
+        readOnly.readOnly = true
+        XCTAssertThrowsRealmError(.invalidDatabase) { _ = try Realm(configuration: readOnly) }
+
+        var generator = SystemRandomNumberGenerator()
+        let noise = directory.appendingPathComponent("noise.realm")
+        try Data((0..<65536).map { _ in UInt8.random(in: 1...255, using: &generator) }).write(to: noise)
+        XCTAssertThrowsRealmError(.invalidDatabase) { _ = try Realm(configuration: configuration(file: "noise.realm")) }
+        do {
+            _ = try Realm(configuration: configuration(file: "noise.realm"))
+        } catch Realm.Error.invalidDatabase {
+        }
+        // A missing directory is still fileNotFound or fileAccess, as before.
+        let missing = Realm.Configuration(fileURL: directory.appendingPathComponent("nowhere/x.realm"))
+        XCTAssertThrowsError(try Realm(configuration: missing)) { error in
+            XCTAssertNotEqual((error as? Realm.Error)?.code, .invalidDatabase)
+        }
+    }
 }
