@@ -305,10 +305,34 @@ final class RealmSwiftBehaviourTests: RealmTestCase {
             _ = try Realm(configuration: configuration(file: "noise.realm"))
         } catch Realm.Error.invalidDatabase {
         }
-        // A missing directory is still fileNotFound or fileAccess, as before.
+        // A missing directory is reported as before (not invalidDatabase).
         let missing = Realm.Configuration(fileURL: directory.appendingPathComponent("nowhere/x.realm"))
         XCTAssertThrowsError(try Realm(configuration: missing)) { error in
             XCTAssertNotEqual((error as? Realm.Error)?.code, .invalidDatabase)
         }
     }
+
+    // RealmTests.testReadOnlyRealmMustExist... / "already opened with
+    // different read permissions": one file, one readOnly setting per process.
+    func testOpeningAFileWithDifferentReadPermissionsIsAnError() throws {
+        do {
+            let writable = try openRealm()
+            try writable.write { writable.add(Dog()) }
+            var readOnly = configuration()
+            readOnly.readOnly = true
+            XCTAssertThrowsRealmError(.fileAccess, mentioning: ["test.realm", "already opened with different read permissions"]) {
+                _ = try Realm(configuration: readOnly)
+            }
+            XCTAssertEqual(writable.objects(Dog.self).count, 1)
+        }
+        XCTAssertFalse(SharedEnv.isOpen(path: fileURL.path))
+        var readOnly = configuration()
+        readOnly.readOnly = true
+        let reader = try Realm(configuration: readOnly)
+        XCTAssertEqual(reader.objects(Dog.self).count, 1)
+        XCTAssertThrowsRealmError(.fileAccess, mentioning: ["already opened with different read permissions"]) {
+            _ = try openRealm()
+        }
+    }
+
 }

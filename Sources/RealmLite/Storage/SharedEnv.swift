@@ -112,6 +112,11 @@ final class SharedEnv: @unchecked Sendable {
         let key = key(for: config)
         return try openEnvs.withLock { table -> SharedEnv in
             if let env = table[key]?.env { return env }
+            // RealmSwift: one file, one read permission per process.
+            let otherKey = config.readOnly ? String(key.dropLast(3)) : key + ":ro"
+            if table[otherKey]?.env != nil {
+                throw Realm.Error(.fileAccess, "Realm at path '\(path)' already opened with different read permissions: it is open \(config.readOnly ? "read-write" : "read-only") in this process, and cannot also be opened \(config.readOnly ? "read-only" : "read-write"). Open it with the same `readOnly` setting, or let every Realm of the file go (and close) first.")
+            }
             if !inMemory, let seed = config.seedFilePath, !FileManager.default.fileExists(atPath: path) {
                 try copySeed(seed.path, to: path)
             }
