@@ -312,7 +312,7 @@ final class RealmSwiftBehaviourTests: RealmTestCase {
         }
     }
 
-    // RealmTests.testReadOnlyRealmMustExist... / "already opened with
+    // RealmSwift: "Realm at path ... already opened with
     // different read permissions": one file, one readOnly setting per process.
     func testOpeningAFileWithDifferentReadPermissionsIsAnError() throws {
         do {
@@ -335,4 +335,49 @@ final class RealmSwiftBehaviourTests: RealmTestCase {
         }
     }
 
+    // RealmSwift: `try! Realm().beginWrite()`, later
+    // `try! Realm().commitWrite()` on the same thread (RealmSwift's
+    // autorelease pool keeps the instance): the writing instance stays the
+    // thread's until the write ends.
+    func testBeginWriteThroughATemporaryRealmThenCommitThroughAnother() throws {
+        let config = configuration()
+        try Realm(configuration: config).beginWrite()
+        XCTAssertTrue(try Realm(configuration: config).isInWriteTransaction)
+        try Realm(configuration: config).add(Dog())
+        try Realm(configuration: config).commitWrite()
+        XCTAssertFalse(try Realm(configuration: config).isInWriteTransaction)
+        XCTAssertFalse(SharedEnv.isOpen(path: fileURL.path), "the hold ends with the write")
+        XCTAssertEqual(try Realm(configuration: config).objects(Dog.self).count, 1)
+
+        // cancelWrite() and invalidate() end it too.
+        try Realm(configuration: config).beginWrite()
+        try Realm(configuration: config).add(Dog())
+        try Realm(configuration: config).cancelWrite()
+        XCTAssertFalse(SharedEnv.isOpen(path: fileURL.path))
+        try Realm(configuration: config).beginWrite()
+        try Realm(configuration: config).invalidate()
+        XCTAssertFalse(SharedEnv.isOpen(path: fileURL.path))
+        XCTAssertEqual(try Realm(configuration: config).objects(Dog.self).count, 1)
+    }
+
+    // A thread that exits with a write open on its instance: the write is
+    // cancelled and the writer lock released.
+    func testAThreadThatExitsWithAWriteOpenReleasesIt() throws {
+        let config = configuration()
+        let begun = expectation(description: "began a write and exited")
+        let thread = Thread {
+            try! Realm(configuration: config).beginWrite()
+            try! Realm(configuration: config).add(Dog())
+            XCTAssertTrue(try! Realm(configuration: config).isInWriteTransaction)
+            begun.fulfill()
+        }
+        thread.start()
+        wait(for: [begun], timeout: 10)
+        for _ in 0..<1000 where SharedEnv.isOpen(path: fileURL.path) { usleep(1000) }
+        XCTAssertFalse(SharedEnv.isOpen(path: fileURL.path), "the exited thread's instance is gone")
+        let realm = try Realm(configuration: config)
+        XCTAssertEqual(realm.objects(Dog.self).count, 0)
+        try realm.write { realm.add(Dog()) } // the writer lock is free
+        XCTAssertEqual(realm.objects(Dog.self).count, 1)
+    }
 }
