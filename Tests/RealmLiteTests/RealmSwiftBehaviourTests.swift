@@ -12,6 +12,12 @@ final class KeyedNode: Object {
     @Persisted var next: KeyedNode?
 }
 
+/// RealmSwift's ThreadSafeWrapperTests: @ThreadSafe as a struct's stored
+/// property, set through the memberwise initializer.
+struct ThreadSafeDogHolder {
+    @ThreadSafe var dog: Dog?
+}
+
 final class RealmSwiftBehaviourTests: RealmTestCase {
     func testShortArrayGivesTheRemainingPropertiesTheirDefaults() throws {
         let realm = try openRealm()
@@ -379,5 +385,36 @@ final class RealmSwiftBehaviourTests: RealmTestCase {
         XCTAssertEqual(realm.objects(Dog.self).count, 0)
         try realm.write { realm.add(Dog()) } // the writer lock is free
         XCTAssertEqual(realm.objects(Dog.self).count, 1)
+    }
+
+    func testThreadSafeAsAStructPropertyWithAMemberwiseInitializer() throws {
+        let realm = try openRealm()
+        let dog = try realm.write { realm.create(Dog.self, value: ["name": "Rex"]) }
+        let holder = ThreadSafeDogHolder(dog: dog)
+        XCTAssertEqual(holder.dog?.name, "Rex")
+        let config = configuration()
+        let read = expectation(description: "read on another thread")
+        let thread = Thread {
+            XCTAssertEqual(holder.dog?.name, "Rex")
+            XCTAssertEqual(holder.dog?.realm?.configuration.fileURL, config.fileURL)
+            read.fulfill()
+        }
+        thread.start()
+        wait(for: [read], timeout: 10)
+        let empty = ThreadSafeDogHolder(dog: nil)
+        XCTAssertNil(empty.dog)
+
+        // Made inside the write that creates the object, read on a queue
+        // after the commit; set again (the wrapper is a class, as RealmSwift's,
+        // so a `let` struct may set it).
+        realm.beginWrite()
+        let inWrite = ThreadSafeDogHolder(dog: realm.create(Dog.self, value: ["name": "Pup"]))
+        XCTAssertEqual(inWrite.dog?.name, "Pup")
+        try realm.commitWrite()
+        let snapshot = inWrite
+        let names = try XCTUnwrap(onOtherThread(returning: { () -> [String?] in [snapshot.dog?.name, holder.dog?.name] }))
+        XCTAssertEqual(names, ["Pup", "Rex"])
+        inWrite.dog = dog
+        XCTAssertEqual(inWrite.dog?.name, "Rex")
     }
 }
