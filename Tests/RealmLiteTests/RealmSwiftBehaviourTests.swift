@@ -12,6 +12,12 @@ final class KeyedNode: Object {
     @Persisted var next: KeyedNode?
 }
 
+/// RealmSwift's ThreadSafeWrapperTests: @ThreadSafe as a struct's stored
+/// property, set through the memberwise initializer.
+struct ThreadSafeDogHolder {
+    @ThreadSafe var dog: Dog?
+}
+
 final class RealmSwiftBehaviourTests: RealmTestCase {
     func testShortArrayGivesTheRemainingPropertiesTheirDefaults() throws {
         let realm = try openRealm()
@@ -283,5 +289,132 @@ final class RealmSwiftBehaviourTests: RealmTestCase {
             try realm.write { other.pastAddresses.append(owner.address!) }
         }
         XCTAssertNil(other.address)
+    }
+
+    // RealmTests.testInitFailable / testFileFormatUpgradeRequired...: a file
+    // that is not a Realm file is `invalidDatabase`, not an upgrade.
+    func testOpeningAFileThatIsNotARealmIsInvalidDatabase() throws {
+        let text = directory.appendingPathComponent("notes.realm")
+        try Data(String(repeating: "not a realm file\n", count: 1000).utf8).write(to: text)
+        XCTAssertThrowsRealmError(.invalidDatabase, mentioning: ["notes.realm", "not a Realm file", "fileURL"]) {
+            _ = try Realm(configuration: configuration(file: "notes.realm"))
+        }
+        var readOnly = configuration(file: "notes.realm")
+        readOnly.readOnly = true
+        XCTAssertThrowsRealmError(.invalidDatabase) { _ = try Realm(configuration: readOnly) }
+
+        var generator = SystemRandomNumberGenerator()
+        let noise = directory.appendingPathComponent("noise.realm")
+        try Data((0..<65536).map { _ in UInt8.random(in: 1...255, using: &generator) }).write(to: noise)
+        XCTAssertThrowsRealmError(.invalidDatabase) { _ = try Realm(configuration: configuration(file: "noise.realm")) }
+        do {
+            _ = try Realm(configuration: configuration(file: "noise.realm"))
+        } catch Realm.Error.invalidDatabase {
+        }
+        // A missing directory is reported as before (not invalidDatabase).
+        let missing = Realm.Configuration(fileURL: directory.appendingPathComponent("nowhere/x.realm"))
+        XCTAssertThrowsError(try Realm(configuration: missing)) { error in
+            XCTAssertNotEqual((error as? Realm.Error)?.code, .invalidDatabase)
+        }
+    }
+
+    // RealmSwift: "Realm at path ... already opened with
+    // different read permissions": one file, one readOnly setting per process.
+    func testOpeningAFileWithDifferentReadPermissionsIsAnError() throws {
+        do {
+            let writable = try openRealm()
+            try writable.write { writable.add(Dog()) }
+            var readOnly = configuration()
+            readOnly.readOnly = true
+            XCTAssertThrowsRealmError(.fileAccess, mentioning: ["test.realm", "already opened with different read permissions"]) {
+                _ = try Realm(configuration: readOnly)
+            }
+            XCTAssertEqual(writable.objects(Dog.self).count, 1)
+        }
+        XCTAssertFalse(SharedEnv.isOpen(path: fileURL.path))
+        var readOnly = configuration()
+        readOnly.readOnly = true
+        let reader = try Realm(configuration: readOnly)
+        XCTAssertEqual(reader.objects(Dog.self).count, 1)
+        XCTAssertThrowsRealmError(.fileAccess, mentioning: ["already opened with different read permissions"]) {
+            _ = try openRealm()
+        }
+    }
+
+    // RealmSwift: `try! Realm().beginWrite()`, later
+    // `try! Realm().commitWrite()` on the same thread (RealmSwift's
+    // autorelease pool keeps the instance): the writing instance stays the
+    // thread's until the write ends.
+    func testBeginWriteThroughATemporaryRealmThenCommitThroughAnother() throws {
+        let config = configuration()
+        try Realm(configuration: config).beginWrite()
+        XCTAssertTrue(try Realm(configuration: config).isInWriteTransaction)
+        try Realm(configuration: config).add(Dog())
+        try Realm(configuration: config).commitWrite()
+        XCTAssertFalse(try Realm(configuration: config).isInWriteTransaction)
+        XCTAssertFalse(SharedEnv.isOpen(path: fileURL.path), "the hold ends with the write")
+        XCTAssertEqual(try Realm(configuration: config).objects(Dog.self).count, 1)
+
+        // cancelWrite() and invalidate() end it too.
+        try Realm(configuration: config).beginWrite()
+        try Realm(configuration: config).add(Dog())
+        try Realm(configuration: config).cancelWrite()
+        XCTAssertFalse(SharedEnv.isOpen(path: fileURL.path))
+        try Realm(configuration: config).beginWrite()
+        try Realm(configuration: config).invalidate()
+        XCTAssertFalse(SharedEnv.isOpen(path: fileURL.path))
+        XCTAssertEqual(try Realm(configuration: config).objects(Dog.self).count, 1)
+    }
+
+    // A thread that exits with a write open on its instance: the write is
+    // cancelled and the writer lock released.
+    func testAThreadThatExitsWithAWriteOpenReleasesIt() throws {
+        let config = configuration()
+        let begun = expectation(description: "began a write and exited")
+        let thread = Thread {
+            try! Realm(configuration: config).beginWrite()
+            try! Realm(configuration: config).add(Dog())
+            XCTAssertTrue(try! Realm(configuration: config).isInWriteTransaction)
+            begun.fulfill()
+        }
+        thread.start()
+        wait(for: [begun], timeout: 10)
+        for _ in 0..<1000 where SharedEnv.isOpen(path: fileURL.path) { usleep(1000) }
+        XCTAssertFalse(SharedEnv.isOpen(path: fileURL.path), "the exited thread's instance is gone")
+        let realm = try Realm(configuration: config)
+        XCTAssertEqual(realm.objects(Dog.self).count, 0)
+        try realm.write { realm.add(Dog()) } // the writer lock is free
+        XCTAssertEqual(realm.objects(Dog.self).count, 1)
+    }
+
+    func testThreadSafeAsAStructPropertyWithAMemberwiseInitializer() throws {
+        let realm = try openRealm()
+        let dog = try realm.write { realm.create(Dog.self, value: ["name": "Rex"]) }
+        let holder = ThreadSafeDogHolder(dog: dog)
+        XCTAssertEqual(holder.dog?.name, "Rex")
+        let config = configuration()
+        let read = expectation(description: "read on another thread")
+        let thread = Thread {
+            XCTAssertEqual(holder.dog?.name, "Rex")
+            XCTAssertEqual(holder.dog?.realm?.configuration.fileURL, config.fileURL)
+            read.fulfill()
+        }
+        thread.start()
+        wait(for: [read], timeout: 10)
+        let empty = ThreadSafeDogHolder(dog: nil)
+        XCTAssertNil(empty.dog)
+
+        // Made inside the write that creates the object, read on a queue
+        // after the commit; set again (the wrapper is a class, as RealmSwift's,
+        // so a `let` struct may set it).
+        realm.beginWrite()
+        let inWrite = ThreadSafeDogHolder(dog: realm.create(Dog.self, value: ["name": "Pup"]))
+        XCTAssertEqual(inWrite.dog?.name, "Pup")
+        try realm.commitWrite()
+        let snapshot = inWrite
+        let names = try XCTUnwrap(onOtherThread(returning: { () -> [String?] in [snapshot.dog?.name, holder.dog?.name] }))
+        XCTAssertEqual(names, ["Pup", "Rex"])
+        inWrite.dog = dog
+        XCTAssertEqual(inWrite.dog?.name, "Rex")
     }
 }

@@ -71,3 +71,69 @@ extension Realm.Configuration {
         return SharedEnv.key(for: self) + "|v\(schemaVersion)|\(types)|\(maximumNumberOfActiveVersions.map(String.init) ?? "-")"
     }
 }
+
+/// Keeps a thread's (or the main actor's) cached instance alive while it has
+/// a write transaction open, as RealmSwift's autorelease pool does: `try!
+/// Realm().beginWrite()` then, later on the same thread, `try!
+/// Realm().commitWrite()` reach the same instance and commit. The hold ends
+/// when the write does (commit, cancel, `invalidate()`), or for a `.thread`
+/// instance when its thread exits: a pthread key's destructor drops the
+/// thread's holds on that thread, and the instance's deinit cancels the
+/// write, so no forgotten instance keeps the writer lock. The main actor's
+/// holds last until the write ends (its queue may be drained by worker
+/// threads that come and go). Instances of queues, actors and tasks are not
+/// held: their write is cancelled when their last Realm value goes, as before.
+/// docs/THREADING.md, Rule 1.
+enum WriteHolds {
+    /// The main actor's writing instances.
+    nonisolated(unsafe) private static var main: [ObjectIdentifier: RealmCore] = [:]
+    private static let mainLock = NSLock()
+
+    /// One thread's writing instances; released by the key's destructor
+    /// when the thread exits.
+    private final class ThreadHolds {
+        var cores: [ObjectIdentifier: RealmCore] = [:]
+    }
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let rc = pthread_key_create(&key) { pointer in
+            // The thread is exiting: its instances go, cancelling their writes.
+            guard let pointer else { return }
+            Unmanaged<ThreadHolds>.fromOpaque(pointer).release()
+        }
+        precondition(rc == 0, "pthread_key_create failed: \(rc)")
+        return key
+    }()
+
+    /// `core` began (`holding`) or ended its write transaction.
+    static func update(_ core: RealmCore, holding: Bool) {
+        let id = ObjectIdentifier(core)
+        switch core.confinement {
+        case .main:
+            // Released outside the lock: a hold may be the last reference.
+            let released: RealmCore? = mainLock.withLock {
+                if holding { main[id] = core; return nil }
+                return main.removeValue(forKey: id)
+            }
+            withExtendedLifetime(released) {}
+        case .thread:
+            let holds: ThreadHolds
+            if let pointer = pthread_getspecific(key) {
+                holds = Unmanaged<ThreadHolds>.fromOpaque(pointer).takeUnretainedValue()
+            } else {
+                guard holding else { return }
+                holds = ThreadHolds()
+                pthread_setspecific(key, Unmanaged.passRetained(holds).toOpaque())
+            }
+            if holding {
+                holds.cores[id] = core
+            } else {
+                let released = holds.cores.removeValue(forKey: id)
+                withExtendedLifetime(released) {}
+            }
+        default:
+            return
+        }
+    }
+}

@@ -43,8 +43,14 @@ public final class RealmCore {
     /// which only `version` reads): stored apart for the hot read path.
     let readTxn: EngineTxn
     /// The write transaction while writing (set and cleared only by
-    /// RealmCore+Transactions.swift).
-    var write: WriteTransaction?
+    /// RealmCore+Transactions.swift). While it is open, the thread's (or the
+    /// main actor's) instance is kept alive by `WriteHolds` (CoreCache.swift),
+    /// so that `Realm().beginWrite()` ... `Realm().commitWrite()` works.
+    var write: WriteTransaction? {
+        didSet {
+            if (oldValue == nil) != (write == nil) { WriteHolds.update(self, holding: write != nil) }
+        }
+    }
     var readState: ReadState = .active
     /// Frozen cores: the pinned snapshot and each thread's clone of it.
     let frozenReaders: FrozenReaders?

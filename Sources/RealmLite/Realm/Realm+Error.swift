@@ -41,7 +41,7 @@ extension Realm {
             /// The lock file beside the Realm (`<file>.lock`) could not be
             /// created, or it is not a valid RealmLite lock file.
             case incompatibleLockFile = 8
-            /// The file is not a RealmLite file, or its format version (or its
+            /// The file is a RealmLite file whose format version (or whose
             /// stored schema's encoding) is one this library does not read.
             case fileFormatUpgradeRequired = 9
             /// The program's classes do not match the stored schema and no
@@ -51,6 +51,11 @@ extension Realm {
             /// cannot run while another process has the file open. The message
             /// lists each difference and the fix.
             case schemaMismatch = 10
+            /// The file is not a Realm file at all (e.g. a text file or random
+            /// bytes), or its header is damaged beyond recovery. Check the
+            /// configuration's `fileURL`; if the file is a damaged Realm,
+            /// restore it from a backup or delete it.
+            case invalidDatabase = 20
             /// A mutation outside a write transaction, or a nested write.
             case wrongTransactionState = 100
             /// An object with this primary key already exists (`update: .error`).
@@ -126,6 +131,9 @@ extension Realm {
         /// ``Code/schemaMismatch``, so that `catch Realm.Error.schemaMismatch`
         /// reads as in RealmSwift.
         public static var schemaMismatch: Code { .schemaMismatch }
+        /// ``Code/invalidDatabase``, so that `catch Realm.Error.invalidDatabase`
+        /// reads as in RealmSwift.
+        public static var invalidDatabase: Code { .invalidDatabase }
     }
 }
 

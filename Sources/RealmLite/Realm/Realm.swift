@@ -40,8 +40,10 @@ public struct Realm {
     /// `schemaVersion` rose. Throws ``Realm/Error/Code/fileAccess`` or
     /// ``Realm/Error/Code/filePermissionDenied`` if the file cannot be opened
     /// or created, ``Realm/Error/Code/fileNotFound`` for a read-only open of a
-    /// missing file, ``Realm/Error/Code/fileFormatUpgradeRequired`` for a file
-    /// that is not a RealmLite file, ``Realm/Error/Code/schemaMismatch`` when
+    /// missing file, ``Realm/Error/Code/invalidDatabase`` for a file that is
+    /// not a Realm file (or whose header is damaged),
+    /// ``Realm/Error/Code/fileFormatUpgradeRequired`` for a RealmLite file of
+    /// another format version, ``Realm/Error/Code/schemaMismatch`` when
     /// the classes changed without a migration, and
     /// ``Realm/Error/Code/invalidSchema`` for a class in `objectTypes` that
     /// cannot be stored.

@@ -112,6 +112,11 @@ final class SharedEnv: @unchecked Sendable {
         let key = key(for: config)
         return try openEnvs.withLock { table -> SharedEnv in
             if let env = table[key]?.env { return env }
+            // RealmSwift: one file, one read permission per process.
+            let otherKey = config.readOnly ? String(key.dropLast(3)) : key + ":ro"
+            if table[otherKey]?.env != nil {
+                throw Realm.Error(.fileAccess, "Realm at path '\(path)' already opened with different read permissions: it is open \(config.readOnly ? "read-write" : "read-only") in this process, and cannot also be opened \(config.readOnly ? "read-only" : "read-write"). Open it with the same `readOnly` setting, or let every Realm of the file go (and close) first.")
+            }
             if !inMemory, let seed = config.seedFilePath, !FileManager.default.fileExists(atPath: path) {
                 try copySeed(seed.path, to: path)
             }
@@ -143,6 +148,9 @@ final class SharedEnv: @unchecked Sendable {
                     var error = storageError(rc, "Opening the Realm at '\(path)'")
                     if UInt32(rc) == CS_EIO.rawValue, errno == EACCES {
                         error = Realm.Error(.filePermissionDenied, error.message)
+                    } else if isInvalidDatabase(rc) {
+                        error = Realm.Error(.invalidDatabase, error.message
+                            + ". The file at '\(path)' is not a Realm file, or its header is damaged: check Realm.Configuration.fileURL, or restore the file from a backup (or delete it to start empty).")
                     }
                     throw error
                 }
@@ -158,6 +166,20 @@ final class SharedEnv: @unchecked Sendable {
             handedOver = true
             table[key] = WeakEnv(env: env)
             return env
+        }
+    }
+
+    /// A failed cs_env_open that means "not a Realm file": CS_EFORMAT for
+    /// anything but a CStorage file of another format version (that one stays
+    /// fileFormatUpgradeRequired), or CS_ECORRUPT (both metas damaged, or
+    /// the file shorter than its last commit). env.c's read_meta/open_data
+    /// give the one CS_EFORMAT code for both cases, and only the detail
+    /// ("uses format version") tells them apart.
+    private static func isInvalidDatabase(_ rc: Int32) -> Bool {
+        switch UInt32(rc) {
+        case CS_ECORRUPT.rawValue: return true
+        case CS_EFORMAT.rawValue: return !String(cString: cs_last_error_detail()).contains("uses format version")
+        default: return false
         }
     }
 

@@ -179,7 +179,10 @@ extension Realm {
 
 /// A property or parameter holding a confined value that may be read on any
 /// thread: `@ThreadSafe var person: Person?`. Each read resolves it in the
-/// reading thread's Realm (nil once the object is deleted).
+/// reading thread's Realm (nil once the object is deleted). It may be a
+/// stored property of a struct, set through the memberwise initializer
+/// (`struct Holder { @ThreadSafe var dog: Dog? }; Holder(dog: dog)`); the
+/// wrapper is a class, as RealmSwift's, so copies of the struct share it.
 @propertyWrapper
 public final class ThreadSafe<T: ThreadConfined>: @unchecked Sendable {
     // @unchecked: the state is guarded by `lock`, and it holds only
