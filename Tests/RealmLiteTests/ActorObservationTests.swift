@@ -27,12 +27,16 @@ final class ActorObservationTests: RealmTestCase {
         let realm = try openRealm()
         try realm.write { realm.create(Dog.self, value: ["name": "a", "age": 1]) }
         let watcher = Watcher()
-        let done = notifications(2)
+        let done = notifications(2), initial = expectation(description: "initial")
         let token = await realm.objects(Dog.self).filter("age > 0").observe(on: watcher) { watcher, change in
             watcher.assertIsolated()
             watcher.note(describe(change)) // reads the Results: only valid on the actor's Realm
+            if case .initial = change { initial.fulfill() }
             done.fulfill()
         }
+        // A write before the initial call may fold into it (as RealmSwift
+        // documents): write once it has come.
+        await fulfillment(of: [initial], timeout: 10)
         try realm.write { realm.create(Dog.self, value: ["name": "b", "age": 2]) }
         await fulfillment(of: [done], timeout: 10)
         let entries = await watcher.entries
@@ -47,12 +51,19 @@ final class ActorObservationTests: RealmTestCase {
         let owner = Owner(), pet = Pet(value: ["name": "Rex"])
         try realm.write { realm.add(owner); realm.add(pet) }
         let watcher = Watcher()
-        let done = notifications(6)
+        let done = notifications(6), initials = notifications(3)
         let tokens = [
-            await owner.pets.observe(on: watcher) { watcher, change in watcher.note("list " + describe(change)); done.fulfill() },
-            await owner.petSet.observe(on: watcher) { watcher, change in watcher.note("set " + describe(change)); done.fulfill() },
-            await pet.listedBy.observe(on: watcher) { watcher, change in watcher.note("backlinks " + describe(change)); done.fulfill() },
+            await owner.pets.observe(on: watcher) { watcher, change in
+                watcher.note("list " + describe(change)); done.fulfill(); if case .initial = change { initials.fulfill() }
+            },
+            await owner.petSet.observe(on: watcher) { watcher, change in
+                watcher.note("set " + describe(change)); done.fulfill(); if case .initial = change { initials.fulfill() }
+            },
+            await pet.listedBy.observe(on: watcher) { watcher, change in
+                watcher.note("backlinks " + describe(change)); done.fulfill(); if case .initial = change { initials.fulfill() }
+            },
         ]
+        await fulfillment(of: [initials], timeout: 10) // a write before them may fold into them
         try realm.write {
             owner.pets.append(pet)
             owner.petSet.insert(pet)
@@ -70,15 +81,18 @@ final class ActorObservationTests: RealmTestCase {
         let bag = Bag()
         try realm.write { realm.add(bag) }
         let watcher = Watcher()
-        let done = notifications(2)
+        let done = notifications(2), initial = expectation(description: "initial")
         let token = await bag.scores.observe(on: watcher) { watcher, change in
             switch change {
-            case .initial(let map): watcher.note("initial \(map.count)")
+            case .initial(let map):
+                watcher.note("initial \(map.count)")
+                initial.fulfill()
             case .update(let map, _, let insertions, _): watcher.note("update \(map.count) \(insertions)")
             case .error: break
             }
             done.fulfill()
         }
+        await fulfillment(of: [initial], timeout: 10) // a write before it may fold into it
         try realm.write { bag.scores["x"] = 1 }
         await fulfillment(of: [done], timeout: 10)
         let entries = await watcher.entries
