@@ -61,7 +61,7 @@ final class ChangeSequenceTests: RealmTestCase {
             }
             return log
         }
-        await mainQueueTurn()
+        await settle() // the consumer has its initial change before the write (else it may fold into it)
         try realm.write { realm.create(Dog.self, value: ["name": "b", "age": 0]) }
         await fulfillment(of: [seen], timeout: 10)
         XCTAssertEqual(realm.core.observers.filter { !$0.cancelled.load(ordering: .acquiring) }.count, 1)
@@ -200,11 +200,16 @@ final class ChangeSequenceTests: RealmTestCase {
         let watcher = Watcher()
         let done = expectation(description: "initial and update on the actor")
         done.expectedFulfillmentCount = 2
+        let initial = expectation(description: "initial on the actor")
         let token = await erased.observe(on: watcher) { watcher, change in
             if case .update(let dogs, _, let insertions, _) = change { watcher.note("\(dogs.count) +\(insertions)") }
+            if case .initial = change { initial.fulfill() }
             done.fulfill()
         }
-        await mainQueueTurn()
+        // A write before an observer's initial change may fold into it (as
+        // RealmSwift documents): write once both have had theirs.
+        await fulfillment(of: [initial], timeout: 10)
+        await settle()
         try realm.write { person.dogs.append(Dog()) }
         let insertions = await consumer.value
         await fulfillment(of: [done], timeout: 10)
