@@ -90,7 +90,7 @@ static int read_meta(cs_env *env, uint64_t size, cs_meta *out, uint32_t *slot, b
             rc = cs_fail(CS_EFORMAT, "%s uses format version %u; this build reads version %u", env->path, version,
                          CS_FORMAT_VERSION);
         else if (magic) rc = cs_fail(CS_ECORRUPT, "%s: both meta pages are damaged", env->path);
-        else rc = cs_fail(CS_EFORMAT, "%s is not a CStorage database", env->path);
+        else rc = cs_fail(CS_ENOTDB, "%s is not a CStorage database", env->path);
         /* A power loss during creation can leave a valid meta of the empty
          * database in a short file: nothing to lose, create it again. */
         if (rc == CS_OK && out->next_pgno == 2 && 2ull * out->page_size > size && !(env->flags & CS_ENV_RDONLY))
@@ -126,7 +126,7 @@ static int open_data(cs_env *env, const cs_options *o, cs_meta *meta, uint32_t *
     if (env->fd < 0) return cs_fail(errno == ENOENT ? CS_NOTFOUND : CS_EIO, "cannot open %s: %s", env->path, strerror(errno));
     struct stat st;
     if (fstat(env->fd, &st) != 0) return cs_fail(CS_EIO, "cannot stat %s: %s", env->path, strerror(errno));
-    if (!S_ISREG(st.st_mode)) return cs_fail(CS_EFORMAT, "%s is not a regular file", env->path);
+    if (!S_ISREG(st.st_mode)) return cs_fail(CS_ENOTDB, "%s is not a regular file", env->path);
     env->file_size = (uint64_t)st.st_size;
     bool fresh = st.st_size == 0, retry = false;
     if (!fresh) {
@@ -141,7 +141,7 @@ static int open_data(cs_env *env, const cs_options *o, cs_meta *meta, uint32_t *
             return CS_OK;
         }
     }
-    if (rdonly) return cs_fail(CS_EFORMAT, "%s is empty: nothing to open read-only", env->path);
+    if (rdonly) return cs_fail(CS_ENOTDB, "%s is empty: nothing to open read-only", env->path);
     uint32_t ps = o->page_size ? o->page_size : CS_DEFAULT_PAGE_SIZE;
     env->psize = ps;
     *slot = 1; /* create_file: page 1 holds commit 1 */

@@ -15,7 +15,7 @@ const char *cs_strerror(int err)
     case CS_EXISTS: return "key already exists";
     case CS_EINVAL: return "invalid argument";
     case CS_ECORRUPT: return "database file is corrupt";
-    case CS_EFORMAT: return "not a CStorage database, or an incompatible format version";
+    case CS_EFORMAT: return "a CStorage database of another format version";
     case CS_EIO: return "I/O error";
     case CS_ENOSPACE: return "no space left on device; nothing was committed";
     case CS_ENOMEM: return "out of memory";
@@ -28,6 +28,7 @@ const char *cs_strerror(int err)
     case CS_ELOCK: return "lock file could not be created, opened or validated";
     case CS_EPANIC: return "a flush to disk failed; close and reopen the database";
     case CS_ETOODEEP: return "tree is deeper than the engine allows (corrupt file)";
+    case CS_ENOTDB: return "not a CStorage database";
     default: return "unknown error";
     }
 }

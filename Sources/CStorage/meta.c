@@ -70,7 +70,7 @@ int meta_choose(const uint8_t *p0, const uint8_t *p1, size_t avail, cs_meta *out
     if (ok0 && ok1 && m0.page_size != m1.page_size) ok1 = false;
     if (!ok0 && !ok1) {
         if (magic0 || magic1) return cs_fail(CS_ECORRUPT, "both meta pages are damaged");
-        return cs_fail(CS_EFORMAT, "file is not a CStorage database (no valid meta page)");
+        return cs_fail(CS_ENOTDB, "file is not a CStorage database (no valid meta page)");
     }
     bool take0 = ok0 && (!ok1 || m0.txnid > m1.txnid);
     *out = take0 ? m0 : m1;

@@ -45,7 +45,7 @@ final class RealmFile {
         let rc = cs_env_open(path, &options, &env)
         guard rc == 0, let env else {
             let error = RealmFile.error(rc, path: path, opening: true)
-            if !hadLock, rc == Int32(CS_EFORMAT.rawValue) || rc == Int32(CS_ECORRUPT.rawValue) {
+            if !hadLock, [CS_ENOTDB.rawValue, CS_EFORMAT.rawValue, CS_ECORRUPT.rawValue].contains(UInt32(rc)) {
                 try? FileManager.default.removeItem(atPath: lockPath)
             }
             throw error
@@ -75,8 +75,10 @@ final class RealmFile {
     static func error(_ rc: Int32, path: String, opening: Bool = false) -> CLIError {
         let detail = String(cString: cs_last_error_detail())
         switch rc {
-        case Int32(CS_EFORMAT.rawValue):
+        case Int32(CS_ENOTDB.rawValue):
             return CLIError("\(path): not a RealmLite file (\(detail))")
+        case Int32(CS_EFORMAT.rawValue):
+            return CLIError("\(path): written in another format version (\(detail)); open it with the RealmLite version that wrote it")
         case Int32(CS_ECORRUPT.rawValue), Int32(CS_ETOODEEP.rawValue):
             return CLIError("\(path): damaged file (\(detail)); run realmlite check")
         case Int32(CS_ELOCK.rawValue):

@@ -461,11 +461,11 @@ static void test_paths_and_mode(void) {
 }
 
 static void test_strerror(void) {
-    const char *seen[CS_ETOODEEP + 1];
+    const char *seen[CS_ENOTDB + 1];
     for (int e = -5; e < 40; e++) {
         const char *s = cs_strerror(e);
         CHECK(s != NULL && s[0] != 0);
-        if (e >= 0 && e <= CS_ETOODEEP) {
+        if (e >= 0 && e <= CS_ENOTDB) {
             seen[e] = s;
             for (int j = 0; j < e; j++) CHECK(strcmp(seen[j], s) != 0);
         }

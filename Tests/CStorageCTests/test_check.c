@@ -643,14 +643,14 @@ static void test_foreign(void) {
     REQUIRE(fd >= 0 && write(fd, buf, sizeof buf) == (ssize_t)sizeof buf);
     close(fd);
     cs_env *env;
-    CHECK_RC(test_open(p.s, 0, &env), CS_EFORMAT);
+    CHECK_RC(test_open(p.s, 0, &env), CS_ENOTDB);
     p = test_path("text.db");
     FILE *f = fopen(p.s, "w");
     REQUIRE(f);
     for (int i = 0; i < 2000; i++) fprintf(f, "line %d: this is not a database\n", i);
     fclose(f);
-    CHECK_RC(test_open(p.s, 0, &env), CS_EFORMAT);
-    CHECK_RC(test_open(p.s, CS_ENV_RDONLY, &env), CS_EFORMAT);
+    CHECK_RC(test_open(p.s, 0, &env), CS_ENOTDB);
+    CHECK_RC(test_open(p.s, CS_ENV_RDONLY, &env), CS_ENOTDB);
     /* a valid file of a newer format version */
     p = test_path("version.db");
     copy_file(g_healthy, p.s);

@@ -71,7 +71,7 @@ enum cs_error {
     CS_EXISTS = 2,        /* key exists and CS_NOOVERWRITE was given          */
     CS_EINVAL = 3,        /* bad argument: NULL handle, wrong flags, misuse   */
     CS_ECORRUPT = 4,      /* the file is damaged (bad checksum, bad page ...) */
-    CS_EFORMAT = 5,       /* not a CStorage file, or an incompatible version  */
+    CS_EFORMAT = 5,       /* a CStorage file of another format version        */
     CS_EIO = 6,           /* an I/O call failed (see errno detail)            */
     CS_ENOSPACE = 7,      /* disk full: nothing was committed                 */
     CS_ENOMEM = 8,        /* out of memory                                    */
@@ -85,6 +85,9 @@ enum cs_error {
     CS_ELOCK = 15,        /* lock file could not be created or is invalid     */
     CS_EPANIC = 16,       /* a flush failed; the env must be reopened        */
     CS_ETOODEEP = 17,     /* tree deeper than CS_MAX_DEPTH (corrupt input)    */
+    CS_ENOTDB = 18,       /* not a CStorage file: no valid meta page and no
+                             magic, an empty file opened read-only, or not a
+                             regular file                                     */
 };
 
 /* Static string naming an error code. Never NULL. */
@@ -212,8 +215,9 @@ typedef struct cs_options {
 /* Open (creating if missing) the database at path. opts may be NULL.
  * On success *out is a new env owned by the caller (cs_env_close); path and
  * opts are copied. Errors: CS_EINVAL bad flags, durability or page size;
- * CS_NOTFOUND no such file (CS_ENV_RDONLY) or directory; CS_EFORMAT not a CStorage file
- * or another format version; CS_ECORRUPT both metas damaged, or the file
+ * CS_NOTFOUND no such file (CS_ENV_RDONLY) or directory; CS_ENOTDB not a
+ * CStorage file (or empty and CS_ENV_RDONLY); CS_EFORMAT a CStorage file of
+ * another format version; CS_ECORRUPT both metas damaged, or the file
  * is shorter than its newest commit; CS_ELOCK lock file; CS_EIO, CS_ENOSPACE,
  * CS_ENOMEM. */
 int cs_env_open(const char *path, const cs_options *opts, cs_env **out);

@@ -42,6 +42,7 @@ func storageError(_ rc: Int32, _ what: String) -> Realm.Error {
     case CS_EIO.rawValue: code = .fileAccess
     case CS_ELOCK.rawValue: code = .incompatibleLockFile
     case CS_EFORMAT.rawValue: code = .fileFormatUpgradeRequired
+    case CS_ENOTDB.rawValue: code = .invalidDatabase
     case CS_EKEYSIZE.rawValue, CS_EVALSIZE.rawValue: code = .invalidValue
     default: code = .storage
     }

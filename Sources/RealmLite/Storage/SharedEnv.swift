@@ -169,18 +169,12 @@ final class SharedEnv: @unchecked Sendable {
         }
     }
 
-    /// A failed cs_env_open that means "not a Realm file": CS_EFORMAT for
-    /// anything but a CStorage file of another format version (that one stays
-    /// fileFormatUpgradeRequired), or CS_ECORRUPT (both metas damaged, or
-    /// the file shorter than its last commit). env.c's read_meta/open_data
-    /// give the one CS_EFORMAT code for both cases, and only the detail
-    /// ("uses format version") tells them apart.
+    /// A failed cs_env_open that means "not a Realm file": CS_ENOTDB, or
+    /// CS_ECORRUPT (both metas damaged, or the file shorter than its last
+    /// commit). A CStorage file of another format version (CS_EFORMAT) stays
+    /// fileFormatUpgradeRequired.
     private static func isInvalidDatabase(_ rc: Int32) -> Bool {
-        switch UInt32(rc) {
-        case CS_ECORRUPT.rawValue: return true
-        case CS_EFORMAT.rawValue: return !String(cString: cs_last_error_detail()).contains("uses format version")
-        default: return false
-        }
+        UInt32(rc) == CS_ENOTDB.rawValue || UInt32(rc) == CS_ECORRUPT.rawValue
     }
 
     /// seedFilePath: the seed copied to `path` under a temporary name, then
