@@ -256,6 +256,33 @@ final class MigrationTests: RealmTestCase {
         XCTAssertEqual(realm.objects(MDogV1.self).map(\.notes.count), [1, 1], "backlinks follow links set in the block")
     }
 
+    /// RealmSwift's MigrationObject is a DynamicObject: member syntax,
+    /// key-value coding and identity work on it.
+    func testMigrationObjectsTakeDynamicObjectCalls() throws {
+        try seedNotes()
+        let log = MigrationLog()
+        let realm = try Realm(configuration: config([MNoteV1.self, MDogV1.self], version: 1) { migration, _ in
+            var owners: [MigrationObject] = []
+            migration.enumerateObjects(ofType: "MNote") { oldObject, newObject in
+                let old = oldObject!, new = newObject!
+                log.add("\(old.title ?? "-")/\(old.value(forKeyPath: "owner.name") ?? "-")/\(old.value(forKey: "size") ?? "nil")")
+                if let owner = old["owner"] as? MigrationObject { owners.append(owner) }
+                XCTAssertNil(old.realm, "old objects read the snapshot from before the migration")
+                XCTAssertNotNil(new.realm)
+                XCTAssertFalse(old.isInvalidated)
+                XCTAssertTrue(new.isSameObject(as: new))
+                XCTAssertFalse(new.isSameObject(as: old))
+                new.rank = (old.size as? Int ?? 0) + 1
+                new.setValue(false, forKey: "pinned")
+            }
+            XCTAssertEqual(owners.count, 3)
+            XCTAssertTrue(owners[0].isSameObject(as: owners[2]), "the notes share one owner")
+        })
+        XCTAssertEqual(log.entries, ["n0/Rex/nil", "n1/Rex/10", "n2/Rex/20"])
+        XCTAssertEqual(realm.objects(MNoteV1.self).map(\.rank), [1, 11, 21])
+        XCTAssertEqual(realm.objects(MNoteV1.self).map(\.pinned), [false, false, false])
+    }
+
     func testAFileWhoseSchemaPredatesSwiftTypeStillOpens() throws {
         do {
             let realm = try Realm(configuration: config([MSoloV0.self]))

@@ -60,7 +60,12 @@ extension RealmCore {
     /// The core for `configuration` in `confinement`, shared with every
     /// other Realm value opened there.
     static func cached(_ configuration: Realm.Configuration, _ confinement: Confinement) throws -> RealmCore {
-        try CoreCache.shared.core(for: configuration, in: confinement)
+        do {
+            return try CoreCache.shared.core(for: configuration, in: confinement)
+        } catch var error as Realm.Error where error.fileURL == nil && configuration.inMemoryIdentifier == nil {
+            error.fileURL = configuration.fileURL
+            throw error
+        }
     }
 }
 

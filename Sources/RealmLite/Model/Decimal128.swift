@@ -287,3 +287,23 @@ extension Decimal128: SignedNumeric, Strideable {
     /// `self + n`.
     public func advanced(by n: Decimal128) -> Decimal128 { self + n }
 }
+
+// RLMDecimal128's method spellings, which RealmSwift's Decimal128 inherits.
+extension Decimal128 {
+    /// `self + decimalNumber`.
+    public func decimalNumber(byAdding decimalNumber: Decimal128) -> Decimal128 { self + decimalNumber }
+    /// `self - decimalNumber`.
+    public func decimalNumber(bySubtracting decimalNumber: Decimal128) -> Decimal128 { self - decimalNumber }
+    /// `self * decimalNumber`.
+    public func decimalNumber(byMultiplyingBy decimalNumber: Decimal128) -> Decimal128 { self * decimalNumber }
+    /// `self / decimalNumber`.
+    public func decimalNumber(byDividingBy decimalNumber: Decimal128) -> Decimal128 { self / decimalNumber }
+    /// `self > other` in the order of ``<(_:_:)`` (NaN first); false for nil.
+    public func isGreaterThan(_ other: Decimal128?) -> Bool { other.map { self > $0 } ?? false }
+    /// `self >= other` in the order of ``<(_:_:)`` (NaN first); false for nil.
+    public func isGreaterThanOrEqual(to other: Decimal128?) -> Bool { other.map { self >= $0 } ?? false }
+    /// `self < other` in the order of ``<(_:_:)`` (NaN first); false for nil.
+    public func isLessThan(_ other: Decimal128?) -> Bool { other.map { self < $0 } ?? false }
+    /// `self <= other` in the order of ``<(_:_:)`` (NaN first); false for nil.
+    public func isLessThanOrEqual(to other: Decimal128?) -> Bool { other.map { self <= $0 } ?? false }
+}

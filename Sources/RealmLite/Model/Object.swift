@@ -67,6 +67,14 @@ open class ObjectBase: CustomStringConvertible, Hashable {
     /// can be listed in `objectTypes`, or registered on first use).
     open class func _realmIgnoreClass() -> Bool { false }
 
+    /// False leaves the class out of the default schema (a Realm opened with
+    /// `objectTypes` nil), as in RealmSwift; it can still be listed in
+    /// `objectTypes`. Defaults to the opposite of `_realmIgnoreClass()`.
+    open class func shouldIncludeInDefaultSchema() -> Bool { !_realmIgnoreClass() }
+
+    /// True for EmbeddedObject subclasses (RealmSwift's `isEmbedded()`).
+    public class func isEmbedded() -> Bool { self is EmbeddedObject.Type }
+
     /// True if both are the same managed row (or the same unmanaged instance).
     public func isSameObject(as object: ObjectBase?) -> Bool {
         guard let object else { return false }

@@ -140,3 +140,15 @@ extension String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }
+
+// RLMObjectId's method spellings, which RealmSwift's ObjectId inherits.
+extension ObjectId {
+    /// `self > other`; false for nil.
+    public func isGreaterThan(_ other: ObjectId?) -> Bool { other.map { self > $0 } ?? false }
+    /// `self >= other`; false for nil.
+    public func isGreaterThanOrEqual(to other: ObjectId?) -> Bool { other.map { self >= $0 } ?? false }
+    /// `self < other`; false for nil.
+    public func isLessThan(_ other: ObjectId?) -> Bool { other.map { self < $0 } ?? false }
+    /// `self <= other`; false for nil.
+    public func isLessThanOrEqual(to other: ObjectId?) -> Bool { other.map { self <= $0 } ?? false }
+}

@@ -33,6 +33,15 @@ public protocol _RealmElement: _RealmValue {
     static func _rlmEncodeElement(_ value: Self, _ out: inout [UInt8], _ realm: RealmCore) throws
 }
 
+/// Optional, for generic constraints (`where T: OptionalProtocol`), as
+/// RealmSwift declares it.
+public protocol OptionalProtocol {
+    /// The type an Optional wraps.
+    associatedtype Wrapped
+}
+
+extension Optional: OptionalProtocol {}
+
 /// Values of Realm collections (RealmSwift's name).
 public protocol RealmCollectionValue: Hashable, _RealmElement {}
 

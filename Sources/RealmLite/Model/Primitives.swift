@@ -305,9 +305,17 @@ extension ObjectId: _RealmPrimitive, _PrimaryKey {
 /// (`@Persisted(primaryKey: true) var kind: Kind`, found by
 /// `object(ofType:forPrimaryKey: Kind.a)` or by its raw value) or indexed;
 /// other raw types are refused when the schema is read.
-public protocol PersistableEnum: _RealmPrimitive, _PrimaryKey, RawRepresentable, CaseIterable where RawValue: _RealmPrimitive {}
+/// Cases compare by raw value, as in RealmSwift.
+public protocol PersistableEnum: _RealmPrimitive, _PrimaryKey, RawRepresentable, CaseIterable, Comparable
+    where RawValue: _RealmPrimitive & Comparable {}
 
 extension PersistableEnum {
+    /// The first case: the value of a new object's non-optional enum
+    /// property, as in RealmSwift.
+    public init() { self = Self.allCases.first! }
+    /// Orders cases by raw value.
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+
     public static var _rlmType: PropertyType { RawValue._rlmType }
     public static func _rlmDefaultValue() -> Self { allCases.first! }
     public static func _rlmLoad(_ bytes: UnsafeRawBufferPointer) -> Self {

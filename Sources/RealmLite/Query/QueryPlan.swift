@@ -64,6 +64,14 @@ public struct SortDescriptor: Sendable, Hashable {
     public func reversed() -> SortDescriptor { SortDescriptor(keyPath: keyPath, ascending: !ascending) }
 }
 
+extension SortDescriptor: ExpressibleByStringLiteral, CustomStringConvertible {
+    /// `"name"` is `SortDescriptor(keyPath: "name")`, ascending, as in
+    /// RealmSwift: `sorted(by: ["age", "name"])`.
+    public init(stringLiteral keyPath: String) { self.init(keyPath: keyPath) }
+
+    public var description: String { "SortDescriptor(keyPath: \(keyPath), direction: \(ascending ? "ascending" : "descending"))" }
+}
+
 final class QueryPlan {
     let info: ClassInfo
     let base: QueryBase

@@ -1,6 +1,8 @@
 // Realm.Error: every failure RealmLite reports, with a code to match on and
 // a message that names the class/property involved and says what to do.
 
+import Foundation
+
 extension Realm {
     /// The error every RealmLite failure reports: a ``code`` to match on and a
     /// ``message`` that names the file, class or property involved and what to
@@ -94,6 +96,10 @@ extension Realm {
         /// fix the call; the same text the program stops with when there is no
         /// transaction to throw from.
         public let message: String
+        /// The file the failing open was for (RealmSwift's `fileURL`): set
+        /// on every error thrown while opening a Realm in a file, nil
+        /// otherwise.
+        public internal(set) var fileURL: URL?
 
         /// An error with `code` and `message`; RealmLite's own failures are
         /// built this way, and a migration or write block may throw one to

@@ -41,7 +41,8 @@ public final class DynamicObject: Object {
     var dynamicClassInfo: ClassInfo? { _info ?? unmanagedInfo }
 }
 
-extension Object {
+// On ObjectBase: RealmSwift has them on Object and on EmbeddedObject.
+extension ObjectBase {
     /// The List property `propertyName` with its objects as DynamicObjects.
     /// Stops with ``Realm/Error/Code/invalidValue`` if it is not a List of
     /// objects.

@@ -21,15 +21,16 @@ import Foundation
 /// An object seen by a migration block: the old one reads the file as it was
 /// before the migration (read-only), the new one is the object as it will be
 /// stored (RealmSwift's MigrationObject, a DynamicObject).
+@dynamicMemberLookup
 public final class MigrationObject: CustomStringConvertible {
-    fileprivate enum Backing {
+    enum Backing {
         /// A record of the old snapshot (copied), its stored class and key.
         case old(record: [UInt8], layout: StoredLayout, key: UInt64)
         /// A managed accessor in the migration's write.
         case new(ObjectBase)
     }
-    fileprivate var backing: Backing
-    fileprivate unowned let migration: Migration
+    var backing: Backing
+    unowned let migration: Migration
 
     fileprivate init(_ backing: Backing, _ migration: Migration) {
         self.backing = backing
@@ -88,7 +89,7 @@ public final class Migration {
     /// The schema after the migration (the program's classes).
     public let newSchema: Schema
 
-    fileprivate let core: RealmCore
+    let core: RealmCore
     /// A read transaction on the snapshot from before the migration.
     fileprivate let oldTxn: EngineTxn
     fileprivate let oldStored: StoredSchema

@@ -106,7 +106,7 @@ extension RealmCore {
         guard !env.programClassesRegistered.load(ordering: .acquiring) else { return [] }
         defer { env.programClassesRegistered.store(true, ordering: .releasing) }
         let started = DispatchTime.now().uptimeNanoseconds
-        let program = ProgramClasses.all().filter { !$0._realmIgnoreClass() }
+        let program = ProgramClasses.all().filter { $0.shouldIncludeInDefaultSchema() }
         var sharing: [String: Int] = [:]
         for type in program { sharing[type.className(), default: 0] += 1 }
         let storedClasses = Dictionary(stored?.classes.map { ($0.name, $0) } ?? [], uniquingKeysWith: { a, _ in a })
