@@ -154,4 +154,70 @@ final class SectionedResultsTests: RealmTestCase {
         nextTurn()
         XCTAssertEqual(log, ["initial 2", "update 3 d[] i[2] m[] si[] sd[]", "update 0 d[0, 1, 2] i[] m[] si[] sd[0]"])
     }
+
+    func testListsSetsAndLinkingObjectsAreSectioned() throws {
+        let realm = try openRealm()
+        try seed(realm)
+        let person = try realm.write {
+            realm.create(Person.self, value: ["dogs": Array(realm.objects(Dog.self))])
+        }
+        let byAge = person.dogs.sectioned(by: \.age)
+        XCTAssertEqual(byAge.allKeys, [1, 2, 3])
+        XCTAssertEqual(Set(byAge[0].map(\.name)), ["Bob", "Bea"])
+        let rex = realm.objects(Dog.self).first!
+        XCTAssertEqual(rex.owners.sectioned(by: { _ in "all" }, sortDescriptors: ["name"]).map(\.count), [1])
+        let any = AnyRealmCollection(person.dogs)
+        XCTAssertEqual(any.sectioned(by: \.name, ascending: false).allKeys, ["Cat", "Bob", "Bea", "Ace", "Abe"])
+        try realm.write { person.dogs.removeAll() }
+        XCTAssertEqual(byAge.count, 0, "live: the list's sections follow it")
+    }
+
+    func testKeyPathFormsLimitModifications() throws {
+        let realm = try openRealm()
+        try seed(realm)
+        let sections = realm.objects(Dog.self).sectioned(by: \.age, sortDescriptors: ["age", "name"])
+        var log: [String] = [], sectionLog: [String] = []
+        let token = sections.observe(keyPaths: [\Dog.age]) { change in
+            if case .update(_, _, _, let m, _, _) = change { log.append("m\(m.map { [$0[0], $0[1]] })") }
+        }
+        let sectionToken = sections[0].observe(keyPaths: [\Dog.name]) { change in
+            if case .update(_, _, _, let m, _, _) = change { sectionLog.append("m\(m.map { $0[1] })") }
+        }
+        defer { token.invalidate(); sectionToken.invalidate() }
+        nextTurn()
+        // Bea (section 0, row 0): a name change is reported to the section
+        // observer only, an age change moves her and counts for both.
+        try realm.write { realm.objects(Dog.self).filter("name == 'Bea'").first!.name = "Bea2" }
+        nextTurn()
+        try realm.write { realm.objects(Dog.self).filter("name == 'Bob'").first!.age = 1 }
+        nextTurn()
+        XCTAssertEqual(log, [], "age written to its own value and a name change are not age modifications")
+        XCTAssertEqual(sectionLog, ["m[0]"])
+    }
+
+    @MainActor
+    func testASectionObservedOnAnActor() async throws {
+        let realm = try openRealm()
+        try seed(realm)
+        let ones = realm.objects(Dog.self).sectioned(by: \.age, sortDescriptors: ["age", "name"])[0]
+        let watcher = Watcher()
+        let initial = expectation(description: "initial"), update = expectation(description: "update")
+        let token = await ones.observe(on: watcher) { watcher, change in
+            watcher.assertIsolated()
+            switch change {
+            case .initial(let section):
+                watcher.note("initial \(section.map(\.name))")
+                initial.fulfill()
+            case .update(let section, _, let insertions, _, _, _):
+                watcher.note("update \(section.map(\.name)) i\(insertions.map { $0[1] })")
+                update.fulfill()
+            }
+        }
+        await fulfillment(of: [initial], timeout: 10)
+        try realm.write { realm.create(Dog.self, value: ["name": "Bud", "age": 1]) }
+        await fulfillment(of: [update], timeout: 10)
+        let entries = await watcher.entries
+        XCTAssertEqual(entries, ["initial [\"Bea\", \"Bob\"]", "update [\"Bea\", \"Bob\", \"Bud\"] i[2]"])
+        token.invalidate()
+    }
 }

@@ -167,7 +167,9 @@ public struct ResultsSection<Key: _Persistable & Hashable, T: RealmCollectionVal
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.cache === rhs.cache && lhs.key == rhs.key }
 }
 
-extension Results where Element: ObjectBase {
+// On every collection of objects, as in RealmSwift: a List, MutableSet,
+// LinkingObjects or AnyRealmCollection is sorted into a Results first.
+extension RealmCollection where Element: ObjectBase {
     /// Sorts by `keyPath` and sections by its value.
     public func sectioned<Key: _Persistable & Hashable>(by keyPath: KeyPath<Element, Key>, ascending: Bool = true)
         -> SectionedResults<Key, Element> {
