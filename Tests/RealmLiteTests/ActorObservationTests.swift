@@ -166,6 +166,48 @@ final class ActorObservationTests: RealmTestCase {
     }
 }
 
+/// Generic code over RealmCollection, observing with Swift key paths on an actor.
+@MainActor
+private func observeNames<C: RealmCollection & SendableMetatype>(_ collection: C, on watcher: Watcher, initial: XCTestExpectation,
+                                                                  update: XCTestExpectation) async -> NotificationToken
+    where C.Element == Dog {
+    await collection.observe(keyPaths: [\Dog.name], on: watcher) { watcher, change in
+        watcher.note("generic " + describe(change))
+        if case .initial = change { initial.fulfill() } else { update.fulfill() }
+    }
+}
+
+extension ActorObservationTests {
+    @MainActor
+    func testKeyPathFormsOnAnActorForGenericCollectionsAndEmbeddedObjects() async throws {
+        let realm = try openRealm()
+        let owner = Owner(value: ["id": 1])
+        try realm.write {
+            realm.add(owner)
+            owner.address = Address(value: ["city": "Oslo", "street": "A"])
+            realm.create(Dog.self, value: ["name": "Rex", "age": 1])
+        }
+        let watcher = Watcher()
+        let initial = expectation(description: "initial"), done = expectation(description: "changes")
+        done.expectedFulfillmentCount = 2
+        let collectionToken = await observeNames(AnyRealmCollection(realm.objects(Dog.self)), on: watcher, initial: initial, update: done)
+        let addressToken = await owner.address!.observe(keyPaths: [\Address.city], on: watcher) { watcher, change in
+            if case .change(let address, let properties) = change { watcher.note("address \(address.city) \(properties.map(\.name))") }
+            done.fulfill()
+        }
+        await fulfillment(of: [initial], timeout: 10)
+        try realm.write { realm.objects(Dog.self).first!.age = 5; owner.address!.street = "B" } // neither key path
+        try realm.write { realm.objects(Dog.self).first!.name = "Max"; owner.address!.city = "Rome" }
+        await fulfillment(of: [done], timeout: 10)
+        try await Task.sleep(nanoseconds: 50_000_000)
+        let entries = await watcher.entries
+        XCTAssertEqual(Set(entries), ["generic initial 1", "generic update 1 -[] +[] ~[0]", "address Rome [\"city\"]"])
+        XCTAssertEqual(entries.count, 3, "changes outside the key paths are not reported")
+        collectionToken.invalidate()
+        addressToken.invalidate()
+    }
+}
+
 private func describe<C: Collection>(_ change: RealmCollectionChange<C>) -> String {
     switch change {
     case .initial(let collection): "initial \(collection.count)"

@@ -58,3 +58,23 @@ extension Map {
         await observe(keyPaths: keyPaths.map { _name(for: $0) }, on: actor, block)
     }
 }
+
+extension RealmCollection where Element: ObjectBase {
+    /// The actor-isolated observe with Swift key paths, for generic code and
+    /// ``AnyRealmCollection``.
+    public func observe<A: Actor>(keyPaths: [PartialKeyPath<Element>], on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @escaping @Sendable (isolated A, RealmCollectionChange<Self>) -> Void) async -> NotificationToken {
+        await observe(keyPaths: keyPaths.map { _name(for: $0) }, on: actor, block)
+    }
+}
+
+extension ThreadConfined where Self: EmbeddedObject {
+    /// The actor-isolated observe of an embedded object with Swift key paths
+    /// (`[\Address.city]`).
+    public func observe<A: Actor>(keyPaths: [PartialKeyPath<Self>], on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @escaping @Sendable (isolated A, ObjectChange<Self>) -> Void) async -> NotificationToken {
+        await observe(keyPaths: keyPaths.map { _name(for: $0) }, on: actor, block)
+    }
+}
