@@ -74,6 +74,21 @@ final class ProjectionTests: RealmTestCase {
         realm.objects(PersonProjection.self).filter("lastName == 'Snow'").first!
     }
 
+    func testProjectionsAreSectionedByAProjectedProperty() throws {
+        let realm = try populated()
+        try realm.write { realm.create(ProjPerson.self, value: ["id": 4, "firstName": "Sansa", "lastName": "Stark", "age": 14]) }
+        let byLastName = realm.objects(PersonProjection.self).sectioned(by: \.lastName)
+        XCTAssertEqual(byLastName.allKeys, ["Snow", "Stark", "Targaryen"])
+        XCTAssertEqual(Set(byLastName[1].map(\.name)), ["Arya", "Sansa"])
+        let sorted = realm.objects(PersonProjection.self)
+            .sectioned(by: \.lastName, sortDescriptors: ["lastName", SortDescriptor(keyPath: "firstName", ascending: false)])
+        XCTAssertEqual(sorted[1].map(\.name), ["Sansa", "Arya"])
+        let byInitial = realm.objects(PersonProjection.self).sectioned(by: { String($0.name.prefix(1)) }, sortDescriptors: ["firstName"])
+        XCTAssertEqual(byInitial.allKeys, ["A", "D", "J", "S"])
+        try realm.write { realm.delete(realm.objects(ProjPerson.self).filter("lastName == 'Snow'")) }
+        XCTAssertEqual(byLastName.allKeys, ["Stark", "Targaryen"], "live")
+    }
+
     func testReadsRenamedLinkedComputedAndCollectionProperties() throws {
         let realm = try populated()
         let jon = jon(realm)
