@@ -164,6 +164,29 @@ final class GeospatialTests: RealmTestCase {
         XCTAssertEqual(try names(realm, GeoCircle(center: (45, -20), radius: .kilometers(5000)!)!), ["Diana", "Maria", "Tomas"])
     }
 
+    /// realm-core's expectations for points on corners and edges, where
+    /// S2's rules decide (a vertex or edge shared by two regions that tile
+    /// the sphere belongs to one of them).
+    func testRealmCoreBoundaryCases() throws {
+        // (lat, lng) of realm-core's points [lng, lat]: (-2, -1), (-1, -2), (0, 0), (0.5, 0.5), (1, 1), (2, 2).
+        let realm = try realm(with: [("a", -1, -2), ("b", -2, -1), ("c", 0, 0), ("d", 0.5, 0.5), ("e", 1, 1), ("f", 2, 2)])
+        func count(_ format: String, _ args: Any...) throws -> Int {
+            try realm.objects(GeoPerson.self).checkedFilter(format, arguments: args).count
+        }
+        XCTAssertEqual(try count("location GEOWITHIN geoBox([0.2, 0.2], [0.7, 0.7])"), 1)
+        XCTAssertEqual(try count("location GEOWITHIN geoBox([-2, -1.5], [0.7, 0.5])"), 2)
+        XCTAssertEqual(try count("location GEOWITHIN geoBox([0, 0], [0.5, 0.5])"), 0)
+        XCTAssertEqual(try count("location GEOWITHIN geoBox([0, 0], [0.5, 1])"), 1)
+        XCTAssertEqual(try count("location GEOWITHIN geoBox([0, -0.5], [0.5, 1])"), 0)
+        XCTAssertEqual(try count("location GEOWITHIN geoBox([-2, -1], [1, 0.5])"), 2)
+        XCTAssertEqual(try count("location GEOWITHIN geoBox([-2, -2], [1, 1])"), 4)
+        XCTAssertEqual(try count("location GEOWITHIN geoBox([-2, -2], [0.5, 1])"), 4)
+        XCTAssertEqual(try count("location GEOWITHIN geoPolygon({[-0.5, -0.5], [1.0, 2.5], [2.5, -0.5], [-0.5, -0.5]})"), 3)
+        XCTAssertEqual(try count("location GEOWITHIN geoPolygon({[-3, -1], [-2, -2], [-1, -1], [1.5, -1], [-1, 1.5], [-3, -1]})"), 2)
+        XCTAssertEqual(try count("location GEOWITHIN geoCircle([1, 0.5], $0)", 150_000 / 6_378_100.0), 3)
+        XCTAssertEqual(try count("location GEOWITHIN geoCircle([-1.5, -1.5], $0)", 90_000 / 6_378_100.0), 2)
+    }
+
     /// A box's edges are great-circle arcs. Between (lat 60..70, lng 0..90)
     /// the arc joining the northern corners peaks at lng 45, lat
     /// atan(√2·tan 70°) = 75.57°, the southern one at atan(√2·tan 60°) =

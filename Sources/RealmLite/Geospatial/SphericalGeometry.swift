@@ -6,9 +6,9 @@ import Foundation
 // and point-in-loop counts edge crossings from a fixed reference point with
 // S2's rules for arcs that pass through a vertex (so a vertex shared by two
 // loops that tile a region belongs to exactly one). Orientation tests whose
-// determinant is too close to zero for doubles fall back to a determinant of
-// the sorted points and then to S2's symbolic perturbation, which keeps
-// them consistent (antisymmetric, never zero for distinct points).
+// determinant is too close to zero for doubles fall back to
+// S2's tie-breaker as realm-core compiles it, so that points on an edge or
+// a vertex get realm-core's answer.
 
 /// A point on (or a vector in the space around) the unit sphere.
 struct SpherePoint: Equatable, Comparable {
@@ -42,10 +42,14 @@ struct SpherePoint: Equatable, Comparable {
     func dot(_ b: SpherePoint) -> Double { x * b.x + y * b.y + z * b.z }
     func cross(_ b: SpherePoint) -> SpherePoint { SpherePoint(y * b.z - z * b.y, z * b.x - x * b.z, x * b.y - y * b.x) }
     var norm2: Double { dot(self) }
+    /// Scaled to unit length (by the reciprocal of the norm, as S2 does).
     var normalized: SpherePoint {
-        let n = norm2.squareRoot()
-        return n == 0 ? self : SpherePoint(x / n, y / n, z / n)
+        var n = norm2.squareRoot()
+        if n != 0 { n = 1.0 / n }
+        return SpherePoint(x * n, y * n, z * n)
     }
+
+    static func * (a: SpherePoint, k: Double) -> SpherePoint { SpherePoint(a.x * k, a.y * k, a.z * k) }
 
     /// The angle between two vectors, in radians.
     func angle(_ b: SpherePoint) -> Double { atan2(cross(b).norm2.squareRoot(), dot(b)) }
@@ -86,35 +90,55 @@ enum Sphere {
     /// -1 if clockwise, 0 only if two of them are equal.
     static func ccw(_ a: SpherePoint, _ b: SpherePoint, _ c: SpherePoint) -> Int {
         let det = a.cross(b).dot(c)
-        if det > 1.6e-15 { return 1 }
-        if det < -1.6e-15 { return -1 }
+        if det > 0.8e-15 { return 1 }
+        if det < -0.8e-15 { return -1 }
         return expensiveCCW(a, b, c)
     }
 
+    /// S2's tie-breaker for nearly collinear points, as realm-core builds it
+    /// (without exact arithmetic): the determinant recomputed from the two
+    /// shorter edges, then planar orientation tests on the projections.
     private static func expensiveCCW(_ a: SpherePoint, _ b: SpherePoint, _ c: SpherePoint) -> Int {
         if a == b || b == c || c == a { return 0 }
-        var pa = a, pb = b, pc = c, sign = 1
-        if pb < pa { swap(&pa, &pb); sign = -sign }
-        if pc < pb { swap(&pb, &pc); sign = -sign }
-        if pb < pa { swap(&pa, &pb); sign = -sign }
-        let bc = pb.cross(pc)
-        let det = pa.dot(bc)
-        if det > 0 { return sign }
-        if det < 0 { return -sign }
-        return sign * perturbedSign(pa, pb, pc, bc)
+        let sab: Double = a.dot(b) > 0 ? -1 : 1, sbc: Double = b.dot(c) > 0 ? -1 : 1, sca: Double = c.dot(a) > 0 ? -1 : 1
+        let vab = a + b * sab, vbc = b + c * sbc, vca = c + a * sca
+        let dab = vab.norm2, dbc = vbc.norm2, dca = vca.norm2
+        let sign: Double
+        if dca < dbc || (dca == dbc && a < b) {
+            if dab < dbc || (dab == dbc && a < c) {
+                sign = vab.cross(vca).dot(a) * sab // BC is the longest edge
+            } else {
+                sign = vca.cross(vbc).dot(c) * sca // AB is the longest edge
+            }
+        } else {
+            if dab < dca || (dab == dca && b < c) {
+                sign = vbc.cross(vab).dot(b) * sbc // CA is the longest edge
+            } else {
+                sign = vca.cross(vbc).dot(c) * sca // AB is the longest edge
+            }
+        }
+        if sign > 0 { return 1 }
+        if sign < 0 { return -1 }
+        var result = planarOrderedCCW((a.y, a.z), (b.y, b.z), (c.y, c.z))
+        if result == 0 { result = planarOrderedCCW((a.z, a.x), (b.z, b.x), (c.z, c.x)) }
+        if result == 0 { result = planarOrderedCCW((a.x, a.y), (b.x, b.y), (c.x, c.y)) }
+        return result
     }
 
-    /// The sign of the determinant after an infinitesimal perturbation of the
-    /// (sorted) points: the first nonzero term of its expansion.
-    private static func perturbedSign(_ a: SpherePoint, _ b: SpherePoint, _ c: SpherePoint, _ bc: SpherePoint) -> Int {
-        let terms: [Double] = [
-            bc.z, bc.y, bc.x,
-            c.x * a.y - c.y * a.x, c.x, -c.y,
-            c.z * a.x - c.x * a.z, c.z,
-            a.x * b.y - a.y * b.x, -b.x, b.y, a.x,
-        ]
-        for term in terms where term != 0 { return term > 0 ? 1 : -1 }
-        return 1
+    private typealias Planar = (x: Double, y: Double)
+
+    private static func planarCCW(_ a: Planar, _ b: Planar) -> Int {
+        let sab: Double = a.x * b.x + a.y * b.y > 0 ? -1 : 1
+        let vab = (x: a.x + sab * b.x, y: a.y + sab * b.y)
+        let da = a.x * a.x + a.y * a.y, db = b.x * b.x + b.y * b.y
+        let aBeforeB = a.x < b.x || (a.x == b.x && a.y < b.y)
+        let sign = da < db || (da == db && aBeforeB) ? (a.x * vab.y - a.y * vab.x) * sab : vab.x * b.y - vab.y * b.x
+        return sign > 0 ? 1 : sign < 0 ? -1 : 0
+    }
+
+    private static func planarOrderedCCW(_ a: Planar, _ b: Planar, _ c: Planar) -> Int {
+        let sum = planarCCW(a, b) + planarCCW(b, c) + planarCCW(c, a)
+        return sum > 0 ? 1 : sum < 0 ? -1 : 0
     }
 
     /// True if, turning counter-clockwise around `o`, one meets `a`, then
