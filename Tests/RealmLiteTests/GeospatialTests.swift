@@ -371,6 +371,13 @@ final class GeospatialTests: RealmTestCase {
         try assertRegionError(GeoPolygon(outerRing: [(0, 0), (0, 1), (0, 1), (0, 0)])!,
                               "Ring 0 must have at least 3 different vertices, 2 unique vertices were provided")
         try assertRegionError(GeoBox(bottomLeft: (1, 1), topRight: (1, 1))!, "Ring 0 must have at least 3 different vertices")
+        try assertRegionError(GeoPolygon(outerRing: [(0, 0), (0, 1), (1, 1), (0, 1), (0, 2), (0, 0)])!,
+                              "Ring 0 is not valid: 'Duplicate vertices: 1 and 3'")
+        let big = [(0.0, 0.0), (0, 10), (10, 10), (10, 0), (0, 0)]
+        try assertRegionError(GeoPolygon(outerRing: big, holes: [(1, 1), (1, 5), (5, 5), (5, 1), (1, 1)], [(3, 3), (3, 7), (7, 7), (7, 3), (3, 3)])!,
+                              "Polygon isn't valid: 'Ring 1 crosses ring 2'")
+        try assertRegionError(GeoPolygon(outerRing: big, holes: [(0, 0), (5, 4), (10, 10), (4, 5), (0, 0)])!,
+                              "Polygon is not normalized: 'Ring 1 shares more than one vertex with its parent ring 0'")
     }
 
     func testInvalidLiteralsAndArguments() throws {
