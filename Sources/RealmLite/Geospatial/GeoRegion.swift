@@ -72,7 +72,9 @@ enum GeoShape: CustomStringConvertible {
 /// A validated region: does it contain a point?
 struct GeoRegion: Sendable {
     private enum Kind {
-        case polygon([SphericalLoop])
+        /// The loops, and a cap around the outer one: a point outside the
+        /// cap (with a margin) is rejected without testing edges.
+        case polygon([SphericalLoop], bound: (center: SpherePoint, minDot: Double)?)
         case cap(center: SpherePoint, height: Double)
     }
     private let kind: Kind
@@ -87,8 +89,18 @@ struct GeoRegion: Sendable {
             let d = sin(0.5 * radians)
             return .success(GeoRegion(kind: .cap(center: point, height: radians >= Double.pi ? 2 : 2 * d * d)))
         case .box, .polygon:
-            return polygon(shape.rings).map { GeoRegion(kind: .polygon($0)) }
+            return polygon(shape.rings).map { GeoRegion(kind: .polygon($0, bound: bound($0[0]))) }
         }
+    }
+
+    /// A cap holding the loop: centred on its vertices' mean, through the
+    /// farthest vertex. A cap narrower than a hemisphere holds every arc
+    /// between points in it, so it holds a (normalized) loop whose
+    /// vertices it holds; nil when it is not that narrow.
+    private static func bound(_ loop: SphericalLoop) -> (center: SpherePoint, minDot: Double)? {
+        let center = loop.vertices.reduce(SpherePoint(0, 0, 0), +).normalized
+        guard center.norm2 > 0.5, let nearest = loop.vertices.map(center.dot).min(), nearest > 0.01 else { return nil }
+        return (center, nearest - 1e-9)
     }
 
     private static func point(_ c: GeoCoordinate) -> SpherePoint? {
@@ -179,7 +191,8 @@ struct GeoRegion: Sendable {
         switch kind {
         case .cap(let center, let height):
             return (center - p).norm2 <= 2 * height
-        case .polygon(let loops):
+        case .polygon(let loops, let bound):
+            if let bound, bound.center.dot(p) < bound.minDot { return false }
             // Holes lie inside the outer ring: inside an odd number of loops.
             var inside = false
             for loop in loops where loop.contains(p) { inside.toggle() }

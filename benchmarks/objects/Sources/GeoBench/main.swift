@@ -2,7 +2,7 @@ import Foundation
 import RealmLite
 
 // geo-bench: what a geospatial query (geoWithin) costs over N points, beside
-// a plain scan of the same objects; RealmLite alone (benchmarks/README.md).
+// plain scans of the same objects; RealmLite alone (benchmarks/README.md).
 //
 //   geo-bench [--quick] [-n N] [--reps R] [--dir DIR]
 //
@@ -22,7 +22,7 @@ final class Place: Object {
     @Persisted var location: GeoPointObject?
 }
 
-var options = (n: 100_000, reps: 5, directory: URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("tmp"))
+var directoryArgument = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("tmp")
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 var explicitN: Int?, explicitReps: Int?, quick = false
 while let argument = arguments.next() {
@@ -30,13 +30,12 @@ while let argument = arguments.next() {
     case "--quick": quick = true
     case "-n": explicitN = arguments.next().flatMap { Int($0) }
     case "--reps": explicitReps = arguments.next().flatMap { Int($0) }
-    case "--dir": options.directory = URL(fileURLWithPath: arguments.next() ?? ".")
+    case "--dir": directoryArgument = URL(fileURLWithPath: arguments.next() ?? ".")
     default: fatalError("unknown option \(argument); see the comment at the top of main.swift")
     }
 }
-if quick { options.n = 10_000; options.reps = 1 }
-options.n = max(explicitN ?? options.n, 1)
-options.reps = max(explicitReps ?? options.reps, 1)
+let n = max(explicitN ?? (quick ? 10_000 : 100_000), 1)
+let reps = max(explicitReps ?? (quick ? 1 : 5), 1)
 
 func now() -> Double {
     var ts = timespec()
@@ -55,13 +54,12 @@ func point(_ i: Int) -> (Double, Double) {
     return (35 + 35 * mix(UInt64(2 * i)), -10 + 50 * mix(UInt64(2 * i + 1)))
 }
 
-let n = options.n
-let directory = options.directory.appendingPathComponent("geo-\(getpid())")
+let directory = directoryArgument.appendingPathComponent("geo-\(getpid())")
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: directory) }
 let realm = try Realm(configuration: .init(fileURL: directory.appendingPathComponent("geo.realm"),
                                            objectTypes: [Place.self, GeoPointObject.self]))
-print("geospatial queries: \(n) points, \(options.reps) run(s) per query")
+print("geospatial queries: \(n) points, \(reps) run(s) per query")
 let insertStart = now()
 try realm.write {
     for i in 0..<n {
@@ -81,7 +79,7 @@ func ms(_ value: Double) -> String { String(format: "%8.2f", value) }
 
 func time(_ label: String, expected: Int, _ query: () -> Results<Place>) {
     var runs: [Double] = []
-    for _ in 0..<options.reps {
+    for _ in 0..<reps {
         let start = now()
         let count = query().count
         runs.append((now() - start) * 1000)
@@ -118,6 +116,7 @@ func insideConvex(_ ring: [(Double, Double)]) -> ([Double]) -> Bool {
 let places = realm.objects(Place.self)
 let half = n / 2
 time("scan baseline: rank < N/2 (no index)", expected: half) { places.filter("rank < %@", half) }
+time("link baseline: location.type == 'Point'", expected: n) { places.filter("location.type == 'Point'") }
 let box = GeoBox(bottomLeft: (48, 0), topRight: (52, 10))!
 let boxRing = [(48.0, 0.0), (48, 10), (52, 10), (52, 0)]
 time("box 4°x10° (where {})", expected: expected(insideConvex(boxRing))) { places.where { $0.location.geoWithin(box) } }
