@@ -394,6 +394,9 @@ final class GeospatialTests: RealmTestCase {
             ("location GEOWITHIN geoCircle([0, %@], 1)", ["x"], ["a coordinate must be a number"]),
             ("name GEOWITHIN geoCircle([0, 0], 1)", [], ["The left hand side of 'geoWithin' must be a link to geoJSON formatted data", "'string'"]),
             ("ANY location GEOWITHIN geoCircle([0, 0], 1)", [], ["to-many"]),
+            ("location GEOWITHIN", [], ["expected a shape after GEOWITHIN"]),
+            ("location GEOWITHIN geoCircle([0,", [], ["expected a number"]),
+            ("location GEOWITHIN geoPolygon({[0, 0], [1, 0], [1, 1], [0, 0]", [], ["expected '}'"]),
         ]
         for (format, args, words) in cases {
             expectRealmError(.invalidValue, mentioning: words) { _ = try people.checkedFilter(format, arguments: args) }
