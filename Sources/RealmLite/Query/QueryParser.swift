@@ -475,13 +475,9 @@ struct QueryParser {
                 return try parseKeyPath(first: path.split(separator: ".").map(String.init), position: token.position, consumed: true)
             }
             return try argumentValue(arg, token)
-        case .positional(let n):
+        case .positional:
             index += 1
-            guard n < arguments.count else {
-                throw lexer.error("argument $\(n) is missing (\(arguments.count) given)", at: token.position)
-            }
-            nextArgument = max(nextArgument, n + 1)
-            return try argumentValue(arguments[n], token)
+            return try argumentValue(try argument(for: token), token)
         case .string(let s):
             index += 1
             return .value(.string(s), position: token.position)
