@@ -287,7 +287,8 @@ struct SphericalLoop {
                 if !contains(mid) { return false }
             }
         }
-        if let mine = vertices.first(where: { !Set(other.vertices).contains($0) }), other.contains(mine) { return false }
+        let theirs = Set(other.vertices)
+        if let mine = vertices.first(where: { !theirs.contains($0) }), other.contains(mine) { return false }
         return true
     }
 }
