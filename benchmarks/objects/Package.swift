@@ -25,6 +25,12 @@ let package = Package(
             dependencies: [.product(name: "RealmLite", package: rootPackage)],
             path: "Sources/QueryBench"
         ),
+        // What geoWithin costs over many points.
+        .executableTarget(
+            name: "geo-bench",
+            dependencies: [.product(name: "RealmLite", package: rootPackage)],
+            path: "Sources/GeoBench"
+        ),
         // How long a commit takes to reach an observer (this process, another one).
         .executableTarget(
             name: "notify-bench",

@@ -88,6 +88,7 @@ extension QueryPredicate {
         case .constant: return true
         case .and(let a, let b), .or(let a, let b): return a.readsOnlyOwnRecord(info) && b.readsOnlyOwnRecord(info)
         case .not(let a): return a.readsOnlyOwnRecord(info)
+        case .geoWithin: return false // reads the linked point
         case .comparison(let comparison):
             return [comparison.left, comparison.right].allSatisfy { expression in
                 switch expression {

@@ -11,6 +11,8 @@ indirect enum QueryPredicate {
     case or(QueryPredicate, QueryPredicate)
     case not(QueryPredicate)
     case comparison(QueryComparison)
+    /// `location GEOWITHIN shape` (Geospatial/GeoQuery.swift).
+    case geoWithin(QueryGeoWithin)
 }
 
 /// ANY / ALL / NONE before a comparison on a to-many path.

@@ -71,6 +71,8 @@ struct QueryCompiler {
             return { realm, record, key in !fa(realm, record, key) }
         case .comparison(let comparison):
             return try compileComparison(comparison)
+        case .geoWithin(let geo):
+            return try geoWithinFilter(geo)
         }
     }
 
@@ -195,6 +197,9 @@ struct QueryCompiler {
             c.left = try strip(c.left)
             c.right = try strip(c.right)
             return .comparison(c)
+        case .geoWithin(var g):
+            g.left = try strip(g.left)
+            return .geoWithin(g)
         }
     }
 

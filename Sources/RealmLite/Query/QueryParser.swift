@@ -376,6 +376,7 @@ struct QueryParser {
         }
         if case .end = current.kind { throw lexer.error("expected a comparison", at: current.position) }
         let left = try parseOperand()
+        if let geo = try parseGeoWithin(quantifier, left, start) { return geo }
         let opToken = current
         let op: QueryOperator
         switch opToken.kind {
@@ -413,6 +414,36 @@ struct QueryParser {
         return .comparison(comparison)
     }
 
+    /// `path GEOWITHIN shape`, or `path IN %@` with a shape argument
+    /// (GeoQuery.swift reads the shape); nil for any other operator.
+    private mutating func parseGeoWithin(_ quantifier: QueryQuantifier, _ left: QueryExpression, _ start: Int) throws -> QueryPredicate? {
+        let word = keyword(current)
+        guard word == "GEOWITHIN" || word == "IN" && isShapeArgument(tokens[index + 1]) else { return nil }
+        index += 1
+        var reader = GeoLiteralReader(tokens: tokens, index: index, lexer: lexer)
+        let shape = try reader.shape { try self.argument(for: $0) }
+        index = reader.index
+        return .geoWithin(QueryGeoWithin(quantifier: quantifier, left: left, shape: shape, position: start))
+    }
+
+    private func isShapeArgument(_ token: QueryToken) -> Bool {
+        switch token.kind {
+        case .argument("@"): nextArgument < arguments.count && GeoShape(argument: arguments[nextArgument]) != nil
+        case .positional(let n): n < arguments.count && GeoShape(argument: arguments[n]) != nil
+        default: false
+        }
+    }
+
+    /// The value of an argument token (%@, %d, %f or $n).
+    private mutating func argument(for token: QueryToken) throws -> Any {
+        guard case .positional(let n) = token.kind else { return try takeArgument(token) }
+        guard n < arguments.count else {
+            throw lexer.error("argument $\(n) is missing (\(arguments.count) given)", at: token.position)
+        }
+        nextArgument = max(nextArgument, n + 1)
+        return arguments[n]
+    }
+
     private mutating func takeArgument(_ token: QueryToken) throws -> Any {
         guard nextArgument < arguments.count else {
             throw lexer.error("argument \(nextArgument + 1) is missing (\(arguments.count) given)", at: token.position)
@@ -444,13 +475,9 @@ struct QueryParser {
                 return try parseKeyPath(first: path.split(separator: ".").map(String.init), position: token.position, consumed: true)
             }
             return try argumentValue(arg, token)
-        case .positional(let n):
+        case .positional:
             index += 1
-            guard n < arguments.count else {
-                throw lexer.error("argument $\(n) is missing (\(arguments.count) given)", at: token.position)
-            }
-            nextArgument = max(nextArgument, n + 1)
-            return try argumentValue(arguments[n], token)
+            return try argumentValue(try argument(for: token), token)
         case .string(let s):
             index += 1
             return .value(.string(s), position: token.position)

@@ -224,6 +224,8 @@ extension QueryCompiler {
             return emit(a, onTrue: onTrue, onFalse: second, into: &nodes, &constants)
         case .not(let a):
             return emit(a, onTrue: onFalse, onFalse: onTrue, into: &nodes, &constants)
+        case .geoWithin:
+            return nil
         case .comparison(let comparison):
             guard let (tests, isAny) = comparisonTests(comparison, &constants) else { return nil }
             // All of the tests (BETWEEN), or any of them (IN).
