@@ -379,3 +379,37 @@ int cs_fts_search(cs_txn *txn, cs_tree index, cs_tree objects, const char *query
     *n = acc.n;
     return CS_OK;
 }
+
+/* Whether the sorted token set holds tok (prefix: a token starting with it). */
+static bool tokset_has(const tokset *s, const uint8_t *t, size_t n, bool prefix)
+{
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) { /* first token >= t */
+        size_t mid = lo + (hi - lo) / 2;
+        if (tok_cmp(s->t[mid].b, s->t[mid].n, t, n) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == s->n) return false;
+    if (prefix) return s->t[lo].n >= n && memcmp(s->t[lo].b, t, n) == 0;
+    return tok_cmp(s->t[lo].b, s->t[lo].n, t, n) == 0;
+}
+
+int cs_fts_match(const char *query, size_t qlen, const uint8_t *text, size_t len, int *match)
+{
+    if (match) *match = 0;
+    if (!match || (!query && qlen) || (!text && len)) return cs_fail(CS_EINVAL, "cs_fts_match: NULL argument");
+    term *terms;
+    size_t nterms;
+    int rc = parse_query(query, qlen, &terms, &nterms);
+    if (rc) return rc;
+    tokset s;
+    rc = tokset_build(&s, text ? text : (const uint8_t *)"", len);
+    if (rc) { free(terms); return rc; }
+    bool ok = true;
+    for (size_t t = 0; t < nterms && ok; t++)
+        ok = tokset_has(&s, terms[t].tok, terms[t].n, terms[t].prefix) != terms[t].exclude;
+    free(terms);
+    free(s.t);
+    *match = ok;
+    return CS_OK;
+}

@@ -2,7 +2,8 @@
  * diacritic folding, separators, the token length limit, invalid UTF-8),
  * index maintenance by cs_fts_index_update, cs_fts_search's query rules
  * (all words, -exclusions, prefixes, refused queries), and a randomized
- * comparison of searches with a naive evaluation over the same texts. */
+ * comparison of cs_fts_search and cs_fts_match with a naive evaluation over
+ * the same texts. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -167,6 +168,12 @@ static void queries(void) {
     CHECK_RC(cs_fts_search(txn, idx, objs, NULL, 0, &keys, &n), CS_EINVAL);
     CHECK(keys == NULL && n == 0);
     CHECK_RC(cs_fts_search(txn, idx, objs, "x", 1, NULL, &n), CS_EINVAL);
+    int m;
+    CHECK_RC(cs_fts_match("a-b", 3, (const uint8_t *)"a", 1, &m), CS_EINVAL);
+    CHECK_OK(cs_fts_match("b* -c", 5, NULL, 0, &m));
+    CHECK_EQ(m, 0);
+    CHECK_OK(cs_fts_match("-c", 2, NULL, 0, &m));
+    CHECK_EQ(m, 1);
     cs_txn_abort(txn);
     CHECK_EQ(count, 0);
     CHECK_OK(cs_env_close(env));
@@ -234,6 +241,15 @@ static void randomized(void) {
                 if (ok) at += (size_t)snprintf(want + at, sizeof want - at, at ? ",%d" : "%d", d);
             }
             CHECK_SEARCH(query, want);
+            /* cs_fts_match agrees document by document. */
+            for (int d = 0; d < ND; d++) {
+                if (!live[d]) continue;
+                int m = -1;
+                CHECK_OK(cs_fts_match(query, strlen(query), (const uint8_t *)docs[d], strlen(docs[d]), &m));
+                bool ok = true;
+                for (size_t k = 0; k < nw && ok; k++) ok = doc_has(docs[d], w[k], pre[k]) != ex[k];
+                CHECK_EQ(m, ok ? 1 : 0);
+            }
         }
     }
     CHECK_OK(cs_env_close(env));

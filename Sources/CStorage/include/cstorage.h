@@ -675,6 +675,10 @@ int cs_fts_index_update(cs_txn *txn, cs_tree tree, uint64_t key, const uint8_t *
  *   CS_ENOMEM; cursor errors (CS_ECORRUPT a damaged page). A missing tree
  *   reads as empty. */
 int cs_fts_search(cs_txn *txn, cs_tree index, cs_tree objects, const char *query, size_t len, uint64_t **keys, size_t *n);
+/* The same query evaluated on one text (no index): *match = 1 if text[0..len)
+ * satisfies it, else 0. Both borrowed for the call. Errors: CS_EINVAL as
+ * cs_fts_search (a NULL match, a malformed query, with the detail), CS_ENOMEM. */
+int cs_fts_match(const char *query, size_t qlen, const uint8_t *text, size_t len, int *match);
 
 #ifdef __cplusplus
 }

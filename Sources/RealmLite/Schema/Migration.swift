@@ -554,7 +554,7 @@ extension RealmCore {
             guard let write else { return }
             var updated = stored
             updated.version = configuration.schemaVersion
-            updated.format = StoredSchema.currentFormat
+            updated.format = updated.neededFormat
             var infos: [ClassInfo] = []
             var changed: [(ClassInfo, StoredClass)] = []
             /// Classes changed without rewriting records: their old stored class.
