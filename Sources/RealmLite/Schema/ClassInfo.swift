@@ -78,7 +78,7 @@ final class ClassInfo: @unchecked Sendable {
     /// AnyRealmValue columns, whose links are tracked apart (MixedLinks.swift).
     let mixedColumns: [Int]
     let indexedColumns: [Int]
-    /// Full-text indexed columns (FullTextIndex.swift in Storage/).
+    /// Full-text indexed columns (Storage/FullTextIndex.swift).
     let fullTextColumns: [Int]
     let objectsTree: cs_tree
     /// `pk:` tree (encoded primary key -> object key); absentTree when the
