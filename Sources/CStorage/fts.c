@@ -49,7 +49,7 @@ static size_t fold_char(const uint8_t *text, size_t len, size_t *i, uint8_t out[
     *i += n;
     if (n != 2) return 0;
     uint32_t u = ((uint32_t)(text[at] & 0x1F) << 6) | (text[at + 1] & 0x3F);
-    if (u < 0xC0) return 0;
+    if (u < 0xC0 || u > 0xFF) return 0; /* not a Latin-1 letter */
     uint8_t f = latin1_fold[u - 0xC0];
     if (f == 0) return 0;
     if (f < 0x80) { out[0] = f; return 1; }

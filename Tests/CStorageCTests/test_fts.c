@@ -43,6 +43,7 @@ static void tokenizer(void) {
     CHECK_TOKENS("3×4÷2 = 6", "3|4|2|6");          /* × and ÷ are not letters */
     CHECK_TOKENS("ÿý Ýes ÑÇ", "yy|yes|nc");
     CHECK_TOKENS("emoji😀split", "emoji|split");     /* 4-byte characters separate */
+    CHECK_TOKENS("aŸbāc\xdf\xbf" "d", "a|b|c|d");     /* so do 2-byte ones past Latin-1 */
     CHECK_TOKENS("a\xff" "b\xc3" "c\xe2\x82", "a|b|c"); /* invalid UTF-8 separates */
     CHECK_TOKENS("tab\there\nnew_line", "tab|here|new|line");
     /* 70 letters: the token keeps 64 bytes; a 2-byte letter that does not fit

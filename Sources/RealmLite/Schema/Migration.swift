@@ -555,7 +555,6 @@ extension RealmCore {
             guard let write else { return }
             var updated = stored
             updated.version = configuration.schemaVersion
-            updated.format = updated.neededFormat
             var infos: [ClassInfo] = []
             var changed: [(ClassInfo, StoredClass)] = []
             /// Classes changed without rewriting records: their old stored class.
@@ -630,6 +629,7 @@ extension RealmCore {
             for (info, old) in changed where info.isEmbedded && !old.embedded { try checkNowEmbedded(info, in: write) }
             let meta = try write.txn.openTree(TreeName.meta, create: true)
             metaTree = absentTree
+            updated.format = updated.neededFormat // the classes as migrated
             try updated.encoded().withUnsafeBytes { try write.txn.store(meta, Array(MetaKey.schema.utf8), $0, "Storing the schema") }
             // Again just before the commit: a process may have opened the file while the block ran.
             try refuseWhileOpenElsewhere("migrate '\(env.path)' from schema version \(stored.version) to \(configuration.schemaVersion)")
