@@ -102,6 +102,8 @@ final class QueryPlan {
     /// collecting rows; anything else evaluates the plan (and caches it).
     func count(_ realm: RealmCore) -> Int {
         if !realm.isFrozen, cachedGeneration == realm.generation, cachedGeneration != 0 { return cachedKeys.count }
+        // An index that answers the whole predicate (full-text search) counts without reading records.
+        if case .all = base, let probe = compiled?.probe, probe.exact, orderings.isEmpty { return probe.candidates(realm, info).count }
         guard case .all = base, compiled?.probe == nil,
               orderings.allSatisfy({ if case .sort = $0 { true } else { false } }) else {
             return keys(realm).count
