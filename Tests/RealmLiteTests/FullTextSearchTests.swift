@@ -414,6 +414,7 @@ final class FullTextSearchTests: RealmTestCase {
                 }
                 let want = texts.filter { naiveMatch($0.value, terms) }.keys.sorted()
                 XCTAssertEqual(ids(notes.filter("body TEXT %@", query)), want, "query '\(query)', seed \(start)")
+                XCTAssertEqual(notes.filter("body TEXT %@", query).count, want.count, "count of '\(query)', seed \(start)")
                 XCTAssertEqual(ids(try notes.checkedFilter("body TEXT %@", arguments: [query], useIndexes: false)), want,
                                "query '\(query)' without the index, seed \(start)")
                 let orTag = texts.filter { naiveMatch($0.value, terms) || notes.filter("id == %@", $0.key).first!.tag == 1 }.keys.sorted()
