@@ -234,13 +234,16 @@ let sqliteIndexBytes = fileBytes([sqlitePath]) - fileBytes([sqlitePlainPath])
 // Queries.
 let realm = try Realm(configuration: Realm.Configuration(fileURL: realmURL, objectTypes: [FTSDoc.self]))
 let docs = realm.objects(FTSDoc.self)
-func realmQueries(_ queries: [String]) -> (Double, [Int]) {
+let match = sqlite.prepare("SELECT count(*) FROM docs WHERE docs MATCH ?")
+
+/// Seconds for the queries and each one's count.
+func realmQueries(_ docs: Results<FTSDoc>, _ queries: [String]) -> (Double, [Int]) {
     let start = now()
     let counts = queries.map { docs.filter("body TEXT %@", $0).count }
     return (now() - start, counts)
 }
-let match = sqlite.prepare("SELECT count(*) FROM docs WHERE docs MATCH ?")
-func sqliteQueries(_ queries: [String]) -> (Double, [Int]) {
+
+func sqliteQueries(_ sqlite: SQLite, _ match: OpaquePointer, _ queries: [String]) -> (Double, [Int]) {
     let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
     let start = now()
     let counts = queries.map { query -> Int in
@@ -252,21 +255,23 @@ func sqliteQueries(_ queries: [String]) -> (Double, [Int]) {
     return (now() - start, counts)
 }
 
-// Untimed first pass (both engines' pages in memory), then timed passes: the best of three.
-_ = realmQueries(Array(oneWord.prefix(200)))
-_ = sqliteQueries(Array(oneWord.prefix(200)))
-func best(_ run: ([String]) -> (Double, [Int]), _ queries: [String]) -> (Double, [Int]) {
-    var result = run(queries)
+/// The best of three passes.
+func best(_ run: () -> (Double, [Int])) -> (Double, [Int]) {
+    var result = run()
     for _ in 0..<2 {
-        let next = run(queries)
+        let next = run()
         if next.0 < result.0 { result = next }
     }
     return result
 }
-let (realmOne, realmOneCounts) = best(realmQueries, oneWord)
-let (sqliteOne, sqliteOneCounts) = best(sqliteQueries, oneWord)
-let (realmTwo, realmTwoCounts) = best(realmQueries, twoWords)
-let (sqliteTwo, sqliteTwoCounts) = best(sqliteQueries, twoWords)
+
+// Untimed first pass (both engines' pages in memory), then the timed passes.
+_ = realmQueries(docs, Array(oneWord.prefix(200)))
+_ = sqliteQueries(sqlite, match, Array(oneWord.prefix(200)))
+let (realmOne, realmOneCounts) = best { realmQueries(docs, oneWord) }
+let (sqliteOne, sqliteOneCounts) = best { sqliteQueries(sqlite, match, oneWord) }
+let (realmTwo, realmTwoCounts) = best { realmQueries(docs, twoWords) }
+let (sqliteTwo, sqliteTwoCounts) = best { sqliteQueries(sqlite, match, twoWords) }
 if realmOneCounts != sqliteOneCounts { fail("one-word counts differ between RealmLite and SQLite FTS5") }
 if realmTwoCounts != sqliteTwoCounts { fail("two-word counts differ between RealmLite and SQLite FTS5") }
 let meanOne = Double(realmOneCounts.reduce(0, +)) / Double(oneWord.count)
