@@ -17,6 +17,8 @@ import RealmLite
 //   one word   queries/s counting the documents that hold one word, words
 //              drawn uniformly from the 5,000 commonest
 //   two words  the same with two such words (both must be present)
+//   read ids   one-word queries that read every match's id (RealmLite:
+//              iterating the Results; SQLite: stepping `SELECT rowid`)
 // Each query's count must be the same in both engines (a fast wrong answer
 // stops the run); timings are printed, never checked.
 
@@ -235,6 +237,7 @@ let sqliteIndexBytes = fileBytes([sqlitePath]) - fileBytes([sqlitePlainPath])
 let realm = try Realm(configuration: Realm.Configuration(fileURL: realmURL, objectTypes: [FTSDoc.self]))
 let docs = realm.objects(FTSDoc.self)
 let match = sqlite.prepare("SELECT count(*) FROM docs WHERE docs MATCH ?")
+let select = sqlite.prepare("SELECT rowid FROM docs WHERE docs MATCH ?")
 
 /// Seconds for the queries and each one's count.
 func realmQueries(_ docs: Results<FTSDoc>, _ queries: [String]) -> (Double, [Int]) {
@@ -255,6 +258,26 @@ func sqliteQueries(_ sqlite: SQLite, _ match: OpaquePointer, _ queries: [String]
     return (now() - start, counts)
 }
 
+/// Seconds for the queries and each one's sum of matching ids.
+func realmReads(_ docs: Results<FTSDoc>, _ queries: [String]) -> (Double, [Int]) {
+    let start = now()
+    let sums = queries.map { query in docs.filter("body TEXT %@", query).reduce(0) { $0 + $1.id } }
+    return (now() - start, sums)
+}
+
+func sqliteReads(_ sqlite: SQLite, _ select: OpaquePointer, _ queries: [String]) -> (Double, [Int]) {
+    let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    let start = now()
+    let sums = queries.map { query -> Int in
+        sqlite3_reset(select)
+        sqlite3_bind_text(select, 1, query, -1, transient)
+        var sum = 0
+        while sqlite3_step(select) == SQLITE_ROW { sum += Int(sqlite3_column_int64(select, 0)) }
+        return sum
+    }
+    return (now() - start, sums)
+}
+
 /// The best of three passes.
 func best(_ run: () -> (Double, [Int])) -> (Double, [Int]) {
     var result = run()
@@ -272,6 +295,9 @@ let (realmOne, realmOneCounts) = best { realmQueries(docs, oneWord) }
 let (sqliteOne, sqliteOneCounts) = best { sqliteQueries(sqlite, match, oneWord) }
 let (realmTwo, realmTwoCounts) = best { realmQueries(docs, twoWords) }
 let (sqliteTwo, sqliteTwoCounts) = best { sqliteQueries(sqlite, match, twoWords) }
+let (realmRead, realmReadSums) = best { realmReads(docs, oneWord) }
+let (sqliteRead, sqliteReadSums) = best { sqliteReads(sqlite, select, oneWord) }
+if realmReadSums != sqliteReadSums { fail("one-word matches differ between RealmLite and SQLite FTS5") }
 if realmOneCounts != sqliteOneCounts { fail("one-word counts differ between RealmLite and SQLite FTS5") }
 if realmTwoCounts != sqliteTwoCounts { fail("two-word counts differ between RealmLite and SQLite FTS5") }
 let meanOne = Double(realmOneCounts.reduce(0, +)) / Double(oneWord.count)
@@ -288,6 +314,8 @@ print(row("one word, queries/s", rate(oneWord.count, realmOne), rate(oneWord.cou
           String(format: "ratio %.2f; %.0f matches per query", sqliteOne / realmOne, meanOne)))
 print(row("two words, queries/s", rate(twoWords.count, realmTwo), rate(twoWords.count, sqliteTwo),
           String(format: "ratio %.2f; %.0f matches per query", sqliteTwo / realmTwo, meanTwo)))
+print(row("one word reading ids, queries/s", rate(oneWord.count, realmRead), rate(oneWord.count, sqliteRead),
+          String(format: "ratio %.2f", sqliteRead / realmRead)))
 print(row("build with index, docs/s", rate(options.docs, realmBuildSecs), rate(options.docs, sqliteBuildSecs)))
 print(row("build without index, docs/s", rate(options.docs, realmPlainSecs), rate(options.docs, sqlitePlainSecs)))
 print(row("index build cost, µs/doc", String(format: "%10.1f", (realmBuildSecs - realmPlainSecs) * 1e6 / Double(options.docs)),
