@@ -13,7 +13,7 @@
  *  L4  pager     pager.c: pages as a txn sees them, dirty pages, allocation, copy-on-write; calls L0-L3
  *  L5  btree     btree.c relocate.c: search, insert/split, delete/merge, rank over one tree descriptor; auto-shrink's page moves; calls L0-L4
  *  L6  trees     tree.c: the tree-name registry, the catalog, a txn's descriptors, cs_tree_* and cs_get/put/del/count; calls L0-L5
- *  L7  access    cursor.c diff.c filter.c: cursors, snapshot diffs, value filters; calls L0-L6
+ *  L7  access    cursor.c diff.c filter.c fts.c: cursors, snapshot diffs, value filters, full-text index and search; calls L0-L6
  *  L8  txn       txn.c: begin (snapshot or writer), clone, reset, renew, abort; calls L0-L7
  *  L9  commit    commit.c: the commit steps C1-C7, flushing deferred commits, the auto-shrink step; calls L0-L8
  *  L10 env       env.c check.c: cs_env_open/close/sync/info, cs_check; calls L0-L9
@@ -584,7 +584,7 @@ void tree_names_free(cs_env *env);              /* env close              */
  * `budget` leaves. Moved trees are marked for tree_flush_catalog. */
 int tree_relocate(cs_txn *t, uint64_t threshold, unsigned budget, unsigned *moved);
 
-/* ==== L7 access: cursor.c diff.c filter.c ==== */
+/* ==== L7 access: cursor.c diff.c filter.c fts.c ==== */
 
 void cursor_close_all(cs_txn *t);
 void cursor_unset_all(cs_txn *t);

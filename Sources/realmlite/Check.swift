@@ -52,6 +52,8 @@ func check(_ path: String) throws -> Int32 {
 ///                      to the links C's records hold in p; for an
 ///                      AnyRealmValue p, entries are keyed (target class,
 ///                      target, source) and count the links at any depth
+///   R7 full-text index fts:C.p holds exactly the distinct words (as the
+///                      engine tokenizes them) of each object's text in p
 struct ObjectChecker {
     let file: RealmFile
     /// Counts the entries read (records, index and backlink entries).
@@ -125,6 +127,9 @@ struct ObjectChecker {
                     }
                 }
             }
+            for column in layout.columns where column.property.fullText == true && column.property.retired != true {
+                try checkFullText(cls, column, layout, objects: tree, &problems)
+            }
             for (i, column) in linkColumns.enumerated() {
                 let name = "bl:\(cls.name).\(column.property.name)"
                 let targets = try column.property.objectClass.flatMap { try file.tree("obj:" + $0) }
@@ -162,6 +167,27 @@ struct ObjectChecker {
         return problems
     }
 
+    /// R7: every word of every object's text has its entry, and there are no others.
+    private func checkFullText(_ cls: FileClass, _ column: RecordLayout.Column, _ layout: RecordLayout, objects: cs_tree,
+                               _ problems: inout [String]) throws {
+        let name = "fts:\(cls.name).\(column.property.name)"
+        let index = try file.tree(name)
+        var expected: UInt64 = 0, bad = 0
+        try file.forEach(objects) { key, record in
+            guard case .string(let text) = layout.value(record, column) else { return }
+            for token in Set(fullTextTokens(text)) {
+                expected += 1
+                guard bad < Self.perRule else { continue }
+                if try index.flatMap({ try file.get($0, token + [0] + Array(key)) }) == nil {
+                    problems.append("R7 full-text index: \(name) lacks the word '\(String(decoding: token, as: UTF8.self))' of object \(UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)))")
+                    bad += 1
+                }
+            }
+        }
+        let entries = try index.map { try file.treeStat($0).entries } ?? 0
+        if entries != expected { problems.append("R7 full-text index: \(name) has \(entries) entries for the \(expected) words of the texts") }
+    }
+
     /// R6 for an AnyRealmValue column: entries [class] 0x00 [target] [source].
     private func checkMixedBacklinks(_ name: String, sources: cs_tree, links: UInt64, _ problems: inout [String]) throws {
         guard let backlinks = try file.tree(name) else {
@@ -190,4 +216,18 @@ struct ObjectChecker {
         }
         if total != links { problems.append("R6 backlinks: \(name) counts \(total) links, the records hold \(links)") }
     }
+}
+
+/// The words of `text` as the engine indexes them (CStorage cs_fts_next_token).
+func fullTextTokens(_ text: String) -> [[UInt8]] {
+    var tokens: [[UInt8]] = []
+    var text = text
+    text.withUTF8 { bytes in
+        var pos = 0, length = 0
+        var token = [UInt8](repeating: 0, count: Int(CS_FTS_TOKEN_MAX))
+        while cs_fts_next_token(bytes.baseAddress, bytes.count, &pos, &token, &length) == 1 {
+            tokens.append(Array(token[..<length]))
+        }
+    }
+    return tokens
 }

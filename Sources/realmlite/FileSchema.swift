@@ -12,7 +12,7 @@ struct FileSchema: Decodable {
     var format: Int?
 
     /// The newest object format this tool reads (StoredSchema.currentFormat).
-    static let knownFormat = 3
+    static let knownFormat = 4
 
     static func decode(_ bytes: [UInt8], path: String) throws -> FileSchema {
         let schema: FileSchema
@@ -83,6 +83,8 @@ struct FileProperty: Decodable {
     var primaryKey: Bool
     var indexed: Bool
     var originProperty: String?
+    /// A full-text index (fts:C.p: token, 0, object key), format 4.
+    var fullText: Bool?
     /// Removed by a migration that left the records: in the layout only.
     var retired: Bool?
 

@@ -140,6 +140,9 @@ struct ImportWriter {
     private var txn: OpaquePointer?
     private var objects: cs_tree = 0, meta: cs_tree = 0, primaryKeys: cs_tree = 0
     private var indexes: [cs_tree] = []
+    /// Full-text indexed columns and their fts: trees (as the library keeps them).
+    private var fullTextColumns: [RecordLayout.Column] = []
+    private var fullTextTrees: [cs_tree] = []
     private var backlinks: [cs_tree] = []
     private var targets: [cs_tree?] = []
     /// The next object key of an unkeyed class (realm:meta "nextkey:C").
@@ -199,6 +202,8 @@ struct ImportWriter {
         meta = try open("realm:meta")!
         if cls.primaryKey != nil, !cls.isKeyed { primaryKeys = try open("pk:" + cls.name)! }
         indexes = try encoder.indexed.map { try open("idx:\(cls.name).\($0.property.name)")! }
+        fullTextColumns = encoder.layout.columns.filter { $0.property.fullText == true && $0.property.retired != true }
+        fullTextTrees = try fullTextColumns.map { try open("fts:\(cls.name).\($0.property.name)")! }
         backlinks = try encoder.links.map { try open("bl:\(cls.name).\($0.property.name)")! }
         targets = try encoder.links.map { column in try column.property.objectClass.flatMap { try open("obj:" + $0, create: false) } }
         if !cls.isKeyed {
@@ -255,6 +260,10 @@ struct ImportWriter {
         }
         for (i, entry) in row.indexKeys.enumerated() {
             try put(indexes[i], entry + objectKey, [])
+        }
+        for (i, column) in fullTextColumns.enumerated() {
+            guard case .string(var text) = row.record.withUnsafeBytes({ encoder.layout.value($0, column) }) else { continue }
+            try text.withUTF8 { try check(cs_fts_index_update(txn, fullTextTrees[i], key, nil, 0, $0.baseAddress, $0.count)) }
         }
         for (i, linked) in row.linkTargets.enumerated() where !linked.isEmpty {
             let column = encoder.links[i]

@@ -46,6 +46,15 @@ let package = Package(
             ],
             path: "Sources/MigrationBench"
         ),
+        // Full-text search beside SQLite's FTS5 on the same documents.
+        .executableTarget(
+            name: "fts-bench",
+            dependencies: [
+                .product(name: "RealmLite", package: rootPackage),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            path: "Sources/FullTextBench"
+        ),
         .executableTarget(
             name: "objects-bench",
             dependencies: [

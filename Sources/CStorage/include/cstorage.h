@@ -638,6 +638,52 @@ int cs_filter_values(const cs_filter *filter, const cs_val *vals, size_t n, uint
  * Errors as cs_filter_values (and the txn's: CS_EBADTXN ...); *out = 0 then. */
 int cs_count_matching(cs_txn *txn, cs_tree tree, const cs_filter *filter, uint64_t *out);
 
+/* ---- Full-text search ---------------------------------------------------- */
+/* An inverted index of texts kept in an ordinary tree of the caller's, and
+ * Realm's full-text search over it (fts.c says why it is laid out so).
+ *
+ * Tokens: runs of letters and digits (ASCII, and Latin-1 letters
+ * U+00C0..U+00FF), lower-cased and with diacritics removed (but å æ ð ø þ ß
+ * stay themselves); every other character separates tokens. A token keeps
+ * its first CS_FTS_TOKEN_MAX bytes. Entries: token ++ 0x00 ++ object key
+ * (u64 big-endian) -> empty value. */
+#define CS_FTS_TOKEN_MAX 64u
+
+/* The next token of the UTF-8 text[0..len) at or after *pos: 1 and the
+ * folded token in token[0..*token_len) (the caller's buffer), *pos past it;
+ * 0 (and *pos = len) when no token is left. Invalid UTF-8 separates tokens.
+ * CS_EINVAL for NULL pos, token or token_len, or NULL text with a non-zero
+ * len. Allocates nothing. */
+int cs_fts_next_token(const uint8_t *text, size_t len, size_t *pos, uint8_t token[CS_FTS_TOKEN_MAX], size_t *token_len);
+
+/* Index maintenance (write txn): changes the entries of object `key` in
+ * `tree` from the tokens of old_text to those of new_text (NULL: no text;
+ * both borrowed for the call). Entries common to both are untouched.
+ *   CS_OK, CS_EINVAL (NULL txn, NULL text with a non-zero length), and
+ *   cs_put/cs_del's errors (CS_NOTFOUND no such tree, CS_ENOMEM, ...). */
+int cs_fts_index_update(cs_txn *txn, cs_tree tree, uint64_t key, const uint8_t *old_text, size_t old_len,
+                        const uint8_t *new_text, size_t new_len);
+
+/* Searches the index `index` with a Realm full-text query: words separated
+ * by white space, all of which an object's text must hold; `-word` excludes
+ * objects holding it; `word*` matches any token starting with it. Each word
+ * is tokenized like the texts and must give exactly one token. `objects` is
+ * the tree whose 8-byte keys are every object key (read only when the query
+ * has no word to search for, only exclusions).
+ * On CS_OK *keys is a malloc'd array of the *n matching object keys in
+ * increasing order (NULL when *n is 0), owned by the caller (free()).
+ *   CS_EINVAL    NULL txn/keys/n; a query with no word, a word with no
+ *                letter or digit or with a separator inside ("object-oriented"),
+ *                a word both searched for and excluded: the detail
+ *                (cs_last_error_detail) says which
+ *   CS_ENOMEM; cursor errors (CS_ECORRUPT a damaged page). A missing tree
+ *   reads as empty. */
+int cs_fts_search(cs_txn *txn, cs_tree index, cs_tree objects, const char *query, size_t len, uint64_t **keys, size_t *n);
+/* The same query evaluated on one text (no index): *match = 1 if text[0..len)
+ * satisfies it, else 0. Both borrowed for the call. Errors: CS_EINVAL as
+ * cs_fts_search (a NULL match, a malformed query, with the detail), CS_ENOMEM. */
+int cs_fts_match(const char *query, size_t qlen, const uint8_t *text, size_t len, int *match);
+
 #ifdef __cplusplus
 }
 #endif

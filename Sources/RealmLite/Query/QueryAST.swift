@@ -24,6 +24,8 @@ enum QueryOperator: String {
     case equal = "==", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
     case beginsWith = "BEGINSWITH", endsWith = "ENDSWITH", contains = "CONTAINS", like = "LIKE"
     case `in` = "IN", between = "BETWEEN"
+    /// Full-text search (FullTextQuery.swift).
+    case text = "TEXT"
 
     /// The operator with its operands swapped (3 < age  ->  age > 3).
     var flipped: QueryOperator? {

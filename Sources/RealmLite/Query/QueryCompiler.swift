@@ -22,6 +22,11 @@ struct IndexProbe {
     /// `tree` is a keyed class's objects tree: its keys are object keys (an
     /// int's index encoding without its leading 0x01).
     var objectKeys = false
+    /// Instead of keys: a full-text query that `tree`, a full-text index, answers.
+    var fullTextQuery: String?
+    /// The candidates are exactly the matches (the whole predicate is this
+    /// probe's condition): no filter re-checks them.
+    var exact = false
 }
 
 /// Encoded bounds; `low` defaults to the first non-nil value.
@@ -52,7 +57,8 @@ struct QueryCompiler {
     func compile(_ predicate: QueryPredicate) throws -> CompiledQuery {
         let filter = try filter(predicate)
         // Scans use the RecordTest; a query an index answers never scans.
-        let probe = useIndexes ? probe(predicate) : nil
+        var probe = useIndexes ? probe(predicate) : nil
+        if case .comparison = predicate, probe?.fullTextQuery != nil { probe?.exact = true }
         return CompiledQuery(filter: filter, probe: probe, test: probe == nil ? recordTest(predicate) : nil)
     }
 
@@ -103,6 +109,7 @@ struct QueryCompiler {
     }
 
     private func compileComparison(_ original: QueryComparison) throws -> RowFilter {
+        if original.op == .text { return try fullTextFilter(original) }
         let c = try normalized(original)
         let path = try resolvePath(c.left)
         if c.quantifier != .implicit && !path.isMulti {
@@ -518,10 +525,13 @@ struct QueryCompiler {
             let pa = probe(a), pb = probe(b)
             guard let pa, let pb else { return pa ?? pb }
             // Prefer equality over ranges, then the primary key, then the shorter key list.
-            let rangeA = pa.range != nil || pa.prefixScan, rangeB = pb.range != nil || pb.prefixScan
+            let rangeA = pa.range != nil || pa.prefixScan || pa.fullTextQuery != nil
+            let rangeB = pb.range != nil || pb.prefixScan || pb.fullTextQuery != nil
             if rangeA != rangeB { return rangeA ? pb : pa }
             if pa.isPrimaryKey != pb.isPrimaryKey { return pa.isPrimaryKey ? pa : pb }
             return pa.keys.count <= pb.keys.count ? pa : pb
+        case .comparison(let original) where original.op == .text:
+            return fullTextProbe(original)
         case .comparison(let original):
             guard let c = try? normalized(original), c.quantifier == .implicit,
                   !c.caseInsensitive, !c.diacriticInsensitive,

@@ -387,7 +387,7 @@ struct QueryParser {
         case .symbol(">"): op = .greater
         case .symbol(">="), .symbol("=>"): op = .greaterOrEqual
         case .identifier(let word):
-            guard let named = QueryOperator(rawValue: word.uppercased()), named.isStringOperator || named == .in || named == .between else {
+            guard let named = QueryOperator(rawValue: word.uppercased()), named.isStringOperator || named == .in || named == .between || named == .text else {
                 throw lexer.error("expected an operator (==, !=, <, >, BEGINSWITH, IN...) after the operand, found \(describe(opToken))", at: opToken.position)
             }
             op = named

@@ -110,6 +110,8 @@ final class QueryPlan {
     /// collecting rows; anything else evaluates the plan (and caches it).
     func count(_ realm: RealmCore) -> Int {
         if !realm.isFrozen, cachedGeneration == realm.generation, cachedGeneration != 0 { return cachedKeys.count }
+        // An index that answers the whole predicate (full-text search) counts without reading records.
+        if case .all = base, let probe = compiled?.probe, probe.exact, orderings.isEmpty { return probe.candidates(realm, info).count }
         guard case .all = base, compiled?.probe == nil,
               orderings.allSatisfy({ if case .sort = $0 { true } else { false } }) else {
             return keys(realm).count
@@ -191,7 +193,7 @@ final class QueryPlan {
                 for key in probe.candidates(realm, info) {
                     guard let value = realm.loadRecord(info, key) else { continue }
                     let record = RecordView(base: UnsafeRawPointer(value.data!), size: value.size)
-                    if filter!(realm, record, key) { rows.append(key, record) }
+                    if probe.exact || filter!(realm, record, key) { rows.append(key, record) }
                 }
             } else if let test = compiled?.test, scanMatching(realm, test, into: &rows) {
                 // Done by the engine's filter.
@@ -342,6 +344,7 @@ extension IndexProbe {
     func candidates(_ realm: RealmCore, _ info: ClassInfo) -> [UInt64] {
         var found = Set<UInt64>()
         guard tree != absentTree else { return [] }
+        if let fullTextQuery { return realm.txn.fullTextSearch(tree, objects: info.objectsTree, fullTextQuery) }
         if let range {
             // Object keys are the encodings without their 0x01 (non-nil) tag.
             let low = objectKeys ? (range.low.count > 1 ? Array(range.low.dropFirst()) : [UInt8](repeating: 0, count: 8)) : range.low

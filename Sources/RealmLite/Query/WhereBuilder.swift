@@ -296,6 +296,10 @@ extension Query where T: _QueryString {
     /// The string property ends with `value` (`ENDSWITH`), with the same
     /// options as ``starts(with:options:)``.
     public func ends(with value: String, options: StringOptions = []) -> Query<Bool> { compare(.endsWith, value, options: options) }
+    /// Full-text search (`TEXT`) of a property declared
+    /// `@Persisted(indexed: .fullText)`: the text holds every word of `query`,
+    /// none of its `-words`, and a word starting with each `prefix*`.
+    public func fullTextSearch(_ query: String) -> Query<Bool> { compare(.text, query) }
     /// The string property contains `value` as a substring (`CONTAINS`), with
     /// the same options as ``starts(with:options:)``.
     public func contains(_ value: String, options: StringOptions = []) -> Query<Bool> { compare(.contains, value, options: options) }

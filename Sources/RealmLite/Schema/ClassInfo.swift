@@ -16,6 +16,8 @@ final class Column: @unchecked Sendable {
     let isOptional: Bool
     let isPrimary: Bool
     let isIndexed: Bool
+    /// `@Persisted(indexed: .fullText)`: its words are in `fullTextTree`.
+    let isFullText: Bool
     /// A stored column that references objects (to-one, or collection of).
     let isLink: Bool
     /// An AnyRealmValue column (or collection of): it may link to objects of
@@ -23,6 +25,8 @@ final class Column: @unchecked Sendable {
     let isMixed: Bool
     /// Secondary index tree (`indexed: true`), else absentTree.
     var indexTree: cs_tree = absentTree
+    /// Full-text index tree, else absentTree.
+    var fullTextTree: cs_tree = absentTree
     /// Backlink tree for link columns, else absentTree.
     var backlinkTree: cs_tree = absentTree
     /// The linked class (links) or the origin class (linking objects).
@@ -39,6 +43,7 @@ final class Column: @unchecked Sendable {
         isOptional = property.shape.isOptional
         isPrimary = property.isPrimary
         isIndexed = property.isIndexed
+        isFullText = property.isFullText
         isLink = property.shape.type == .object
         isMixed = property.shape.type == .any
     }
@@ -73,6 +78,8 @@ final class ClassInfo: @unchecked Sendable {
     /// AnyRealmValue columns, whose links are tracked apart (MixedLinks.swift).
     let mixedColumns: [Int]
     let indexedColumns: [Int]
+    /// Full-text indexed columns (Storage/FullTextIndex.swift).
+    let fullTextColumns: [Int]
     let objectsTree: cs_tree
     /// `pk:` tree (encoded primary key -> object key); absentTree when the
     /// class has no primary key or is keyed by it.
@@ -131,12 +138,14 @@ final class ClassInfo: @unchecked Sendable {
         linkColumns = order.filter { columns[$0].isLink }
         mixedColumns = order.filter { columns[$0].isMixed }
         indexedColumns = order.filter { columns[$0].isIndexed }
+        fullTextColumns = order.filter { columns[$0].isFullText }
         let name = descriptor.name
         objectsTree = try openTree(TreeName.objects(name))
         primaryKeyTree = descriptor.primaryKeyIndex == nil || keyedByPrimaryKey ? absentTree : try openTree(TreeName.primaryKey(name))
         deletedTree = keyedByPrimaryKey ? try openTree(TreeName.deleted(name)) : absentTree
         for column in columns {
             if column.isIndexed { column.indexTree = try openTree(TreeName.index(name, column.name)) }
+            if column.isFullText { column.fullTextTree = try openTree(TreeName.fullText(name, column.name)) }
             if column.isLink || column.isMixed { column.backlinkTree = try openTree(TreeName.backlinks(name, column.name)) }
         }
     }
@@ -170,7 +179,7 @@ final class ClassInfo: @unchecked Sendable {
 
     /// Every tree this class owns except deletedTree (deleteAll clears them).
     var allTrees: [cs_tree] {
-        ([objectsTree, primaryKeyTree] + columns.flatMap { [$0.indexTree, $0.backlinkTree] }).filter { $0 != absentTree }
+        ([objectsTree, primaryKeyTree] + columns.flatMap { [$0.indexTree, $0.fullTextTree, $0.backlinkTree] }).filter { $0 != absentTree }
     }
 }
 

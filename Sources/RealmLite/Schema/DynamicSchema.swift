@@ -78,7 +78,7 @@ extension ClassDescriptor {
                 shape: _PropertyShape(type: property.type, isOptional: property.optional, collection: property.collection),
                 isPrimary: property.primaryKey, isIndexed: property.indexed, originProperty: property.originProperty,
                 accessor: dynamicAccessor(property, index: index, className: stored.name),
-                storedObjectClassName: property.objectClass)
+                storedObjectClassName: property.objectClass, isFullText: property.fullText == true)
         }
         self.init(type: DynamicObject.self, name: stored.name, isEmbedded: stored.embedded, properties: properties)
     }

@@ -509,6 +509,7 @@ func treeNames(of stored: StoredClass) -> [String] {
     var names = [TreeName.objects(stored.name), TreeName.primaryKey(stored.name), TreeName.deleted(stored.name)]
     for property in stored.properties {
         if property.indexed { names.append(TreeName.index(stored.name, property.name)) }
+        if property.fullText == true { names.append(TreeName.fullText(stored.name, property.name)) }
         if property.hasBacklinkTree { names.append(TreeName.backlinks(stored.name, property.name)) }
     }
     return names
@@ -555,7 +556,6 @@ extension RealmCore {
             guard let write else { return }
             var updated = stored
             updated.version = configuration.schemaVersion
-            updated.format = StoredSchema.currentFormat
             var infos: [ClassInfo] = []
             var changed: [(ClassInfo, StoredClass)] = []
             /// Classes changed without rewriting records: their old stored class.
@@ -630,6 +630,7 @@ extension RealmCore {
             for (info, old) in changed where info.isEmbedded && !old.embedded { try checkNowEmbedded(info, in: write) }
             let meta = try write.txn.openTree(TreeName.meta, create: true)
             metaTree = absentTree
+            updated.format = updated.neededFormat // the classes as migrated
             try updated.encoded().withUnsafeBytes { try write.txn.store(meta, Array(MetaKey.schema.utf8), $0, "Storing the schema") }
             // Again just before the commit: a process may have opened the file while the block ran.
             try refuseWhileOpenElsewhere("migrate '\(env.path)' from schema version \(stored.version) to \(configuration.schemaVersion)")
@@ -661,12 +662,16 @@ extension RealmCore {
             if tree != absentTree { write.clear(tree, "Dropping the backlinks of '\(info.name).\(property.name)'") }
         }
         for c in info.indexedColumns { write.clear(info.columns[c].indexTree, "Rebuilding the index of '\(info.name).\(info.columns[c].name)'") }
+        for c in info.fullTextColumns { write.clear(info.columns[c].fullTextTree, "Rebuilding the full-text index of '\(info.name).\(info.columns[c].name)'") }
         // Trees the new class no longer uses: indexes of properties removed
         // or no longer indexed, the pk: tree of a removed primary key, the
         // del: tree of a class no longer keyed by its primary key.
         var unused: [String] = old.properties.filter { property in
             property.indexed && info.descriptor.propertyIndex[property.name].map { !info.columns[$0].isIndexed } ?? true
         }.map { TreeName.index(info.name, $0.name) }
+        unused += old.properties.filter { property in
+            property.fullText == true && info.descriptor.propertyIndex[property.name].map { !info.columns[$0].isFullText } ?? true
+        }.map { TreeName.fullText(info.name, $0.name) }
         if info.primaryKeyTree == absentTree { unused.append(TreeName.primaryKey(info.name)) }
         if !info.keyedByPrimaryKey { unused.append(TreeName.deleted(info.name)) }
         for name in unused {
@@ -710,6 +715,7 @@ extension RealmCore {
                     write.put(column.indexTree, indexEntry(column, view.isNull(info.slots[c]), view.field(info.slots[c], info.layout), key), [],
                               "Indexing '\(info.name).\(column.name)'")
                 }
+                indexFullText(info, key, old: nil, new: view, in: write)
             }
             if let error = write.error { throw error }
             entry = cursor.next()

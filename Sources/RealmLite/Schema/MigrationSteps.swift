@@ -60,7 +60,7 @@ extension RealmCore {
     /// generation when any are). nil when the records must be rewritten: a
     /// class without generations or out of them, a property whose type,
     /// optionality, index or primary key changed, an added primary key or
-    /// indexed property (its index needs every record), a change of
+    /// indexed or full-text indexed property (its index needs every record), a change of
     /// embedding or of how the class is keyed.
     func appendingGeneration(to old: StoredClass, _ code: StoredClass) -> StoredClass? {
         guard let generations = old.generations, generations.count < Int(UInt8.max),
@@ -85,7 +85,7 @@ extension RealmCore {
             }
         }
         for property in code.properties where !kept.contains(property.name) {
-            guard !property.primaryKey, !property.indexed else { return nil }
+            guard !property.primaryKey, !property.indexed, property.fullText != true else { return nil }
             next.properties.append(property)
         }
         next.swiftType = code.swiftType
@@ -116,6 +116,7 @@ extension RealmCore {
         for property in now.properties where property.retired == true && wasLive.contains(property.name) {
             var names: [String] = []
             if property.indexed { names.append(TreeName.index(now.name, property.name)) }
+            if property.fullText == true { names.append(TreeName.fullText(now.name, property.name)) }
             if property.hasBacklinkTree { names.append(TreeName.backlinks(now.name, property.name)) }
             for name in names {
                 let tree = try write.txn.openTree(name, create: false)

@@ -215,7 +215,7 @@ extension RealmCore {
             if missing.isEmpty && !needsWrite { return state }
             var infos: [ClassInfo] = []
             if needsWrite && !env.isReadOnly {
-                updated.format = StoredSchema.currentFormat // what this version may have added
+                updated.format = updated.neededFormat // what this version may have added
                 try withSchemaWrite { txn in
                     let meta = try txn.openTree(TreeName.meta, create: true)
                     try updated.encoded().withUnsafeBytes {

@@ -104,12 +104,16 @@ public struct Property: CustomStringConvertible, Equatable, Sendable {
     public let objectClassName: String?
     /// For linking-objects properties: the property of `objectClassName` that links here.
     public let linkOriginPropertyName: String?
+    /// True for a String property declared `@Persisted(indexed: .fullText)`:
+    /// `TEXT` queries on it search its words. (Not counted in ``isIndexed``.)
+    public var isFullTextIndexed: Bool = false
 
     public var description: String {
         var text = "\(name) {\n\t\ttype = \(type);\n"
         if let objectClassName { text += "\t\tobjectClassName = \(objectClassName);\n" }
         if let linkOriginPropertyName { text += "\t\tlinkOriginPropertyName = \(linkOriginPropertyName);\n" }
         text += "\t\tcollection = \(isArray ? "list" : isSet ? "set" : isMap ? "map" : "none");\n"
+        if isFullTextIndexed { text += "\t\tfullTextIndexed = YES;\n" }
         text += "\t\tindexed = \(isIndexed ? "YES" : "NO");\n\t\tisPrimary = \(isPrimary ? "YES" : "NO");\n"
         text += "\t\toptional = \(isOptional ? "YES" : "NO");\n\t}"
         return text

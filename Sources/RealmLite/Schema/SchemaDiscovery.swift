@@ -58,6 +58,8 @@ struct PropertyDescriptor: @unchecked Sendable {
     /// The linked class's name when there is no Swift type to ask (classes
     /// read through the dynamic API from the stored schema).
     var storedObjectClassName: String? = nil
+    /// `@Persisted(indexed: .fullText)`: a full-text index (fts: tree).
+    var isFullText = false
 
     /// The linked (or origin) class's name, for links and linking objects.
     var objectClassName: String? { shape.objectType?.className() ?? storedObjectClassName }
@@ -69,7 +71,7 @@ struct PropertyDescriptor: @unchecked Sendable {
         Property(name: name, type: shape.type, isOptional: shape.isOptional, isPrimary: isPrimary,
                  isIndexed: isIndexed || isPrimary, isArray: shape.collection == .list, isSet: shape.collection == .set,
                  isMap: shape.collection == .map, objectClassName: objectClassName,
-                 linkOriginPropertyName: originProperty)
+                 linkOriginPropertyName: originProperty, isFullTextIndexed: isFullText)
     }
 }
 
@@ -121,7 +123,7 @@ enum SchemaDiscovery {
             properties.append(PropertyDescriptor(
                 name: propertyName, shape: accessor.shape,
                 isPrimary: options.flags & 1 != 0, isIndexed: options.flags & 2 != 0,
-                originProperty: options.originProperty, accessor: accessor))
+                originProperty: options.originProperty, accessor: accessor, isFullText: options.flags & 4 != 0))
             return true
         }
         try validate(name: name, isEmbedded: isEmbedded, properties)
@@ -143,6 +145,9 @@ enum SchemaDiscovery {
             }
             if property.isIndexed && (!shape.type.canBeIndexed || shape.collection != .none) {
                 throw Realm.Error(.invalidSchema, "Property '\(name).\(property.name)' of type \(shape.type) cannot be indexed; index Bool, Int, String, Date, ObjectId, UUID or PersistableEnum (of Int or String) properties.")
+            }
+            if property.isFullText && (shape.type != .string || shape.collection != .none || property.isPrimary) {
+                throw Realm.Error(.invalidSchema, "Property '\(name).\(property.name)' cannot have a full-text index: only String and String? properties that are not the primary key can.")
             }
             if shape.type == .object && shape.collection == .map && !shape.isOptional {
                 throw Realm.Error(.invalidSchema, "Map property '\(name).\(property.name)' must have optional object values (Map<String, \(shape.objectType.map { "\($0)" } ?? "T")?>).")

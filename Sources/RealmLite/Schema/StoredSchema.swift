@@ -12,13 +12,25 @@ struct StoredSchema: Codable, Equatable {
     var version: UInt64
     var classes: [StoredClass]
     /// How objects are stored: 1 (absent) before keyed classes, 2 since,
-    /// 3 since records of a class may carry a generation byte (StoredClass.generations).
+    /// 3 since records of a class may carry a generation byte (StoredClass.generations),
+    /// 4 when a property has a full-text index (a reader that knew nothing of
+    /// it would change texts without changing their index).
     /// A reader refuses a file of a format newer than it knows, rather than
     /// misread its records (a version that knew nothing of keyed classes
     /// would look for a primary key in records that do not hold it).
-    var format: Int? = StoredSchema.currentFormat
+    var format: Int? = StoredSchema.neededFormat(fullText: false)
 
-    static let currentFormat = 3
+    /// The newest format this version reads.
+    static let currentFormat = 4
+
+    /// The format a file whose schema is this one is written with: the oldest
+    /// that can read it, so a file without full-text indexes stays readable by
+    /// versions that know format 3.
+    var neededFormat: Int {
+        Self.neededFormat(fullText: classes.contains { $0.properties.contains { $0.fullText == true && $0.retired != true } })
+    }
+
+    static func neededFormat(fullText: Bool) -> Int { fullText ? 4 : 3 }
 
     func `class`(named name: String) -> StoredClass? { classes.first { $0.name == name } }
 
@@ -39,7 +51,9 @@ struct StoredSchema: Codable, Equatable {
     func encoded() -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        return Array((try? encoder.encode(self)) ?? Data())
+        var written = self
+        if neededFormat > written.format ?? 1 { written.format = neededFormat }
+        return Array((try? encoder.encode(written)) ?? Data())
     }
 }
 
@@ -117,6 +131,9 @@ struct StoredProperty: Codable, Equatable {
     var primaryKey: Bool
     var indexed: Bool
     var originProperty: String?
+    /// A full-text index (`fts:` tree); nil (absent in the file) when false,
+    /// as in files written before full-text indexes existed.
+    var fullText: Bool?
     /// Removed from the class by a migration that left the records as they
     /// were: the column stays in the record layout, and nothing reads it.
     var retired: Bool?
@@ -130,6 +147,7 @@ struct StoredProperty: Codable, Equatable {
         primaryKey = property.isPrimary
         indexed = property.isIndexed
         originProperty = property.originProperty
+        fullText = property.isFullText ? true : nil
     }
 
     /// Links (and AnyRealmValues, which may link) have a `bl:` tree named
@@ -176,6 +194,9 @@ func schemaDifferences(stored: StoredClass, code: StoredClass) -> [String] {
         }
         if old.indexed != property.indexed {
             differences.append("Property '\(cls).\(property.name)' has been made \(property.indexed ? "indexed" : "unindexed").")
+        }
+        if (old.fullText == true) != (property.fullText == true) {
+            differences.append("Property '\(cls).\(property.name)' has \(property.fullText == true ? "gained" : "lost") its full-text index.")
         }
         if old.originProperty != property.originProperty {
             differences.append("Linking objects property '\(cls).\(property.name)' now follows '\(property.originProperty ?? "")' instead of '\(old.originProperty ?? "")'.")

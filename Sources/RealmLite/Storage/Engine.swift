@@ -495,3 +495,54 @@ struct EngineCursor {
 
     func close() { cs_cursor_close(handle) }
 }
+
+// MARK: - Full-text search (CStorage fts.c)
+
+/// The engine's message for a malformed full-text query, nil if `query` is valid.
+func fullTextQueryProblem(_ query: String) -> String? {
+    var match: Int32 = 0
+    var query = query
+    let rc = query.withUTF8 { q in cs_fts_match(q.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }, q.count, nil, 0, &match) }
+    return rc == csOK ? nil : String(cString: cs_last_error_detail())
+}
+
+/// Whether `text` (UTF-8) satisfies the (valid) full-text query.
+func fullTextMatches(_ query: String, _ text: UnsafeRawBufferPointer) -> Bool {
+    var match: Int32 = 0
+    var query = query
+    let rc = query.withUTF8 { q in
+        cs_fts_match(q.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }, q.count,
+                     text.baseAddress?.assumingMemoryBound(to: UInt8.self), text.count, &match)
+    }
+    mustSucceed(rc, "Matching a full-text query")
+    return match != 0
+}
+
+extension EngineTxn {
+    /// The keys of the objects (`objects`: their tree) whose full-text index
+    /// `index` satisfies the (valid) query, ascending.
+    func fullTextSearch(_ index: cs_tree, objects: cs_tree, _ query: String) -> [UInt64] {
+        var keys: UnsafeMutablePointer<UInt64>?
+        var count = 0
+        var query = query
+        let rc = query.withUTF8 { q in
+            cs_fts_search(handle, index, objects, q.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) },
+                          q.count, &keys, &count)
+        }
+        mustSucceed(rc, "Searching a full-text index")
+        defer { free(keys) }
+        return keys.map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? []
+    }
+}
+
+extension WriteTransaction {
+    /// Moves object `key`'s entries in the full-text index `tree` from the
+    /// words of `old` to those of `new` (nil: no text).
+    func updateFullText(_ tree: cs_tree, key: UInt64, old: UnsafeRawBufferPointer?, new: UnsafeRawBufferPointer?,
+                        _ what: @autoclosure () -> String) {
+        let o = old?.baseAddress?.assumingMemoryBound(to: UInt8.self), n = new?.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        let rc = cs_fts_index_update(txn.handle, tree, key, o, o == nil ? 0 : old!.count, n, n == nil ? 0 : new!.count)
+        changed()
+        if rc != csOK { fail(storageError(rc, what())) }
+    }
+}

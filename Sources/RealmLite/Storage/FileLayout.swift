@@ -10,6 +10,7 @@ import CStorage
 //   pk:C            encoded primary key (KeyEncoding)      object key (u64 BE)
 //   del:C           object key (u64 BE), or [0] = "all"    delete stamp (Incarnation.swift)
 //   idx:C.p         encoded value ++ object key (u64 BE)   empty
+//   fts:C.p         token ++ 0x00 ++ object key (u64 BE)   empty (full-text index, CStorage fts.c)
 //   bl:C.p          target key (BE) ++ source key (BE)     link count (u32 LE)
 //   realm:meta      "schema", "nextkey:C"                  stored schema JSON, u64 BE
 //
@@ -37,6 +38,7 @@ enum TreeName {
     static func primaryKey(_ cls: String) -> String { "pk:" + cls }
     static func deleted(_ cls: String) -> String { "del:" + cls }
     static func index(_ cls: String, _ prop: String) -> String { "idx:" + cls + "." + prop }
+    static func fullText(_ cls: String, _ prop: String) -> String { "fts:" + cls + "." + prop }
     static func backlinks(_ cls: String, _ prop: String) -> String { "bl:" + cls + "." + prop }
 }
 

@@ -113,6 +113,7 @@ extension RealmCore {
                 let slot = info.slots[c]
                 write.put(column.indexTree, indexEntry(column, view.isNull(slot), view.field(slot, info.layout), key), [], "Indexing '\(info.name).\(column.name)'")
             }
+            indexFullText(info, key, old: nil, new: view, in: write)
             for c in info.linkColumns {
                 let column = info.columns[c]
                 let slot = info.slots[c]
@@ -225,6 +226,11 @@ extension RealmCore {
         let oldIndex = column.isIndexed ? indexEntry(column, oldNull, oldField, object._key) : nil
         let oldTargets = column.isLink && linkDelta == nil ? linkTargets(column, isNull: oldNull, oldField) : []
         let oldMixedLinks = column.isMixed ? mixedLinkTargets(column, isNull: oldNull, oldField) : []
+        if column.isFullText {
+            // Both texts are read before the index changes (the old one is in the map).
+            write.updateFullText(column.fullTextTree, key: object._key, old: oldNull ? nil : oldField, new: isNull ? nil : raw,
+                                 "Indexing the words of '\(info.name).\(column.name)'")
+        }
         // `record` / `oldField` point into the map: not used past this line.
         if let oldIndex {
             write.delete(column.indexTree, oldIndex, "Deleting an index entry")
@@ -338,6 +344,7 @@ extension RealmCore {
                 let slot = info.slots[column.index]
                 write.delete(column.indexTree, indexEntry(column, view.isNull(slot), view.field(slot, info.layout), key), "Deleting an index entry")
             }
+            indexFullText(info, key, old: view, new: nil, in: write)
         }
         if !schemaState.mixedColumns.isEmpty { clearMixedLinks(to: info, key, in: write) }
         withKey(key) { write.delete(info.objectsTree, $0, "Deleting a '\(info.name)' object") }
