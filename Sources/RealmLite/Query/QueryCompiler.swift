@@ -110,26 +110,30 @@ struct QueryCompiler {
             return try comparePaths(c, path, try resolvePath(c.right))
         }
         let test = try valueTest(c, path)
-        let source = path.source
         if let column = path.directColumn, !path.isMulti, !path.isAggregate, info.slots[column.index].width != ColumnSlot.objectKey {
             // One property of the row itself: read the field directly.
             let slot = info.slots[column.index], layout = info.layout
             return { _, record, _ in test(record.isNull(slot) ? .null : .raw(record.field(slot, layout))) }
         }
+        let check = quantified(c.quantifier, path)
+        return { realm, record, key in check(realm, record, key, test) }
+    }
+
+    /// Applies a test to the values of a path for one row: the first value
+    /// of a single-valued path, or any / all / none of a to-many path's.
+    func quantified(_ quantifier: QueryQuantifier, _ path: ResolvedPath) -> (RealmCore, RecordView, UInt64, (QueryOperand) -> Bool) -> Bool {
+        let source = path.source
         if !path.isMulti {
-            return { realm, record, key in
+            return { realm, record, key, test in
                 var result = false
                 _ = source(realm, record, key) { result = test($0); return false }
                 return result
             }
         }
-        switch c.quantifier {
-        case .all:
-            return { realm, record, key in source(realm, record, key) { test($0) } }
-        case .none:
-            return { realm, record, key in source(realm, record, key) { !test($0) } }
-        case .any, .implicit:
-            return { realm, record, key in !source(realm, record, key) { !test($0) } }
+        switch quantifier {
+        case .all: return { realm, record, key, test in source(realm, record, key) { test($0) } }
+        case .none: return { realm, record, key, test in source(realm, record, key) { !test($0) } }
+        case .any, .implicit: return { realm, record, key, test in !source(realm, record, key) { !test($0) } }
         }
     }
 
@@ -170,16 +174,14 @@ struct QueryCompiler {
     private func stripVariable(_ predicate: QueryPredicate, _ variable: String) throws -> QueryPredicate {
         func strip(_ e: QueryExpression) throws -> QueryExpression {
             switch e {
+            // As in Realm, key paths inside resolve against the element,
+            // with or without the variable: the outer object is out of reach.
             case .keyPath(let components, let position):
-                guard components.first == variable else {
-                    throw resolver.fail("Key paths inside SUBQUERY must start with \(variable) ('\(components.joined(separator: "."))')", position)
-                }
+                guard components.first == variable else { return e }
                 if components.count == 1 { throw resolver.fail("Comparing the SUBQUERY variable \(variable) itself is not supported; use one of its properties", position) }
                 return .keyPath(Array(components.dropFirst()), position: position)
             case .subquery(let inner, let position):
-                guard inner.collection.first == variable else {
-                    throw resolver.fail("A nested SUBQUERY must start from \(variable)", position)
-                }
+                guard inner.collection.first == variable else { return e }
                 return .subquery(QuerySubquery(collection: Array(inner.collection.dropFirst()), variable: inner.variable,
                                                predicate: inner.predicate), position: position)
             default:
@@ -202,11 +204,14 @@ struct QueryCompiler {
     /// key path must have one value per object; the left may be to-many.
     private func comparePaths(_ c: QueryComparison, _ left: ResolvedPath, _ right: ResolvedPath) throws -> RowFilter {
         let op = c.op
+        if op.isStringOperator || c.caseInsensitive || c.diacriticInsensitive {
+            if right.isMulti {
+                throw resolver.fail("The right side '\(right.text)' of a comparison between properties must have one value per object", c.right.position)
+            }
+            return try compareStringPaths(c, left, right)
+        }
         guard [.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual].contains(op) else {
             throw resolver.fail("Only ==, !=, <, <=, > and >= can compare two properties ('\(left.text)' \(op.rawValue) '\(right.text)')", c.position)
-        }
-        if c.caseInsensitive || c.diacriticInsensitive {
-            throw resolver.fail("Options [c] and [d] are not supported when comparing two properties", c.position)
         }
         if right.isMulti {
             throw resolver.fail("The right side '\(right.text)' of a comparison between properties must have one value per object", c.right.position)
@@ -231,21 +236,12 @@ struct QueryCompiler {
             if op.isOrdering, l == .nan || r == .nan { return false }
             return self.ordered(op, l.compare(r))
         }
-        let leftSource = left.source, rightSource = right.source
-        let multi = left.isMulti, quantifier = c.quantifier
+        let rightSource = right.source
+        let check = quantified(c.quantifier, left)
         return { realm, record, key in
             var r = SortValue.null
             _ = rightSource(realm, record, key) { r = SortValue($0, rightType); return false }
-            if !multi {
-                var result = false
-                _ = leftSource(realm, record, key) { result = test($0, r); return false }
-                return result
-            }
-            switch quantifier {
-            case .all: return leftSource(realm, record, key) { test($0, r) }
-            case .none: return leftSource(realm, record, key) { !test($0, r) }
-            case .any, .implicit: return !leftSource(realm, record, key) { !test($0, r) }
-            }
+            return check(realm, record, key) { test($0, r) }
         }
     }
 

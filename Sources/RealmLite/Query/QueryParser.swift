@@ -365,6 +365,15 @@ struct QueryParser {
         }
     }
 
+    private func quantifierKeyword(_ token: QueryToken) -> QueryQuantifier? {
+        switch keyword(token) {
+        case "ANY", "SOME": .any
+        case "ALL": .all
+        case "NONE": QueryQuantifier.none
+        default: nil
+        }
+    }
+
     private mutating func parseComparison() throws -> QueryPredicate {
         let start = current.position
         var quantifier = QueryQuantifier.implicit
@@ -409,6 +418,20 @@ struct QueryParser {
             index += 1
         }
         if case .end = current.kind { throw lexer.error("expected a value after '\(op.rawValue)'", at: current.position) }
+        if let rightQuantifier = quantifierKeyword(current) {
+            // `value op ANY path` is `ANY path flipped-op value`.
+            let at = current.position
+            guard quantifier == .implicit else { throw lexer.error("ANY, ALL or NONE may stand on one side of a comparison only", at: at) }
+            guard let flipped = op == .in ? QueryOperator.equal : op.flipped else {
+                throw lexer.error("'\(op.rawValue)' cannot take ANY, ALL or NONE on its right; put the collection on the left", at: at)
+            }
+            index += 1
+            comparison.quantifier = rightQuantifier
+            comparison.right = comparison.left
+            comparison.left = try parseOperand()
+            comparison.op = flipped
+            return .comparison(comparison)
+        }
         comparison.right = try parseOperand()
         return .comparison(comparison)
     }
@@ -434,6 +457,8 @@ struct QueryParser {
             default: break
             }
             return try parseKeyPath(first: [name])
+        case .collectionOperator("links"):
+            return try parseKeyPath(first: ["@links"])
         case .argument(let kind):
             index += 1
             let arg = try takeArgument(token)
@@ -562,6 +587,22 @@ struct QueryParser {
         case .string(let key): component = "['\(key)']"
         case .symbol("*"): component = "[*]"
         case .identifier(let word) where ["FIRST", "LAST"].contains(word.uppercased()): component = "[\(word.uppercased())]"
+        case .identifier(let word) where word.uppercased() == "SIZE": component = "@size"
+        case .argument("@"), .argument("d"), .argument("i"), .positional:
+            // An index or key given as an argument.
+            let arg: Any
+            if case .positional(let n) = current.kind {
+                guard n < arguments.count else { throw lexer.error("argument $\(n) is missing (\(arguments.count) given)", at: current.position) }
+                nextArgument = max(nextArgument, n + 1)
+                arg = arguments[n]
+            } else {
+                arg = try takeArgument(current)
+            }
+            switch QueryValue.from(arg) {
+            case .int(let n) where n >= 0: component = "[\(n)]"
+            case .string(let key): component = "['\(key)']"
+            default: throw lexer.error("a subscript argument must be an index (0, 1, ...) or a key string, got \(type(of: arg))", at: current.position)
+            }
         default: throw lexer.error("expected an index, a 'key', * , FIRST or LAST inside [ ], found \(describe(current))", at: current.position)
         }
         index += 1
