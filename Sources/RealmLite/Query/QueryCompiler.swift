@@ -150,7 +150,8 @@ struct QueryCompiler {
 
     /// SUBQUERY(collection, $x, predicate).@count: counts the linked objects
     /// matching the inner predicate (compiled against their class).
-    private func subqueryPath(_ subquery: QuerySubquery, _ position: Int) throws -> ResolvedPath {
+    private func subqueryPath(_ original: QuerySubquery, _ position: Int) throws -> ResolvedPath {
+        let subquery = original.variable.isEmpty ? try inferredSubquery(original, position) : original
         let collection = try resolver.resolve(subquery.collection, position: position)
         guard collection.endsInCollection, collection.type == .object, let target = collection.targetClass else {
             throw resolver.fail("SUBQUERY needs a collection of objects, but '\(collection.text)' is not one", position)
@@ -171,7 +172,7 @@ struct QueryCompiler {
     }
 
     /// The inner predicate with `$x.` removed from its key paths.
-    private func stripVariable(_ predicate: QueryPredicate, _ variable: String) throws -> QueryPredicate {
+    func stripVariable(_ predicate: QueryPredicate, _ variable: String) throws -> QueryPredicate {
         func strip(_ e: QueryExpression) throws -> QueryExpression {
             switch e {
             // As in Realm, key paths inside resolve against the element,
