@@ -7,7 +7,7 @@ import XCTest
 // of the same predicate on the generated data (never read back through
 // RealmLite): strings with [c]/[d], numbers, date literals, AnyRealmValue,
 // lists, maps, links, backlinks, subqueries, string operators between
-// properties, combined with AND / OR / NOT. Seeded and deterministic.
+// properties, arithmetic, combined with AND / OR / NOT. Seeded and deterministic.
 
 final class QueryLanguageRandomTests: RealmTestCase {
     /// A generated person as plain values; pets are indexes into `pets`.
@@ -141,7 +141,7 @@ final class QueryLanguageRandomTests: RealmTestCase {
 
     private func personAtom() -> Atom<PersonData> {
         let pets = petData
-        switch int(0...21) {
+        switch int(0...22) {
         case 0:
             let op = pick(["==", "!=", "BEGINSWITH", "ENDSWITH", "CONTAINS"]), opts = options, w = pick(words)
             return ("name \(op)\(opts) \(quote(w))", { self.stringOp(op, $0.name, w, opts) })
@@ -314,6 +314,13 @@ final class QueryLanguageRandomTests: RealmTestCase {
                 default: return hits.contains(true)
                 }
             })
+        case 21:
+            let op = ordering, k = int(1...3), j = int(-5...5), n = int(0...100)
+            if chance(0.5) {
+                let x = Double(int(-40...20)) / 2
+                return ("(ints.@sum - age) / 2 \(op) \(x)", { self.order(op, Double($0.ints.reduce(0, +) - $0.age) / 2, x) })
+            }
+            return ("age * \(k) + \(j) \(op) \(n)", { self.order(op, Double($0.age * k + j), Double(n)) })
         default:
             let op = ordering, n = int(0...8)
             return ("name.@size \(op) \(n)", { self.order(op, Double($0.name.utf8.count), Double(n)) })

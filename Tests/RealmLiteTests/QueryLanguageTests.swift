@@ -285,6 +285,30 @@ final class QueryLanguageTests: RealmTestCase {
         XCTAssertEqual(people("SUBQUERY(dogs, $d, $d.age > 1).@count == ints.@count"), ["Bob", "Élodie"])
     }
 
+    // MARK: Arithmetic
+
+    func testArithmetic() {
+        XCTAssertEqual(people("age * 2 > 50"), ["Ann", "Élodie"])
+        XCTAssertEqual(people("age + 1 == 31"), ["Ann"])
+        XCTAssertEqual(people("age - 1 == 19"), ["Bob"])
+        XCTAssertEqual(people("age -1 == 19"), ["Bob"], "-1 after an operand subtracts")
+        XCTAssertEqual(people("2 * (age - 10) >= 40"), ["Ann", "Élodie"])
+        XCTAssertEqual(people("(age + 10) * 2 == 100"), ["Élodie"], "a parenthesized operand first")
+        XCTAssertEqual(people("age / 4 > 7.4"), ["Ann", "Élodie"], "division gives a double: 7.5, 5, 10")
+        XCTAssertEqual(people("age / 4 == 7.5"), ["Ann"])
+        XCTAssertEqual(people("-1 * age < -25"), ["Ann", "Élodie"])
+        XCTAssertEqual(people("scores['math'] * 2 == 10"), ["Ann"])
+        XCTAssertEqual(people("scores['art'] + 1 == nil"), ["Bob", "Élodie"], "nil on one side gives nil")
+        XCTAssertEqual(people("age > ints.@sum * 2"), ["Bob", "Élodie"], "Ann: 30 > 30 is false")
+        XCTAssertEqual(people("age == 3 * 10"), ["Ann"], "constants fold")
+        XCTAssertEqual(people("ints.@count + dogs.@count == 5"), ["Ann"])
+        XCTAssertEqual(people("(age > 25) AND (age * 1 < 35)"), ["Ann"], "groups of predicates still parse")
+        XCTAssertTrue(error("ints * 2 > 3").contains("Arithmetic needs"), error("ints * 2 > 3"))
+        XCTAssertTrue(error("dogs.age * 2 > 3").contains("one value per object"), error("dogs.age * 2 > 3"))
+        XCTAssertTrue(error("name * 2 > 3").contains("Arithmetic needs int, float or double"), error("name * 2 > 3"))
+        XCTAssertTrue(error("age * 'x' > 3").contains("arithmetic needs numbers"), error("age * 'x' > 3"))
+    }
+
     // MARK: Constants
 
     func testTrueAndFalsePredicates() {

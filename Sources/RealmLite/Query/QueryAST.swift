@@ -57,17 +57,20 @@ enum QueryExpression {
     case list([QueryValue], position: Int)
     /// `SUBQUERY(collection, $x, predicate).@count`
     case subquery(QuerySubquery, position: Int)
+    /// `left + right`, `-`, `*`, `/` on numbers, with a key path on one side
+    /// at least (constants are folded by the parser).
+    indirect case arithmetic(Character, QueryExpression, QueryExpression, position: Int)
 
     var position: Int {
         switch self {
-        case .keyPath(_, let p), .value(_, let p), .list(_, let p), .subquery(_, let p): p
+        case .keyPath(_, let p), .value(_, let p), .list(_, let p), .subquery(_, let p), .arithmetic(_, _, _, let p): p
         }
     }
 
-    /// A key path or a subquery: something evaluated per object.
+    /// A key path, a subquery or arithmetic on them: something evaluated per object.
     var isPath: Bool {
         switch self {
-        case .keyPath, .subquery: true
+        case .keyPath, .subquery, .arithmetic: true
         default: false
         }
     }

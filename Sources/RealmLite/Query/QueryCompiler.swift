@@ -137,12 +137,14 @@ struct QueryCompiler {
         }
     }
 
-    private func resolvePath(_ expression: QueryExpression) throws -> ResolvedPath {
+    func resolvePath(_ expression: QueryExpression) throws -> ResolvedPath {
         switch expression {
         case .keyPath(let components, let position):
             return try resolver.resolve(components, position: position)
         case .subquery(let subquery, let position):
             return try subqueryPath(subquery, position)
+        case .arithmetic(let op, let left, let right, let position):
+            return try arithmeticPath(op, left, right, position)
         case .value(_, let position), .list(_, let position):
             throw resolver.fail("Expected a property name", position)
         }
@@ -185,6 +187,8 @@ struct QueryCompiler {
                 guard inner.collection.first == variable else { return e }
                 return .subquery(QuerySubquery(collection: Array(inner.collection.dropFirst()), variable: inner.variable,
                                                predicate: inner.predicate), position: position)
+            case .arithmetic(let op, let left, let right, let position):
+                return .arithmetic(op, try strip(left), try strip(right), position: position)
             default:
                 return e
             }
@@ -284,7 +288,7 @@ struct QueryCompiler {
                 return try operandTest(c.op, value, c, path)
             case .list(_, let position):
                 throw resolver.fail("'\(c.op.rawValue)' compares with one value, not a list (use IN for a list)", position)
-            case .keyPath, .subquery:
+            case .keyPath, .subquery, .arithmetic:
                 throw resolver.fail("Comparing two properties is not supported", c.position)
             }
         }
@@ -294,7 +298,7 @@ struct QueryCompiler {
         switch c.right {
         case .list(let items, _): return items
         case .value(let value, _): return [value]
-        case .keyPath(_, let position), .subquery(_, let position):
+        case .keyPath(_, let position), .subquery(_, let position), .arithmetic(_, _, _, let position):
             throw resolver.fail("'\(c.op.rawValue)' needs a list of values {a, b, ...}", position)
         }
     }

@@ -181,7 +181,7 @@ struct QueryLexer {
                 i += 2
                 continue
             }
-            if "=<>(){},.[]!*".contains(c) {
+            if "=<>(){},.[]!*+-/".contains(c) {
                 tokens.append(QueryToken(kind: .symbol(String(c)), position: start))
                 i += 1
                 continue
@@ -349,14 +349,23 @@ struct QueryParser {
             return .not(try parseNot())
         }
         if isSymbol("(") {
-            let open = current.position
-            index += 1
-            let inner = try parseOr()
-            guard isSymbol(")") else {
-                throw lexer.error("expected ')' to close the '(' at position \(open), found \(describe(current))", at: current.position)
+            // A group of predicates, or the start of an arithmetic operand: `(age + 1) * 2 > 10`.
+            let saved = (index, nextArgument)
+            do {
+                let open = current.position
+                index += 1
+                let inner = try parseOr()
+                guard isSymbol(")") else {
+                    throw lexer.error("expected ')' to close the '(' at position \(open), found \(describe(current))", at: current.position)
+                }
+                index += 1
+                if !continuesOperand(current) { return inner }
+            } catch let groupError {
+                (index, nextArgument) = saved
+                do { return try parseComparison() } catch { throw groupError }
             }
-            index += 1
-            return inner
+            (index, nextArgument) = saved
+            return try parseComparison()
         }
         switch keyword(current) {
         case "TRUEPREDICATE": index += 1; return .constant(true)
@@ -384,7 +393,7 @@ struct QueryParser {
         default: break
         }
         if case .end = current.kind { throw lexer.error("expected a comparison", at: current.position) }
-        let left = try parseOperand()
+        let left = try parseExpression()
         let opToken = current
         let op: QueryOperator
         switch opToken.kind {
@@ -428,12 +437,85 @@ struct QueryParser {
             index += 1
             comparison.quantifier = rightQuantifier
             comparison.right = comparison.left
-            comparison.left = try parseOperand()
+            comparison.left = try parseExpression()
             comparison.op = flipped
             return .comparison(comparison)
         }
-        comparison.right = try parseOperand()
+        comparison.right = try parseExpression()
         return .comparison(comparison)
+    }
+
+    /// True if `token` goes on with an operand (an operator or arithmetic),
+    /// so a parenthesized part before it was an operand, not a predicate.
+    private func continuesOperand(_ token: QueryToken) -> Bool {
+        switch token.kind {
+        case .symbol(let s): return ["==", "=", "!=", "<>", "<", "<=", "=<", ">", ">=", "=>", "+", "-", "*", "/"].contains(s)
+        case .number(let text): return text.hasPrefix("-") || text.hasPrefix("+")
+        case .identifier(let word): return QueryOperator(rawValue: word.uppercased()) != nil
+        default: return false
+        }
+    }
+
+    // Arithmetic: expression := term (("+" | "-") term)*, term := factor
+    // (("*" | "/") factor)*, factor := "(" expression ")" | operand.
+    private mutating func parseExpression() throws -> QueryExpression {
+        var left = try parseTerm()
+        while true {
+            let token = current
+            if isSymbol("+") || isSymbol("-") {
+                index += 1
+                left = try arithmetic(token.kind == .symbol("+") ? "+" : "-", left, try parseTerm(), token)
+            } else if case .number(let text) = token.kind, text.hasPrefix("-") || text.hasPrefix("+") {
+                // `age -1` lexes as age, -1: a subtraction (or addition).
+                index += 1
+                let number = QueryExpression.value(try self.number(String(text.dropFirst()), token), position: token.position + 1)
+                left = try arithmetic(text.first!, left, try continueTerm(number), token)
+            } else {
+                return left
+            }
+        }
+    }
+
+    private mutating func parseTerm() throws -> QueryExpression {
+        try continueTerm(try parseFactor())
+    }
+
+    private mutating func continueTerm(_ first: QueryExpression) throws -> QueryExpression {
+        var left = first
+        while isSymbol("*") || isSymbol("/") {
+            let token = current
+            index += 1
+            left = try arithmetic(token.kind == .symbol("*") ? "*" : "/", left, try parseFactor(), token)
+        }
+        return left
+    }
+
+    private mutating func parseFactor() throws -> QueryExpression {
+        guard isSymbol("(") else { return try parseOperand() }
+        let open = current.position
+        index += 1
+        let inner = try parseExpression()
+        try expectSymbol(")", "to close the '(' at position \(open)")
+        return inner
+    }
+
+    /// `left op right`; two numbers are folded into one.
+    private func arithmetic(_ op: Character, _ left: QueryExpression, _ right: QueryExpression, _ token: QueryToken) throws -> QueryExpression {
+        for side in [left, right] {
+            switch side {
+            case .list: throw lexer.error("arithmetic needs numbers or numeric properties, not a list", at: side.position)
+            case .value(let v, _):
+                switch v {
+                case .int, .double: break
+                default: throw lexer.error("arithmetic needs numbers or numeric properties, not \(v.kindName)", at: side.position)
+                }
+            default: break
+            }
+        }
+        if case .value(let a, _) = left, case .value(let b, _) = right, let folded = foldArithmetic(op, a, b) {
+            return .value(folded, position: left.position)
+        }
+        return .arithmetic(op, left, right, position: token.position)
     }
 
     private mutating func takeArgument(_ token: QueryToken) throws -> Any {
