@@ -141,7 +141,7 @@ final class QueryLanguageRandomTests: RealmTestCase {
 
     private func personAtom() -> Atom<PersonData> {
         let pets = petData
-        switch int(0...22) {
+        switch int(0...23) {
         case 0:
             let op = pick(["==", "!=", "BEGINSWITH", "ENDSWITH", "CONTAINS"]), opts = options, w = pick(words)
             return ("name \(op)\(opts) \(quote(w))", { self.stringOp(op, $0.name, w, opts) })
@@ -321,6 +321,24 @@ final class QueryLanguageRandomTests: RealmTestCase {
                 return ("(ints.@sum - age) / 2 \(op) \(x)", { self.order(op, Double($0.ints.reduce(0, +) - $0.age) / 2, x) })
             }
             return ("age * \(k) + \(j) \(op) \(n)", { self.order(op, Double($0.age * k + j), Double(n)) })
+        case 22:
+            let q1 = pick(["ANY", "ALL", "NONE"]), q2 = pick(["", "ANY ", "ALL ", "NONE "]), op = pick(["IN", "==", "!=", "<", ">="])
+            let constants = (0..<int(0...3)).map { _ in int(0...9) }
+            return ("\(q1) {\(constants.map(String.init).joined(separator: ", "))} \(op) \(q2)ints", { p in
+                let perConstant = constants.map { c -> Bool in
+                    let hits = p.ints.map { self.order(op == "IN" ? "==" : op, Double(c), Double($0)) }
+                    switch q2 {
+                    case "ALL ": return hits.allSatisfy { $0 }
+                    case "NONE ": return !hits.contains(true)
+                    default: return hits.contains(true)
+                    }
+                }
+                switch q1 {
+                case "ALL": return perConstant.allSatisfy { $0 }
+                case "NONE": return !perConstant.contains(true)
+                default: return perConstant.contains(true)
+                }
+            })
         default:
             let op = ordering, n = int(0...8)
             return ("name.@size \(op) \(n)", { self.order(op, Double($0.name.utf8.count), Double(n)) })

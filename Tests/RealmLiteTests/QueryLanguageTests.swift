@@ -262,6 +262,19 @@ final class QueryLanguageTests: RealmTestCase {
         XCTAssertEqual(people("ANY dogs.name ENDSWITH best.name"), ["Ann"], "Rex ends with Rex")
     }
 
+    func testListOfConstantsAgainstACollection() {
+        XCTAssertEqual(people("ANY {1, 7} IN ints"), ["Ann", "Bob"])
+        XCTAssertEqual(people("ALL {1, 5} IN ints"), ["Ann"])
+        XCTAssertEqual(people("ALL {} IN ints"), ["Ann", "Bob", "Élodie"], "ALL of no constants is true")
+        XCTAssertEqual(people("NONE {5, 7} IN ints"), ["Élodie"])
+        XCTAssertEqual(people("ALL {0, 2} <= ALL ints"), ["Bob", "Élodie"], "Ann has 1 < 2")
+        XCTAssertEqual(people("ANY {20, 40} == age"), ["Bob", "Élodie"])
+        XCTAssertEqual(people("ANY {'rex', 'tom'} ==[c] ANY dogs.name"), ["Ann"])
+        XCTAssertEqual(people("SOME %@ IN ints", [9, 100]), ["Ann"], "an array argument")
+        XCTAssertTrue(error("{1, 2} IN ints").contains("needs ANY, ALL or NONE before it"), error("{1, 2} IN ints"))
+        XCTAssertTrue(error("ANY {'a'} BEGINSWITH name").contains("cannot compare a list of constants"), error("ANY {'a'} BEGINSWITH name"))
+    }
+
     func testCaseAndDiacriticOptionsEverywhere() {
         XCTAssertEqual(people("name ==[d] 'Elodie'"), ["Élodie"])
         XCTAssertEqual(people("name ==[cd] 'ELODIE'"), ["Élodie"])

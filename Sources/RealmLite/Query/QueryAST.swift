@@ -47,6 +47,10 @@ struct QueryComparison {
     var caseInsensitive = false
     var diacriticInsensitive = false
     var position: Int = -1
+    /// `ANY {1, 2} IN ints`, `ALL {...} < ALL path`: the quantifier over the
+    /// constants of `right` (a list), each compared with `left`'s values
+    /// under `quantifier`. `.implicit` for every other comparison.
+    var listQuantifier: QueryQuantifier = .implicit
 }
 
 enum QueryExpression {

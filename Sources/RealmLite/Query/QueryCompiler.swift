@@ -109,6 +109,7 @@ struct QueryCompiler {
         if c.right.isPath {
             return try comparePaths(c, path, try resolvePath(c.right))
         }
+        if c.listQuantifier != .implicit { return try listComparison(c, path) }
         let test = try valueTest(c, path)
         if let column = path.directColumn, !path.isMulti, !path.isAggregate, info.slots[column.index].width != ColumnSlot.objectKey {
             // One property of the row itself: read the field directly.
@@ -313,7 +314,7 @@ struct QueryCompiler {
     }
 
     /// A test of one operand against one constant.
-    private func operandTest(_ op: QueryOperator, _ value: QueryValue, _ c: QueryComparison,
+    func operandTest(_ op: QueryOperator, _ value: QueryValue, _ c: QueryComparison,
                              _ path: ResolvedPath) throws -> (QueryOperand) -> Bool {
         if path.type == .any { return try mixedTest(op, value, c, path) }
         if (c.caseInsensitive || c.diacriticInsensitive) && path.type != .string {
@@ -519,7 +520,7 @@ struct QueryCompiler {
             if pa.isPrimaryKey != pb.isPrimaryKey { return pa.isPrimaryKey ? pa : pb }
             return pa.keys.count <= pb.keys.count ? pa : pb
         case .comparison(let original):
-            guard let c = try? normalized(original), c.quantifier == .implicit,
+            guard let c = try? normalized(original), c.quantifier == .implicit, c.listQuantifier == .implicit,
                   !c.caseInsensitive, !c.diacriticInsensitive,
                   case .keyPath(let components, _) = c.left, components.count == 1,
                   let index = info.descriptor.propertyIndex[components[0]] else { return nil }

@@ -427,6 +427,26 @@ struct QueryParser {
             index += 1
         }
         if case .end = current.kind { throw lexer.error("expected a value after '\(op.rawValue)'", at: current.position) }
+        if case .list = left, quantifier != .implicit {
+            // `ANY {1, 2} IN [ALL] path`: each constant against the path's values.
+            let rightQuantifier = quantifierKeyword(current)
+            if rightQuantifier != nil { index += 1 }
+            let at = current.position
+            guard let flipped = op == .in ? QueryOperator.equal : op.flipped else {
+                throw lexer.error("'\(op.rawValue)' cannot compare a list of constants with a property; use ==, !=, <, <=, >, >= or IN", at: opToken.position)
+            }
+            let path = try parseExpression()
+            guard path.isPath else { throw lexer.error("expected a property after '\(op.rawValue)' to compare the list with", at: at) }
+            comparison.listQuantifier = quantifier
+            comparison.quantifier = rightQuantifier ?? .implicit
+            comparison.left = path
+            comparison.right = left
+            comparison.op = flipped
+            return .comparison(comparison)
+        }
+        if case .list = left {
+            throw lexer.error("a list of constants on the left needs ANY, ALL or NONE before it ('ANY {1, 2} IN ints')", at: left.position)
+        }
         if let rightQuantifier = quantifierKeyword(current) {
             // `value op ANY path` is `ANY path flipped-op value`.
             let at = current.position
