@@ -20,6 +20,8 @@ final class RQLPerson: Object {
     @Persisted var dogs: List<RQLPet>
     @Persisted var best: RQLPet?
     @Persisted var value: AnyRealmValue
+    @Persisted var blob: Data?
+    @Persisted var score = 0.0
 }
 
 final class RQLPet: Object {
@@ -38,6 +40,7 @@ final class QueryLanguageTests: RealmTestCase {
     ///           ints [7]        tags {}      dogs [Fido]       best nil   value .string("x")
     ///   Élodie  nick "ELO" 40  birthday 2000-01-01  scores {}               pets {}
     ///           ints []         tags {b}     dogs []           best Fido  value .none
+    /// blob: Ann "abc", Bob nil, Élodie [0xFF]; score: Ann 1.5, Bob +inf, Élodie NaN.
     /// Pets: Tom 3, Rex 35, Fido 2, Lonely 1 (linked by nobody).
     override func setUp() {
         super.setUp()
@@ -63,15 +66,20 @@ final class QueryLanguageTests: RealmTestCase {
             ann.dogs.append(objectsIn: [rex, fido])
             ann.best = rex
             ann.value = .int(3)
+            ann.blob = Data("abc".utf8)
+            ann.score = 1.5
             let bob = RQLPerson(value: ["name": "Bob", "age": 20, "birthday": utc("2001-01-01")])
             bob.scores["math"] = 1
             bob.pets["dog"] = fido
             bob.ints.append(7)
             bob.dogs.append(fido)
             bob.value = .string("x")
+            bob.score = .infinity
             let elodie = RQLPerson(value: ["name": "Élodie", "nickname": "ELO", "age": 40, "birthday": utc("2000-01-01")])
             elodie.tags.insert("b")
             elodie.best = fido
+            elodie.blob = Data([0xFF])
+            elodie.score = .nan
             [ann, bob, elodie].forEach { realm.add($0) }
         }
     }
@@ -329,6 +337,27 @@ final class QueryLanguageTests: RealmTestCase {
         XCTAssertEqual(people("FALSEPREDICATE"), [])
         XCTAssertEqual(people("truepredicate AND age > 25"), ["Ann", "Élodie"])
         XCTAssertEqual(people("NOT FALSEPREDICATE && age < 25"), ["Bob"])
+    }
+
+    func testNumberAndBinaryLiterals() {
+        XCTAssertEqual(people("score == inf"), ["Bob"])
+        XCTAssertEqual(people("score == +infinity"), ["Bob"])
+        XCTAssertEqual(people("score > 1e308"), ["Bob"])
+        XCTAssertEqual(people("score > -inf"), ["Ann", "Bob"], "NaN is never ordered")
+        XCTAssertEqual(people("score < -INF"), [])
+        XCTAssertEqual(people("score == nan"), ["Élodie"], "== NaN finds NaN")
+        XCTAssertEqual(people("score BETWEEN {1, inf}"), ["Ann", "Bob"])
+        XCTAssertEqual(people("-score < -1"), ["Ann", "Bob"], "a sign before a property")
+        XCTAssertEqual(people("blob == bin('abc')"), ["Ann"])
+        XCTAssertEqual(people("blob == binary(\"abc\")"), ["Ann"])
+        XCTAssertEqual(people("blob == B64\"YWJj\""), ["Ann"])
+        XCTAssertEqual(people("blob == bin(B64\"/w==\")"), ["Élodie"])
+        XCTAssertEqual(people("blob BEGINSWITH bin('ab')"), ["Ann"])
+        XCTAssertEqual(people("blob == nil"), ["Bob"])
+        XCTAssertEqual(people("blob.@size == 1"), ["Élodie"])
+        XCTAssertEqual(people("age == 0x1E"), ["Ann"])
+        XCTAssertEqual(people("age == -(-20)"), ["Bob"])
+        XCTAssertTrue(error("blob == B64\"***\"").contains("is not valid binary data"), error("blob == B64\"***\""))
     }
 
     func testTypeOfMixed() {

@@ -88,7 +88,14 @@ struct QueryLexer {
             if isIdentStart(c) {
                 while i < chars.count, isIdent(chars[i]) { i += 1 }
                 let word = String(chars[start..<i])
-                if ["oid", "uuid"].contains(word.lowercased()), i < chars.count, chars[i] == "(" {
+                if word == "B64", i < chars.count, chars[i] == "\"" {
+                    // B64"...": data given in base 64.
+                    guard let close = chars[(i + 1)...].firstIndex(of: "\"") else { throw error("expected '\"' to close B64\"", at: i) }
+                    tokens.append(QueryToken(kind: .typed("b64", String(chars[(i + 1)..<close])), position: start))
+                    i = close + 1
+                    continue
+                }
+                if ["oid", "uuid", "bin", "binary"].contains(word.lowercased()), i < chars.count, chars[i] == "(" {
                     guard let close = chars[i...].firstIndex(of: ")") else {
                         throw error("expected ')' to close \(word)(", at: i)
                     }
@@ -511,6 +518,14 @@ struct QueryParser {
     }
 
     private mutating func parseFactor() throws -> QueryExpression {
+        if isSymbol("-") || isSymbol("+") {
+            // A sign before an operand that is not a number literal: -inf, -(age + 1).
+            let token = current
+            index += 1
+            let operand = try parseFactor()
+            guard token.kind == .symbol("-") else { return operand }
+            return try arithmetic("*", .value(.int(-1), position: token.position), operand, token)
+        }
         guard isSymbol("(") else { return try parseOperand() }
         let open = current.position
         index += 1
@@ -554,6 +569,8 @@ struct QueryParser {
             case "TRUE", "YES": index += 1; return .value(.bool(true), position: token.position)
             case "FALSE", "NO": index += 1; return .value(.bool(false), position: token.position)
             case "NIL", "NULL": index += 1; return .value(.null, position: token.position)
+            case "INF", "INFINITY": index += 1; return .value(.double(.infinity), position: token.position)
+            case "NAN": index += 1; return .value(.double(.nan), position: token.position)
             case "SUBQUERY":
                 if index + 1 < tokens.count, case .symbol("(") = tokens[index + 1].kind { return try parseSubquery() }
             default: break
@@ -644,12 +661,26 @@ struct QueryParser {
             guard let date = parseDateLiteral(text) else { throw lexer.error("'\(text)' is not a valid date", at: token.position) }
             return .value(.date(date), position: token.position)
         }
+        if kind == "b64" || kind == "bin" || kind == "binary" {
+            guard let data = binaryLiteral(kind, text) else {
+                throw lexer.error("'\(text)' is not valid binary data (use bin('text') or B64\"base64\")", at: token.position)
+            }
+            return .value(.data(data), position: token.position)
+        }
         if kind == "oid" {
             guard let oid = try? ObjectId(string: text) else { throw lexer.error("'\(text)' is not a valid object id", at: token.position) }
             return .value(.objectId(oid), position: token.position)
         }
         guard let uuid = UUID(uuidString: text) else { throw lexer.error("'\(text)' is not a valid uuid", at: token.position) }
         return .value(.uuid(uuid), position: token.position)
+    }
+
+    /// `B64"..."`, or `bin(...)` / `binary(...)` around a quoted string or a `B64"..."`.
+    private func binaryLiteral(_ kind: String, _ text: String) -> Data? {
+        if kind == "b64" { return Data(base64Encoded: text) }
+        if text.hasPrefix("B64\""), text.hasSuffix("\""), text.count >= 5 { return Data(base64Encoded: String(text.dropFirst(4).dropLast())) }
+        guard text.count >= 2, let quote = text.first, quote == "'" || quote == "\"", text.last == quote else { return nil }
+        return Data(text.dropFirst().dropLast().utf8)
     }
 
     /// SUBQUERY(keypath, $var, predicate).@count
