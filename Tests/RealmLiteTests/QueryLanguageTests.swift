@@ -22,6 +22,8 @@ final class RQLPerson: Object {
     @Persisted var value: AnyRealmValue
     @Persisted var blob: Data?
     @Persisted var score = 0.0
+    @Persisted var mixedList: List<AnyRealmValue>
+    @Persisted var mixedMap: Map<String, AnyRealmValue>
 }
 
 final class RQLPet: Object {
@@ -41,6 +43,7 @@ final class QueryLanguageTests: RealmTestCase {
     ///   Élodie  nick "ELO" 40  birthday 2000-01-01  scores {}               pets {}
     ///           ints []         tags {b}     dogs []           best Fido  value .none
     /// blob: Ann "abc", Bob nil, Élodie [0xFF]; score: Ann 1.5, Bob +inf, Élodie NaN.
+    /// mixedList: Ann [1, "a"], Bob ["B"], Élodie []; mixedMap: Ann {k 2.5}, Bob {k "x"}, Élodie {}.
     /// Pets: Tom 3, Rex 35, Fido 2, Lonely 1 (linked by nobody).
     override func setUp() {
         super.setUp()
@@ -68,6 +71,8 @@ final class QueryLanguageTests: RealmTestCase {
             ann.value = .int(3)
             ann.blob = Data("abc".utf8)
             ann.score = 1.5
+            ann.mixedList.append(objectsIn: [.int(1), .string("a")])
+            ann.mixedMap["k"] = .double(2.5)
             let bob = RQLPerson(value: ["name": "Bob", "age": 20, "birthday": utc("2001-01-01")])
             bob.scores["math"] = 1
             bob.pets["dog"] = fido
@@ -75,6 +80,8 @@ final class QueryLanguageTests: RealmTestCase {
             bob.dogs.append(fido)
             bob.value = .string("x")
             bob.score = .infinity
+            bob.mixedList.append(.string("B"))
+            bob.mixedMap["k"] = .string("x")
             let elodie = RQLPerson(value: ["name": "Élodie", "nickname": "ELO", "age": 40, "birthday": utc("2000-01-01")])
             elodie.tags.insert("b")
             elodie.best = fido
@@ -337,6 +344,17 @@ final class QueryLanguageTests: RealmTestCase {
         XCTAssertEqual(people("FALSEPREDICATE"), [])
         XCTAssertEqual(people("truepredicate AND age > 25"), ["Ann", "Élodie"])
         XCTAssertEqual(people("NOT FALSEPREDICATE && age < 25"), ["Bob"])
+    }
+
+    func testSubscriptsOnCollectionsOfMixedValues() {
+        XCTAssertEqual(people("mixedList[0] == 1"), ["Ann"])
+        XCTAssertEqual(people("mixedList[FIRST].@type == 'string'"), ["Bob"])
+        XCTAssertEqual(people("mixedList[LAST] ==[c] 'b'"), ["Bob"])
+        XCTAssertEqual(people("mixedList[0] == nil"), ["Élodie"])
+        XCTAssertEqual(people("mixedMap['k'] > 2"), ["Ann"], "2.5; a string is never ordered with a number")
+        XCTAssertEqual(people("mixedMap['k'].@type == 'double'"), ["Ann"])
+        XCTAssertEqual(people("ANY mixedMap.@keys == 'k'"), ["Ann", "Bob"])
+        XCTAssertEqual(people("mixedMap.@values BEGINSWITH 'x'"), ["Bob"])
     }
 
     func testNumberAndBinaryLiterals() {
