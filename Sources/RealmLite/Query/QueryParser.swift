@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-// Predicate strings: Realm's query language subset (docs/QUERIES.md).
+// Predicate strings: Realm's query language (docs/QUERIES.md).
 // A hand-written lexer and recursive-descent parser; every error names the
 // character position of the offending token.
 //
@@ -9,8 +9,10 @@ import Synchronization
 //   or         := and (("OR" | "||") and)*
 //   and        := not (("AND" | "&&") not)*
 //   not        := ("NOT" | "!") not | "(" predicate ")" | TRUEPREDICATE | FALSEPREDICATE | comparison
-//   comparison := [ANY | SOME | ALL | NONE] operand op ["[" c|d|cd "]"] operand
+//   comparison := [ANY | SOME | ALL | NONE] expression op ["[" c|d|cd "]"] [ANY | ALL | NONE] expression
+//   expression := arithmetic on operands (QueryParser+Arithmetic.swift)
 //   operand    := keypath | literal | %@ | %K | %d | %f | $n | "{" literal, ... "}"
+//   keypath    := name ("." name | "." @op | "[" index | 'key' | FIRST | LAST | SIZE | * | argument "]")*
 
 struct QueryToken {
     enum Kind: Equatable {
@@ -210,9 +212,9 @@ enum QueryDescriptor {
 struct QueryParser {
     private let format: String
     /// Only error messages need the lexer (its characters): made on demand.
-    private var lexer: QueryLexer { QueryLexer(format) }
+    var lexer: QueryLexer { QueryLexer(format) }
     private let tokens: [QueryToken]
-    private var index = 0
+    var index = 0
     private let arguments: [Any]
     private var nextArgument = 0
 
@@ -301,7 +303,7 @@ struct QueryParser {
         return tokens
     }
 
-    private var current: QueryToken { tokens[index] }
+    var current: QueryToken { tokens[index] }
 
     private func describe(_ token: QueryToken) -> String {
         switch token.kind {
@@ -322,12 +324,12 @@ struct QueryParser {
         return nil
     }
 
-    private func isSymbol(_ s: String) -> Bool {
+    func isSymbol(_ s: String) -> Bool {
         if case .symbol(let t) = current.kind { return t == s }
         return false
     }
 
-    private mutating func expectSymbol(_ s: String, _ context: String) throws {
+    mutating func expectSymbol(_ s: String, _ context: String) throws {
         guard isSymbol(s) else { throw lexer.error("expected '\(s)' \(context), found \(describe(current))", at: current.position) }
         index += 1
     }
@@ -472,87 +474,6 @@ struct QueryParser {
         return .comparison(comparison)
     }
 
-    /// True if `token` goes on with an operand (an operator or arithmetic),
-    /// so a parenthesized part before it was an operand, not a predicate.
-    private func continuesOperand(_ token: QueryToken) -> Bool {
-        switch token.kind {
-        case .symbol(let s): return ["==", "=", "!=", "<>", "<", "<=", "=<", ">", ">=", "=>", "+", "-", "*", "/"].contains(s)
-        case .number(let text): return text.hasPrefix("-") || text.hasPrefix("+")
-        case .identifier(let word): return QueryOperator(rawValue: word.uppercased()) != nil
-        default: return false
-        }
-    }
-
-    // Arithmetic: expression := term (("+" | "-") term)*, term := factor
-    // (("*" | "/") factor)*, factor := "(" expression ")" | operand.
-    private mutating func parseExpression() throws -> QueryExpression {
-        var left = try parseTerm()
-        while true {
-            let token = current
-            if isSymbol("+") || isSymbol("-") {
-                index += 1
-                left = try arithmetic(token.kind == .symbol("+") ? "+" : "-", left, try parseTerm(), token)
-            } else if case .number(let text) = token.kind, text.hasPrefix("-") || text.hasPrefix("+") {
-                // `age -1` lexes as age, -1: a subtraction (or addition).
-                index += 1
-                let number = QueryExpression.value(try self.number(String(text.dropFirst()), token), position: token.position + 1)
-                left = try arithmetic(text.first!, left, try continueTerm(number), token)
-            } else {
-                return left
-            }
-        }
-    }
-
-    private mutating func parseTerm() throws -> QueryExpression {
-        try continueTerm(try parseFactor())
-    }
-
-    private mutating func continueTerm(_ first: QueryExpression) throws -> QueryExpression {
-        var left = first
-        while isSymbol("*") || isSymbol("/") {
-            let token = current
-            index += 1
-            left = try arithmetic(token.kind == .symbol("*") ? "*" : "/", left, try parseFactor(), token)
-        }
-        return left
-    }
-
-    private mutating func parseFactor() throws -> QueryExpression {
-        if isSymbol("-") || isSymbol("+") {
-            // A sign before an operand that is not a number literal: -inf, -(age + 1).
-            let token = current
-            index += 1
-            let operand = try parseFactor()
-            guard token.kind == .symbol("-") else { return operand }
-            return try arithmetic("*", .value(.int(-1), position: token.position), operand, token)
-        }
-        guard isSymbol("(") else { return try parseOperand() }
-        let open = current.position
-        index += 1
-        let inner = try parseExpression()
-        try expectSymbol(")", "to close the '(' at position \(open)")
-        return inner
-    }
-
-    /// `left op right`; two numbers are folded into one.
-    private func arithmetic(_ op: Character, _ left: QueryExpression, _ right: QueryExpression, _ token: QueryToken) throws -> QueryExpression {
-        for side in [left, right] {
-            switch side {
-            case .list: throw lexer.error("arithmetic needs numbers or numeric properties, not a list", at: side.position)
-            case .value(let v, _):
-                switch v {
-                case .int, .double: break
-                default: throw lexer.error("arithmetic needs numbers or numeric properties, not \(v.kindName)", at: side.position)
-                }
-            default: break
-            }
-        }
-        if case .value(let a, _) = left, case .value(let b, _) = right, let folded = foldArithmetic(op, a, b) {
-            return .value(folded, position: left.position)
-        }
-        return .arithmetic(op, left, right, position: token.position)
-    }
-
     private mutating func takeArgument(_ token: QueryToken) throws -> Any {
         guard nextArgument < arguments.count else {
             throw lexer.error("argument \(nextArgument + 1) is missing (\(arguments.count) given)", at: token.position)
@@ -561,7 +482,7 @@ struct QueryParser {
         return arguments[nextArgument]
     }
 
-    private mutating func parseOperand() throws -> QueryExpression {
+    mutating func parseOperand() throws -> QueryExpression {
         let token = current
         switch token.kind {
         case .identifier(let name):
@@ -625,7 +546,7 @@ struct QueryParser {
         }
     }
 
-    private func number(_ text: String, _ token: QueryToken) throws -> QueryValue {
+    func number(_ text: String, _ token: QueryToken) throws -> QueryValue {
         if text.hasPrefix("0x") || text.hasPrefix("0X") {
             guard let v = Int64(text.dropFirst(2), radix: 16) else { throw lexer.error("malformed number '\(text)'", at: token.position) }
             return .int(v)
