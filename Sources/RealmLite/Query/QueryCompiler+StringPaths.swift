@@ -18,6 +18,10 @@ extension QueryCompiler {
         let op = c.op, ci = c.caseInsensitive, di = c.diacriticInsensitive, folding = ci || di
         func bytes(_ raw: UnsafeRawBufferPointer) -> [UInt8] {
             guard folding else { return Array(raw) }
+            // ASCII has no diacritics and folds case byte by byte.
+            if !raw.contains(where: { $0 >= 0x80 }) {
+                return raw.map { ci && $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+            }
             return Array(foldString(String(decoding: raw, as: UTF8.self), caseInsensitive: ci, diacriticInsensitive: di).utf8)
         }
         let rightSource = right.source
