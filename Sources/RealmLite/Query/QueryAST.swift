@@ -35,6 +35,10 @@ enum QueryOperator: String {
         }
     }
 
+    /// The operator when a quantified collection on the right moves to the
+    /// left (`7 IN ANY ints` -> `ANY ints == 7`).
+    var flippedToCollection: QueryOperator? { self == .in ? .equal : flipped }
+
     var isStringOperator: Bool { self == .beginsWith || self == .endsWith || self == .contains || self == .like }
     var isOrdering: Bool { self == .less || self == .lessOrEqual || self == .greater || self == .greaterOrEqual }
 }

@@ -395,11 +395,9 @@ struct QueryParser {
     private mutating func parseComparison() throws -> QueryPredicate {
         let start = current.position
         var quantifier = QueryQuantifier.implicit
-        switch keyword(current) {
-        case "ANY", "SOME": quantifier = .any; index += 1
-        case "ALL": quantifier = .all; index += 1
-        case "NONE": quantifier = .none; index += 1
-        default: break
+        if let leading = quantifierKeyword(current) {
+            quantifier = leading
+            index += 1
         }
         if case .end = current.kind { throw lexer.error("expected a comparison", at: current.position) }
         let left = try parseExpression()
@@ -441,7 +439,7 @@ struct QueryParser {
             let rightQuantifier = quantifierKeyword(current)
             if rightQuantifier != nil { index += 1 }
             let at = current.position
-            guard let flipped = op == .in ? QueryOperator.equal : op.flipped else {
+            guard let flipped = op.flippedToCollection else {
                 throw lexer.error("'\(op.rawValue)' cannot compare a list of constants with a property; use ==, !=, <, <=, >, >= or IN", at: opToken.position)
             }
             let path = try parseExpression()
@@ -460,7 +458,7 @@ struct QueryParser {
             // `value op ANY path` is `ANY path flipped-op value`.
             let at = current.position
             guard quantifier == .implicit else { throw lexer.error("ANY, ALL or NONE may stand on one side of a comparison only", at: at) }
-            guard let flipped = op == .in ? QueryOperator.equal : op.flipped else {
+            guard let flipped = op.flippedToCollection else {
                 throw lexer.error("'\(op.rawValue)' cannot take ANY, ALL or NONE on its right; put the collection on the left", at: at)
             }
             index += 1
