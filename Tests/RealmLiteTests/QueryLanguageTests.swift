@@ -382,6 +382,19 @@ final class QueryLanguageTests: RealmTestCase {
         XCTAssertEqual(people("value.@type == 'int'"), ["Ann"])
         XCTAssertEqual(people("value.@type == 'null'"), ["Élodie"])
         XCTAssertEqual(people("value.@type IN {'string', 'numeric'}"), ["Ann", "Bob"])
+        XCTAssertEqual(people("ANY mixedMap.@type == 'string'"), ["Bob"])
+        XCTAssertEqual(people("ALL mixedMap.@type == 'double'"), ["Ann", "Élodie"])
+    }
+
+    func testTypeOfDeclaredTypes() {
+        XCTAssertEqual(people("ANY scores.@type == 'int'"), ["Ann", "Bob"])
+        XCTAssertEqual(people("scores.@type == 'numeric'"), ["Ann", "Bob"], "ANY is implied")
+        XCTAssertEqual(people("ALL scores.@type == 'int'"), ["Ann", "Bob", "Élodie"])
+        XCTAssertEqual(people("NONE scores.@type == 'double'"), ["Ann", "Bob", "Élodie"])
+        XCTAssertEqual(people("age.@type == 'int'"), ["Ann", "Bob", "Élodie"])
+        XCTAssertEqual(people("nickname.@type == 'null'"), ["Bob"])
+        XCTAssertEqual(people("nickname.@type == 'string'"), ["Ann", "Élodie"])
+        XCTAssertEqual(people("ANY dogs.@type == 'object'"), ["Ann", "Bob"])
     }
 
     func testDateLiterals() {

@@ -4,7 +4,8 @@ import Foundation
 // it): `@count`/`@size`, aggregates, `@type` of mixed elements, a property
 // of the linked objects, map subscripts (`map['key']`), `@keys`/`@values`,
 // list subscripts (`list[0]`, `[FIRST]`, `[LAST]`, `[*]`), and the
-// `@links` backlinks of an object. Also the length of a string (`@size`).
+// `@links` backlinks of an object. Also the length of a string (`@size`),
+// and `@type` of values of a declared type (the type of each non-nil value).
 
 /// A to-many property (or `@links.Class.property`) as the resolver sees it.
 struct CollectionSource {
@@ -51,9 +52,10 @@ extension PathResolver {
         if next == "@keys" || next == "@values" {
             throw fail("'\(next)' applies to Map properties, but '\(c.name)' is not one", position)
         }
-        if next == "@type", c.elementType == .any {
+        if next == "@type", c.elementType == .any || MixedTag(declared: c.elementType) != nil {
             if !more.isEmpty { throw fail("Nothing can follow '@type' in '\(text)'", position) }
-            return ResolvedPath(source: elements, type: .any, isMulti: true, endsInCollection: true, typeOf: true, text: text)
+            return ResolvedPath(source: elements, type: .any, isMulti: true, endsInCollection: true, typeOf: true,
+                                declaredTag: MixedTag(declared: c.elementType), text: text)
         }
         if next.hasPrefix("@") {
             guard let op = CollectionAggregate(rawValue: next == "@size" ? "count" : String(next.dropFirst())) else {
@@ -201,5 +203,25 @@ extension PathResolver {
         ResolvedPath(source: { _, record, _, visit in
             record.isNull(slot) ? visit(.null) : visit(.int(Int64(record.field(slot, layout).count)))
         }, type: .int, isAggregate: true, isOptional: column.isOptional, text: text)
+    }
+}
+
+extension MixedTag {
+    /// The type `@type` reports for a value of a declared (non-mixed) type.
+    init?(declared type: PropertyType) {
+        switch type {
+        case .int: self = .int
+        case .bool: self = .bool
+        case .float: self = .float
+        case .double: self = .double
+        case .string: self = .string
+        case .data: self = .data
+        case .date: self = .date
+        case .objectId: self = .objectId
+        case .decimal128: self = .decimal128
+        case .UUID: self = .uuid
+        case .object: self = .object
+        default: return nil
+        }
     }
 }

@@ -66,6 +66,9 @@ struct ResolvedPath {
     /// `mixed.@type`: the values are AnyRealmValues whose type is compared
     /// with type names (MixedQuery.swift).
     var typeOf = false
+    /// With `typeOf` on a property or collection of one declared type: the
+    /// type of every non-nil value (QueryPath+Collections.swift).
+    var declaredTag: MixedTag?
     var text: String
 }
 
@@ -130,6 +133,11 @@ struct PathResolver {
             }
             if column.type == .string || column.type == .data, rest.count == 1, rest.first == "@size" || rest.first == "@count" {
                 return lengthPath(slot, layout, column, text: text)
+            }
+            if rest.count == 1, rest.first == "@type", let tag = MixedTag(declared: column.type), slot.width != ColumnSlot.objectKey {
+                return ResolvedPath(source: { _, record, _, visit in
+                    visit(record.isNull(slot) ? .null : .raw(record.field(slot, layout)))
+                }, type: .any, typeOf: true, declaredTag: tag, text: text)
             }
             if let extra = rest.first {
                 throw fail("Property '\(info.name).\(name)' of type \(column.type) is not a link or collection, so '\(extra)' cannot follow it", position)
