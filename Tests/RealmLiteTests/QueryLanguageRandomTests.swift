@@ -324,7 +324,26 @@ final class QueryLanguageRandomTests: RealmTestCase {
         case 22:
             let q1 = pick(["ANY", "ALL", "NONE"]), q2 = pick(["", "ANY ", "ALL ", "NONE "]), op = pick(["IN", "==", "!=", "<", ">="])
             let constants = (0..<int(0...3)).map { _ in int(0...9) }
-            return ("\(q1) {\(constants.map(String.init).joined(separator: ", "))} \(op) \(q2)ints", { p in
+            let list = "{\(constants.map(String.init).joined(separator: ", "))}"
+            if chance(0.4) {
+                // The collection first: its quantifier is the outer one.
+                return ("\(q2)ints \(op) \(q1) \(list)", { p in
+                    let perElement = p.ints.map { v -> Bool in
+                        let hits = constants.map { self.order(op == "IN" ? "==" : op, Double(v), Double($0)) }
+                        switch q1 {
+                        case "ALL": return hits.allSatisfy { $0 }
+                        case "NONE": return !hits.contains(true)
+                        default: return hits.contains(true)
+                        }
+                    }
+                    switch q2 {
+                    case "ALL ": return perElement.allSatisfy { $0 }
+                    case "NONE ": return !perElement.contains(true)
+                    default: return perElement.contains(true)
+                    }
+                })
+            }
+            return ("\(q1) \(list) \(op) \(q2)ints", { p in
                 let perConstant = constants.map { c -> Bool in
                     let hits = p.ints.map { self.order(op == "IN" ? "==" : op, Double(c), Double($0)) }
                     switch q2 {

@@ -286,8 +286,40 @@ final class QueryLanguageTests: RealmTestCase {
         XCTAssertEqual(people("ANY {20, 40} == age"), ["Bob", "Élodie"])
         XCTAssertEqual(people("ANY {'rex', 'tom'} ==[c] ANY dogs.name"), ["Ann"])
         XCTAssertEqual(people("SOME %@ IN ints", [9, 100]), ["Ann"], "an array argument")
+        XCTAssertEqual(people("age == ANY {20, 40}"), ["Bob", "Élodie"])
+        XCTAssertEqual(people("age == {20, 40}"), ["Bob", "Élodie"], "ANY is implied")
+        XCTAssertEqual(people("age == NONE {20, 40}"), ["Ann"])
+        XCTAssertEqual(people("age > ALL {10, 25}"), ["Ann", "Élodie"])
+        XCTAssertEqual(people("ANY ints > ALL {4, 8}"), ["Ann"])
+        XCTAssertEqual(people("ALL ints < ANY {2, 8}"), ["Bob", "Élodie"], "Ann's 9 is below neither")
+        XCTAssertEqual(people("name BEGINSWITH ANY {'A', 'É'}"), ["Ann", "Élodie"])
+        XCTAssertEqual(people("name ==[c] {'ANN', 'bob'}"), ["Ann", "Bob"])
+        XCTAssertEqual(people("age == %@", [20]), ["Bob"], "an array argument")
         XCTAssertTrue(error("{1, 2} IN ints").contains("needs ANY, ALL or NONE before it"), error("{1, 2} IN ints"))
         XCTAssertTrue(error("ANY {'a'} BEGINSWITH name").contains("cannot compare a list of constants"), error("ANY {'a'} BEGINSWITH name"))
+    }
+
+    /// The table of Realm's documentation: two lists of constants match
+    /// every object or none.
+    func testTwoListsOfConstants() {
+        let everyone = ["Ann", "Bob", "Élodie"]
+        let table: [(String, Bool)] = [
+            ("ANY {1, 2, 3} > ALL {1, 2}", true),
+            ("ANY {1, 2, 3} == NONE {1, 2}", true),
+            ("ANY {4, 8} == ANY {5, 9, 11}", false),
+            ("ANY {1, 2, 7} <= NONE {1, 2}", true),
+            ("ALL {1, 2} IN ANY {1, 2, 3}", true),
+            ("ALL {3, 1, 4, 3} == NONE {1, 2}", false),
+            ("ALL {} in ALL {1, 2}", true),
+            ("NONE {1, 2, 3, 12} > ALL {5, 9, 11}", false),
+            ("NONE {4, 8} > ALL {5, 9, 11}", true),
+            ("NONE {0, 1} < NONE {1, 2}", true),
+            ("ANY {'a', 'B'} ==[c] ANY {'b'}", true),
+        ]
+        for (query, match) in table {
+            XCTAssertEqual(people(query), match ? everyone : [], query)
+        }
+        XCTAssertEqual(people("ANY {1, 2} > ALL {0} AND age < 25"), ["Bob"])
     }
 
     func testCaseAndDiacriticOptionsEverywhere() {

@@ -51,10 +51,15 @@ struct QueryComparison {
     var caseInsensitive = false
     var diacriticInsensitive = false
     var position: Int = -1
-    /// `ANY {1, 2} IN ints`, `ALL {...} < ALL path`: the quantifier over the
-    /// constants of `right` (a list), each compared with `left`'s values
-    /// under `quantifier`. `.implicit` for every other comparison.
+    /// `ANY {1, 2} IN ints`, `ALL {...} < ALL path`, `age == NONE {18, 21}`:
+    /// the quantifier over the constants of `right` (a list), compared with
+    /// `left`'s values under `quantifier`. `.implicit` for every other
+    /// comparison.
     var listQuantifier: QueryQuantifier = .implicit
+    /// The list was written first, so its quantifier is the outer one
+    /// (`ALL {1, 2} IN ANY ints`); otherwise the property's is
+    /// (`ANY ints > ALL {1, 2}`).
+    var listIsOuter = true
 }
 
 enum QueryExpression {

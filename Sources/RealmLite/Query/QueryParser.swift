@@ -434,15 +434,19 @@ struct QueryParser {
             index += 1
         }
         if case .end = current.kind { throw lexer.error("expected a value after '\(op.rawValue)'", at: current.position) }
-        if case .list = left, quantifier != .implicit {
+        if case .list(let constants, _) = left, quantifier != .implicit {
             // `ANY {1, 2} IN [ALL] path`: each constant against the path's values.
             let rightQuantifier = quantifierKeyword(current)
             if rightQuantifier != nil { index += 1 }
             let at = current.position
+            let path = try parseExpression()
+            if case .list(let others, _) = path {
+                // Two lists of constants: decided here, for every object.
+                return .constant(try constantListComparison(quantifier, constants, comparison, rightQuantifier ?? .any, others, at: at))
+            }
             guard let flipped = op.flippedToCollection else {
                 throw lexer.error("'\(op.rawValue)' cannot compare a list of constants with a property; use ==, !=, <, <=, >, >= or IN", at: opToken.position)
             }
-            let path = try parseExpression()
             guard path.isPath else { throw lexer.error("expected a property after '\(op.rawValue)' to compare the list with", at: at) }
             comparison.listQuantifier = quantifier
             comparison.quantifier = rightQuantifier ?? .implicit
@@ -455,20 +459,33 @@ struct QueryParser {
             throw lexer.error("a list of constants on the left needs ANY, ALL or NONE before it ('ANY {1, 2} IN ints')", at: left.position)
         }
         if let rightQuantifier = quantifierKeyword(current) {
-            // `value op ANY path` is `ANY path flipped-op value`.
             let at = current.position
+            index += 1
+            let right = try parseExpression()
+            if case .list = right {
+                // `age == NONE {18, 21}`: the property's values against the constants.
+                comparison.right = right
+                comparison.listQuantifier = rightQuantifier
+                comparison.listIsOuter = false
+                return .comparison(comparison)
+            }
+            // `value op ANY path` is `ANY path flipped-op value`.
             guard quantifier == .implicit else { throw lexer.error("ANY, ALL or NONE may stand on one side of a comparison only", at: at) }
             guard let flipped = op.flippedToCollection else {
                 throw lexer.error("'\(op.rawValue)' cannot take ANY, ALL or NONE on its right; put the collection on the left", at: at)
             }
-            index += 1
             comparison.quantifier = rightQuantifier
             comparison.right = comparison.left
-            comparison.left = try parseExpression()
+            comparison.left = right
             comparison.op = flipped
             return .comparison(comparison)
         }
         comparison.right = try parseExpression()
+        if case .list = comparison.right, op != .in, op != .between {
+            // `age == {18, 21}` means `age == ANY {18, 21}`.
+            comparison.listQuantifier = .any
+            comparison.listIsOuter = false
+        }
         return .comparison(comparison)
     }
 
