@@ -93,7 +93,7 @@ extension QueryPredicate {
             return [comparison.left, comparison.right].allSatisfy { expression in
                 switch expression {
                 case .value, .list: return true
-                case .subquery: return false
+                case .subquery, .arithmetic: return false
                 case .keyPath(let path, _):
                     guard path.count == 1, let column = info.columns.first(where: { $0.name == path[0] }) else { return false }
                     return column.type != .linkingObjects

@@ -66,6 +66,12 @@ extension QueryCompiler {
             throw resolver.fail("Unknown type '\(name)' for '\(path.text)' (types: \(known))", c.right.position)
         }
         let wanted = op == .equal
+        if let declared = path.declaredTag {
+            return { operand in
+                let tag: MixedTag = if case .null = operand { .none } else { declared }
+                return tags.contains(tag) == wanted
+            }
+        }
         return { operand in tags.contains(mixedView(operand)?.tag ?? .none) == wanted }
     }
 

@@ -39,6 +39,10 @@ enum QueryOperator: String {
         }
     }
 
+    /// The operator when a quantified collection on the right moves to the
+    /// left (`7 IN ANY ints` -> `ANY ints == 7`).
+    var flippedToCollection: QueryOperator? { self == .in ? .equal : flipped }
+
     var isStringOperator: Bool { self == .beginsWith || self == .endsWith || self == .contains || self == .like }
     var isOrdering: Bool { self == .less || self == .lessOrEqual || self == .greater || self == .greaterOrEqual }
 }
@@ -51,6 +55,15 @@ struct QueryComparison {
     var caseInsensitive = false
     var diacriticInsensitive = false
     var position: Int = -1
+    /// `ANY {1, 2} IN ints`, `ALL {...} < ALL path`, `age == NONE {18, 21}`:
+    /// the quantifier over the constants of `right` (a list), compared with
+    /// `left`'s values under `quantifier`. `.implicit` for every other
+    /// comparison.
+    var listQuantifier: QueryQuantifier = .implicit
+    /// The list was written first, so its quantifier is the outer one
+    /// (`ALL {1, 2} IN ANY ints`); otherwise the property's is
+    /// (`ANY ints > ALL {1, 2}`).
+    var listIsOuter = true
 }
 
 enum QueryExpression {
@@ -61,17 +74,20 @@ enum QueryExpression {
     case list([QueryValue], position: Int)
     /// `SUBQUERY(collection, $x, predicate).@count`
     case subquery(QuerySubquery, position: Int)
+    /// `left + right`, `-`, `*`, `/` on numbers, with a key path on one side
+    /// at least (constants are folded by the parser).
+    indirect case arithmetic(Character, QueryExpression, QueryExpression, position: Int)
 
     var position: Int {
         switch self {
-        case .keyPath(_, let p), .value(_, let p), .list(_, let p), .subquery(_, let p): p
+        case .keyPath(_, let p), .value(_, let p), .list(_, let p), .subquery(_, let p), .arithmetic(_, _, _, let p): p
         }
     }
 
-    /// A key path or a subquery: something evaluated per object.
+    /// A key path, a subquery or arithmetic on them: something evaluated per object.
     var isPath: Bool {
         switch self {
-        case .keyPath, .subquery: true
+        case .keyPath, .subquery, .arithmetic: true
         default: false
         }
     }

@@ -118,36 +118,43 @@ struct QueryCompiler {
         if c.right.isPath {
             return try comparePaths(c, path, try resolvePath(c.right))
         }
+        if c.listQuantifier != .implicit { return try listComparison(c, path) }
         let test = try valueTest(c, path)
-        let source = path.source
         if let column = path.directColumn, !path.isMulti, !path.isAggregate, info.slots[column.index].width != ColumnSlot.objectKey {
             // One property of the row itself: read the field directly.
             let slot = info.slots[column.index], layout = info.layout
             return { _, record, _ in test(record.isNull(slot) ? .null : .raw(record.field(slot, layout))) }
         }
+        let check = quantified(c.quantifier, path)
+        return { realm, record, key in check(realm, record, key, test) }
+    }
+
+    /// Applies a test to the values of a path for one row: the first value
+    /// of a single-valued path, or any / all / none of a to-many path's.
+    func quantified(_ quantifier: QueryQuantifier, _ path: ResolvedPath) -> (RealmCore, RecordView, UInt64, (QueryOperand) -> Bool) -> Bool {
+        let source = path.source
         if !path.isMulti {
-            return { realm, record, key in
+            return { realm, record, key, test in
                 var result = false
                 _ = source(realm, record, key) { result = test($0); return false }
                 return result
             }
         }
-        switch c.quantifier {
-        case .all:
-            return { realm, record, key in source(realm, record, key) { test($0) } }
-        case .none:
-            return { realm, record, key in source(realm, record, key) { !test($0) } }
-        case .any, .implicit:
-            return { realm, record, key in !source(realm, record, key) { !test($0) } }
+        switch quantifier {
+        case .all: return { realm, record, key, test in source(realm, record, key) { test($0) } }
+        case .none: return { realm, record, key, test in source(realm, record, key) { !test($0) } }
+        case .any, .implicit: return { realm, record, key, test in !source(realm, record, key) { !test($0) } }
         }
     }
 
-    private func resolvePath(_ expression: QueryExpression) throws -> ResolvedPath {
+    func resolvePath(_ expression: QueryExpression) throws -> ResolvedPath {
         switch expression {
         case .keyPath(let components, let position):
             return try resolver.resolve(components, position: position)
         case .subquery(let subquery, let position):
             return try subqueryPath(subquery, position)
+        case .arithmetic(let op, let left, let right, let position):
+            return try arithmeticPath(op, left, right, position)
         case .value(_, let position), .list(_, let position):
             throw resolver.fail("Expected a property name", position)
         }
@@ -155,7 +162,8 @@ struct QueryCompiler {
 
     /// SUBQUERY(collection, $x, predicate).@count: counts the linked objects
     /// matching the inner predicate (compiled against their class).
-    private func subqueryPath(_ subquery: QuerySubquery, _ position: Int) throws -> ResolvedPath {
+    private func subqueryPath(_ original: QuerySubquery, _ position: Int) throws -> ResolvedPath {
+        let subquery = original.variable.isEmpty ? try inferredSubquery(original, position) : original
         let collection = try resolver.resolve(subquery.collection, position: position)
         guard collection.endsInCollection, collection.type == .object, let target = collection.targetClass else {
             throw resolver.fail("SUBQUERY needs a collection of objects, but '\(collection.text)' is not one", position)
@@ -176,21 +184,21 @@ struct QueryCompiler {
     }
 
     /// The inner predicate with `$x.` removed from its key paths.
-    private func stripVariable(_ predicate: QueryPredicate, _ variable: String) throws -> QueryPredicate {
+    func stripVariable(_ predicate: QueryPredicate, _ variable: String) throws -> QueryPredicate {
         func strip(_ e: QueryExpression) throws -> QueryExpression {
             switch e {
+            // As in Realm, key paths inside resolve against the element,
+            // with or without the variable: the outer object is out of reach.
             case .keyPath(let components, let position):
-                guard components.first == variable else {
-                    throw resolver.fail("Key paths inside SUBQUERY must start with \(variable) ('\(components.joined(separator: "."))')", position)
-                }
+                guard components.first == variable else { return e }
                 if components.count == 1 { throw resolver.fail("Comparing the SUBQUERY variable \(variable) itself is not supported; use one of its properties", position) }
                 return .keyPath(Array(components.dropFirst()), position: position)
             case .subquery(let inner, let position):
-                guard inner.collection.first == variable else {
-                    throw resolver.fail("A nested SUBQUERY must start from \(variable)", position)
-                }
+                guard inner.collection.first == variable else { return e }
                 return .subquery(QuerySubquery(collection: Array(inner.collection.dropFirst()), variable: inner.variable,
                                                predicate: inner.predicate), position: position)
+            case .arithmetic(let op, let left, let right, let position):
+                return .arithmetic(op, try strip(left), try strip(right), position: position)
             default:
                 return e
             }
@@ -214,11 +222,14 @@ struct QueryCompiler {
     /// key path must have one value per object; the left may be to-many.
     private func comparePaths(_ c: QueryComparison, _ left: ResolvedPath, _ right: ResolvedPath) throws -> RowFilter {
         let op = c.op
+        if op.isStringOperator || c.caseInsensitive || c.diacriticInsensitive {
+            if right.isMulti {
+                throw resolver.fail("The right side '\(right.text)' of a comparison between properties must have one value per object", c.right.position)
+            }
+            return try compareStringPaths(c, left, right)
+        }
         guard [.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual].contains(op) else {
             throw resolver.fail("Only ==, !=, <, <=, > and >= can compare two properties ('\(left.text)' \(op.rawValue) '\(right.text)')", c.position)
-        }
-        if c.caseInsensitive || c.diacriticInsensitive {
-            throw resolver.fail("Options [c] and [d] are not supported when comparing two properties", c.position)
         }
         if right.isMulti {
             throw resolver.fail("The right side '\(right.text)' of a comparison between properties must have one value per object", c.right.position)
@@ -243,21 +254,12 @@ struct QueryCompiler {
             if op.isOrdering, l == .nan || r == .nan { return false }
             return self.ordered(op, l.compare(r))
         }
-        let leftSource = left.source, rightSource = right.source
-        let multi = left.isMulti, quantifier = c.quantifier
+        let rightSource = right.source
+        let check = quantified(c.quantifier, left)
         return { realm, record, key in
             var r = SortValue.null
             _ = rightSource(realm, record, key) { r = SortValue($0, rightType); return false }
-            if !multi {
-                var result = false
-                _ = leftSource(realm, record, key) { result = test($0, r); return false }
-                return result
-            }
-            switch quantifier {
-            case .all: return leftSource(realm, record, key) { test($0, r) }
-            case .none: return leftSource(realm, record, key) { !test($0, r) }
-            case .any, .implicit: return !leftSource(realm, record, key) { !test($0, r) }
-            }
+            return check(realm, record, key) { test($0, r) }
         }
     }
 
@@ -299,7 +301,7 @@ struct QueryCompiler {
                 return try operandTest(c.op, value, c, path)
             case .list(_, let position):
                 throw resolver.fail("'\(c.op.rawValue)' compares with one value, not a list (use IN for a list)", position)
-            case .keyPath, .subquery:
+            case .keyPath, .subquery, .arithmetic:
                 throw resolver.fail("Comparing two properties is not supported", c.position)
             }
         }
@@ -309,7 +311,7 @@ struct QueryCompiler {
         switch c.right {
         case .list(let items, _): return items
         case .value(let value, _): return [value]
-        case .keyPath(_, let position), .subquery(_, let position):
+        case .keyPath(_, let position), .subquery(_, let position), .arithmetic(_, _, _, let position):
             throw resolver.fail("'\(c.op.rawValue)' needs a list of values {a, b, ...}", position)
         }
     }
@@ -324,7 +326,7 @@ struct QueryCompiler {
     }
 
     /// A test of one operand against one constant.
-    private func operandTest(_ op: QueryOperator, _ value: QueryValue, _ c: QueryComparison,
+    func operandTest(_ op: QueryOperator, _ value: QueryValue, _ c: QueryComparison,
                              _ path: ResolvedPath) throws -> (QueryOperand) -> Bool {
         if path.type == .any { return try mixedTest(op, value, c, path) }
         if (c.caseInsensitive || c.diacriticInsensitive) && path.type != .string {
@@ -533,7 +535,7 @@ struct QueryCompiler {
         case .comparison(let original) where original.op == .text:
             return fullTextProbe(original)
         case .comparison(let original):
-            guard let c = try? normalized(original), c.quantifier == .implicit,
+            guard let c = try? normalized(original), c.quantifier == .implicit, c.listQuantifier == .implicit,
                   !c.caseInsensitive, !c.diacriticInsensitive,
                   case .keyPath(let components, _) = c.left, components.count == 1,
                   let index = info.descriptor.propertyIndex[components[0]] else { return nil }

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-// Predicate strings: Realm's query language subset (docs/QUERIES.md).
+// Predicate strings: Realm's query language (docs/QUERIES.md).
 // A hand-written lexer and recursive-descent parser; every error names the
 // character position of the offending token.
 //
@@ -9,8 +9,10 @@ import Synchronization
 //   or         := and (("OR" | "||") and)*
 //   and        := not (("AND" | "&&") not)*
 //   not        := ("NOT" | "!") not | "(" predicate ")" | TRUEPREDICATE | FALSEPREDICATE | comparison
-//   comparison := [ANY | SOME | ALL | NONE] operand op ["[" c|d|cd "]"] operand
+//   comparison := [ANY | SOME | ALL | NONE] expression op ["[" c|d|cd "]"] [ANY | ALL | NONE] expression
+//   expression := arithmetic on operands (QueryParser+Arithmetic.swift)
 //   operand    := keypath | literal | %@ | %K | %d | %f | $n | "{" literal, ... "}"
+//   keypath    := name ("." name | "." @op | "[" index | 'key' | FIRST | LAST | SIZE | * | argument "]")*
 
 struct QueryToken {
     enum Kind: Equatable {
@@ -88,7 +90,14 @@ struct QueryLexer {
             if isIdentStart(c) {
                 while i < chars.count, isIdent(chars[i]) { i += 1 }
                 let word = String(chars[start..<i])
-                if ["oid", "uuid"].contains(word.lowercased()), i < chars.count, chars[i] == "(" {
+                if word == "B64", i < chars.count, chars[i] == "\"" {
+                    // B64"...": data given in base 64.
+                    guard let close = chars[(i + 1)...].firstIndex(of: "\"") else { throw error("expected '\"' to close B64\"", at: i) }
+                    tokens.append(QueryToken(kind: .typed("b64", String(chars[(i + 1)..<close])), position: start))
+                    i = close + 1
+                    continue
+                }
+                if ["oid", "uuid", "bin", "binary"].contains(word.lowercased()), i < chars.count, chars[i] == "(" {
                     guard let close = chars[i...].firstIndex(of: ")") else {
                         throw error("expected ')' to close \(word)(", at: i)
                     }
@@ -181,7 +190,7 @@ struct QueryLexer {
                 i += 2
                 continue
             }
-            if "=<>(){},.[]!*".contains(c) {
+            if "=<>(){},.[]!*+-/".contains(c) {
                 tokens.append(QueryToken(kind: .symbol(String(c)), position: start))
                 i += 1
                 continue
@@ -203,9 +212,9 @@ enum QueryDescriptor {
 struct QueryParser {
     private let format: String
     /// Only error messages need the lexer (its characters): made on demand.
-    private var lexer: QueryLexer { QueryLexer(format) }
+    var lexer: QueryLexer { QueryLexer(format) }
     private let tokens: [QueryToken]
-    private var index = 0
+    var index = 0
     private let arguments: [Any]
     private var nextArgument = 0
 
@@ -294,7 +303,7 @@ struct QueryParser {
         return tokens
     }
 
-    private var current: QueryToken { tokens[index] }
+    var current: QueryToken { tokens[index] }
 
     private func describe(_ token: QueryToken) -> String {
         switch token.kind {
@@ -315,12 +324,12 @@ struct QueryParser {
         return nil
     }
 
-    private func isSymbol(_ s: String) -> Bool {
+    func isSymbol(_ s: String) -> Bool {
         if case .symbol(let t) = current.kind { return t == s }
         return false
     }
 
-    private mutating func expectSymbol(_ s: String, _ context: String) throws {
+    mutating func expectSymbol(_ s: String, _ context: String) throws {
         guard isSymbol(s) else { throw lexer.error("expected '\(s)' \(context), found \(describe(current))", at: current.position) }
         index += 1
     }
@@ -349,14 +358,23 @@ struct QueryParser {
             return .not(try parseNot())
         }
         if isSymbol("(") {
-            let open = current.position
-            index += 1
-            let inner = try parseOr()
-            guard isSymbol(")") else {
-                throw lexer.error("expected ')' to close the '(' at position \(open), found \(describe(current))", at: current.position)
+            // A group of predicates, or the start of an arithmetic operand: `(age + 1) * 2 > 10`.
+            let saved = (index, nextArgument)
+            do {
+                let open = current.position
+                index += 1
+                let inner = try parseOr()
+                guard isSymbol(")") else {
+                    throw lexer.error("expected ')' to close the '(' at position \(open), found \(describe(current))", at: current.position)
+                }
+                index += 1
+                if !continuesOperand(current) { return inner }
+            } catch let groupError {
+                (index, nextArgument) = saved
+                do { return try parseComparison() } catch { throw groupError }
             }
-            index += 1
-            return inner
+            (index, nextArgument) = saved
+            return try parseComparison()
         }
         switch keyword(current) {
         case "TRUEPREDICATE": index += 1; return .constant(true)
@@ -365,17 +383,24 @@ struct QueryParser {
         }
     }
 
+    private func quantifierKeyword(_ token: QueryToken) -> QueryQuantifier? {
+        switch keyword(token) {
+        case "ANY", "SOME": .any
+        case "ALL": .all
+        case "NONE": QueryQuantifier.none
+        default: nil
+        }
+    }
+
     private mutating func parseComparison() throws -> QueryPredicate {
         let start = current.position
         var quantifier = QueryQuantifier.implicit
-        switch keyword(current) {
-        case "ANY", "SOME": quantifier = .any; index += 1
-        case "ALL": quantifier = .all; index += 1
-        case "NONE": quantifier = .none; index += 1
-        default: break
+        if let leading = quantifierKeyword(current) {
+            quantifier = leading
+            index += 1
         }
         if case .end = current.kind { throw lexer.error("expected a comparison", at: current.position) }
-        let left = try parseOperand()
+        let left = try parseExpression()
         if let geo = try parseGeoWithin(quantifier, left, start) { return geo }
         let opToken = current
         let op: QueryOperator
@@ -410,7 +435,58 @@ struct QueryParser {
             index += 1
         }
         if case .end = current.kind { throw lexer.error("expected a value after '\(op.rawValue)'", at: current.position) }
-        comparison.right = try parseOperand()
+        if case .list(let constants, _) = left, quantifier != .implicit {
+            // `ANY {1, 2} IN [ALL] path`: each constant against the path's values.
+            let rightQuantifier = quantifierKeyword(current)
+            if rightQuantifier != nil { index += 1 }
+            let at = current.position
+            let path = try parseExpression()
+            if case .list(let others, _) = path {
+                // Two lists of constants: decided here, for every object.
+                return .constant(try constantListComparison(quantifier, constants, comparison, rightQuantifier ?? .any, others, at: at))
+            }
+            guard let flipped = op.flippedToCollection else {
+                throw lexer.error("'\(op.rawValue)' cannot compare a list of constants with a property; use ==, !=, <, <=, >, >= or IN", at: opToken.position)
+            }
+            guard path.isPath else { throw lexer.error("expected a property after '\(op.rawValue)' to compare the list with", at: at) }
+            comparison.listQuantifier = quantifier
+            comparison.quantifier = rightQuantifier ?? .implicit
+            comparison.left = path
+            comparison.right = left
+            comparison.op = flipped
+            return .comparison(comparison)
+        }
+        if case .list = left {
+            throw lexer.error("a list of constants on the left needs ANY, ALL or NONE before it ('ANY {1, 2} IN ints')", at: left.position)
+        }
+        if let rightQuantifier = quantifierKeyword(current) {
+            let at = current.position
+            index += 1
+            let right = try parseExpression()
+            if case .list = right {
+                // `age == NONE {18, 21}`: the property's values against the constants.
+                comparison.right = right
+                comparison.listQuantifier = rightQuantifier
+                comparison.listIsOuter = false
+                return .comparison(comparison)
+            }
+            // `value op ANY path` is `ANY path flipped-op value`.
+            guard quantifier == .implicit else { throw lexer.error("ANY, ALL or NONE may stand on one side of a comparison only", at: at) }
+            guard let flipped = op.flippedToCollection else {
+                throw lexer.error("'\(op.rawValue)' cannot take ANY, ALL or NONE on its right; put the collection on the left", at: at)
+            }
+            comparison.quantifier = rightQuantifier
+            comparison.right = comparison.left
+            comparison.left = right
+            comparison.op = flipped
+            return .comparison(comparison)
+        }
+        comparison.right = try parseExpression()
+        if case .list = comparison.right, op != .in, op != .between {
+            // `age == {18, 21}` means `age == ANY {18, 21}`.
+            comparison.listQuantifier = .any
+            comparison.listIsOuter = false
+        }
         return .comparison(comparison)
     }
 
@@ -452,7 +528,7 @@ struct QueryParser {
         return arguments[nextArgument]
     }
 
-    private mutating func parseOperand() throws -> QueryExpression {
+    mutating func parseOperand() throws -> QueryExpression {
         let token = current
         switch token.kind {
         case .identifier(let name):
@@ -460,11 +536,15 @@ struct QueryParser {
             case "TRUE", "YES": index += 1; return .value(.bool(true), position: token.position)
             case "FALSE", "NO": index += 1; return .value(.bool(false), position: token.position)
             case "NIL", "NULL": index += 1; return .value(.null, position: token.position)
+            case "INF", "INFINITY": index += 1; return .value(.double(.infinity), position: token.position)
+            case "NAN": index += 1; return .value(.double(.nan), position: token.position)
             case "SUBQUERY":
                 if index + 1 < tokens.count, case .symbol("(") = tokens[index + 1].kind { return try parseSubquery() }
             default: break
             }
             return try parseKeyPath(first: [name])
+        case .collectionOperator("links"):
+            return try parseKeyPath(first: ["@links"])
         case .argument(let kind):
             index += 1
             let arg = try takeArgument(token)
@@ -508,7 +588,7 @@ struct QueryParser {
         }
     }
 
-    private func number(_ text: String, _ token: QueryToken) throws -> QueryValue {
+    func number(_ text: String, _ token: QueryToken) throws -> QueryValue {
         if text.hasPrefix("0x") || text.hasPrefix("0X") {
             guard let v = Int64(text.dropFirst(2), radix: 16) else { throw lexer.error("malformed number '\(text)'", at: token.position) }
             return .int(v)
@@ -544,12 +624,26 @@ struct QueryParser {
             guard let date = parseDateLiteral(text) else { throw lexer.error("'\(text)' is not a valid date", at: token.position) }
             return .value(.date(date), position: token.position)
         }
+        if kind == "b64" || kind == "bin" || kind == "binary" {
+            guard let data = binaryLiteral(kind, text) else {
+                throw lexer.error("'\(text)' is not valid binary data (use bin('text') or B64\"base64\")", at: token.position)
+            }
+            return .value(.data(data), position: token.position)
+        }
         if kind == "oid" {
             guard let oid = try? ObjectId(string: text) else { throw lexer.error("'\(text)' is not a valid object id", at: token.position) }
             return .value(.objectId(oid), position: token.position)
         }
         guard let uuid = UUID(uuidString: text) else { throw lexer.error("'\(text)' is not a valid uuid", at: token.position) }
         return .value(.uuid(uuid), position: token.position)
+    }
+
+    /// `B64"..."`, or `bin(...)` / `binary(...)` around a quoted string or a `B64"..."`.
+    private func binaryLiteral(_ kind: String, _ text: String) -> Data? {
+        if kind == "b64" { return Data(base64Encoded: text) }
+        if text.hasPrefix("B64\""), text.hasSuffix("\""), text.count >= 5 { return Data(base64Encoded: String(text.dropFirst(4).dropLast())) }
+        guard text.count >= 2, let quote = text.first, quote == "'" || quote == "\"", text.last == quote else { return nil }
+        return Data(text.dropFirst().dropLast().utf8)
     }
 
     /// SUBQUERY(keypath, $var, predicate).@count
@@ -589,6 +683,22 @@ struct QueryParser {
         case .string(let key): component = "['\(key)']"
         case .symbol("*"): component = "[*]"
         case .identifier(let word) where ["FIRST", "LAST"].contains(word.uppercased()): component = "[\(word.uppercased())]"
+        case .identifier(let word) where word.uppercased() == "SIZE": component = "@size"
+        case .argument("@"), .argument("d"), .argument("i"), .positional:
+            // An index or key given as an argument.
+            let arg: Any
+            if case .positional(let n) = current.kind {
+                guard n < arguments.count else { throw lexer.error("argument $\(n) is missing (\(arguments.count) given)", at: current.position) }
+                nextArgument = max(nextArgument, n + 1)
+                arg = arguments[n]
+            } else {
+                arg = try takeArgument(current)
+            }
+            switch QueryValue.from(arg) {
+            case .int(let n) where n >= 0: component = "[\(n)]"
+            case .string(let key): component = "['\(key)']"
+            default: throw lexer.error("a subscript argument must be an index (0, 1, ...) or a key string, got \(type(of: arg))", at: current.position)
+            }
         default: throw lexer.error("expected an index, a 'key', * , FIRST or LAST inside [ ], found \(describe(current))", at: current.position)
         }
         index += 1

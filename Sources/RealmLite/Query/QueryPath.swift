@@ -66,6 +66,9 @@ struct ResolvedPath {
     /// `mixed.@type`: the values are AnyRealmValues whose type is compared
     /// with type names (MixedQuery.swift).
     var typeOf = false
+    /// With `typeOf` on a property or collection of one declared type: the
+    /// type of every non-nil value (QueryPath+Collections.swift).
+    var declaredTag: MixedTag?
     var text: String
 }
 
@@ -91,8 +94,9 @@ struct PathResolver {
         return info.columns[index]
     }
 
-    private func resolve(_ components: ArraySlice<String>, info: ClassInfo, position: Int, text: String) throws -> ResolvedPath {
+    func resolve(_ components: ArraySlice<String>, info: ClassInfo, position: Int, text: String) throws -> ResolvedPath {
         guard let name = components.first else { throw fail("Empty key path", position) }
+        if name == "@links" { return try backlinksPath(components.dropFirst(), info: info, position: position, text: text) }
         if name.hasPrefix("@") { throw fail("Collection operator '\(name)' must follow a collection property in '\(text)'", position) }
         let column = try column(name, info, position)
         let rest = components.dropFirst()
@@ -127,6 +131,14 @@ struct PathResolver {
                     visit(record.isNull(slot) ? .null : .raw(record.field(slot, layout)))
                 }, isMulti: false, position: position, text: text)
             }
+            if column.type == .string || column.type == .data, rest.count == 1, rest.first == "@size" || rest.first == "@count" {
+                return lengthPath(slot, layout, column, text: text)
+            }
+            if rest.count == 1, rest.first == "@type", let tag = MixedTag(declared: column.type), slot.width != ColumnSlot.objectKey {
+                return ResolvedPath(source: { _, record, _, visit in
+                    visit(record.isNull(slot) ? .null : .raw(record.field(slot, layout)))
+                }, type: .any, typeOf: true, declaredTag: tag, text: text)
+            }
             if let extra = rest.first {
                 throw fail("Property '\(info.name).\(name)' of type \(column.type) is not a link or collection, so '\(extra)' cannot follow it", position)
             }
@@ -160,67 +172,21 @@ struct PathResolver {
                 for i in 0..<view.count {
                     var element = view.element(i)
                     if isMap { element = MapEntry.split(element).value }
-                    let operand: QueryOperand
-                    if tagged {
-                        operand = element.first == 1 ? .raw(UnsafeRawBufferPointer(rebasing: element[1...])) : .null
-                    } else {
-                        operand = .raw(element)
-                    }
-                    if !visit(operand) { return false }
+                    if !visit(elementOperand(element, tagged: tagged)) { return false }
                 }
                 return true
             }
         }
         let elementType: PropertyType = column.type == .linkingObjects ? .object : column.type
-
-        guard let next = rest.first else {
-            return ResolvedPath(source: elements, type: elementType, isMulti: true, isOptional: tagged,
-                                targetClass: isObject ? column.target : nil, endsInCollection: true, text: text)
-        }
-        if next == "@type", column.type == .any {
-            if rest.count > 1 { throw fail("Nothing can follow '@type' in '\(text)'", position) }
-            return ResolvedPath(source: elements, type: .any, isMulti: true, endsInCollection: true, typeOf: true, text: text)
-        }
-        if next.hasPrefix("@") {
-            guard let op = CollectionAggregate(rawValue: next == "@size" ? "count" : String(next.dropFirst())) else {
-                throw fail("Unknown collection operator '\(next)' (use @count, @size, @sum, @min, @max or @avg)", position)
-            }
-            if op == .count {
-                if rest.count > 1 { throw fail("Nothing can follow '@count' in '\(text)'", position) }
-                return ResolvedPath(source: { realm, record, key, visit in
-                    var n: Int64 = 0
-                    _ = elements(realm, record, key) { _ in n += 1; return true }
-                    return visit(.int(n))
-                }, type: .int, isAggregate: true, text: text)
-            }
-            // @sum/@min/@max/@avg over the values, or over a property of linked objects.
-            var valuesSource = elements
-            var valueType = elementType
-            if isObject {
-                guard let target = column.target else { throw fail("Class of '\(info.name).\(name)' is not in the schema", position) }
-                guard rest.count > 1 else {
-                    throw fail("'\(next)' on objects needs a property: '\(name).\(next).property'", position)
-                }
-                let inner = try resolve(rest.dropFirst(), info: target, position: position, text: text)
-                valuesSource = objectWalk(elements, target, inner.source)
-                valueType = inner.type
-            } else if rest.count > 1 {
-                throw fail("Nothing can follow '\(next)' on a collection of values in '\(text)'", position)
-            }
-            return try aggregatePath(op, valuesSource, valueType, name: "\(info.name).\(name)", position: position, text: text)
-        }
-        guard isObject, let target = column.target else {
-            throw fail("Property '\(info.name).\(name)' is a collection of \(column.type) values, so '\(next)' cannot follow it", position)
-        }
-        var inner = try resolve(rest, info: target, position: position, text: text)
-        inner.source = objectWalk(elements, target, inner.source)
-        inner.isMulti = true
-        inner.directColumn = nil
-        return inner
+        let collection = CollectionSource(elements: elements, elementType: elementType, target: column.target,
+                                          isObject: isObject, isMap: isMap, isList: column.collection == .list,
+                                          tagged: tagged,
+                                          field: column.type == .linkingObjects ? nil : { $0.field(slot, layout) }, name: "\(info.name).\(name)")
+        return try collectionPath(collection, rest, position: position, text: text)
     }
 
     /// For each linked object (element operands hold object keys), runs `inner` on its record.
-    private func objectWalk(_ elements: @escaping QuerySource, _ target: ClassInfo, _ inner: @escaping QuerySource) -> QuerySource {
+    func objectWalk(_ elements: @escaping QuerySource, _ target: ClassInfo, _ inner: @escaping QuerySource) -> QuerySource {
         { realm, record, key, visit in
             elements(realm, record, key) { operand in
                 guard let linked = operand.linkedKey, let record = realm.linkedRecord(target, linked) else { return true }
@@ -229,7 +195,7 @@ struct PathResolver {
         }
     }
 
-    private func aggregatePath(_ op: CollectionAggregate, _ values: @escaping QuerySource, _ type: PropertyType,
+    func aggregatePath(_ op: CollectionAggregate, _ values: @escaping QuerySource, _ type: PropertyType,
                                name: String, position: Int, text: String) throws -> ResolvedPath {
         if type == .any { return try aggregatePath(op, mixedNumbers(values), .double, name: name, position: position, text: text) }
         let numeric: Set<PropertyType> = [.int, .float, .double, .decimal128]

@@ -243,7 +243,7 @@ extension QueryCompiler {
     /// The tests of one comparison: one, two (BETWEEN: all must pass) or a
     /// list (IN: any may pass; none for an empty list).
     private func comparisonTests(_ original: QueryComparison, _ constants: inout [UInt8]) -> (tests: [RecordTest.Node], isAny: Bool)? {
-        guard let c = try? normalized(original), c.quantifier == .implicit,
+        guard let c = try? normalized(original), c.quantifier == .implicit, c.listQuantifier == .implicit,
               !c.caseInsensitive, !c.diacriticInsensitive,
               case .keyPath(let components, _) = c.left,
               let path = try? PathResolver(root: info, format: "").resolve(components, position: -1),

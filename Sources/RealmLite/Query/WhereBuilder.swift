@@ -46,6 +46,7 @@ public struct Query<T> {
         switch node {
         case .predicate(let p): return p
         case .failed(let error): throw error
+        case .subquery: throw Realm.Error.query("Invalid query: a subquery count must be compared with a number, as in '(...).count > 1'.")
         case .path(let path):
             return .comparison(QueryComparison(left: .keyPath(path, position: -1), op: .equal, right: .value(.bool(true), position: -1)))
         }
@@ -56,7 +57,11 @@ public struct Query<T> {
         return Query<V>.catching { Query<V>(path: path + (try KeyPathRecorder.components(of: keyPath, root: root))) }
     }
 
-    fileprivate func compare<U>(_ op: QueryOperator, _ value: Any, options: StringOptions = [], quantifier: QueryQuantifier = .implicit) -> Query<U> {
+    func compare<U>(_ op: QueryOperator, _ value: Any, options: StringOptions = [], quantifier: QueryQuantifier = .implicit) -> Query<U> {
+        if case .subquery(let subquery) = node, let count = QueryValue.from(value) {
+            return Query<U>(.predicate(.comparison(QueryComparison(left: .subquery(subquery, position: -1), op: op,
+                                                                   right: .value(count, position: -1)))))
+        }
         guard case .path(let path) = node else { return Query<U>(node.asFailure("a predicate cannot be compared")) }
         if op == .equal || op == .notEqual, let custom = value as? any _CustomPersistable,
            let embedded = custom.persistableValue as? EmbeddedObject {
@@ -109,7 +114,7 @@ public struct Query<T> {
         return predicate
     }
 
-    fileprivate func collectionOperator<U>(_ name: String) -> Query<U> {
+    func collectionOperator<U>(_ name: String) -> Query<U> {
         guard case .path(let path) = node else { return Query<U>(node.asFailure("a collection operator must follow a property")) }
         return Query<U>(path: path + [name])
     }
@@ -147,6 +152,8 @@ extension Query where T == AnyRealmValue {
 enum QueryBuilderNode {
     case path([String])
     case predicate(QueryPredicate)
+    /// The count of a subquery (`(predicate).count`), to be compared.
+    case subquery(QuerySubquery)
     case failed(Realm.Error)
 
     func asFailure(_ message: String) -> QueryBuilderNode {

@@ -92,6 +92,10 @@ final class ClassInfo: @unchecked Sendable {
     /// of a deleted object stay invalid when its key is used again
     /// (Incarnation.swift). absentTree otherwise.
     let deletedTree: cs_tree
+    /// The link columns of every class that link to this one (set once by
+    /// SchemaState before it is published; weak: classes link in cycles).
+    /// `@links` in queries walks them.
+    var incomingLinks: [WeakIncomingLink] = []
     var name: String { descriptor.name }
     var type: ObjectBase.Type { descriptor.type }
     var isEmbedded: Bool { descriptor.isEmbedded }
@@ -220,8 +224,17 @@ final class SchemaState: @unchecked Sendable {
             }
         }
         self.incoming = incoming
+        for info in classes {
+            info.incomingLinks = (incoming[ObjectIdentifier(info)] ?? []).map { WeakIncomingLink(origin: $0.0, column: $0.1) }
+        }
         mixedColumns = classes.flatMap { info in info.mixedColumns.map { (info, $0) } }
     }
 
     var publicSchema: Schema { Schema(objectSchema: classes.map(\.descriptor.publicSchema).sorted { $0.className < $1.className }) }
+}
+
+/// A link column of another class (or this one) that targets a class.
+struct WeakIncomingLink {
+    weak var origin: ClassInfo?
+    let column: Int
 }

@@ -156,6 +156,9 @@ timeCount("score > 500 AND name BEGINSWITH 'name-9'", { items.filter("score > 50
     $0.score > 500 && $0.name.hasPrefix("name-9")
 }
 timeCount("name ==[c] 'NAME-7' (folding)", { items.filter("name ==[c] 'NAME-7'") }) { $0.name == "name-7" }
+timeCount("score * 2 > 1000 (arithmetic)", { items.filter("score * 2 > 1000") }) { $0.score * 2 > 1000 }
+timeCount("name.@size > 7 (string size)", { items.filter("name.@size > 7") }) { $0.name.utf8.count > 7 }
+timeCount("plainTag ==[c] tag (two properties)", { items.filter("plainTag ==[c] tag") }) { _ in true }
 timeCount("where { plainTag == 'tag-42' }", { items.where { $0.plainTag == "tag-42" } }) { $0.tag == "tag-42" }
 let tag42 = (0..<n).filter { ItemValues($0).tag == "tag-42" }.count
 time("Swift filter { $0.plainTag == 'tag-42' }", expected: tag42, { items.filter { $0.plainTag == "tag-42" }.count },
