@@ -198,7 +198,7 @@ func observerCost(_ n: Int, kind: ResultsKind) throws -> (observer: Double, offT
     let deadline = Date().addingTimeInterval(300)
     // Each wait returns when a main-queue block ran (or after 50 ms): the
     // observer's thread is idle between deliveries, not polling.
-    while writerCPU.get() == nil && Date() < deadline { RunLoop.main.run(mode: .default, before: Date().addingTimeInterval(0.05)) }
+    while writerCPU.get() == nil && Date() < deadline { _ = RunLoop.main.run(mode: .default, before: Date().addingTimeInterval(0.05)) }
     let mainCPU = threadCPU() - mainStart, processTotal = processCPU() - processStart
     guard latencies.count == commits, let writer = try writerCPU.get()?.get().first else {
         fail("observer cost at \(n): saw \(latencies.count) of \(commits) changes")

@@ -103,9 +103,9 @@ final class GRDBEngine: Engine {
         }
     }
 
-    func insertPeople(_ count: Int) throws {
+    func insertPeople(_ range: Range<Int>) throws {
         try people.write { db in
-            for i in 0..<count { try PersonRecord(i).insert(db) }
+            for i in range { try PersonRecord(i).insert(db) }
         }
     }
 

@@ -14,10 +14,11 @@ final class RealmLiteEngine: Engine {
     private let peopleURL: URL
 
     init(directory: URL) throws {
-        peopleURL = directory.appendingPathComponent("people.realm")
+        let configuration = Person.peopleConfiguration(directory)
+        peopleURL = configuration.fileURL!
         intsRealm = try Realm(configuration: .init(fileURL: directory.appendingPathComponent("ints.realm"),
                                                    objectTypes: [IntsItem.self]))
-        peopleRealm = try Realm(configuration: .init(fileURL: peopleURL, objectTypes: [Person.self, NamedItem.self]))
+        peopleRealm = try Realm(configuration: configuration)
     }
 
     func insertInts(_ range: Range<Int>) throws {
@@ -40,9 +41,9 @@ final class RealmLiteEngine: Engine {
         return sum
     }
 
-    func insertPeople(_ count: Int) throws {
+    func insertPeople(_ range: Range<Int>) throws {
         try peopleRealm.write {
-            for i in 0..<count { peopleRealm.add(Self.person(i)) }
+            for i in range { peopleRealm.add(Self.person(i)) }
         }
     }
 

@@ -120,10 +120,10 @@ final class SQLiteEngine: Engine {
 
     private static let insertPerson = "INSERT INTO person VALUES (?,?,?,?,?)"
 
-    func insertPeople(_ count: Int) throws {
+    func insertPeople(_ range: Range<Int>) throws {
         try people.transaction {
             let s = try people.statement(Self.insertPerson)
-            for i in 0..<count {
+            for i in range {
                 sqlite3_reset(s)
                 Self.bindPerson(s, i)
                 try people.run(s)

@@ -48,7 +48,8 @@ protocol Engine: AnyObject {
     init(directory: URL) throws
     func insertInts(_ range: Range<Int>) throws
     func fetchInts() throws -> Int
-    func insertPeople(_ count: Int) throws
+    /// Persons `range` in one write transaction (the scale tier batches).
+    func insertPeople(_ range: Range<Int>) throws
     /// Bytes of the person database's files as they would be after close.
     func peopleFileSize() throws -> Int
     func countAgeOver50Active() throws -> Int
@@ -68,6 +69,10 @@ protocol Engine: AnyObject {
     static func createBig(at directory: URL, count: Int, bioBytes: Int) throws
     /// In a child process: open the big database and read one name.
     static func openBigAndLookup(at directory: URL, id: Int) throws -> String
+}
+
+extension Engine {
+    func insertPeople(_ count: Int) throws { try insertPeople(0..<count) }
 }
 
 /// The sort workload's check: scores come in ascending order; their sum.

@@ -231,6 +231,8 @@ func runSuiteInChild(_ type: any Engine.Type, quick: Bool, directory: URL, keep:
 let arguments = CommandLine.arguments
 if arguments.count > 1 && arguments[1] == "--child" { childMain(Array(arguments.dropFirst(2))) }
 if arguments.count > 1 && arguments[1] == "--suite" { suiteChildMain(Array(arguments.dropFirst(2))) }
+if arguments.count > 1 && arguments[1].hasPrefix("--scale") { scaleMain(arguments[1], Array(arguments.dropFirst(2))) }
+if arguments.count > 1 && arguments[1].hasPrefix("--shapes") { shapesMain(arguments[1], Array(arguments.dropFirst(2))) }
 
 let options = Options(arguments)
 let sizes = options.quick ? Sizes.quick : Sizes()
