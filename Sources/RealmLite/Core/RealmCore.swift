@@ -72,6 +72,8 @@ public final class RealmCore {
     /// so nested inserts of linked objects get their own).
     var recordScratch: [UInt8] = []
     var metaTree: cs_tree = absentTree
+    /// The lists tree (ListTree.swift), once a snapshot had it.
+    var listsTreeHandle: cs_tree = absentTree
     /// Advance to the newest version when another Realm commits (scheduled
     /// on this core's thread/queue/actor; see RealmCore+Transactions.swift).
     var autorefresh = true
@@ -136,6 +138,7 @@ public final class RealmCore {
         env = live.env
         schemaState = live.schemaState
         metaTree = live.metaTree
+        listsTreeHandle = live.listsTreeHandle
         // In a write the read transaction is reset: pin the last committed
         // version, which is the one the write started from.
         readTxn = try live.write == nil ? live.readTxn.clone("Pinning the version to freeze") : live.env.beginRead()

@@ -12,13 +12,16 @@ struct StoredSchema: Codable, Equatable {
     var version: UInt64
     var classes: [StoredClass]
     /// How objects are stored: 1 (absent) before keyed classes, 2 since,
-    /// 3 since records of a class may carry a generation byte (StoredClass.generations).
+    /// 3 since records of a class may carry a generation byte (StoredClass.generations),
+    /// 4 since a List's field may be a marker naming its elements in the
+    /// lists tree (Storage/ListTree.swift). Older files are read as they are
+    /// and marked 4 when first opened for writing.
     /// A reader refuses a file of a format newer than it knows, rather than
     /// misread its records (a version that knew nothing of keyed classes
     /// would look for a primary key in records that do not hold it).
     var format: Int? = StoredSchema.currentFormat
 
-    static let currentFormat = 3
+    static let currentFormat = 4
 
     func `class`(named name: String) -> StoredClass? { classes.first { $0.name == name } }
 

@@ -12,6 +12,7 @@ import CStorage
 //   idx:C.p         encoded value ++ object key (u64 BE)   empty
 //   bl:C.p          target key (BE) ++ source key (BE)     link count (u32 LE)
 //   realm:meta      "schema", "nextkey:C"                  stored schema JSON, u64 BE
+//   realm:lists     list id (u64 BE) ++ order key          element (ListTree.swift)
 //
 // Object keys are per class, increasing, never reused (the counter lives in
 // realm:meta), so a stale accessor never sees another object. A class keyed

@@ -223,7 +223,7 @@ extension RealmCore {
         defer { recordScratch = newRecord }
         replacingColumn(record, slot, info.layout, isNull: isNull, raw, into: &newRecord)
         let oldIndex = column.isIndexed ? indexEntry(column, oldNull, oldField, object._key) : nil
-        let oldTargets = column.isLink && linkDelta == nil ? linkTargets(column, isNull: oldNull, oldField) : []
+        let oldTargets = column.isLink && linkDelta == nil ? resolvedLinkTargets(column, isNull: oldNull, oldField) : []
         let oldMixedLinks = column.isMixed ? mixedLinkTargets(column, isNull: oldNull, oldField) : []
         // `record` / `oldField` point into the map: not used past this line.
         if let oldIndex {
@@ -312,6 +312,18 @@ extension RealmCore {
                     let sourceRecord = RecordView(base: UnsafeRawPointer(sourceValue.data!), size: sourceValue.size)
                     let slot = source.slots[c]
                     let field = sourceRecord.field(slot, source.layout)
+                    if let list = SpilledList(field) {
+                        let copy = [UInt8](copying: bytes(of: sourceValue))
+                        let marker = removingListLinks(to: key, from: list, in: write)
+                        let newRecord = copy.withUnsafeBytes { raw in
+                            marker.withUnsafeBytes {
+                                replacingColumn(RecordView(base: raw.baseAddress!, size: raw.count), slot, source.layout, isNull: false, $0)
+                            }
+                        }
+                        write.delete(column.backlinkTree, backlinkKey(key, sourceKey), "Deleting a link of '\(column.name)'")
+                        putRecord(source, sourceKey, newRecord, in: write)
+                        continue
+                    }
                     let replaced = removingLinks(to: key, column, isNull: sourceRecord.isNull(slot), field)
                     let newRecord = replaced.bytes.withUnsafeBytes {
                         replacingColumn(sourceRecord, slot, source.layout, isNull: replaced.isNull, $0)
@@ -324,10 +336,13 @@ extension RealmCore {
             for c in info.linkColumns {
                 let column = info.columns[c]
                 let slot = info.slots[c]
-                for target in Set(linkTargets(column, isNull: view.isNull(slot), view.field(slot, info.layout))) {
+                for target in Set(resolvedLinkTargets(column, isNull: view.isNull(slot), view.field(slot, info.layout))) {
                     write.delete(column.backlinkTree, backlinkKey(target, key), "Deleting a link of '\(column.name)'")
                     if let targetInfo = column.target, targetInfo.isEmbedded { cascade.append((targetInfo, target)) }
                 }
+            }
+            for c in info.listColumns {
+                if let list = SpilledList(view.field(info.slots[c], info.layout)) { listDrop(list, in: write) }
             }
             if let pk = info.primaryKeyColumn, !info.keyedByPrimaryKey {
                 let slot = info.slots[pk]
