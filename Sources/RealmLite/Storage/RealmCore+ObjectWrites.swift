@@ -294,6 +294,21 @@ extension RealmCore {
         return sources
     }
 
+    /// backlinkSources() with each source repeated once per link it holds.
+    func backlinkSourcesPerLink(_ column: Column, target: UInt64) -> [UInt64] {
+        guard let cursor = cursor(column.backlinkTree) else { return [] }
+        var sources: [UInt64] = []
+        withUnsafeBytes(of: target.bigEndian) { prefix in
+            cursor.forEach(prefix: prefix) { key, value in
+                guard key.size == 16 else { return false }
+                let links = value.size == 4 ? Int(UnsafeRawPointer(value.data!).loadUnaligned(as: UInt32.self)) : 1
+                sources.append(contentsOf: repeatElement(keyValue(key, at: 8), count: max(links, 1)))
+                return true
+            }
+        }
+        return sources
+    }
+
     // MARK: - Delete
 
     /// Deletes a row: nullifies links to it, drops its own links (deleting the
