@@ -212,6 +212,7 @@ final class ListTreeTests: RealmTestCase {
                 for n in owner.numbers {
                     seen.append(n)
                     owner.numbers.append(n + 1000)
+                    if seen.count > 3 * size { break } // without the fix the loop never ends
                 }
                 XCTAssertEqual(seen, Array(0..<size))
                 XCTAssertEqual(owner.numbers.count, 2 * size)
@@ -252,4 +253,94 @@ final class ListTreeTests: RealmTestCase {
         }
         try withRealm(old) { check($0, extra: 5) }
     }
+
+    // MARK: - kill -9
+
+    /// The list after `commits` commits of `killStep`, from empty.
+    static func killModel(_ commits: Int) -> [Int] {
+        var model: [Int] = []
+        for i in 0..<commits { killStep(i, &model) }
+        return model
+    }
+
+    /// One commit's changes: appends, inserts, removes and moves.
+    static func killStep<L: RangeReplaceableCollection & MutableCollection>(_ i: Int, _ list: inout L) where L.Element == Int, L.Index == Int {
+        list.append(i)
+        if i % 3 == 0 { list.insert(-i, at: (i * 7) % list.count) }
+        if i % 5 == 0, list.count > 1 { list.remove(at: (i * 11) % list.count) }
+        if i % 7 == 0, list.count > 2 { list.swapAt(i % list.count, (i * 3) % list.count) }
+    }
+
+    /// How many commits of killStep the stored list is, or nil if it is none.
+    static func killCommits(_ list: [Int]) -> Int? {
+        var model: [Int] = []
+        for i in 0..<100_000 {
+            if model == list { return i }
+            killStep(i, &model)
+        }
+        return nil
+    }
+
+    static let killFileVariable = "REALMLITE_LIST_KILL_FILE"
+
+    /// The child-process entry point: commits killStep changes until killed.
+    func testChangeTheListUntilKilled() throws {
+        guard let path = ProcessInfo.processInfo.environment[Self.killFileVariable] else {
+            throw XCTSkip("the child-process entry point of ListTreeTests: runs only with \(Self.killFileVariable) set")
+        }
+        let realm = try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: types))
+        let owner = try realm.object(ofType: TreeListOwner.self, forPrimaryKey: 0)
+            ?? realm.write { realm.create(TreeListOwner.self, value: ["id": 0]) }
+        guard var i = Self.killCommits(Array(owner.numbers)) else { exit(2) }
+        while true {
+            try realm.write {
+                var list = ListEditor(list: owner.numbers)
+                Self.killStep(i, &list)
+            }
+            i += 1
+        }
+    }
+
+    /// A child changing a tree list is killed (SIGKILL) at random moments:
+    /// each time the file holds the list of some whole number of commits,
+    /// and the checker and the secondary trees are clean.
+    func testKilledWritersLeaveWholeCommits() throws {
+        var generator = SystemRandomNumberGenerator()
+        var last = 0
+        for round in 0..<4 {
+            let child = childTestProcess("RealmLiteTests.ListTreeTests/testChangeTheListUntilKilled", [Self.killFileVariable: fileURL.path])
+            child.standardOutput = FileHandle.nullDevice
+            child.standardError = FileHandle.nullDevice
+            try child.run()
+            usleep(UInt32.random(in: 300_000...900_000, using: &generator))
+            kill(child.processIdentifier, SIGKILL)
+            child.waitUntilExit()
+            let realm = try openRealm(types)
+            let list = Array(realm.object(ofType: TreeListOwner.self, forPrimaryKey: 0)?.numbers ?? List())
+            let commits = Self.killCommits(list)
+            XCTAssertNotNil(commits, "round \(round): the list is no whole number of commits")
+            XCTAssertGreaterThanOrEqual(commits ?? 0, last, "round \(round): committed changes stay")
+            last = commits ?? last
+            try assertConsistent(realm, "round \(round)")
+        }
+        XCTAssertGreaterThan(last, 4, "the child got far enough to store its list in the tree")
+    }
+}
+
+/// A managed List as a RangeReplaceableCollection value, for killStep.
+struct ListEditor: RangeReplaceableCollection, MutableCollection {
+    var list: List<Int>
+    init() { list = List() }
+    init(list: List<Int>) { self.list = list }
+    var startIndex: Int { 0 }
+    var endIndex: Int { list.count }
+    func index(after i: Int) -> Int { i + 1 }
+    subscript(position: Int) -> Int {
+        get { list[position] }
+        set { list[position] = newValue }
+    }
+    mutating func replaceSubrange<C: Collection>(_ subrange: Range<Int>, with newElements: C) where C.Element == Int {
+        list.replaceSubrange(subrange, with: newElements)
+    }
+    mutating func swapAt(_ i: Int, _ j: Int) { list.swapAt(i, j) }
 }
