@@ -108,7 +108,8 @@ extension RealmCore {
         } else {
             tree = (try? txn.openTree(ListTree.name, create: false)) ?? absentTree
         }
-        if tree != absentTree { listsTreeHandle = tree }
+        // A frozen core is read from many threads: it looks the name up each time.
+        if tree != absentTree && !isFrozen { listsTreeHandle = tree }
         return tree
     }
 
@@ -210,8 +211,16 @@ extension RealmCore {
     func listSplice(_ list: SpilledList, _ range: Range<Int>, _ newElements: [[UInt8]], in write: WriteTransaction) -> [[UInt8]] {
         let tree = listsTree(create: true)
         guard let cursor = write.context.cursor(tree) else { return [] }
-        let base = listBaseRank(list, cursor)
         let prefix = list.prefix
+        if range.isEmpty, range.lowerBound == list.count {
+            // An append: after the last key, found in one descent (no ranks).
+            guard let keys = orderKeys(newElements.count, after: lastOrderKey(list, cursor), before: nil) else { return [] }
+            for (key, element) in zip(keys, newElements) {
+                write.put(tree, prefix + key, element, "Storing a list element")
+            }
+            return []
+        }
+        let base = listBaseRank(list, cursor)
         var removed: [[UInt8]] = []
         removed.reserveCapacity(range.count)
         for _ in range {
@@ -236,6 +245,15 @@ extension RealmCore {
             write.put(tree, prefix + key, element, "Storing a list element")
         }
         return removed
+    }
+
+    /// The order key of a list's last entry; nil if it has none.
+    private func lastOrderKey(_ list: SpilledList, _ cursor: EngineCursor) -> [UInt8]? {
+        var next: [UInt8] = []
+        appendBigEndian(list.id &+ 1, to: &next)
+        let entry = withBytesKey(next) { cursor.seek($0) } != nil ? cursor.prev() : cursor.last()
+        guard let entry, entry.key.size > 8, keyValue(entry.key) == list.id else { return nil }
+        return [UInt8](copying: UnsafeRawBufferPointer(rebasing: bytes(of: entry.key)[8...]))
     }
 
     /// Puts the elements of a list into the tree under a new id.
