@@ -74,6 +74,8 @@ public final class RealmCore {
     var metaTree: cs_tree = absentTree
     /// The lists tree (ListTree.swift), once a snapshot had it.
     var listsTreeHandle: cs_tree = absentTree
+    /// The rank of the last tree list read by index, for this generation.
+    var listRankCache: (id: UInt64, generation: UInt64, base: Int) = (0, 0, 0)
     /// Advance to the newest version when another Realm commits (scheduled
     /// on this core's thread/queue/actor; see RealmCore+Transactions.swift).
     var autorefresh = true
