@@ -72,7 +72,8 @@ struct ObjectChecker {
         defer { progress.finish() }
         for cls in schema.classes {
             guard let tree = try file.tree("obj:" + cls.name) else { continue }
-            let layout = RecordLayout(cls)
+            var layout = RecordLayout(cls)
+            layout.lists = try ListReader(file)
             let linkColumns = layout.columns.filter { $0.property.type == .object }
             var links = [UInt64](repeating: 0, count: linkColumns.count)
             let mixedColumns = layout.columns.filter { $0.property.type == .any }

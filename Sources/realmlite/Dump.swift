@@ -25,7 +25,8 @@ func dump(_ path: String, className: String?, csv: Bool) throws {
         out.flush()
     }
     for cls in classes {
-        let layout = RecordLayout(cls)
+        var layout = RecordLayout(cls)
+        layout.lists = try ListReader(file)
         if csv {
             var header: [String] = []
             if !cls.isKeyed { header.append("_key") }

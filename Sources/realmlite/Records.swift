@@ -1,3 +1,4 @@
+import CStorage
 import Foundation
 
 // Records of the object layer, read as Sources/RealmLite/Storage/Record.swift
@@ -16,6 +17,8 @@ import Foundation
 // tag byte (0 nil, 1 value) before the bytes.
 
 struct RecordLayout {
+    /// Reads Lists stored in the lists tree (nil: their markers are only checked for shape).
+    var lists: ListReader?
     struct Column {
         let property: FileProperty
         /// Storage position: bit in the null bitmap.
@@ -114,6 +117,12 @@ struct RecordLayout {
                 if let problem = RecordLayout.valueProblem(property.type, field) { return "property \(property.name): \(problem)" }
                 continue
             }
+            if property.collection == .list, let marker = ListMarker(field) {
+                if let lists, let stored = try? lists.elements(marker.id), stored.count != marker.count {
+                    return "property \(property.name): the list holds \(marker.count) elements, the lists tree \(stored.count)"
+                }
+                continue
+            }
             if let problem = ElementArray.problem(field) { return "property \(property.name): \(problem)" }
             let elements = ElementArray(bytes: field)
             for i in 0..<elements.count {
@@ -169,11 +178,12 @@ struct RecordLayout {
             return fieldValue(record, column)
         }
         let layout = generations[generation]
-        if let own = layout.columns.first(where: { $0.position == column.position }) { return layout.fieldValue(record, own) }
+        if let own = layout.columns.first(where: { $0.position == column.position }) { return layout.fieldValue(record, own, lists: lists) }
         return defaults.withUnsafeBytes { fieldValue($0, column) }
     }
 
-    private func fieldValue(_ record: UnsafeRawBufferPointer, _ column: Column) -> Value {
+    private func fieldValue(_ record: UnsafeRawBufferPointer, _ column: Column, lists: ListReader? = nil) -> Value {
+        let lists = lists ?? self.lists
         if isNull(record, column) { return .null }
         if column.width > 0 {
             return Value.scalar(column.property.type, UnsafeRawBufferPointer(rebasing: record[column.offset..<(column.offset + column.width)]))
@@ -184,6 +194,10 @@ struct RecordLayout {
         case .none:
             return Value.scalar(property.type, field)
         case .list, .set:
+            if property.collection == .list, let marker = ListMarker(field) {
+                let stored = (try? lists?.elements(marker.id)) ?? nil
+                return .array((stored ?? []).map { $0.withUnsafeBytes { Value.element(property, $0) } })
+            }
             let elements = ElementArray(bytes: field)
             return .array((0..<elements.count).map { Value.element(property, elements.element($0)) })
         case .map:
@@ -409,5 +423,53 @@ struct OutputBuffer {
         } else {
             write(s)
         }
+    }
+}
+
+/// The marker of a List stored in the lists tree instead of its field
+/// (Sources/RealmLite/Storage/ListTree.swift): [u32 0xFFFFFFFF][u32 count][u64 id][u32 serial].
+struct ListMarker {
+    let count: Int
+    let id: UInt64
+
+    init?(_ field: UnsafeRawBufferPointer) {
+        guard field.count == 20, UInt32(littleEndian: field.loadUnaligned(as: UInt32.self)) == 0xFFFF_FFFF else { return nil }
+        count = Int(UInt32(littleEndian: field.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
+        id = UInt64(littleEndian: field.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+    }
+}
+
+/// The elements of Lists in the lists tree (realm:lists: list id (u64 BE)
+/// ++ order key -> element), read from a file's snapshot.
+final class ListReader {
+    let file: RealmFile
+    let tree: cs_tree?
+
+    init(_ file: RealmFile) throws {
+        self.file = file
+        tree = try file.tree("realm:lists")
+    }
+
+    /// The elements of list `id` in order; nil without a lists tree.
+    func elements(_ id: UInt64) throws -> [[UInt8]]? {
+        guard let tree else { return nil }
+        var elements: [[UInt8]] = []
+        var cursor: OpaquePointer?
+        try file.check(cs_cursor_open(try file.readTxn(), tree, &cursor))
+        defer { cs_cursor_close(cursor) }
+        var prefix = id.bigEndian
+        var key = withUnsafeBytes(of: &prefix) { cs_val(data: $0.baseAddress, size: 8) }
+        var value = cs_val()
+        var rc = withUnsafeBytes(of: &prefix) { raw in
+            key = cs_val(data: raw.baseAddress, size: 8)
+            return cs_cursor_get(cursor, &key, &value, CS_SEEK)
+        }
+        while rc == 0, key.size > 8,
+              UInt64(bigEndian: UnsafeRawPointer(key.data!).loadUnaligned(as: UInt64.self)) == id {
+            elements.append(Array(UnsafeRawBufferPointer(start: value.data, count: value.size)))
+            rc = cs_cursor_get(cursor, &key, &value, CS_NEXT)
+        }
+        if rc != 0 && rc != Int32(CS_NOTFOUND.rawValue) { try file.check(rc) }
+        return elements
     }
 }

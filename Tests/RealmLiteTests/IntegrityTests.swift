@@ -80,6 +80,9 @@ final class IntegrityTests: RealmTestCase {
         XCTAssertTrue(backlinkEntries.allSatisfy { $0 > 0 }, "backlinks of every link kind: \(backlinkEntries)")
     }
 
+}
+
+extension RealmTestCase {
     /// Recomputes every secondary tree from the records and compares.
     func assertConsistent(_ realm: Realm, _ label: String, file: StaticString = #filePath, line: UInt = #line) throws {
         var report = cs_check_report()
@@ -116,7 +119,7 @@ final class IntegrityTests: RealmTestCase {
                 for (key, record) in records {
                     record.withUnsafeBytes { raw in
                         let view = RecordView(base: raw.baseAddress!, size: raw.count)
-                        for target in linkTargets(column, isNull: view.isNull(info.slots[c]), view.field(info.slots[c], info.layout)) {
+                        for target in realm.core.resolvedLinkTargets(column, isNull: view.isNull(info.slots[c]), view.field(info.slots[c], info.layout)) {
                             links[target, default: [:]][key, default: 0] += 1
                             XCTAssertNotNil(realm.core.loadRecord(column.target!, target), "\(label): \(info.name).\(column.name) links to a missing object", file: file, line: line)
                         }
@@ -133,6 +136,22 @@ final class IntegrityTests: RealmTestCase {
                 }
             }
         }
+        // Every entry of the lists tree belongs to one List marker, with its count.
+        var listed = 0
+        for info in realm.core.schemaState.classes {
+            for (_, record) in records(realm, info.objectsTree) {
+                record.withUnsafeBytes { raw in
+                    let view = RecordView(base: raw.baseAddress!, size: raw.count)
+                    for c in info.listColumns {
+                        guard let list = SpilledList(view.field(info.slots[c], info.layout)) else { continue }
+                        XCTAssertEqual(realm.core.listElements(list).count, list.count, "\(label): \(info.name).\(info.columns[c].name) list \(list.id)", file: file, line: line)
+                        listed += list.count
+                    }
+                }
+            }
+        }
+        let listsTree = realm.core.listsTree()
+        XCTAssertEqual(listsTree == absentTree ? 0 : entries(realm, listsTree).count, listed, "\(label): lists tree entries", file: file, line: line)
         for (tree, links) in expectedBacklinks {
             var actual: [UInt64: [UInt64: UInt32]] = [:]
             for (key, value) in entries(realm, tree) {

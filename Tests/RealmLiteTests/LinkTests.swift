@@ -67,7 +67,7 @@ final class LinkTests: RealmTestCase {
         owner.petMap["a"] = rex
         owner.petMap["b"] = tom
         try realm.write { realm.add(owner) }
-        XCTAssertEqual(rex.listedBy.count, 1, "one owner, listed twice")
+        XCTAssertEqual(rex.listedBy.map(\.id), [7, 7], "one owner listing it twice: once per link, as in Realm")
 
         try realm.write { realm.delete(rex) }
         XCTAssertTrue(rex.isInvalidated)

@@ -55,6 +55,12 @@ let package = Package(
             ],
             path: "Sources/FullTextBench"
         ),
+        // What List / MutableSet / Map changes and reads cost as they grow.
+        .executableTarget(
+            name: "collection-bench",
+            dependencies: [.product(name: "RealmLite", package: rootPackage)],
+            path: "Sources/CollectionBench"
+        ),
         .executableTarget(
             name: "objects-bench",
             dependencies: [

@@ -23,7 +23,22 @@ struct CollectionField {
         let info = owner._info.unsafelyUnwrapped
         let field = record.field(info.slots[column], info.layout)
         if _slowPath(isNested) { return ElementArrayView(bytes: nestedArray(in: field) ?? UnsafeRawBufferPointer(start: nil, count: 0)) }
+        if _slowPath(field.count == ListTree.markerSize) { return realm.elementArray(field) }
         return ElementArrayView(bytes: field)
+    }
+
+    /// The marker of a list stored in the lists tree (ListTree.swift), or nil.
+    var spilledList: SpilledList? {
+        if isNested { return nil }
+        let info = owner._info.unsafelyUnwrapped
+        return SpilledList(owner._currentRecord().field(info.slots[column], info.layout))
+    }
+
+    /// True if changes may move this list to the lists tree.
+    private var mayUseListTree: Bool {
+        guard !isNested else { return false }
+        let column = owner._info.unsafelyUnwrapped.columns[column]
+        return column.collection == .list && !column.isMixed
     }
 
     /// The same collection of `other`, the owner as read elsewhere (another
@@ -50,6 +65,7 @@ struct CollectionField {
     /// link collections the backlink change is computed from just these
     /// elements, so a mutation never rescans the whole collection.
     func splice(_ range: Range<Int>, with newElements: [[UInt8]]) {
+        if let list = spilledList { return spliceInTree(list, range, newElements) }
         let view = self.view
         if isNested { return writeNested(spliceElementArray(view, range, newElements)) }
         let info = owner._info.unsafelyUnwrapped
@@ -60,7 +76,35 @@ struct CollectionField {
                      newElements.compactMap { bytes in bytes.withUnsafeBytes { linkTarget(ofElement: $0, kind) } })
         }
         let bytes = spliceElementArray(view, range, newElements)
+        if view.count - range.count + newElements.count > ListTree.threshold, mayUseListTree {
+            // Too long for the record: the elements move to the lists tree.
+            let write = realm.requireWrite("modify '\(name)'")
+            let elements = bytes.withUnsafeBytes { ElementArrayView(bytes: $0).elements }
+            let list = realm.listStore(elements, in: write)
+            return list.encoded.withUnsafeBytes { realm.updateColumn(owner, column, isNull: false, $0, linkDelta: delta ?? ([], [])) }
+        }
         bytes.withUnsafeBytes { realm.updateColumn(owner, column, isNull: false, $0, linkDelta: delta) }
+    }
+
+    /// splice() of a list in the lists tree: O((range + new) log n).
+    private func spliceInTree(_ list: SpilledList, _ range: Range<Int>, _ newElements: [[UInt8]]) {
+        let write = realm.requireWrite("modify '\(name)'")
+        let removed = realm.listSplice(list, range, newElements, in: write)
+        var delta: (removed: [UInt64], added: [UInt64]) = ([], [])
+        if owner._info.unsafelyUnwrapped.columns[column].isLink {
+            delta = (removed.compactMap { $0.withUnsafeBytes { linkTarget(ofElement: $0, .list) } },
+                     newElements.compactMap { $0.withUnsafeBytes { linkTarget(ofElement: $0, .list) } })
+        }
+        updateMarker(list, count: list.count - range.count + newElements.count, delta)
+    }
+
+    /// Writes a tree list's new marker (an empty field once it is empty).
+    func updateMarker(_ list: SpilledList, count: Int, _ delta: (removed: [UInt64], added: [UInt64]) = ([], [])) {
+        if count == 0 {
+            return realm.updateColumn(owner, column, isNull: false, UnsafeRawBufferPointer(start: nil, count: 0), linkDelta: delta)
+        }
+        let marker = SpilledList(count: count, id: list.id, serial: list.serial &+ 1)
+        marker.encoded.withUnsafeBytes { realm.updateColumn(owner, column, isNull: false, $0, linkDelta: delta) }
     }
 
     /// A stored element as `E`. Objects as DynamicObjects are of the

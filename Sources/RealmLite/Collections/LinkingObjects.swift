@@ -33,19 +33,20 @@ public struct LinkingObjects<Element: ObjectBase>: RandomAccessCollection, Custo
     /// ``Realm/Error/Code/invalidatedObject``.
     public var isInvalidated: Bool { owner?.isInvalidated ?? false }
 
-    /// Keys of the linking objects, in key order (each once).
+    /// Keys of the linking objects, in key order, each once per link (as in Realm).
     private var sources: (RealmCore, ClassInfo, [UInt64])? {
         guard let owner, let realm = owner._realm, let info = owner._info else { return nil }
         let linking = info.columns[column]
         guard let origin = linking.target, linking.originColumn >= 0 else { return nil }
         _ = owner._currentRecord() // stops with a clear message if the owner was deleted
-        return (realm, origin, realm.backlinkSources(origin.columns[linking.originColumn], target: owner._key))
+        return (realm, origin, realm.backlinkSourcesPerLink(origin.columns[linking.originColumn], target: owner._key))
     }
 
     public var startIndex: Int { 0 }
     public var endIndex: Int { count }
     /// The number of objects linking here through the origin property, in the
-    /// current version (an object linking twice counts once).
+    /// current version: an object linking here twice (a List holding this
+    /// object twice) counts twice, as in Realm.
     public var count: Int { sources?.2.count ?? 0 }
 
     /// The linking object at `position` (in object-key order). An index outside
@@ -120,7 +121,7 @@ extension LinkingObjects {
         guard let identity = ObjectIdentity(owner) else { realmFatal(.invalidValue, "Only the LinkingObjects of a managed object can be observed.") }
         return realm.observeCollection("LinkingObjects", keyPaths: keyPaths, read: { core in
             guard let owner = core.counterpart(identity) else { return nil }
-            return ObservedElements(ids: core.backlinkSources(originColumn, target: owner._key).map(keyIdentity), objectClass: origin)
+            return ObservedElements(ids: core.backlinkSourcesPerLink(originColumn, target: owner._key).map(keyIdentity), objectClass: origin)
         }, value: self, block)
     }
 }

@@ -23,7 +23,11 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     public var endIndex: Int { count }
     /// The number of elements in the current version, read from the owner's
     /// record.
-    public var count: Int { field?.view.count ?? unmanaged.count }
+    public var count: Int {
+        guard let field else { return unmanaged.count }
+        if let list = field.spilledList { return list.count }
+        return field.view.count
+    }
 
     /// The element at `position` in the current version; setting it replaces
     /// that element (a managed list: inside a write transaction,
@@ -32,6 +36,10 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     public subscript(position: Int) -> Element {
         get {
             guard let field else { return unmanaged[position] }
+            if let list = field.spilledList {
+                field.checkIndex(position, list.count)
+                return field.decode(Element.self, field.realm.listElement(list, position), at: .index(position))
+            }
             let view = field.view
             field.checkIndex(position, view.count)
             return field.decode(Element.self, view.element(position), at: .index(position))
@@ -48,7 +56,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
             return
         }
         field.requireWrite()
-        let count = field.view.count
+        let count = self.count
         field.checkIndex(subrange.lowerBound, count, inclusive: true)
         field.checkIndex(subrange.upperBound, count, inclusive: true)
         guard let encoded = field.encode(newElements) else { return }
@@ -114,6 +122,16 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
             return
         }
         field.requireWrite()
+        if let list = field.spilledList {
+            field.checkIndex(from, list.count)
+            field.checkIndex(to, list.count)
+            guard from != to, let write = field.realm.write else { return }
+            let moved = field.realm.listSplice(list, from..<(from + 1), [], in: write)
+            var shorter = list
+            shorter.count -= 1
+            _ = field.realm.listSplice(shorter, to..<to, moved, in: write)
+            return field.updateMarker(list, count: list.count)
+        }
         var elements = field.view.elements
         field.checkIndex(from, elements.count)
         field.checkIndex(to, elements.count)
@@ -130,6 +148,13 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
             return
         }
         field.requireWrite()
+        if let list = field.spilledList {
+            field.checkIndex(index1, list.count)
+            field.checkIndex(index2, list.count)
+            guard index1 != index2, let write = field.realm.write else { return }
+            field.realm.listSwap(list, index1, index2, in: write)
+            return field.updateMarker(list, count: list.count)
+        }
         var elements = field.view.elements
         field.checkIndex(index1, elements.count)
         field.checkIndex(index2, elements.count)
@@ -228,4 +253,54 @@ extension List {
 
 extension List: FieldBackedCollection {
     static var kindName: String { "List" }
+}
+
+extension List {
+    /// Iterates the elements present when iteration started: appending to
+    /// the list while iterating it does not extend the iteration (and
+    /// removing stops it early rather than reading past the end).
+    public func makeIterator() -> ListIterator<Element> { ListIterator(list: self) }
+}
+
+/// A List's iterator. A list in the lists tree is walked with the Realm's
+/// cursor: one step per element while nothing else moved that cursor and
+/// nothing was written, otherwise a seek by position (ListTree.swift).
+public struct ListIterator<Element: RealmCollectionValue>: IteratorProtocol {
+    let list: List<Element>
+    private var index = 0
+    private let end: Int
+    private var cursor: EngineCursor?
+    private var claims: UInt64 = 0
+    private var generation: UInt64 = 0
+
+    init(list: List<Element>) {
+        self.list = list
+        end = list.count
+    }
+
+    public mutating func next() -> Element? {
+        guard index < end else { return nil }
+        guard let field = list.field else {
+            guard index < list.unmanaged.count else { return nil }
+            defer { index += 1 }
+            return list.unmanaged[index]
+        }
+        guard let spilled = field.spilledList else {
+            guard index < list.count else { return nil }
+            defer { index += 1 }
+            return list[index]
+        }
+        guard index < spilled.count else { return nil }
+        let realm = field.realm
+        defer { index += 1 }
+        if let cursor, claims == realm.cursorClaims, generation == realm.generation,
+           let entry = cursor.next(), entry.key.size > 8, keyValue(entry.key) == spilled.id {
+            return field.decode(Element.self, bytes(of: entry.value), at: .index(index))
+        }
+        let element = realm.listElement(spilled, index)
+        cursor = realm.cursor(realm.listsTree())
+        claims = realm.cursorClaims
+        generation = realm.generation
+        return field.decode(Element.self, element, at: .index(index))
+    }
 }

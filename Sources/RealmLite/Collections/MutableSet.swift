@@ -133,9 +133,14 @@ extension MutableSet: _RealmValue, _Persistable {
     public static func _rlmEncode(_ value: MutableSet, _ column: Int, _ writer: inout _RecordWriter) throws {
         let isMixed = Element.self == AnyRealmValue.self
         var unique: [[UInt8]] = []
+        var seen = Set<[UInt8]>() // stored bytes: one lookup per element (mixed values compare by value instead)
         for bytes in try encodeForNewRecord(value.field == nil ? value.unmanaged : Array(value), writer.realm) {
-            if isMixed, let error = mixedSetElementError(bytes) { throw error }
-            if !unique.contains(where: { isMixed ? mixedElementsEqual($0, bytes) : $0 == bytes }) { unique.append(bytes) }
+            if isMixed {
+                if let error = mixedSetElementError(bytes) { throw error }
+                if !unique.contains(where: { mixedElementsEqual($0, bytes) }) { unique.append(bytes) }
+            } else if seen.insert(bytes).inserted {
+                unique.append(bytes)
+            }
         }
         writer.write(column, isNull: false, encodeElementArray(unique))
     }

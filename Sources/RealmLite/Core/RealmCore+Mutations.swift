@@ -131,6 +131,7 @@ extension RealmCore {
     /// Empties every tree of a class (objects, primary key, indexes, backlinks).
     private func clearClass(_ info: ClassInfo) {
         let write = requireWrite("delete all objects")
+        dropTreeLists(of: info, in: write)
         for tree in info.allTrees where tree != absentTree {
             write.clear(tree, "Deleting all '\(info.name)' objects")
         }

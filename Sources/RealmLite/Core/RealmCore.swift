@@ -72,6 +72,10 @@ public final class RealmCore {
     /// so nested inserts of linked objects get their own).
     var recordScratch: [UInt8] = []
     var metaTree: cs_tree = absentTree
+    /// The lists tree (ListTree.swift), once a snapshot had it.
+    var listsTreeHandle: cs_tree = absentTree
+    /// The rank of the last tree list read by index, for this generation.
+    var listRankCache: (id: UInt64, generation: UInt64, base: Int) = (0, 0, 0)
     /// Advance to the newest version when another Realm commits (scheduled
     /// on this core's thread/queue/actor; see RealmCore+Transactions.swift).
     var autorefresh = true
@@ -136,6 +140,7 @@ public final class RealmCore {
         env = live.env
         schemaState = live.schemaState
         metaTree = live.metaTree
+        listsTreeHandle = live.listsTreeHandle
         // In a write the read transaction is reset: pin the last committed
         // version, which is the one the write started from.
         readTxn = try live.write == nil ? live.readTxn.clone("Pinning the version to freeze") : live.env.beginRead()

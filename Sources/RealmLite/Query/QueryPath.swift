@@ -167,8 +167,8 @@ struct PathResolver {
                 return true
             }
         } else {
-            elements = { _, record, _, visit in
-                let view = ElementArrayView(bytes: record.field(slot, layout))
+            elements = { realm, record, _, visit in
+                let view = realm.elementArray(record.field(slot, layout))
                 for i in 0..<view.count {
                     var element = view.element(i)
                     if isMap { element = MapEntry.split(element).value }

@@ -272,7 +272,7 @@ public final class Migration {
             case .none:
                 return decodeElement(property, field, tagged: false)
             case .list, .set:
-                let view = ElementArrayView(bytes: field)
+                let view = core.elementArray(field)
                 return (0..<view.count).map { decodeElement(property, view.element($0), tagged: property.optional) as Any }
             case .map:
                 let view = ElementArrayView(bytes: field)

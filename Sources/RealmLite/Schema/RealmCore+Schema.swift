@@ -193,7 +193,10 @@ extension RealmCore {
             }
             let stored = try readStoredSchema()
             var updated = stored ?? StoredSchema(version: configuration.schemaVersion, classes: [])
-            var needsWrite = stored == nil
+            // A file of an older format is marked as the current one before
+            // this version writes what older ones would misread (Lists in
+            // the lists tree); its records are read as they are.
+            var needsWrite = stored == nil || (stored?.format ?? 1) < StoredSchema.currentFormat
             var differences: [String] = []
             var storedClasses: [StoredClass] = []
             for descriptor in missing {

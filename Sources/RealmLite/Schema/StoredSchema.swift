@@ -14,23 +14,22 @@ struct StoredSchema: Codable, Equatable {
     /// How objects are stored: 1 (absent) before keyed classes, 2 since,
     /// 3 since records of a class may carry a generation byte (StoredClass.generations),
     /// 4 when a property has a full-text index (a reader that knew nothing of
-    /// it would change texts without changing their index).
+    /// it would change texts without changing their index), 5 since a
+    /// List's field may be a marker naming its elements in the lists tree
+    /// (Storage/ListTree.swift). Files of formats 1-4 are read as they are
+    /// and marked 5 when first opened for writing: any write may move a List
+    /// into the lists tree.
     /// A reader refuses a file of a format newer than it knows, rather than
     /// misread its records (a version that knew nothing of keyed classes
     /// would look for a primary key in records that do not hold it).
-    var format: Int? = StoredSchema.neededFormat(fullText: false)
+    var format: Int? = StoredSchema.currentFormat
 
     /// The newest format this version reads.
-    static let currentFormat = 4
+    static let currentFormat = 5
 
-    /// The format a file whose schema is this one is written with: the oldest
-    /// that can read it, so a file without full-text indexes stays readable by
-    /// versions that know format 3.
-    var neededFormat: Int {
-        Self.neededFormat(fullText: classes.contains { $0.properties.contains { $0.fullText == true && $0.retired != true } })
-    }
-
-    static func neededFormat(fullText: Bool) -> Int { fullText ? 4 : 3 }
+    /// The format a file whose schema is this one is written with: the
+    /// current one, since any write may put a List in the lists tree.
+    var neededFormat: Int { Self.currentFormat }
 
     func `class`(named name: String) -> StoredClass? { classes.first { $0.name == name } }
 

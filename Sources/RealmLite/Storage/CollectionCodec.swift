@@ -28,6 +28,13 @@ extension Array where Element == UInt8 {
 
 struct ElementArrayView {
     let bytes: UnsafeRawBufferPointer
+    /// Keeps materialized bytes alive (a list read from the lists tree).
+    var owner: AnyObject?
+
+    init(bytes: UnsafeRawBufferPointer, owner: AnyObject? = nil) {
+        self.bytes = bytes
+        self.owner = owner
+    }
 
     var count: Int { bytes.count < 4 ? 0 : Int(bytes.loadUnaligned(as: UInt32.self)) }
 

@@ -444,6 +444,7 @@ struct EngineCursor {
     @inline(__always) func first() -> Entry? { move(CS_FIRST) }
     @inline(__always) func last() -> Entry? { move(CS_LAST) }
     @inline(__always) func next() -> Entry? { move(CS_NEXT) }
+    @inline(__always) func prev() -> Entry? { move(CS_PREV) }
     @inline(__always) func firstKey() -> cs_val? { moveKey(CS_FIRST) }
     @inline(__always) func lastKey() -> cs_val? { moveKey(CS_LAST) }
     @inline(__always) func nextKey() -> cs_val? { moveKey(CS_NEXT) }

@@ -13,6 +13,7 @@ import CStorage
 //   fts:C.p         token ++ 0x00 ++ object key (u64 BE)   empty (full-text index, CStorage fts.c)
 //   bl:C.p          target key (BE) ++ source key (BE)     link count (u32 LE)
 //   realm:meta      "schema", "nextkey:C"                  stored schema JSON, u64 BE
+//   realm:lists     list id (u64 BE) ++ order key          element (ListTree.swift)
 //
 // Object keys are per class, increasing, never reused (the counter lives in
 // realm:meta), so a stale accessor never sees another object. A class keyed

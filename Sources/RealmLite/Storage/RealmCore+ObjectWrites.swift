@@ -224,7 +224,7 @@ extension RealmCore {
         defer { recordScratch = newRecord }
         replacingColumn(record, slot, info.layout, isNull: isNull, raw, into: &newRecord)
         let oldIndex = column.isIndexed ? indexEntry(column, oldNull, oldField, object._key) : nil
-        let oldTargets = column.isLink && linkDelta == nil ? linkTargets(column, isNull: oldNull, oldField) : []
+        let oldTargets = column.isLink && linkDelta == nil ? resolvedLinkTargets(column, isNull: oldNull, oldField) : []
         let oldMixedLinks = column.isMixed ? mixedLinkTargets(column, isNull: oldNull, oldField) : []
         if column.isFullText {
             // Both texts are read before the index changes (the old one is in the map).
@@ -300,6 +300,21 @@ extension RealmCore {
         return sources
     }
 
+    /// backlinkSources() with each source repeated once per link it holds.
+    func backlinkSourcesPerLink(_ column: Column, target: UInt64) -> [UInt64] {
+        guard let cursor = cursor(column.backlinkTree) else { return [] }
+        var sources: [UInt64] = []
+        withUnsafeBytes(of: target.bigEndian) { prefix in
+            cursor.forEach(prefix: prefix) { key, value in
+                guard key.size == 16 else { return false }
+                let links = value.size == 4 ? Int(UnsafeRawPointer(value.data!).loadUnaligned(as: UInt32.self)) : 1
+                sources.append(contentsOf: repeatElement(keyValue(key, at: 8), count: max(links, 1)))
+                return true
+            }
+        }
+        return sources
+    }
+
     // MARK: - Delete
 
     /// Deletes a row: nullifies links to it, drops its own links (deleting the
@@ -318,6 +333,18 @@ extension RealmCore {
                     let sourceRecord = RecordView(base: UnsafeRawPointer(sourceValue.data!), size: sourceValue.size)
                     let slot = source.slots[c]
                     let field = sourceRecord.field(slot, source.layout)
+                    if let list = SpilledList(field) {
+                        let copy = [UInt8](copying: bytes(of: sourceValue))
+                        let marker = removingListLinks(to: key, from: list, in: write)
+                        let newRecord = copy.withUnsafeBytes { raw in
+                            marker.withUnsafeBytes {
+                                replacingColumn(RecordView(base: raw.baseAddress!, size: raw.count), slot, source.layout, isNull: false, $0)
+                            }
+                        }
+                        write.delete(column.backlinkTree, backlinkKey(key, sourceKey), "Deleting a link of '\(column.name)'")
+                        putRecord(source, sourceKey, newRecord, in: write)
+                        continue
+                    }
                     let replaced = removingLinks(to: key, column, isNull: sourceRecord.isNull(slot), field)
                     let newRecord = replaced.bytes.withUnsafeBytes {
                         replacingColumn(sourceRecord, slot, source.layout, isNull: replaced.isNull, $0)
@@ -330,10 +357,13 @@ extension RealmCore {
             for c in info.linkColumns {
                 let column = info.columns[c]
                 let slot = info.slots[c]
-                for target in Set(linkTargets(column, isNull: view.isNull(slot), view.field(slot, info.layout))) {
+                for target in Set(resolvedLinkTargets(column, isNull: view.isNull(slot), view.field(slot, info.layout))) {
                     write.delete(column.backlinkTree, backlinkKey(target, key), "Deleting a link of '\(column.name)'")
                     if let targetInfo = column.target, targetInfo.isEmbedded { cascade.append((targetInfo, target)) }
                 }
+            }
+            for c in info.listColumns {
+                if let list = SpilledList(view.field(info.slots[c], info.layout)) { listDrop(list, in: write) }
             }
             if let pk = info.primaryKeyColumn, !info.keyedByPrimaryKey {
                 let slot = info.slots[pk]

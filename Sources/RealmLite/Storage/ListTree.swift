@@ -1,0 +1,355 @@
+import CStorage
+import Foundation
+import Synchronization
+
+// Big Lists live in the file-wide lists tree, one entry per element:
+//
+//   tree          key                                    value
+//   ------------  -------------------------------------  ----------------
+//   realm:lists   list id (u64 BE) ++ order key          element bytes
+//
+// and the owner's record keeps, in the list's var field, a marker instead
+// of the element array (CollectionCodec.swift):
+//
+//   [u32 LE 0xFFFFFFFF] [u32 LE count] [u64 LE list id] [u32 LE serial]
+//
+// An element array never starts with 0xFFFFFFFF (that many elements would
+// not fit a field), so the two cannot be confused. The order keys
+// (OrderKey.swift) keep the elements in list order, so element i is the
+// entry of rank (rank of the list's first entry) + i: index access, insert,
+// remove, replace, move and swap are O(log n), iteration walks a cursor.
+// The marker changes with every mutation (count or serial), so the record
+// changes too and object observers, Results diffs and the record checks see
+// the list change as before. The id, not the owner's key, names the
+// entries, so a marker copied with its record's bytes (migrations, record
+// generations) still finds them. A list moves here when a change leaves it
+// with more than `ListTree.threshold` elements; it moves back to the record
+// when it becomes empty. AnyRealmValue lists (which may nest collections)
+// always stay in the record.
+
+enum ListTree {
+    static let name = "realm:lists"
+    static let markerSize = 20
+    static let markerTag: UInt32 = 0xFFFF_FFFF
+
+    /// Lists longer than this after a change move to the lists tree.
+    /// REALMLITE_LIST_TREE_THRESHOLD overrides it (tests run the list
+    /// suites with every non-empty list in the tree).
+    static var threshold: Int { thresholdValue.load(ordering: .relaxed) }
+    static let thresholdValue = Atomic<Int>(
+        ProcessInfo.processInfo.environment["REALMLITE_LIST_TREE_THRESHOLD"].flatMap { Int($0) } ?? 64)
+
+    /// Sets the threshold (tests); returns the previous one.
+    @discardableResult
+    static func setThreshold(_ value: Int) -> Int { thresholdValue.exchange(value, ordering: .relaxed) }
+}
+
+/// The marker of a list stored in the lists tree.
+struct SpilledList: Equatable {
+    var count: Int
+    var id: UInt64
+    var serial: UInt32
+
+    init(count: Int, id: UInt64, serial: UInt32) {
+        self.count = count
+        self.id = id
+        self.serial = serial
+    }
+
+    /// The marker in `field`, if the field is one.
+    init?(_ field: UnsafeRawBufferPointer) {
+        guard field.count == ListTree.markerSize, field.loadUnaligned(as: UInt32.self) == ListTree.markerTag.littleEndian else { return nil }
+        count = Int(UInt32(littleEndian: field.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
+        id = UInt64(littleEndian: field.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        serial = UInt32(littleEndian: field.loadUnaligned(fromByteOffset: 16, as: UInt32.self))
+    }
+
+    var encoded: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(ListTree.markerSize)
+        appendU32(ListTree.markerTag, to: &out)
+        appendU32(UInt32(count), to: &out)
+        withUnsafeBytes(of: id.littleEndian) { out.append(contentsOf: $0) }
+        appendU32(serial, to: &out)
+        return out
+    }
+
+    var prefix: [UInt8] {
+        var out: [UInt8] = []
+        appendBigEndian(id, to: &out)
+        return out
+    }
+}
+
+/// Bytes owned by a view that materialized them (a list read from the tree).
+final class OwnedBytes {
+    let bytes: UnsafeMutableRawBufferPointer
+    init(_ array: [UInt8]) {
+        let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: max(array.count, 1), alignment: 8)
+        array.withUnsafeBytes { if let base = $0.baseAddress { memory.baseAddress!.copyMemory(from: base, byteCount: $0.count) } }
+        bytes = memory
+        view = UnsafeRawBufferPointer(start: memory.baseAddress, count: array.count)
+    }
+    let view: UnsafeRawBufferPointer
+    deinit { bytes.deallocate() }
+}
+
+// MARK: - Reads
+
+extension RealmCore {
+    /// The lists tree's handle; absentTree while this snapshot has none
+    /// (and `create` is false).
+    func listsTree(create: Bool = false) -> cs_tree {
+        if listsTreeHandle != absentTree { return listsTreeHandle }
+        let tree: cs_tree
+        if create {
+            guard let created = recording({ try txn.openTree(ListTree.name, create: true) }) else { return absentTree }
+            tree = created
+        } else {
+            tree = (try? txn.openTree(ListTree.name, create: false)) ?? absentTree
+        }
+        // A frozen core is read from many threads: it looks the name up each time.
+        if tree != absentTree && !isFrozen { listsTreeHandle = tree }
+        return tree
+    }
+
+    /// The rank of the list's first entry (where it would be when empty).
+    func listBaseRank(_ list: SpilledList, _ cursor: EngineCursor) -> Int {
+        let prefix = list.prefix
+        let found = withBytesKey(prefix) { cursor.seek($0) }
+        if found != nil { return cursor.index() }
+        return txn.count(listsTree(), "Counting list entries")
+    }
+
+    /// Element `index` (checked by the caller) of a list in the tree: valid until the next write.
+    func listElement(_ list: SpilledList, _ index: Int) -> UnsafeRawBufferPointer {
+        guard let cursor = cursor(listsTree()) else { realmFatal(.invalidValue, "A list's elements are missing from the file.") }
+        // Reads by index in one version share the list's first rank (a
+        // frozen core, read from many threads, finds it each time).
+        let base: Int
+        if !isFrozen, listRankCache.id == list.id, listRankCache.generation == generation, generation != 0 {
+            base = listRankCache.base
+        } else {
+            base = listBaseRank(list, cursor)
+            if !isFrozen { listRankCache = (list.id, generation, base) }
+        }
+        guard let entry = cursor.seek(toIndex: base + index) else { realmFatal(.invalidValue, "A list's elements are missing from the file.") }
+        return bytes(of: entry.value)
+    }
+
+    /// Every element of a list in the tree, in order.
+    func listElements(_ list: SpilledList) -> [[UInt8]] {
+        var elements: [[UInt8]] = []
+        elements.reserveCapacity(list.count)
+        guard let cursor = cursor(listsTree()) else { return [] }
+        list.prefix.withUnsafeBytes { prefix in
+            cursor.forEach(prefix: prefix) { _, value in
+                elements.append([UInt8](copying: bytes(of: value)))
+                return true
+            }
+        }
+        return elements
+    }
+
+    /// `field` as an element array: itself, or the elements of the list
+    /// its marker names, copied out of the tree (kept alive by `owner`).
+    func elementArray(_ field: UnsafeRawBufferPointer) -> ElementArrayView {
+        guard let list = SpilledList(field) else { return ElementArrayView(bytes: field) }
+        let owned = OwnedBytes(encodeElementArray(listElements(list)))
+        return ElementArrayView(bytes: owned.view, owner: owned)
+    }
+
+    /// linkTargets(), reading a list in the tree from it.
+    func resolvedLinkTargets(_ column: Column, isNull: Bool, _ field: UnsafeRawBufferPointer) -> [UInt64] {
+        guard let list = SpilledList(field) else { return linkTargets(column, isNull: isNull, field) }
+        return listElements(list).compactMap { $0.withUnsafeBytes { linkTarget(ofElement: $0, .list) } }
+    }
+}
+
+// MARK: - Writes
+
+extension ClassInfo {
+    /// Columns of Lists that may be stored in the lists tree.
+    var listColumns: [Int] {
+        columns.indices.filter { columns[$0].collection == .list && !columns[$0].isMixed }
+    }
+}
+
+extension RealmCore {
+    /// Removes the elements linking to `target` from a list in the tree
+    /// (the deletion of that object); returns the list's new field.
+    func removingListLinks(to target: UInt64, from list: SpilledList, in write: WriteTransaction) -> [UInt8] {
+        let indexes = listElements(list).enumerated().compactMap { element in
+            element.element.withUnsafeBytes { linkTarget(ofElement: $0, .list) } == target ? element.offset : nil
+        }
+        var current = list
+        for i in indexes.reversed() {
+            _ = listSplice(current, i..<(i + 1), [], in: write)
+            current.count -= 1
+        }
+        return current.count == 0 ? [] : SpilledList(count: current.count, id: list.id, serial: list.serial &+ 1).encoded
+    }
+
+    /// Drops the tree lists of every object of a class (before its trees are cleared).
+    func dropTreeLists(of info: ClassInfo, in write: WriteTransaction) {
+        let columns = info.listColumns
+        let tree = listsTree()
+        guard !columns.isEmpty, tree != absentTree, write.txn.count(tree, "Counting list entries") > 0 else { return }
+        var lists: [SpilledList] = []
+        write.txn.withCursor(info.objectsTree) { cursor in
+            var entry = cursor.first()
+            while let (key, raw) = entry {
+                let value = currentRecord(info, keyValue(key), raw)
+                let record = RecordView(base: UnsafeRawPointer(value.data!), size: value.size)
+                for c in columns {
+                    if let list = SpilledList(record.field(info.slots[c], info.layout)) { lists.append(list) }
+                }
+                entry = cursor.next()
+            }
+        }
+        for list in lists { listDrop(list, in: write) }
+    }
+}
+
+extension RealmCore {
+    /// Replaces elements `range` of a list in the tree with `newElements`;
+    /// returns the elements removed. O((range + new) log n), except when
+    /// order keys run out of room between two neighbours: then the whole
+    /// list is renumbered once.
+    func listSplice(_ list: SpilledList, _ range: Range<Int>, _ newElements: [[UInt8]], in write: WriteTransaction) -> [[UInt8]] {
+        let tree = listsTree(create: true)
+        guard let cursor = write.context.cursor(tree) else { return [] }
+        let prefix = list.prefix
+        if range.isEmpty, range.lowerBound == list.count {
+            // An append: after the last key, found in one descent (no ranks).
+            guard let keys = orderKeys(newElements.count, after: lastOrderKey(list, cursor), before: nil) else { return [] }
+            for (key, element) in zip(keys, newElements) {
+                write.put(tree, prefix + key, element, "Storing a list element")
+            }
+            return []
+        }
+        let base = listBaseRank(list, cursor)
+        var removed: [[UInt8]] = []
+        removed.reserveCapacity(range.count)
+        for _ in range {
+            guard let entry = cursor.seek(toIndex: base + range.lowerBound) else { break }
+            removed.append([UInt8](copying: bytes(of: entry.value)))
+            let key = [UInt8](copying: bytes(of: entry.key))
+            write.delete(tree, key, "Removing a list element")
+        }
+        guard !newElements.isEmpty else { return removed }
+        let remaining = list.count - range.count
+        func orderKey(at rank: Int) -> [UInt8]? {
+            guard rank >= 0, rank < remaining, let entry = cursor.seek(toIndex: base + rank) else { return nil }
+            return [UInt8](copying: UnsafeRawBufferPointer(rebasing: bytes(of: entry.key)[8...]))
+        }
+        let low = orderKey(at: range.lowerBound - 1)
+        let high = orderKey(at: range.lowerBound)
+        guard let keys = orderKeys(newElements.count, after: low, before: high) else {
+            renumber(list, inserting: newElements, at: range.lowerBound, remaining: remaining, in: write)
+            return removed
+        }
+        for (key, element) in zip(keys, newElements) {
+            write.put(tree, prefix + key, element, "Storing a list element")
+        }
+        return removed
+    }
+
+    /// The order key of a list's last entry; nil if it has none.
+    private func lastOrderKey(_ list: SpilledList, _ cursor: EngineCursor) -> [UInt8]? {
+        var next: [UInt8] = []
+        appendBigEndian(list.id &+ 1, to: &next)
+        let entry = withBytesKey(next) { cursor.seek($0) } != nil ? cursor.prev() : cursor.last()
+        guard let entry, entry.key.size > 8, keyValue(entry.key) == list.id else { return nil }
+        return [UInt8](copying: UnsafeRawBufferPointer(rebasing: bytes(of: entry.key)[8...]))
+    }
+
+    /// Puts the elements of a list into the tree under a new id.
+    func listStore(_ elements: [[UInt8]], in write: WriteTransaction) -> SpilledList {
+        let tree = listsTree(create: true)
+        var id: UInt64 = 1
+        if let cursor = write.context.cursor(tree), let last = cursor.lastKey(), last.size >= 8 { id = keyValue(last) + 1 }
+        let list = SpilledList(count: elements.count, id: id, serial: 0)
+        let prefix = list.prefix
+        var counter = OrderKey.firstCounter
+        for element in elements {
+            write.put(tree, prefix + OrderKey.counter(counter), element, "Storing a list element")
+            counter += 1
+        }
+        return list
+    }
+
+    /// Removes every entry of a list from the tree.
+    func listDrop(_ list: SpilledList, in write: WriteTransaction) {
+        let tree = listsTree(create: true)
+        guard let cursor = write.context.cursor(tree) else { return }
+        var keys: [[UInt8]] = []
+        keys.reserveCapacity(list.count)
+        list.prefix.withUnsafeBytes { prefix in
+            cursor.forEach(prefix: prefix, values: false) { key, _ in
+                keys.append([UInt8](copying: bytes(of: key)))
+                return true
+            }
+        }
+        for key in keys { write.delete(tree, key, "Removing a list element") }
+    }
+
+    /// Swaps the values of two entries (links and the count are unchanged).
+    func listSwap(_ list: SpilledList, _ i: Int, _ j: Int, in write: WriteTransaction) {
+        let tree = listsTree(create: true)
+        guard let cursor = write.context.cursor(tree) else { return }
+        let base = listBaseRank(list, cursor)
+        guard let a = cursor.seek(toIndex: base + i) else { return }
+        let (keyA, valueA) = ([UInt8](copying: bytes(of: a.key)), [UInt8](copying: bytes(of: a.value)))
+        guard let b = cursor.seek(toIndex: base + j) else { return }
+        let (keyB, valueB) = ([UInt8](copying: bytes(of: b.key)), [UInt8](copying: bytes(of: b.value)))
+        write.put(tree, keyA, valueB, "Storing a list element")
+        write.put(tree, keyB, valueA, "Storing a list element")
+    }
+
+    /// `count` order keys in increasing order strictly between `low` and
+    /// `high` (nil: unbounded); nil if there is no room.
+    private func orderKeys(_ count: Int, after low: [UInt8]?, before high: [UInt8]?) -> [[UInt8]]? {
+        var keys: [[UInt8]] = []
+        keys.reserveCapacity(count)
+        if high == nil {
+            var last = low ?? OrderKey.counter(OrderKey.firstCounter - 1)
+            for _ in 0..<count {
+                last = last.withUnsafeBytes { OrderKey.after($0) }
+                keys.append(last)
+            }
+            return keys
+        }
+        let single: [UInt8]?
+        if low == nil, count == 1 {
+            single = high!.withUnsafeBytes { OrderKey.before($0) }
+        } else {
+            single = withOptionalBytes(low) { l in high!.withUnsafeBytes { OrderKey.between(l, $0) } }
+        }
+        guard let middle = single else { return nil }
+        if count == 1 { return [middle] }
+        // Several between two keys: the middle key extended by counters.
+        for i in 1...count { keys.append(middle + OrderKey.counter(UInt64(i))) }
+        return keys.last!.count > OrderKey.maxLength ? nil : keys
+    }
+
+    /// Rewrites a list's keys as consecutive counters, inserting elements.
+    private func renumber(_ list: SpilledList, inserting newElements: [[UInt8]], at index: Int, remaining: Int,
+                          in write: WriteTransaction) {
+        var elements = listElements(list)
+        elements.insert(contentsOf: newElements, at: min(index, elements.count))
+        listDrop(list, in: write)
+        let tree = listsTree(create: true)
+        let prefix = list.prefix
+        var counter = OrderKey.firstCounter
+        for element in elements {
+            write.put(tree, prefix + OrderKey.counter(counter), element, "Storing a list element")
+            counter += 1
+        }
+    }
+}
+
+private func withOptionalBytes<R>(_ bytes: [UInt8]?, _ body: (UnsafeRawBufferPointer?) -> R) -> R {
+    guard let bytes else { return body(nil) }
+    return bytes.withUnsafeBytes { body($0) }
+}

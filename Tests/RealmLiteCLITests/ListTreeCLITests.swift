@@ -1,0 +1,37 @@
+import Foundation
+import RealmLite
+import XCTest
+
+// The tool on a file whose long Lists live in the lists tree: check is
+// clean and counts their links, dump prints their elements in order.
+
+final class CLITreeList: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var numbers: List<Int>
+    @Persisted var pets: List<CLITreePet>
+}
+
+final class CLITreePet: Object {
+    @Persisted var name = ""
+}
+
+extension CLITests {
+    func testListsInTheListsTreeCheckCleanAndDumpInOrder() throws {
+        let url = URL(fileURLWithPath: path)
+        do {
+            let realm = try Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [CLITreeList.self, CLITreePet.self]))
+            try realm.write {
+                let owner = realm.create(CLITreeList.self, value: ["id": 1])
+                owner.numbers.append(objectsIn: 0..<200)
+                owner.numbers.insert(-1, at: 100)
+                for i in 0..<100 { owner.pets.append(realm.create(CLITreePet.self, value: ["name": "p\(i)"])) }
+            }
+        }
+        let check = try run(["check", path])
+        XCTAssertEqual(check.status, 0, check.stdout + check.stderr)
+        let dump = try run(["dump", path, "--class", "CLITreeList"])
+        XCTAssertEqual(dump.status, 0, dump.stderr)
+        let numbers = (0..<100).map(String.init) + ["-1"] + (100..<200).map(String.init)
+        XCTAssertTrue(dump.stdout.contains(#""numbers":["# + numbers.joined(separator: ",") + "]"), dump.stdout)
+    }
+}

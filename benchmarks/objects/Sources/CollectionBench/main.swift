@@ -1,0 +1,122 @@
+// What a List, MutableSet or Map change costs as the collection grows
+// (RealmLite alone, in-memory Realm, release build): one append in its own
+// write, many appends in one write, index access, iteration, set contains,
+// map lookup, and the file bytes a List<Int> element costs. Prints a table;
+// every result read is checked, never its time.
+//
+//   collection-bench [--quick]
+
+import Foundation
+import RealmLite
+
+final class BenchListOwner: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var numbers: List<Int>
+    @Persisted var tags: MutableSet<Int>
+    @Persisted var scores: Map<String, Int>
+}
+
+let quick = CommandLine.arguments.contains("--quick")
+let big = quick ? 100_000 : 1_000_000
+
+func seconds(_ body: () throws -> Void) rethrows -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    try body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+func memoryRealm(_ name: String) throws -> Realm {
+    try Realm(configuration: Realm.Configuration(inMemoryIdentifier: name, objectTypes: [BenchListOwner.self]))
+}
+
+func row(_ label: String, _ value: String) {
+    print(label.padding(toLength: 58, withPad: " ", startingAt: 0), value)
+    fflush(nil)
+}
+
+func format(_ value: Double) -> String { String(format: "%.3g", value) }
+
+/// An owner whose list holds `size` elements (appended in batches).
+func owner(in realm: Realm, id: Int, size: Int) throws -> BenchListOwner {
+    let owner = try realm.write { realm.create(BenchListOwner.self, value: ["id": id]) }
+    var added = 0
+    while added < size {
+        let n = min(100_000, size - added)
+        try realm.write { owner.numbers.append(objectsIn: added..<(added + n)) }
+        added += n
+    }
+    return owner
+}
+
+print("collection-bench (\(quick ? "quick" : "full"), in-memory, release)")
+do {
+    let realm = try memoryRealm("single")
+    for (i, size) in [10, 100_000].enumerated() {
+        let o = try owner(in: realm, id: i, size: size)
+        let reps = 2_000
+        let t = try seconds { for r in 0..<reps { try realm.write { o.numbers.append(r) } } }
+        precondition(o.numbers.count == size + reps)
+        row("one append in its own write, List of \(size)", "\(format(t / Double(reps) * 1e6)) µs")
+    }
+}
+do {
+    let realm = try memoryRealm("many")
+    for (i, size) in [1_000, 30_000, big].enumerated() {
+        let o = try owner(in: realm, id: i, size: 0)
+        let t = try seconds { try realm.write { for r in 0..<size { o.numbers.append(r) } } }
+        precondition(o.numbers.count == size && o.numbers[size - 1] == size - 1)
+        row("appends one at a time in one write, to \(size)", "\(format(Double(size) / t)) elements/s")
+    }
+}
+do {
+    let realm = try memoryRealm("read")
+    let o = try owner(in: realm, id: 1, size: big)
+    let reps = 200_000
+    var sum = 0
+    let access = seconds { for r in 0..<reps { sum &+= o.numbers[(r &* 7919) % big] } }
+    precondition(sum != 0)
+    row("index access, List of \(big)", "\(format(access / Double(reps) * 1e6)) µs")
+    var total = 0
+    let iterate = seconds { for n in o.numbers { total &+= n } }
+    precondition(total == (big - 1) * big / 2)
+    row("iterate a List<Int> of \(big)", "\(format(Double(big) / iterate)) elements/s")
+    // Sets and maps are written whole (their changes are O(n) each, and
+    // building an unmanaged set checks duplicates in O(n^2): 20k at most).
+    let keyedSize = min(big, 20_000)
+    let keyed = try realm.write {
+        realm.create(BenchListOwner.self, value: ["id": 2, "tags": Array(0..<keyedSize),
+                                                  "scores": Dictionary(uniqueKeysWithValues: (0..<keyedSize).map { ("k\($0)", $0) })])
+    }
+    let o2 = keyed
+    var found = 0
+    let setReps = 2_000 // contains scans the set's field: O(n) each
+    let contains = seconds { for r in 0..<setReps where o2.tags.contains((r &* 7919) % keyedSize) { found += 1 } }
+    precondition(found == setReps)
+    row("MutableSet contains, \(keyedSize) elements", "\(format(Double(setReps) / contains)) /s")
+    found = 0
+    let lookup = seconds { for r in 0..<reps where o2.scores["k\((r &* 7919) % keyedSize)"] != nil { found += 1 } }
+    precondition(found == reps)
+    row("Map lookup, \(keyedSize) entries", "\(format(Double(reps) / lookup)) /s")
+}
+do {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("collection-bench-\(getpid())")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    func fileBytes(_ size: Int) throws -> Int {
+        let url = directory.appendingPathComponent("list-\(size).realm")
+        try autoreleasepoolish {
+            let realm = try Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [BenchListOwner.self]))
+            _ = try owner(in: realm, id: 1, size: size)
+        }
+        let compacted = directory.appendingPathComponent("list-\(size)-compact.realm")
+        try autoreleasepoolish {
+            let realm = try Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [BenchListOwner.self]))
+            try realm.writeCopy(toFile: compacted)
+        }
+        return try FileManager.default.attributesOfItem(atPath: compacted.path)[.size] as! Int
+    }
+    let empty = try fileBytes(0), full = try fileBytes(big)
+    row("file bytes per List<Int> element (\(big), compacted)", format(Double(full - empty) / Double(big)))
+}
+
+func autoreleasepoolish(_ body: () throws -> Void) rethrows { try body() }
