@@ -136,7 +136,9 @@ int lock_open(cs_lock *lk, const char *path, uint32_t mode, uint32_t max_readers
 int lock_init_header(cs_lock *lk, const cs_meta *meta, uint32_t meta_slot)
 {
     cs_lock_hdr *h = lk->hdr;
-    memset(h, 0, lk->size);
+    /* lock_open left the region zeroed (a fresh anonymous map, or the file
+     * zeroed before it was mapped): no memset, which would fault in every
+     * page of the reader table now. */
     h->magic = CS_LOCK_MAGIC;
     h->version = CS_LOCK_VERSION;
     h->max_readers = lk->max_readers;
