@@ -118,6 +118,20 @@ final class QueryPlan {
         current(realm)
     }
 
+    /// An accessor for the first match. When nothing reorders the matches
+    /// and this snapshot is not evaluated yet, the evaluation stops at the
+    /// first match (`where { $0.name == x }.first` reads one row of an
+    /// index, or scans only up to the match) and caches nothing.
+    func firstObject(_ realm: RealmCore) -> ObjectBase? {
+        let evaluated = cachedGeneration == realm.generation && cachedGeneration != 0
+        guard !realm.isFrozen, !evaluated, orderings.isEmpty else { return object(at: 0, realm) }
+        var rows = Rows(limit: 1)
+        evaluate(realm, into: &rows)
+        guard let key = rows.keys.first else { return nil }
+        let record = rows.records[0]
+        return realm.materialize(info, key: key, record: cs_val(data: record.base, size: record.size))
+    }
+
     /// An accessor for match `index`, built from its cached record (no lookup).
     func object(at index: Int, _ realm: RealmCore) -> ObjectBase? {
         let (keys, records) = current(realm)
@@ -163,6 +177,11 @@ final class QueryPlan {
     struct Rows {
         var keys: [UInt64] = []
         var records: [RecordView] = []
+        /// Evaluation may stop once this many rows matched (only without
+        /// orderings, which need every match).
+        var limit = Int.max
+
+        var isFull: Bool { keys.count >= limit }
 
         mutating func append(_ key: UInt64, _ record: RecordView) {
             keys.append(key)
@@ -179,22 +198,32 @@ final class QueryPlan {
         let filter = compiled?.filter
         switch base {
         case .all:
-            if let probe = compiled?.probe {
+            if let probe = compiled?.probe, rows.limit < Int.max, probe.forEachInOrder(realm, { key in
+                if let value = realm.loadRecord(info, key) {
+                    let record = RecordView(base: UnsafeRawPointer(value.data!), size: value.size)
+                    if filter!(realm, record, key) { rows.append(key, record) }
+                }
+                return !rows.isFull
+            }) {
+                // A limited evaluation read the candidates in order, up to the limit.
+            } else if let probe = compiled?.probe {
                 for key in probe.candidates(realm, info) {
                     guard let value = realm.loadRecord(info, key) else { continue }
                     let record = RecordView(base: UnsafeRawPointer(value.data!), size: value.size)
                     if filter!(realm, record, key) { rows.append(key, record) }
+                    if rows.isFull { break }
                 }
             } else if let test = compiled?.test, scanMatching(realm, test, into: &rows) {
                 // Done by the engine's filter.
             } else {
-                rows = Rows()
+                rows = Rows(limit: rows.limit)
                 scan(realm, keys: true) { keys, values, count in
                     for i in 0..<count {
                         let key = keyValue(keys[i])
                         let value = realm.currentRecord(info, key, values[i])
                         let record = RecordView(base: UnsafeRawPointer(value.data!), size: value.size)
                         if filter?(realm, record, key) ?? true { rows.append(key, record) }
+                        if rows.isFull { return false }
                     }
                     return true
                 }
@@ -204,6 +233,7 @@ final class QueryPlan {
                 guard let value = realm.loadRecord(info, key) else { continue }
                 let record = RecordView(base: UnsafeRawPointer(value.data!), size: value.size)
                 if filter?(realm, record, key) ?? true { rows.append(key, record) }
+                if rows.isFull { break }
             }
         }
         for ordering in orderings {
@@ -229,7 +259,7 @@ final class QueryPlan {
                         rows.append(key, RecordView(base: UnsafeRawPointer(value.data!), size: value.size))
                     }
                     readable = matched != nil
-                    return readable
+                    return readable && !rows.isFull
                 }
             }
             return readable
@@ -243,7 +273,7 @@ final class QueryPlan {
                         rows.append(keyValue(keys[i]), RecordView(base: UnsafeRawPointer(values[i].data!), size: values[i].size))
                     }
                     readable = matched != nil
-                    return readable
+                    return readable && !rows.isFull
                 }
             }
         }
@@ -330,6 +360,25 @@ final class QueryPlan {
 }
 
 extension IndexProbe {
+    /// For a probe of one value in a secondary index (whose entries are the
+    /// value then the object key, so in object-key order): calls `body`
+    /// with each object key in ascending order until it returns false, and
+    /// returns true. Returns false, calling nothing, for other probes
+    /// (several values, ranges, prefixes, primary keys).
+    func forEachInOrder(_ realm: RealmCore, _ body: (UInt64) -> Bool) -> Bool {
+        guard range == nil, !prefixScan, !isPrimaryKey, !objectKeys, keys.count == 1 else { return false }
+        guard tree != absentTree else { return true }
+        realm.txn.withCursor(tree) { cursor in
+            keys[0].withUnsafeBytes { p in
+                cursor.forEach(prefix: p, values: false) { k, _ in
+                    // A longer entry is another value (as in candidates).
+                    k.size == p.count + 8 && body(keyValue(k, at: k.size - 8))
+                }
+            }
+        }
+        return true
+    }
+
     /// Object keys whose indexed value is one of `keys`, ascending, deduplicated.
     func candidates(_ realm: RealmCore, _ info: ClassInfo) -> [UInt64] {
         var found = Set<UInt64>()
