@@ -1,5 +1,6 @@
 import CStorage
 import Foundation
+import Synchronization
 
 // QueryPlan: what a queried Results evaluates — a base (all objects of a
 // class, or the objects of a List / MutableSet / LinkingObjects), a
@@ -78,7 +79,10 @@ final class QueryPlan {
     /// snapshot, valid while the Realm's generation is unchanged (as the
     /// record pointers cached by managed objects).
     private var cachedRecords: [RecordView] = []
-    private let frozenLock = NSLock()
+    /// Inline, not an NSLock: a plan is made per query, and only frozen
+    /// ones take it (an NSLock is an allocation and a mutex to set up and
+    /// tear down for every `where { }`).
+    private let frozenLock = Mutex(())
     /// The record test per record generation, when the class has several
     /// (QueryPlan+Generations.swift).
     private let generationTests: GenerationTests?
@@ -147,10 +151,12 @@ final class QueryPlan {
             refresh(realm)
             return (cachedKeys, cachedRecords)
         }
-        frozenLock.lock()
-        defer { frozenLock.unlock() }
-        refresh(realm)
-        return (cachedKeys, cachedRecords)
+        var rows: (keys: [UInt64], records: [RecordView]) = ([], [])
+        frozenLock.withLock { _ in
+            refresh(realm)
+            rows = (cachedKeys, cachedRecords)
+        }
+        return rows
     }
 
     /// Takes rows another thread evaluated on a frozen core at the version
