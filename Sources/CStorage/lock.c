@@ -40,6 +40,27 @@ static bool pid_alive(int fd, uint32_t pid)
     return fl.l_type != F_UNLCK;
 }
 
+/* Makes the lock file exactly `size` bytes of zeros (0, or an errno). An
+ * existing file is overwritten in place: truncating it to nothing first
+ * would free its blocks (a journal transaction, milliseconds on a busy
+ * disk) only to allocate them again as lock_init_header writes through the
+ * map. */
+static int zero_lock_file(int fd, size_t size)
+{
+    static const uint8_t zeros[65536];
+    struct stat st;
+    if (fstat(fd, &st) != 0) return errno;
+    if ((size_t)st.st_size != size && ftruncate(fd, (off_t)size) != 0) return errno;
+    for (size_t off = 0; off < size;) {
+        size_t n = size - off < sizeof zeros ? size - off : sizeof zeros;
+        ssize_t w = pwrite(fd, zeros, n, (off_t)off);
+        if (w < 0 && errno != EINTR) return errno;
+        if (w == 0) return EIO;
+        if (w > 0) off += (size_t)w;
+    }
+    return 0;
+}
+
 int lock_open(cs_lock *lk, const char *path, uint32_t mode, uint32_t max_readers, bool in_memory,
               bool *first)
 {
@@ -80,8 +101,7 @@ int lock_open(cs_lock *lk, const char *path, uint32_t mode, uint32_t max_readers
     if (*first) {
         lk->max_readers = max_readers;
         lk->size = LOCK_HDR_SIZE + (size_t)max_readers * sizeof(cs_reader_slot);
-        if (ftruncate(lk->fd, 0) != 0 || ftruncate(lk->fd, (off_t)lk->size) != 0) {
-            e = errno;
+        if ((e = zero_lock_file(lk->fd, lk->size)) != 0) {
             lock_close(lk);
             return cs_fail(e == ENOSPC ? CS_ENOSPACE : CS_ELOCK, "cannot size lock file: %s", strerror(e));
         }
@@ -116,7 +136,9 @@ int lock_open(cs_lock *lk, const char *path, uint32_t mode, uint32_t max_readers
 int lock_init_header(cs_lock *lk, const cs_meta *meta, uint32_t meta_slot)
 {
     cs_lock_hdr *h = lk->hdr;
-    memset(h, 0, lk->size);
+    /* lock_open left the region zeroed (a fresh anonymous map, or the file
+     * zeroed before it was mapped): no memset, which would fault in every
+     * page of the reader table now. */
     h->magic = CS_LOCK_MAGIC;
     h->version = CS_LOCK_VERSION;
     h->max_readers = lk->max_readers;

@@ -7,6 +7,7 @@
  * (code and message), never crash. Random damage then only has to be
  * reported somehow. */
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -633,6 +634,23 @@ static void test_lock_garbage(void) {
         close(fd);
         expect_version(p.s, "5");
     }
+    /* Garbage of exactly the lock file's size: the first opener rebuilds it
+     * in place, without resizing it. */
+    int fd = open(lock, O_WRONLY);
+    struct stat st;
+    REQUIRE(fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0 && (size_t)st.st_size <= 70000);
+    static uint8_t junk[70000];
+    test_fill(junk, sizeof junk, 79u);
+    REQUIRE(pwrite(fd, junk, (size_t)st.st_size, 0) == (ssize_t)st.st_size);
+    close(fd);
+    expect_version(p.s, "5");
+    cs_env *env;
+    CHECK_RC(test_open(p.s, 0, &env), CS_OK);
+    cs_txn *t;
+    CHECK_RC(cs_txn_begin(env, 0, &t), CS_OK); /* the writer mutex and reader table work */
+    cs_txn_abort(t);
+    cs_env_close(env);
+    REQUIRE(stat(lock, &st) == 0 && (size_t)st.st_size <= 70000);
 }
 
 static void test_foreign(void) {

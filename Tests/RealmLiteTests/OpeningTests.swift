@@ -187,6 +187,12 @@ final class GenericDiscoveredModel<T>: Object {
     @Persisted var value = 0
 }
 
+private enum NestedNaming {
+    final class Inner: Object {
+        @Persisted var value = 0
+    }
+}
+
 final class ConcreteOfGenericModel: GenericDiscoveredBase<Int> {
     @Persisted var value = 0
 }
@@ -206,6 +212,35 @@ extension OpeningTests {
         // The classes are stored: another process (or a later open) sees them.
         try realm.write { realm.create(DiscoveredOnlyModel.self, value: ["value": 3]) }
         XCTAssertEqual(realm.objects(DiscoveredOnlyModel.self).first?.value, 3)
+    }
+
+    /// Class names come from the runtime's type name, spelled as
+    /// `String(describing:)` spells them (private classes without their
+    /// file discriminator, nested ones unqualified, generic arguments kept).
+    func testClassNamesAreSpelledAsStringDescribing() {
+        XCTAssertEqual(PrivateDiscoveredModel.className(), "PrivateDiscoveredModel")
+        // Optimized builds spell a private class "(Name in _<hash>)".
+        XCTAssertEqual(withoutFileDiscriminators("(Priv in _81DA9E18256AA9F53E3F7358F9D4EAD9)"), "Priv")
+        XCTAssertEqual(withoutFileDiscriminators("G<(Priv in _81DA9E18), (Int, Int)>"), "G<Priv, (Int, Int)>")
+        XCTAssertEqual(withoutFileDiscriminators("G<(Int, Int)>"), "G<(Int, Int)>")
+        for type in [PrivateDiscoveredModel.self, OpenItem.self, GenericDiscoveredModel<Int>.self,
+                     GenericDiscoveredModel<PrivateDiscoveredModel>.self, NestedNaming.Inner.self] as [ObjectBase.Type] {
+            XCTAssertEqual(swiftClassName(type), String(describing: type))
+        }
+        XCTAssertEqual(OpenItem.className(), "OpenItem", "an override wins")
+    }
+
+    /// Configurations listing the same classes in another order share an
+    /// instance; other classes make another instance.
+    func testInstancesAreSharedByTheSameClasses() throws {
+        var a = config, b = config, c = config
+        a.objectTypes = [OpenItem.self, DiscoveredOnlyModel.self, DiscoveredOnlyPart.self]
+        b.objectTypes = [DiscoveredOnlyPart.self, DiscoveredOnlyModel.self, OpenItem.self]
+        c.objectTypes = [OpenItem.self]
+        XCTAssertEqual(a.instanceKey, b.instanceKey)
+        XCTAssertNotEqual(a.instanceKey, c.instanceKey)
+        let first = try Realm(configuration: a), second = try Realm(configuration: b)
+        XCTAssertTrue(first.core === second.core)
     }
 
     func testObjectTypesStillLimitTheSchema() throws {

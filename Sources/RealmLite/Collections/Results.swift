@@ -106,8 +106,9 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
 
     private func edge(last: Bool) -> Element? {
         if case .query(let plan) = source {
+            if !last { return plan.firstObject(realmInstance).map(wrap) }
             let count = plan.keys(realmInstance).count
-            guard count > 0, let object = plan.object(at: last ? count - 1 : 0, realmInstance) else { return nil }
+            guard count > 0, let object = plan.object(at: count - 1, realmInstance) else { return nil }
             return wrap(object)
         }
         guard let cursor = realmInstance.cursor(info.objectsTree),

@@ -70,9 +70,13 @@ extension RealmCore {
 }
 
 extension Realm.Configuration {
-    /// Configurations that open the same instance in one context.
+    /// Configurations that open the same instance in one context. Classes
+    /// are told apart by identity: a type's name (`String(reflecting:)`)
+    /// would cost a Mirror and conformance lookups on every first open.
     var instanceKey: String {
-        let types = objectTypes.map { $0.map { String(reflecting: $0) }.sorted().joined(separator: ",") } ?? "*"
+        let types = objectTypes.map { list in
+            list.map { UInt(bitPattern: ObjectIdentifier($0)) }.sorted().map { String($0, radix: 16) }.joined(separator: ",")
+        } ?? "*"
         return SharedEnv.key(for: self) + "|v\(schemaVersion)|\(types)|\(maximumNumberOfActiveVersions.map(String.init) ?? "-")"
     }
 }

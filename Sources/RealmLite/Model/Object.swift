@@ -56,7 +56,7 @@ open class ObjectBase: CustomStringConvertible, Hashable {
 
     /// The class name used in the schema: `_realmObjectName()` if a class
     /// gives one, else the Swift class name.
-    open class func className() -> String { _realmObjectName() ?? String(describing: self) }
+    open class func className() -> String { _realmObjectName() ?? swiftClassName(self) }
 
     /// RealmSwift's way to store a class under another name (e.g. two
     /// versions of a model in one program, as migration tests need).

@@ -1,5 +1,6 @@
 import CStorage
 import Foundation
+import Synchronization
 
 // QueryPlan: what a queried Results evaluates — a base (all objects of a
 // class, or the objects of a List / MutableSet / LinkingObjects), a
@@ -86,7 +87,10 @@ final class QueryPlan {
     /// snapshot, valid while the Realm's generation is unchanged (as the
     /// record pointers cached by managed objects).
     private var cachedRecords: [RecordView] = []
-    private let frozenLock = NSLock()
+    /// Inline, not an NSLock: a plan is made per query, and only frozen
+    /// ones take it (an NSLock is an allocation and a mutex to set up and
+    /// tear down for every `where { }`).
+    private let frozenLock = Mutex(())
     /// The record test per record generation, when the class has several
     /// (QueryPlan+Generations.swift).
     private let generationTests: GenerationTests?
@@ -128,6 +132,20 @@ final class QueryPlan {
         current(realm)
     }
 
+    /// An accessor for the first match. When nothing reorders the matches
+    /// and this snapshot is not evaluated yet, the evaluation stops at the
+    /// first match (`where { $0.name == x }.first` reads one row of an
+    /// index, or scans only up to the match) and caches nothing.
+    func firstObject(_ realm: RealmCore) -> ObjectBase? {
+        let evaluated = cachedGeneration == realm.generation && cachedGeneration != 0
+        guard !realm.isFrozen, !evaluated, orderings.isEmpty else { return object(at: 0, realm) }
+        var rows = Rows(limit: 1)
+        evaluate(realm, into: &rows)
+        guard let key = rows.keys.first else { return nil }
+        let record = rows.records[0]
+        return realm.materialize(info, key: key, record: cs_val(data: record.base, size: record.size))
+    }
+
     /// An accessor for match `index`, built from its cached record (no lookup).
     func object(at index: Int, _ realm: RealmCore) -> ObjectBase? {
         let (keys, records) = current(realm)
@@ -143,10 +161,12 @@ final class QueryPlan {
             refresh(realm)
             return (cachedKeys, cachedRecords)
         }
-        frozenLock.lock()
-        defer { frozenLock.unlock() }
-        refresh(realm)
-        return (cachedKeys, cachedRecords)
+        var rows: (keys: [UInt64], records: [RecordView]) = ([], [])
+        frozenLock.withLock { _ in
+            refresh(realm)
+            rows = (cachedKeys, cachedRecords)
+        }
+        return rows
     }
 
     /// Takes rows another thread evaluated on a frozen core at the version
@@ -173,6 +193,11 @@ final class QueryPlan {
     struct Rows {
         var keys: [UInt64] = []
         var records: [RecordView] = []
+        /// Evaluation may stop once this many rows matched (only without
+        /// orderings, which need every match).
+        var limit = Int.max
+
+        var isFull: Bool { keys.count >= limit }
 
         mutating func append(_ key: UInt64, _ record: RecordView) {
             keys.append(key)
@@ -189,22 +214,32 @@ final class QueryPlan {
         let filter = compiled?.filter
         switch base {
         case .all:
-            if let probe = compiled?.probe {
+            if let probe = compiled?.probe, rows.limit < Int.max, probe.forEachInOrder(realm, { key in
+                if let value = realm.loadRecord(info, key) {
+                    let record = RecordView(base: UnsafeRawPointer(value.data!), size: value.size)
+                    if filter!(realm, record, key) { rows.append(key, record) }
+                }
+                return !rows.isFull
+            }) {
+                // A limited evaluation read the candidates in order, up to the limit.
+            } else if let probe = compiled?.probe {
                 for key in probe.candidates(realm, info) {
                     guard let value = realm.loadRecord(info, key) else { continue }
                     let record = RecordView(base: UnsafeRawPointer(value.data!), size: value.size)
                     if probe.exact || filter!(realm, record, key) { rows.append(key, record) }
+                    if rows.isFull { break }
                 }
             } else if let test = compiled?.test, scanMatching(realm, test, into: &rows) {
                 // Done by the engine's filter.
             } else {
-                rows = Rows()
+                rows = Rows(limit: rows.limit)
                 scan(realm, keys: true) { keys, values, count in
                     for i in 0..<count {
                         let key = keyValue(keys[i])
                         let value = realm.currentRecord(info, key, values[i])
                         let record = RecordView(base: UnsafeRawPointer(value.data!), size: value.size)
                         if filter?(realm, record, key) ?? true { rows.append(key, record) }
+                        if rows.isFull { return false }
                     }
                     return true
                 }
@@ -214,6 +249,7 @@ final class QueryPlan {
                 guard let value = realm.loadRecord(info, key) else { continue }
                 let record = RecordView(base: UnsafeRawPointer(value.data!), size: value.size)
                 if filter?(realm, record, key) ?? true { rows.append(key, record) }
+                if rows.isFull { break }
             }
         }
         for ordering in orderings {
@@ -239,7 +275,7 @@ final class QueryPlan {
                         rows.append(key, RecordView(base: UnsafeRawPointer(value.data!), size: value.size))
                     }
                     readable = matched != nil
-                    return readable
+                    return readable && !rows.isFull
                 }
             }
             return readable
@@ -253,7 +289,7 @@ final class QueryPlan {
                         rows.append(keyValue(keys[i]), RecordView(base: UnsafeRawPointer(values[i].data!), size: values[i].size))
                     }
                     readable = matched != nil
-                    return readable
+                    return readable && !rows.isFull
                 }
             }
         }
@@ -340,6 +376,25 @@ final class QueryPlan {
 }
 
 extension IndexProbe {
+    /// For a probe of one value in a secondary index (whose entries are the
+    /// value then the object key, so in object-key order): calls `body`
+    /// with each object key in ascending order until it returns false, and
+    /// returns true. Returns false, calling nothing, for other probes
+    /// (several values, ranges, prefixes, primary keys).
+    func forEachInOrder(_ realm: RealmCore, _ body: (UInt64) -> Bool) -> Bool {
+        guard range == nil, !prefixScan, !isPrimaryKey, !objectKeys, keys.count == 1 else { return false }
+        guard tree != absentTree else { return true }
+        realm.txn.withCursor(tree) { cursor in
+            keys[0].withUnsafeBytes { p in
+                cursor.forEach(prefix: p, values: false) { k, _ in
+                    // A longer entry is another value (as in candidates).
+                    k.size == p.count + 8 && body(keyValue(k, at: k.size - 8))
+                }
+            }
+        }
+        return true
+    }
+
     /// Object keys whose indexed value is one of `keys`, ascending, deduplicated.
     func candidates(_ realm: RealmCore, _ info: ClassInfo) -> [UInt64] {
         var found = Set<UInt64>()

@@ -63,7 +63,11 @@ public struct Query<T> {
                                                                    right: .value(count, position: -1)))))
         }
         guard case .path(let path) = node else { return Query<U>(node.asFailure("a predicate cannot be compared")) }
-        if op == .equal || op == .notEqual, let custom = value as? any _CustomPersistable,
+        // The common constants are no custom types: compare metatypes first
+        // (the protocol cast looks the conformance up on every query).
+        let valueType = type(of: value)
+        let plain = valueType == String.self || valueType == Int.self || valueType == Bool.self || valueType == Double.self
+        if !plain, op == .equal || op == .notEqual, let custom = value as? any _CustomPersistable,
            let embedded = custom.persistableValue as? EmbeddedObject {
             return Query<U>.catching {
                 let equal = try memberwiseEquality(path, embedded)

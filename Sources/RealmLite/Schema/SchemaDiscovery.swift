@@ -244,6 +244,10 @@ final class PersistedAccessor<V: _Persistable>: PropertyAccessor, @unchecked Sen
     func options(of object: ObjectBase) -> (flags: UInt8, originProperty: String?) {
         let field = (base(object) + columnOffset - MemoryLayout<Persisted<V>>.offset(of: \Persisted<V>.column)!)
             .assumingMemoryBound(to: Persisted<V>.self).pointee
+        // Only linking objects have an origin: other values skip the cast (a
+        // conformance lookup, which scans the program's conformances once
+        // per value type).
+        guard V._rlmShape.type == .linkingObjects else { return (field.flags, nil) }
         return (field.flags, (field.value as? any LinkingObjectsProtocol)?.originPropertyName)
     }
 
@@ -289,4 +293,28 @@ final class PersistedAccessor<V: _Persistable>: PropertyAccessor, @unchecked Sen
         }
         return converted
     }
+}
+
+/// A class's name as `String(describing:)` spells it (unqualified; a
+/// private class without its file discriminator), from the runtime's type
+/// name. `String(describing:)` of a metatype first asks whether it conforms
+/// to three printing protocols: conformance lookups that scan the program's
+/// conformance records for each new class, a large part of a first open.
+func swiftClassName(_ type: AnyClass) -> String {
+    withoutFileDiscriminators(_typeName(type, qualified: false))
+}
+
+/// A runtime type name without private types' file discriminators.
+func withoutFileDiscriminators(_ name: String) -> String {
+    guard name.utf8.contains(UInt8(ascii: "(")) else { return name }
+    // "(Name in _0123ABCD)" -> "Name", wherever it occurs (generic arguments).
+    var result = ""
+    var rest = name[...]
+    while let marker = rest.firstRange(of: " in _"), let open = rest[..<marker.lowerBound].lastIndex(of: "("),
+          let close = rest[marker.upperBound...].firstIndex(of: ")") {
+        result += rest[..<open]
+        result += rest[rest.index(after: open)..<marker.lowerBound]
+        rest = rest[rest.index(after: close)...]
+    }
+    return result + rest
 }

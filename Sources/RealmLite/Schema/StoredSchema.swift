@@ -36,7 +36,8 @@ struct StoredSchema: Codable, Equatable {
     static func decode(_ bytes: UnsafeRawBufferPointer) throws -> StoredSchema {
         let schema: StoredSchema
         do {
-            schema = try JSONDecoder().decode(StoredSchema.self, from: Data(bytes))
+            // The plain JSON RealmLite writes without JSONDecoder; anything else with it.
+            schema = try StoredSchemaReader.read(bytes) ?? JSONDecoder().decode(StoredSchema.self, from: Data(bytes))
         } catch {
             throw Realm.Error(.fileFormatUpgradeRequired, "The schema stored in the Realm file cannot be read (\(error)).")
         }

@@ -282,9 +282,14 @@ final class CommitWatcher: @unchecked Sendable {
     func stop() {
         guard let thread else { return }
         stopping.store(true, ordering: .releasing)
+        var attempts = 0
         while !finished.load(ordering: .acquiring) {
             cs_env_wake_waiters(handle) // again: one may come before the thread waits
-            usleep(200)
+            // The woken thread ends at once: yield to it first (a sleep of
+            // even 200 µs lasts milliseconds on a busy machine, and closing
+            // a Realm waits here).
+            attempts += 1
+            if attempts <= 50 { sched_yield() } else { usleep(200) }
         }
         pthread_join(thread, nil)
     }
