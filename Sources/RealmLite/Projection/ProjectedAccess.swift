@@ -18,6 +18,9 @@ final class ProjectedAccess<T: ObjectBase, Value>: @unchecked Sendable {
         direct = plainPropertyReader(keyPath)
     }
 
+    /// True if reads go to the column directly (the key path is one property).
+    var readsColumn: Bool { direct != nil }
+
     /// The value `keyPath` reads on `root`.
     @usableFromInline
     func read(_ root: T) -> Value {
