@@ -16,6 +16,7 @@ public struct Projected<T: ObjectBase, Value>: AnyProjected {
     var keyPath: KeyPath<T, Value> { access.keyPath }
 
     /// A property reading `projectedKeyPath` on the projection's root object.
+    @inlinable
     public init(_ projectedKeyPath: KeyPath<T, Value>) {
         access = ProjectedAccess.of(projectedKeyPath)
     }

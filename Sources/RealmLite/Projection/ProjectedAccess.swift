@@ -37,10 +37,13 @@ final class ProjectedAccess<T: ObjectBase, Value>: @unchecked Sendable {
         root[keyPath: writable] = value
     }
 
-    /// The resolved access of `keyPath`, made once per key path object.
+    /// The resolved access of `keyPath`, made once per key path object
+    /// (inlined into each projection's initializer, where T and Value are
+    /// known, so no generic metadata is looked up per projection).
     /// Key path literals are unique per declaration, so the table stays as
     /// small as the projections' properties; key paths made at run time
     /// (with subscript arguments) resolve afresh once the table is full.
+    @usableFromInline
     static func of(_ keyPath: KeyPath<T, Value>) -> ProjectedAccess {
         let id = ObjectIdentifier(keyPath)
         if let known = projectedAccesses.withLock({ $0[id] }) { return unsafeDowncast(known, to: ProjectedAccess.self) }
