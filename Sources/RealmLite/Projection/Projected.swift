@@ -1,6 +1,8 @@
 // @Projected: a projection's property, a key path on the root object. It
 // holds no value; the enclosing-instance subscript reads and writes the
-// projection's root through the key path.
+// projection's root through the key path, resolved once per key path
+// (ProjectedAccess.swift). The subscript is @inlinable so that the storage
+// key path, a literal at every use, folds into a direct field load.
 
 /// Declares a property of a ``Projection``: `@Projected(\Person.firstName)
 /// var name` reads and writes the root object's `firstName`. The key path
@@ -10,11 +12,13 @@
 /// (`\Person.friends.projectTo.firstName`, a ``ProjectedCollection``).
 @propertyWrapper
 public struct Projected<T: ObjectBase, Value>: AnyProjected {
-    let keyPath: KeyPath<T, Value>
+    @usableFromInline let access: ProjectedAccess<T, Value>
+    var keyPath: KeyPath<T, Value> { access.keyPath }
 
     /// A property reading `projectedKeyPath` on the projection's root object.
+    @inlinable
     public init(_ projectedKeyPath: KeyPath<T, Value>) {
-        keyPath = projectedKeyPath
+        access = ProjectedAccess.of(projectedKeyPath)
     }
 
     /// Unavailable: the value is read through the enclosing projection.
@@ -29,20 +33,17 @@ public struct Projected<T: ObjectBase, Value>: AnyProjected {
     /// (in a write transaction for a managed object). Writing a key path
     /// that is not writable (an optional chain, a computed value) stops with
     /// ``Realm/Error/Code/invalidValue``.
+    @inlinable
     public static subscript<EnclosingSelf: Projection<T>>(
         _enclosingInstance projection: EnclosingSelf,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Self>
     ) -> Value {
-        get {
-            projection.rootObject[keyPath: projection[keyPath: storageKeyPath].keyPath]
+        @inline(__always) get {
+            projection[keyPath: storageKeyPath].access.read(projection.rootObject)
         }
-        set {
-            let keyPath = projection[keyPath: storageKeyPath].keyPath
-            guard let writable = keyPath as? ReferenceWritableKeyPath<T, Value> else {
-                realmFatal(.invalidValue, "Cannot set projected property through key path \(keyPath) of \(T.className()): it is not writable (an optional chain or a computed value).")
-            }
-            projection.rootObject[keyPath: writable] = newValue
+        @inline(__always) set {
+            projection[keyPath: storageKeyPath].access.write(projection.rootObject, newValue)
         }
     }
 
