@@ -126,7 +126,7 @@ public struct Query<T> {
     // MARK: Comparisons
 
     /// The property equals `rhs` (`==`; objects compare by row, nil matches
-    /// nil). Strings compare exactly; use ``equals(_:options:)`` for
+    /// nil). Strings compare exactly; use ``equals(_:options:)-(String,_)`` for
     /// `[c]`/`[d]`.
     public static func == (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.equal, rhs) }
     /// The property does not equal `rhs` (`!=`); a nil value is unequal to
@@ -305,14 +305,14 @@ extension Query where T: _QueryString {
     /// .caseInsensitive` for `[c]`, `.diacriticInsensitive` for `[d]`.
     public func starts(with value: String, options: StringOptions = []) -> Query<Bool> { compare(.beginsWith, value, options: options) }
     /// The string property ends with `value` (`ENDSWITH`), with the same
-    /// options as ``starts(with:options:)``.
+    /// options as ``starts(with:options:)-(String,_)``.
     public func ends(with value: String, options: StringOptions = []) -> Query<Bool> { compare(.endsWith, value, options: options) }
     /// Full-text search (`TEXT`) of a property declared
     /// `@Persisted(indexed: .fullText)`: the text holds every word of `query`,
     /// none of its `-words`, and a word starting with each `prefix*`.
     public func fullTextSearch(_ query: String) -> Query<Bool> { compare(.text, query) }
     /// The string property contains `value` as a substring (`CONTAINS`), with
-    /// the same options as ``starts(with:options:)``.
+    /// the same options as ``starts(with:options:)-(String,_)``.
     public func contains(_ value: String, options: StringOptions = []) -> Query<Bool> { compare(.contains, value, options: options) }
     /// The string property equals `value` (`==`), ignoring case or diacritics
     /// as `options` say.
