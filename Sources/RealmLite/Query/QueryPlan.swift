@@ -137,8 +137,10 @@ final class QueryPlan {
     /// first match (`where { $0.name == x }.first` reads one row of an
     /// index, or scans only up to the match) and caches nothing.
     func firstObject(_ realm: RealmCore) -> ObjectBase? {
-        let evaluated = cachedGeneration == realm.generation && cachedGeneration != 0
-        guard !realm.isFrozen, !evaluated, orderings.isEmpty else { return object(at: 0, realm) }
+        // A frozen plan is shared by threads: its cache is read only under
+        // the lock (current), so check frozen before reading the cache.
+        guard !realm.isFrozen, orderings.isEmpty,
+              !(cachedGeneration == realm.generation && cachedGeneration != 0) else { return object(at: 0, realm) }
         var rows = Rows(limit: 1)
         evaluate(realm, into: &rows)
         guard let key = rows.keys.first else { return nil }
