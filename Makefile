@@ -87,14 +87,16 @@ stops-release: deps
 docs:
 	bash scripts/build_docs.sh
 
+# -j2 builds the C test and fuzz programs two at a time (they run one
+# after another in their recipes): the build is most of ctest's time.
 test: deps
 	@mkdir -p $(BUILD)
-	$(MAKE) ctest
+	$(MAKE) -j2 ctest
 	$(MAKE) swifttest
 	$(MAKE) tsan
 	$(MAKE) stops-release
 	$(MAKE) docs
-	@if [ -f fuzz/Makefile ]; then $(MAKE) -C fuzz test-short; fi
+	@if [ -f fuzz/Makefile ]; then $(MAKE) -j2 -C fuzz test-short; fi
 	@if [ -f benchmarks/Makefile ]; then $(MAKE) -C benchmarks QUICK=1 bench; fi
 	@# One closing line for CI: C test programs plus XCTest cases.
 	@c=$$(sed -n 's/^ctest: \([0-9]*\) passed.*/\1/p' $(BUILD)/ctest.summary); \
