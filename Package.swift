@@ -46,6 +46,13 @@ let package = Package(
             dependencies: ["CStorage"],
             path: "Sources/realmlite"
         ),
+        // The object-level fuzz harness (fuzz/Makefile `fuzz-objects` builds
+        // it with libFuzzer; `make test` replays its corpus). Not a product.
+        .executableTarget(
+            name: "objectfuzz",
+            dependencies: ["RealmLite", "CStorage"],
+            path: "fuzz/objects"
+        ),
         .testTarget(
             name: "CStorageTests",
             dependencies: ["CStorage", "CLMDB"],

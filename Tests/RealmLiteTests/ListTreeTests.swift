@@ -176,6 +176,21 @@ final class ListTreeTests: RealmTestCase {
         try assertConsistent(realm, "after deletes")
     }
 
+    /// The write that first spills a list creates the lists tree; when it is
+    /// cancelled, the next spill must create the tree again (found by the
+    /// object fuzzer: the cached handle named the cancelled tree).
+    func testACancelledFirstSpillLeavesNoStaleTree() throws {
+        let realm = try openRealm(types)
+        realm.beginWrite()
+        realm.create(TreeListOwner.self, value: ["id": 1]).numbers.append(objectsIn: 0..<10)
+        realm.cancelWrite()
+        XCTAssertEqual(listEntries(realm), 0)
+        try realm.write { realm.create(TreeListOwner.self, value: ["id": 1]).numbers.append(objectsIn: 0..<10) }
+        XCTAssertEqual(Array(try XCTUnwrap(realm.object(ofType: TreeListOwner.self, forPrimaryKey: 1)).numbers), Array(0..<10))
+        XCTAssertEqual(listEntries(realm), 10)
+        try assertConsistent(realm, "after the cancelled spill")
+    }
+
     func testLinksInTreeListsKeepBacklinksAndEmbeddedOwnership() throws {
         let realm = try openRealm(types)
         try realm.write {

@@ -68,6 +68,7 @@ extension RealmCore {
         if case .failure = committed {
             retireUncommittedKeys(transaction)
             forgetClasses(registeredBy: transaction)
+            listsTreeHandle = absentTree
         }
         try committed.get()
         realmLog(.debug, Category.Storage.transaction,
@@ -92,6 +93,9 @@ extension RealmCore {
                  "Cancelled write on '\(env.path)' after \(elapsedMilliseconds(since: transaction.startedAt)) ms")
         retireUncommittedKeys(transaction)
         forgetClasses(registeredBy: transaction)
+        // The lists tree may have been created by the cancelled write: its
+        // handle names a tree the snapshot no longer has.
+        listsTreeHandle = absentTree
         renewReadTransaction()
     }
 
