@@ -74,6 +74,7 @@ swifttest: deps
 	@mkdir -p $(BUILD)
 	swift test 2>&1 | tee $(BUILD)/swifttest.log; exit $${PIPESTATUS[0]}
 	bash scripts/check_swift5.sh
+	$(MAKE) -C fuzz objects-replay
 
 # The stop scenarios in a release build: -O builds behave differently
 # (preconditionFailure drops its message there), and apps ship -O.

@@ -22,13 +22,13 @@ let package = Package(
         // RealmLite's query paths against each other (no other engine).
         .executableTarget(
             name: "query-bench",
-            dependencies: [.product(name: "RealmLite", package: rootPackage)],
+            dependencies: ["BenchModels", .product(name: "RealmLite", package: rootPackage)],
             path: "Sources/QueryBench"
         ),
         // What geoWithin costs over many points.
         .executableTarget(
             name: "geo-bench",
-            dependencies: [.product(name: "RealmLite", package: rootPackage)],
+            dependencies: ["BenchModels", .product(name: "RealmLite", package: rootPackage)],
             path: "Sources/GeoBench"
         ),
         // How long a commit takes to reach an observer (this process, another one).
@@ -41,6 +41,7 @@ let package = Package(
         .executableTarget(
             name: "migration-bench",
             dependencies: [
+                "BenchModels",
                 .product(name: "RealmLite", package: rootPackage),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
@@ -50,6 +51,7 @@ let package = Package(
         .executableTarget(
             name: "fts-bench",
             dependencies: [
+                "BenchModels",
                 .product(name: "RealmLite", package: rootPackage),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],

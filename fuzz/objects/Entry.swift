@@ -2,7 +2,7 @@ import Foundation
 
 // Two builds of one harness (ObjectOps.swift):
 //  - libFuzzer (fuzz/Makefile `fuzz-objects`, -DLIBFUZZER -sanitize=fuzzer):
-//    libFuzzer supplies main and calls LLVMFuzzerTestOneInput;
+//    main hands the arguments to libFuzzer's driver;
 //  - a plain program (built by `swift build`, run by `make test`):
 //      objectfuzz replay FILE|DIR...      runs each input
 //      objectfuzz random SEED RUNS        runs RUNS seeded random inputs
@@ -31,7 +31,24 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     return 0
 }
 
-#if !LIBFUZZER
+#if LIBFUZZER
+/// libFuzzer's driver, for programs with their own main (SwiftPM gives an
+/// executable target's entry point its own name, so libFuzzer's main is
+/// not used).
+@_silgen_name("LLVMFuzzerRunDriver")
+func runFuzzerDriver(_ argc: UnsafeMutablePointer<CInt>,
+                     _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+                     _ body: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> CInt
+
+@main
+struct ObjectFuzzMain {
+    static func main() {
+        var argc = CommandLine.argc
+        var argv = CommandLine.unsafeArgv
+        exit(runFuzzerDriver(&argc, &argv) { fuzzOneInput($0, $1) })
+    }
+}
+#else
 @main
 struct ObjectFuzzMain {
     static func main() {

@@ -18,10 +18,7 @@ extension Results where Element: ProjectionObservable {
     /// raises).
     public func sectioned<Key: _Persistable & Hashable>(by keyPath: KeyPath<Element, Key>, sortDescriptors: [SortDescriptor])
         -> SectionedResults<Key, Element> {
-        let name = Element.rootKeyPathName(keyPath)
-        guard sortDescriptors.first?.keyPath == name else {
-            realmFatal(.invalidValue, "The section key path '\(name)' must match the primary sort descriptor ('\(sortDescriptors.first?.keyPath ?? "none")').")
-        }
+        checkSectionSort(sectionKeyPath: Element.rootKeyPathName(keyPath), sortDescriptors)
         return sectioned(sortDescriptors: sortDescriptors) { $0[keyPath: keyPath] }
     }
 

@@ -167,6 +167,18 @@ public struct ResultsSection<Key: _Persistable & Hashable, T: RealmCollectionVal
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.cache === rhs.cache && lhs.key == rhs.key }
 }
 
+/// Sectioning by a key path sorts by it first (RealmSwift raises otherwise):
+/// stops with ``Realm/Error/Code/invalidValue`` unless the first descriptor
+/// sorts by `sectionKeyPath`.
+func checkSectionSort(sectionKeyPath: String, _ sortDescriptors: [SortDescriptor]) {
+    guard let first = sortDescriptors.first else {
+        realmFatal(.invalidValue, "Cannot section Results with no sort descriptor: the first one must sort by the section key.")
+    }
+    if first.keyPath != sectionKeyPath {
+        realmFatal(.invalidValue, "The section key path '\(sectionKeyPath)' must match the primary sort descriptor ('\(first.keyPath)').")
+    }
+}
+
 // On every collection of objects, as in RealmSwift: a List, MutableSet,
 // LinkingObjects or AnyRealmCollection is sorted into a Results first.
 extension RealmCollection where Element: ObjectBase {
@@ -181,13 +193,7 @@ extension RealmCollection where Element: ObjectBase {
     /// RealmSwift raises).
     public func sectioned<Key: _Persistable & Hashable>(by keyPath: KeyPath<Element, Key>, sortDescriptors: [SortDescriptor])
         -> SectionedResults<Key, Element> {
-        guard let first = sortDescriptors.first else {
-            realmFatal(.invalidValue, "Cannot section Results with no sort descriptor: the first one must sort by the section key.")
-        }
-        let name = _name(for: keyPath)
-        if first.keyPath != name {
-            realmFatal(.invalidValue, "The section key path '\(name)' must match the primary sort descriptor ('\(first.keyPath)').")
-        }
+        checkSectionSort(sectionKeyPath: _name(for: keyPath), sortDescriptors)
         return sectioned(sortDescriptors: sortDescriptors) { $0[keyPath: keyPath] }
     }
 

@@ -1,3 +1,4 @@
+import BenchModels
 import Foundation
 import GRDBSQLite
 import RealmLite
@@ -32,7 +33,6 @@ final class PlainDoc: Object {
     @Persisted var body = ""
 }
 
-func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("fts-bench: \(message)\n".utf8))

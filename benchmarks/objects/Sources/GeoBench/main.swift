@@ -1,3 +1,4 @@
+import BenchModels
 import Foundation
 import RealmLite
 
@@ -36,12 +37,6 @@ while let argument = arguments.next() {
 }
 let n = max(explicitN ?? (quick ? 10_000 : 100_000), 1)
 let reps = max(explicitReps ?? (quick ? 1 : 5), 1)
-
-func now() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
 
 /// Point i: (latitude, longitude), from a fixed SplitMix sequence.
 func point(_ i: Int) -> (Double, Double) {

@@ -1,3 +1,4 @@
+import BenchModels
 import Foundation
 import GRDBSQLite
 import RealmLite
@@ -50,7 +51,6 @@ final class MPersonV3: Object {
     @Persisted var years = 0
 }
 
-func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
 func ms(_ seconds: Double) -> String { String(format: "%8.1f ms", seconds * 1000) }
 

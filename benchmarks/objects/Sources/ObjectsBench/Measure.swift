@@ -1,25 +1,8 @@
+import BenchModels
 import Foundation
 
-// Timing, statistics, machine facts and the deterministic random orders
+// Statistics, machine facts and the deterministic random orders
 // shared by all engines.
-
-func now() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
-
-/// Seconds taken by body, and its result.
-func timed<R>(_ body: () throws -> R) rethrows -> (Double, R) {
-    let start = now()
-    let result = try body()
-    return (now() - start, result)
-}
-
-func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
-}
 
 /// SplitMix64: the same pseudo-random ids for every engine and run.
 struct SeededRandom: RandomNumberGenerator {

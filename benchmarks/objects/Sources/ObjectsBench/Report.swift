@@ -1,3 +1,4 @@
+import BenchModels
 import Foundation
 
 // Results: per workload and engine, the value of each run; medians, ratios

@@ -1,3 +1,4 @@
+import BenchModels
 import Foundation
 import RealmLite
 
@@ -77,12 +78,6 @@ struct Options {
         n = max(explicitN ?? n, 1)
         reps = max(explicitReps ?? reps, 1)
     }
-}
-
-func now() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
 let options = Options(CommandLine.arguments)
