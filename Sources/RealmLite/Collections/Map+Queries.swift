@@ -104,12 +104,13 @@ extension Map: RealmKeyedCollection {}
 // MARK: - Query API
 
 extension Map {
-    /// The objects the values link to, as a live Results where queries
-    /// start; throws for an unmanaged map or a map of values.
+    /// The objects the values link to (a map of values: the values), as a
+    /// live Results where queries start; throws for an unmanaged map.
     func queryResults() throws -> Results<Value> {
         guard let field else {
             throw Realm.Error.query("Only managed Maps can be filtered or sorted: add the owning object to a Realm first, or use Swift's filter/sorted on map.values.")
         }
+        if linkedObjectType(Value.self) == nil { return valueResults(field, mapValues: true) }
         return try linkedObjectResults(field, keys: mapLinkedKeys(field))
     }
 
@@ -133,10 +134,11 @@ extension Map {
         asKeyValueSequence().contains { predicate($0.key, $0.value) }
     }
 
-    /// RealmSwift's sort of a map's values by themselves. RealmLite has no
-    /// Results of values yet, so this stops with
-    /// ``Realm/Error/Code/invalidValue`` (use `map.values.sorted()`), and for a
-    /// map of objects, which sort by a property (``sorted(byKeyPath:ascending:)``).
+    /// The values of a managed map of values sorted by themselves, as live
+    /// Results (nil first; see ``RealmCollection/sorted(ascending:)``).
+    /// Stops with ``Realm/Error/Code/invalidValue`` for an unmanaged map, and
+    /// for a map of objects, which sort by a property
+    /// (``sorted(byKeyPath:ascending:)``).
     public func sorted(ascending: Bool = true) -> Results<Value> {
         if linkedObjectType(Value.self) != nil {
             realmFatal(.invalidValue, "Cannot sort a Map of \(Value.self) by its values themselves: sort the objects by a property, with sorted(byKeyPath:ascending:).")
@@ -155,10 +157,7 @@ extension Map {
     /// The values (objects) sorted by each descriptor in turn; stops as
     /// ``sorted(byKeyPath:ascending:)`` does.
     public func sorted<S: Sequence>(by sortDescriptors: S) -> Results<Value> where S.Iterator.Element == SortDescriptor {
-        orStop {
-            if linkedObjectType(Value.self) == nil, field != nil { throw valueQueryError(Value.self) }
-            return try queryResults().checkedSorted(by: sortDescriptors)
-        }
+        orStop { try queryResults().checkedSorted(by: sortDescriptors) }
     }
 
     /// Merges `other` into this map: `combine(existing, new)` gives the value
