@@ -301,3 +301,156 @@ final class ValueCollectionQueryTests: RealmTestCase {
         XCTAssertThrowsError(try unmanaged.checkedFilter("self > 0"))
     }
 }
+
+// MARK: - Randomized: the same filter, sort and distinct in Swift
+
+extension ValueCollectionQueryTests {
+    private typealias Order<V> = (V, V) -> Bool
+
+    /// Swift's stable sort by `less`.
+    private func stableSorted<V>(_ values: [V], ascending: Bool, _ less: Order<V>) -> [V] {
+        values.indices.sorted { a, b in
+            if less(values[a], values[b]) { return ascending }
+            if less(values[b], values[a]) { return !ascending }
+            return a < b
+        }.map { values[$0] }
+    }
+
+    /// The first of each group of values with the same `key`.
+    private func firstOfEach<V, K: Hashable>(_ values: [V], _ key: (V) -> K) -> [V] {
+        var seen = Set<K>()
+        return values.filter { seen.insert(key($0)).inserted }
+    }
+
+    /// sorted both ways, distinct, and sorted-then-distinct against Swift.
+    private func checkOrdering<V: RealmCollectionValue, K: Hashable>(
+        _ collection: some RealmCollection<V>, _ elements: [V], _ less: Order<V>, _ key: (V) -> K, _ what: String) {
+        for ascending in [true, false] {
+            XCTAssertEqual(Array(collection.sorted(byKeyPath: "self", ascending: ascending)),
+                           stableSorted(elements, ascending: ascending, less), "\(what) sorted \(ascending) of \(elements)")
+        }
+        XCTAssertEqual(Array(collection.distinct(by: ["self"])), firstOfEach(elements, key), "\(what) distinct of \(elements)")
+        XCTAssertEqual(Array(collection.sorted(byKeyPath: "self", ascending: false).distinct(by: ["self"])),
+                       firstOfEach(stableSorted(elements, ascending: false, less), key), "\(what) sorted distinct of \(elements)")
+    }
+
+    private func utf8Less(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
+
+    /// Realm's mixed order for the values generated here: nil, bools, numbers, strings.
+    private func mixedRank(_ v: AnyRealmValue) -> (Int, Double, String) {
+        switch v {
+        case .none: return (0, 0, "")
+        case .bool(let b): return (1, b ? 1 : 0, "")
+        case .int(let i): return (2, Double(i), "")
+        case .double(let d): return (2, d, "")
+        case .string(let s): return (3, 0, s)
+        default: return (9, 0, "")
+        }
+    }
+
+    private func mixedLess(_ a: AnyRealmValue, _ b: AnyRealmValue) -> Bool {
+        let (ra, da, sa) = mixedRank(a), (rb, db, sb) = mixedRank(b)
+        if ra != rb { return ra < rb }
+        if ra == 3 { return utf8Less(sa, sb) }
+        return da < db
+    }
+
+    func testRandomizedAgainstSwift() throws {
+        var rng = SplitMix(seed: 0x5EED_0018_0018)
+        let (realm, box) = try box { _ in }
+        let alphabet = ["a", "b", "A", "B", "é"]
+        func word(_ rng: inout SplitMix) -> String {
+            (0..<Int.random(in: 0...3, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! }.joined()
+        }
+        let intOps: [(String, (Int, Int) -> Bool)] = [(">", (>)), (">=", (>=)), ("<", (<)), ("<=", (<=)), ("==", (==)), ("!=", (!=))]
+        for round in 0..<40 {
+            let ints = (0..<Int.random(in: 0...15, using: &rng)).map { _ in Int.random(in: -5...5, using: &rng) }
+            let optInts: [Int?] = (0..<Int.random(in: 0...15, using: &rng)).map { _ in
+                Bool.random(using: &rng) && Bool.random(using: &rng) ? nil : Int.random(in: -5...5, using: &rng)
+            }
+            let strings = (0..<Int.random(in: 0...12, using: &rng)).map { _ in word(&rng) }
+            let doubles = (0..<Int.random(in: 0...12, using: &rng)).map { _ in [-2.5, -1, 0, 0.5, 1, 3.25, 1e9].randomElement(using: &rng)! }
+            let mixed: [AnyRealmValue] = (0..<Int.random(in: 0...12, using: &rng)).map { _ in
+                [.none, .bool(true), .bool(false), .int(Int.random(in: -2...3, using: &rng)),
+                 .double([-1.5, 0.5, 2.0].randomElement(using: &rng)!), .string(["a", "b", "B"].randomElement(using: &rng)!)]
+                    .randomElement(using: &rng)!
+            }
+            let setInts = Set((0..<Int.random(in: 0...10, using: &rng)).map { _ in Int.random(in: -5...5, using: &rng) })
+            var mapValues: [String: Int?] = [:]
+            for i in 0..<Int.random(in: 0...10, using: &rng) {
+                mapValues["k\(i)"] = Bool.random(using: &rng) ? nil : Int.random(in: -5...5, using: &rng)
+            }
+            try realm.write {
+                box.ints.removeAll(); box.ints.append(objectsIn: ints)
+                box.optInts.removeAll(); box.optInts.append(objectsIn: optInts)
+                box.strings.removeAll(); box.strings.append(objectsIn: strings)
+                box.doubles.removeAll(); box.doubles.append(objectsIn: doubles)
+                box.mixed.removeAll(); box.mixed.append(objectsIn: mixed)
+                box.intSet.removeAll(); box.intSet.insert(objectsIn: setInts)
+                box.optIntMap.removeAll()
+                for (k, v) in mapValues { box.optIntMap[k] = v }
+            }
+            let what = "round \(round)"
+            let t = Int.random(in: -6...6, using: &rng), u = Int.random(in: -6...6, using: &rng)
+
+            // Int, Int?, a set and a map's values: every comparison operator, BETWEEN, IN.
+            for (op, test) in intOps {
+                XCTAssertEqual(Array(box.ints.filter("self \(op) %@", t)), ints.filter { test($0, t) }, "\(what) ints \(op) \(t)")
+                XCTAssertEqual(Array(box.optInts.filter("self \(op) %@", t)),
+                               optInts.filter { $0.map { test($0, t) } ?? (op == "!=") }, "\(what) optInts \(op) \(t)")
+                let setOrder = Array(box.intSet)
+                XCTAssertEqual(Array(box.intSet.filter("self \(op) %@", t)), setOrder.filter { test($0, t) }, "\(what) set \(op) \(t)")
+                let mapOrder = box.optIntMap.values
+                XCTAssertEqual(Array(box.optIntMap.filter("self \(op) %@", t)),
+                               mapOrder.filter { $0.map { test($0, t) } ?? (op == "!=") }, "\(what) map \(op) \(t)")
+            }
+            XCTAssertEqual(Array(box.ints.filter("self BETWEEN {%@, %@}", t, u)), ints.filter { $0 >= t && $0 <= u }, "\(what) between")
+            XCTAssertEqual(Array(box.ints.filter("self IN %@", [t, u])), ints.filter { $0 == t || $0 == u }, "\(what) in")
+            XCTAssertEqual(Array(box.optInts.filter("self == nil")), optInts.filter { $0 == nil }, "\(what) nil")
+            XCTAssertEqual(Array(box.ints.where { $0 > t && $0 != u }), ints.filter { $0 > t && $0 != u }, "\(what) where")
+            checkOrdering(box.ints, ints, (<), { $0 }, "\(what) ints")
+            checkOrdering(box.optInts, optInts, { a, b in a == nil ? b != nil : (b.map { a! < $0 } ?? false) }, { $0 }, "\(what) optInts")
+            checkOrdering(box.intSet, Array(box.intSet), (<), { $0 }, "\(what) set")
+            checkOrdering(box.optIntMap.sorted(byKeyPath: "self").filter("TRUEPREDICATE"), box.optIntMap.values.sorted { a, b in
+                a == nil ? b != nil : (b.map { a! < $0 } ?? false)
+            }, { a, b in a == nil ? b != nil : (b.map { a! < $0 } ?? false) }, { $0 }, "\(what) map")
+
+            // Strings: the string operators with and without [c], ordering by bytes.
+            let needle = alphabet.randomElement(using: &rng)! + (Bool.random(using: &rng) ? "" : alphabet.randomElement(using: &rng)!)
+            let folded = needle.lowercased()
+            let stringCases: [(String, (String) -> Bool)] = [
+                ("BEGINSWITH", { $0.hasPrefix(needle) }), ("BEGINSWITH[c]", { $0.lowercased().hasPrefix(folded) }),
+                ("ENDSWITH", { $0.hasSuffix(needle) }), ("ENDSWITH[c]", { $0.lowercased().hasSuffix(folded) }),
+                ("CONTAINS", { $0.contains(needle) }), ("CONTAINS[c]", { $0.lowercased().contains(folded) }),
+                ("==", { $0 == needle }), ("==[c]", { $0.lowercased() == folded }), ("!=", { $0 != needle }),
+                (">", { self.utf8Less(needle, $0) }), ("<=", { !self.utf8Less(needle, $0) }),
+            ]
+            for (op, test) in stringCases {
+                XCTAssertEqual(Array(box.strings.filter("self \(op) %@", needle)), strings.filter(test), "\(what) strings \(op) '\(needle)'")
+            }
+            checkOrdering(box.strings, strings, utf8Less, { $0 }, "\(what) strings")
+
+            // Doubles.
+            let d = [-1.0, 0, 0.75, 3.25].randomElement(using: &rng)!
+            XCTAssertEqual(Array(box.doubles.filter("self > %@", d)), doubles.filter { $0 > d }, "\(what) doubles > \(d)")
+            XCTAssertEqual(Array(box.doubles.filter("self == %@", d)), doubles.filter { $0 == d }, "\(what) doubles == \(d)")
+            checkOrdering(box.doubles, doubles, (<), { $0 }, "\(what) doubles")
+
+            // AnyRealmValue: numbers compare across types; other types never order with numbers.
+            let number = { (v: AnyRealmValue) -> Double? in
+                switch v {
+                case .int(let i): return Double(i)
+                case .double(let x): return x
+                default: return nil
+                }
+            }
+            XCTAssertEqual(Array(box.mixed.filter("self > %@", t)), mixed.filter { number($0).map { $0 > Double(t) } ?? false }, "\(what) mixed > \(t)")
+            XCTAssertEqual(Array(box.mixed.filter("self == %@", t)), mixed.filter { number($0) == Double(t) }, "\(what) mixed == \(t)")
+            XCTAssertEqual(Array(box.mixed.filter("self.@type == 'string'")), mixed.filter { if case .string = $0 { true } else { false } }, "\(what) mixed @type")
+            checkOrdering(box.mixed, mixed, mixedLess, { v -> String in
+                let (rank, value, text) = self.mixedRank(v)
+                return "\(rank) \(value) \(text)"
+            }, "\(what) mixed")
+        }
+    }
+}
