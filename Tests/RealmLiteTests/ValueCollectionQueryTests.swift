@@ -222,6 +222,39 @@ final class ValueCollectionQueryTests: RealmTestCase {
         XCTAssertEqual(changes, ["initial [4, 5]", "[3, 4, 5] -[] +[0]", "[3, 4] -[2] +[]"])
     }
 
+    func testObserveOnAQueueAndHandOver() throws {
+        let (realm, box) = try box { $0.ints.append(objectsIn: [1, 6]) }
+        let big = box.ints.filter("self > 2")
+        let queue = DispatchQueue(label: "values")
+        let initial = expectation(description: "initial"), update = expectation(description: "update")
+        let token = big.observe(on: queue) { change in
+            switch change {
+            case .initial(let results):
+                XCTAssertEqual(Array(results), [6])
+                initial.fulfill()
+            case .update(let results, let deletions, let insertions, _):
+                XCTAssertEqual(Array(results), [6, 9])
+                XCTAssertEqual(deletions, [])
+                XCTAssertEqual(insertions, [1])
+                update.fulfill()
+            case .error(let error):
+                XCTFail("\(error)")
+            }
+        }
+        wait(for: [initial], timeout: 10)
+        try realm.write { box.ints.append(objectsIn: [9, 0]) }
+        wait(for: [update], timeout: 10)
+        token.invalidate()
+
+        let reference = ThreadSafeReference(to: big.sorted(ascending: false))
+        let config = realm.configuration
+        let read = try DispatchQueue(label: "other").sync {
+            let other = try Realm(configuration: config)
+            return Array(try XCTUnwrap(other.resolve(reference)))
+        }
+        XCTAssertEqual(read, [9, 6])
+    }
+
     // MARK: value types
 
     func testAnyRealmValueMixedOrder() throws {
