@@ -135,7 +135,7 @@ extension Map {
     }
 
     /// The values of a managed map of values sorted by themselves, as live
-    /// Results (nil first; see ``RealmCollection/sorted(ascending:)``).
+    /// Results, nil first, as `List.sorted(ascending:)` sorts (docs/QUERIES.md).
     /// Stops with ``Realm/Error/Code/invalidValue`` for an unmanaged map, and
     /// for a map of objects, which sort by a property
     /// (``sorted(byKeyPath:ascending:)``).
