@@ -33,6 +33,7 @@ final class ValueBox: Object {
     @Persisted var stringSet: MutableSet<String>
     @Persisted var doubleMap: Map<String, Double>
     @Persisted var optIntMap: Map<String, Int?>
+    @Persisted var any: AnyRealmValue
 }
 
 final class ValueCollectionQueryTests: RealmTestCase {
@@ -271,6 +272,17 @@ final class ValueCollectionQueryTests: RealmTestCase {
                        [.none, .bool(true), .double(2.5), .int(3), .float(3), .string("B"), .string("a")])
         // Numbers of different types that are equal are one distinct value.
         XCTAssertEqual(Array(box.mixed.distinct()), [.int(3), .string("a"), .double(2.5), .none, .bool(true), .string("B")])
+    }
+
+    func testCollectionsNestedInAnyRealmValue() throws {
+        let (realm, box) = try box { $0.any = .fromArray([.int(4), .string("a"), .int(1), .double(2.5)]) }
+        let list = try XCTUnwrap(box.any.listValue)
+        XCTAssertEqual(Array(list.filter("self > 2")), [.int(4), .double(2.5)])
+        XCTAssertEqual(Array(list.sorted()), [.int(1), .double(2.5), .int(4), .string("a")])
+        try realm.write { box.any = .fromDictionary(["x": .int(2), "y": .int(-1), "z": .string("b")]) }
+        let dictionary = try XCTUnwrap(box.any.dictionaryValue)
+        XCTAssertEqual(Array(dictionary.sorted(ascending: false)), [.string("b"), .int(2), .int(-1)])
+        XCTAssertEqual(Array(dictionary.where { $0 == .int(2) }), [.int(2)])
     }
 
     func testOtherValueTypes() throws {
