@@ -5,7 +5,8 @@ import Foundation
 // filter, where {}, sorted and aggregates over the map's values. A managed
 // map of objects is queried as a live Results over the objects its values
 // link to (in key order; nil values are left out, because a Results holds
-// objects). Aggregates also work on an unmanaged map and on maps of numbers,
+// objects); a map of values as a Results of its values, through `self`
+// (Collections/ValueResults.swift). Aggregates also work on an unmanaged map and on maps of numbers,
 // computed over the values, as in RealmSwift.
 
 /// A key-value collection read from a Realm (``Map``): what code generic
@@ -114,10 +115,11 @@ extension Map {
         return try linkedObjectResults(field, keys: mapLinkedKeys(field))
     }
 
-    /// The values (objects) matching a predicate in Realm's query language
-    /// (docs/QUERIES.md), as live Results in key order; nil values are left
-    /// out. Stops with ``Realm/Error/Code/invalidValue`` on an invalid
-    /// predicate, an unmanaged map or a map of values.
+    /// The values matching a predicate in Realm's query language
+    /// (docs/QUERIES.md), as live Results in key order: a map of objects
+    /// leaves nil values out; a map of values is queried through `self`
+    /// (`filter("self > 3")`). Stops with ``Realm/Error/Code/invalidValue``
+    /// on an invalid predicate or an unmanaged map.
     public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Value> {
         orStop { try queryResults().checkedFilter(predicateFormat, arguments: args) }
     }
@@ -146,10 +148,10 @@ extension Map {
         return sorted(byKeyPath: "self", ascending: ascending)
     }
 
-    /// The values (objects) sorted by the property at `keyPath`, as live
-    /// Results; nil values are left out. Stops with
-    /// ``Realm/Error/Code/invalidValue`` for an unknown or collection
-    /// property, an unmanaged map or a map of values.
+    /// The values sorted by the property at `keyPath` (a map of values:
+    /// `"self"`), as live Results; a map of objects leaves nil values out.
+    /// Stops with ``Realm/Error/Code/invalidValue`` for an unknown or
+    /// collection property, or an unmanaged map.
     public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Value> {
         sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
     }

@@ -88,7 +88,7 @@ final class ValuePlan: @unchecked Sendable {
 }
 
 /// `body` with an element's bytes as the record a compiled filter reads.
-private func withElement<R>(_ bytes: [UInt8], _ body: (RecordView) -> R) -> R {
+func withElement<R>(_ bytes: [UInt8], _ body: (RecordView) -> R) -> R {
     bytes.withUnsafeBytes { raw in
         // An empty element (an empty string) still needs a valid pointer.
         withUnsafeBytes(of: UInt8(0)) { empty in

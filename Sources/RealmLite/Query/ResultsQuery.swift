@@ -482,7 +482,8 @@ private func backlinkKeys(_ owner: ObjectBase, _ originColumn: Column) -> KeySou
     })
 }
 
-/// Queries run on objects; a collection of values (List<Int>...) has none.
+/// Object Results asked of a collection of values (which give Results of
+/// values instead: Collections/ValueResults.swift).
 func valueQueryError(_ type: Any.Type) -> Realm.Error {
-    Realm.Error.query("Cannot query a collection of \(type) values: queries, sorting and distinct work on collections of objects; use Swift's filter/sorted on the elements instead.")
+    Realm.Error.query("Cannot read a collection of \(type) values as objects: query its values through 'self'.")
 }

@@ -59,13 +59,7 @@ extension Results {
     func valueIndex(_ plan: ValuePlan, matching predicate: QueryPredicate, format: String) throws -> Int? {
         let filter = try valueFilterStep(plan, predicate, format: format)
         let realm = realmInstance
-        return plan.elements(realm).firstIndex { bytes in
-            bytes.withUnsafeBytes { raw in
-                withUnsafeBytes(of: UInt8(0)) { empty in
-                    filter(realm, RecordView(base: raw.baseAddress ?? empty.baseAddress!, size: raw.count), 0)
-                }
-            }
-        }
+        return plan.elements(realm).firstIndex { withElement($0) { filter(realm, $0, 0) } }
     }
 
     /// Observes a Results of values: the notifier evaluates it at each
