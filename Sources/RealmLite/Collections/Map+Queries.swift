@@ -5,7 +5,8 @@ import Foundation
 // filter, where {}, sorted and aggregates over the map's values. A managed
 // map of objects is queried as a live Results over the objects its values
 // link to (in key order; nil values are left out, because a Results holds
-// objects). Aggregates also work on an unmanaged map and on maps of numbers,
+// objects); a map of values as a Results of its values, through `self`
+// (Collections/ValueResults.swift). Aggregates also work on an unmanaged map and on maps of numbers,
 // computed over the values, as in RealmSwift.
 
 /// A key-value collection read from a Realm (``Map``): what code generic
@@ -104,19 +105,21 @@ extension Map: RealmKeyedCollection {}
 // MARK: - Query API
 
 extension Map {
-    /// The objects the values link to, as a live Results where queries
-    /// start; throws for an unmanaged map or a map of values.
+    /// The objects the values link to (a map of values: the values), as a
+    /// live Results where queries start; throws for an unmanaged map.
     func queryResults() throws -> Results<Value> {
         guard let field else {
             throw Realm.Error.query("Only managed Maps can be filtered or sorted: add the owning object to a Realm first, or use Swift's filter/sorted on map.values.")
         }
+        if linkedObjectType(Value.self) == nil { return valueResults(field, mapValues: true) }
         return try linkedObjectResults(field, keys: mapLinkedKeys(field))
     }
 
-    /// The values (objects) matching a predicate in Realm's query language
-    /// (docs/QUERIES.md), as live Results in key order; nil values are left
-    /// out. Stops with ``Realm/Error/Code/invalidValue`` on an invalid
-    /// predicate, an unmanaged map or a map of values.
+    /// The values matching a predicate in Realm's query language
+    /// (docs/QUERIES.md), as live Results in key order: a map of objects
+    /// leaves nil values out; a map of values is queried through `self`
+    /// (`filter("self > 3")`). Stops with ``Realm/Error/Code/invalidValue``
+    /// on an invalid predicate or an unmanaged map.
     public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Value> {
         orStop { try queryResults().checkedFilter(predicateFormat, arguments: args) }
     }
@@ -133,10 +136,11 @@ extension Map {
         asKeyValueSequence().contains { predicate($0.key, $0.value) }
     }
 
-    /// RealmSwift's sort of a map's values by themselves. RealmLite has no
-    /// Results of values yet, so this stops with
-    /// ``Realm/Error/Code/invalidValue`` (use `map.values.sorted()`), and for a
-    /// map of objects, which sort by a property (``sorted(byKeyPath:ascending:)``).
+    /// The values of a managed map of values sorted by themselves, as live
+    /// Results, nil first, as `List.sorted(ascending:)` sorts (docs/QUERIES.md).
+    /// Stops with ``Realm/Error/Code/invalidValue`` for an unmanaged map, and
+    /// for a map of objects, which sort by a property
+    /// (``sorted(byKeyPath:ascending:)``).
     public func sorted(ascending: Bool = true) -> Results<Value> {
         if linkedObjectType(Value.self) != nil {
             realmFatal(.invalidValue, "Cannot sort a Map of \(Value.self) by its values themselves: sort the objects by a property, with sorted(byKeyPath:ascending:).")
@@ -144,10 +148,10 @@ extension Map {
         return sorted(byKeyPath: "self", ascending: ascending)
     }
 
-    /// The values (objects) sorted by the property at `keyPath`, as live
-    /// Results; nil values are left out. Stops with
-    /// ``Realm/Error/Code/invalidValue`` for an unknown or collection
-    /// property, an unmanaged map or a map of values.
+    /// The values sorted by the property at `keyPath` (a map of values:
+    /// `"self"`), as live Results; a map of objects leaves nil values out.
+    /// Stops with ``Realm/Error/Code/invalidValue`` for an unknown or
+    /// collection property, or an unmanaged map.
     public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Value> {
         sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
     }
@@ -155,10 +159,7 @@ extension Map {
     /// The values (objects) sorted by each descriptor in turn; stops as
     /// ``sorted(byKeyPath:ascending:)`` does.
     public func sorted<S: Sequence>(by sortDescriptors: S) -> Results<Value> where S.Iterator.Element == SortDescriptor {
-        orStop {
-            if linkedObjectType(Value.self) == nil, field != nil { throw valueQueryError(Value.self) }
-            return try queryResults().checkedSorted(by: sortDescriptors)
-        }
+        orStop { try queryResults().checkedSorted(by: sortDescriptors) }
     }
 
     /// Merges `other` into this map: `combine(existing, new)` gives the value

@@ -54,8 +54,9 @@ public protocol RealmCollectionBase: RandomAccessCollection, CustomStringConvert
 /// `MutableSet`, `LinkingObjects` and the type-erased `AnyRealmCollection`.
 /// Write code generic over `C: RealmCollection` to accept any of them.
 ///
-/// Queries, sorting and distinct need a managed collection of objects;
-/// aggregates also work on a collection of numbers with `"self"`
+/// Queries, sorting and distinct need a managed collection (of values:
+/// through `"self"`, `filter("self > 3")`, `sorted(ascending:)`);
+/// aggregates also work unmanaged, on a collection of numbers with `"self"`
 /// (`list.sum()`). Two collections are equal when they are the same
 /// collection of the same Realm (not when their elements are equal).
 public protocol RealmCollection<Element>: RealmCollectionBase, Equatable {
@@ -117,7 +118,7 @@ public protocol RealmCollection<Element>: RealmCollectionBase, Equatable {
                  _ block: @escaping (RealmCollectionChange<Self>) -> Void) -> NotificationToken
 
     /// The collection as a Results, where queries start; throws for a
-    /// collection that cannot be queried (unmanaged, or of values).
+    /// collection that cannot be queried (unmanaged).
     func _rlmQueryResults() throws -> Results<Element>
 }
 

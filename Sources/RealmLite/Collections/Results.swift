@@ -13,6 +13,9 @@ enum ResultsSource {
     case all(ClassInfo)
     /// A filtered / sorted / distinct view (Query/QueryPlan.swift).
     case query(QueryPlan)
+    /// The values of a List, MutableSet or Map of values, filtered, sorted
+    /// or distinct (Collections/ValueResults.swift).
+    case values(ValuePlan)
 }
 
 /// A Results of every object of a class (delete's fast path asks).
@@ -69,12 +72,14 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
         switch source {
         case .all(let info): info
         case .query(let plan): plan.info
+        case .values(let plan): plan.source.info
         }
     }
 
     /// The number of objects in the current version: O(1) for every object of a
     /// class, one evaluation of the query per version otherwise.
     public var count: Int {
+        if let plan = valuePlan { return valueCount(plan) }
         if case .query(let plan) = source { return plan.count(realmInstance) }
         return realmInstance.count(of: info)
     }
@@ -86,6 +91,7 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     /// The object at `position` in the current version. An index outside
     /// `0..<count` stops with ``Realm/Error/Code/invalidValue``.
     public subscript(position: Int) -> Element {
+        if let plan = valuePlan { return value(plan, at: position) }
         let info = self.info
         if case .query(let plan) = source {
             guard let object = plan.object(at: position, realmInstance) else {
@@ -105,6 +111,7 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     public var last: Element? { edge(last: true) }
 
     private func edge(last: Bool) -> Element? {
+        if let plan = valuePlan { return valueEdge(plan, last: last) }
         if case .query(let plan) = source {
             if !last { return plan.firstObject(realmInstance).map(wrap) }
             let count = plan.keys(realmInstance).count
@@ -116,8 +123,9 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
         return element(key, value)
     }
 
-    /// The position of a managed object, or nil.
+    /// The position of a managed object (of a value: the first equal one), or nil.
     public func index(of object: Element) -> Int? {
+        if let plan = valuePlan { return valueIndex(plan, of: object) }
         guard let object = (object as? ObjectBase) ?? (object as? any ProjectionBridge)?._projectedObject, object._realm === realmInstance, object._info === info else { return nil }
         if case .query(let plan) = source { return plan.keys(realmInstance).firstIndex(of: object._key) }
         guard let cursor = realmInstance.cursor(info.objectsTree),
@@ -139,7 +147,9 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
 
     public func makeIterator() -> ResultsIterator<Element> { ResultsIterator(results: self) }
 
-    public var description: String { elementsDescription("Results<\(info.name)>", Array(self)) }
+    public var description: String {
+        elementsDescription("Results<\(valuePlan == nil ? info.name : "\(Element.self)")>", Array(self))
+    }
 }
 
 /// Walks the class's tree with the Realm's cursor. While nothing else moves
@@ -173,10 +183,14 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
     private let allInfoRef: Unmanaged<ClassInfo>?
     /// True for Results of projections: each object is wrapped.
     @usableFromInline let projects: Bool
+    /// True for Results of values: the elements when iteration started.
+    @usableFromInline let isValues: Bool
+    private var values: [[UInt8]]?
 
     init(results: Results<Element>) {
         self.results = results
         projects = results.projection != nil
+        isValues = results.valuePlan != nil
         realmRef = .passUnretained(results.core)
         if case .all(let info) = results.source { allInfoRef = .passUnretained(info) } else { allInfoRef = nil }
     }
@@ -185,9 +199,19 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
     /// generic value-witness copies; the work is in the non-generic part.
     @inlinable
     public mutating func next() -> Element? {
+        if isValues { return nextValue() }
         guard let object = nextObject() else { return nil }
         if projects { return projected(object) }
         return unsafeBitCast(object, to: Element.self)
+    }
+
+    @usableFromInline
+    mutating func nextValue() -> Element? {
+        let realm = results.realmInstance
+        if values == nil { values = results.valuePlan?.elements(realm) }
+        guard let values, queryPosition < values.count else { return nil }
+        queryPosition += 1
+        return results.decodeValue(values[queryPosition - 1], realm)
     }
 
     @usableFromInline
@@ -208,6 +232,8 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
         switch results.source {
         case .all(let info):
             return nextOfAll(realm, info)
+        case .values:
+            return nil
         case .query(let plan):
             if queryRows == nil {
                 queryRows = plan.rows(realm)
@@ -307,6 +333,7 @@ extension ResultsSource {
         switch self {
         case .all: return self
         case .query(let plan): return plan.moved(to: core).map { .query($0) }
+        case .values(let plan): return plan.moved(to: core).map { .values($0) }
         }
     }
 }

@@ -19,6 +19,7 @@ extension Results {
         let info: ClassInfo
         var plan: QueryPlan?
         switch source {
+        case .values(let values): return observeValues(values, keyPaths: keyPaths, block)
         case .all(let all): info = all
         case .query(let query):
             info = query.info
@@ -35,6 +36,7 @@ extension Results {
             let keys: [UInt64]
             switch moved {
             case .all(let info): keys = core.allKeys(info)
+            case .values: return nil
             case .query(let movedPlan):
                 keys = movedPlan.keys(core)
                 if let plan { rows.withLock { $0 = RowsHandover(plan, movedPlan, core) } }

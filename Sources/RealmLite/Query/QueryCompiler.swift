@@ -51,8 +51,10 @@ struct QueryCompiler {
     let format: String
     /// False to ignore indexes (tests compare both ways).
     var useIndexes = true
+    /// The element of a collection of values, as `self` (QueryCompiler+Self.swift).
+    var selfPath: ResolvedPath? = nil
 
-    var resolver: PathResolver { PathResolver(root: info, format: format) }
+    var resolver: PathResolver { PathResolver(root: info, format: format, selfPath: selfPath) }
 
     func compile(_ predicate: QueryPredicate) throws -> CompiledQuery {
         let filter = try filter(predicate)

@@ -75,6 +75,9 @@ struct ResolvedPath {
 struct PathResolver {
     let root: ClassInfo
     let format: String
+    /// Set when querying a collection of values: `self` is the element
+    /// (QueryCompiler+Self.swift).
+    var selfPath: ResolvedPath? = nil
 
     func fail(_ message: String, _ position: Int) -> Realm.Error {
         let place = position >= 0 ? " at position \(position)" : ""
@@ -83,7 +86,8 @@ struct PathResolver {
     }
 
     func resolve(_ components: [String], position: Int) throws -> ResolvedPath {
-        try resolve(components[...], info: root, position: position, text: components.joined(separator: "."))
+        if let selfPath { return try resolveSelf(components, selfPath, position: position) }
+        return try resolve(components[...], info: root, position: position, text: components.joined(separator: "."))
     }
 
     private func column(_ name: String, _ info: ClassInfo, _ position: Int) throws -> Column {

@@ -3,7 +3,7 @@ import Foundation
 // The query API of Results and of object collections (List, MutableSet,
 // LinkingObjects): filter, where {}, sorted, distinct, aggregates,
 // index(matching:). Written once against `RealmCollection`
-// (`_rlmQueryResults`); collections of values cannot be queried yet.
+// (`_rlmQueryResults`); Results of values turn to ValueResultsQuery.swift.
 //
 // RealmSwift's versions are non-throwing and raise on a bad query; these do
 // the same (stopping with the Realm.Error message), and each has a throwing
@@ -15,6 +15,8 @@ extension Results {
         switch source {
         case .all(let info): (info, .all, nil, [])
         case .query(let plan): (plan.info, plan.base, plan.predicate, plan.orderings)
+        // Every entry point turns to ValueResultsQuery.swift first.
+        case .values: preconditionFailure("a Results of values has no object query")
         }
     }
 
@@ -29,6 +31,7 @@ extension Results {
 
     /// Adds a predicate (checked against the class first, for messages that quote the format).
     func adding(_ predicate: QueryPredicate, format: String, useIndexes: Bool = true) throws -> Results<Element> {
+        if let plan = valuePlan { return try addingValueFilter(plan, predicate, format: format) }
         let parts = queryParts
         var compiler = QueryCompiler(info: parts.info, format: format)
         compiler.useIndexes = useIndexes
@@ -48,6 +51,7 @@ extension Results {
     }
 
     func checkedFilter(_ format: String, arguments: [Any], useIndexes: Bool = true) throws -> Results<Element> {
+        if let plan = valuePlan { return try valueFilter(plan, format, arguments) }
         let (predicate, descriptors) = try QueryParser.parseWithDescriptors(format, arguments)
         var results = try adding(predicate, format: format, useIndexes: useIndexes)
         for descriptor in descriptors {
@@ -89,12 +93,14 @@ extension Results {
     }
 
     func sortedResults(by descriptors: [SortDescriptor]) throws -> Results<Element> {
+        if let plan = valuePlan { return try valueSorted(plan, by: descriptors) }
         let parts = queryParts
         let ordering = QueryOrdering.sort(descriptors, try sortKeys(descriptors))
         return try with(predicate: parts.predicate, orderings: parts.orderings + [ordering])
     }
 
     func distinctResults(by keyPaths: [String]) throws -> Results<Element> {
+        if let plan = valuePlan { return try valueDistinct(plan, by: keyPaths) }
         let parts = queryParts
         let resolver = PathResolver(root: parts.info, format: "")
         let paths = try keyPaths.map { keyPath in
@@ -132,10 +138,12 @@ extension Results {
         switch source {
         case .query(let plan): return plan
         case .all(let info): return QueryPlan(info: info, base: .all, predicate: nil, compiled: nil, orderings: [])
+        case .values: preconditionFailure("a Results of values has no object query")
         }
     }
 
     func checkedIndex(matching predicate: QueryPredicate, format: String) throws -> Int? {
+        if let plan = valuePlan { return try valueIndex(plan, matching: predicate, format: format) }
         let info = queryParts.info
         let filter = try QueryCompiler(info: info, format: format).compile(predicate).filter
         let realm = realmInstance
@@ -404,6 +412,7 @@ extension List {
         guard let field else {
             throw Realm.Error.query("Only managed Lists can be queried; use Swift's filter/sorted on an unmanaged List.")
         }
+        if linkedObjectType(Element.self) == nil { return valueResults(field, mapValues: false) }
         return try linkedObjectResults(field, keys: linkedKeys(field))
     }
 }
@@ -414,6 +423,7 @@ extension MutableSet {
         guard let field else {
             throw Realm.Error.query("Only managed MutableSets can be queried; use Swift's filter/sorted on an unmanaged set.")
         }
+        if linkedObjectType(Element.self) == nil { return valueResults(field, mapValues: false) }
         return try linkedObjectResults(field, keys: linkedKeys(field))
     }
 }
@@ -472,7 +482,8 @@ private func backlinkKeys(_ owner: ObjectBase, _ originColumn: Column) -> KeySou
     })
 }
 
-/// Queries run on objects; a collection of values (List<Int>...) has none.
+/// Object Results asked of a collection of values (which give Results of
+/// values instead: Collections/ValueResults.swift).
 func valueQueryError(_ type: Any.Type) -> Realm.Error {
-    Realm.Error.query("Cannot query a collection of \(type) values: queries, sorting and distinct work on collections of objects; use Swift's filter/sorted on the elements instead.")
+    Realm.Error.query("Cannot read a collection of \(type) values as objects: query its values through 'self'.")
 }
