@@ -64,6 +64,10 @@ struct QueryComparison {
     /// (`ALL {1, 2} IN ANY ints`); otherwise the property's is
     /// (`ANY ints > ALL {1, 2}`).
     var listIsOuter = true
+    /// A list of constants and a property with no ANY, ALL or NONE on
+    /// either side: on a to-many path, Realm compares them element by
+    /// element (QueryListComparisons.swift); on one value it means ANY.
+    var listUnquantified = false
 }
 
 enum QueryExpression {

@@ -118,6 +118,7 @@ struct QueryCompiler {
         if c.right.isPath {
             return try comparePaths(c, path, try resolvePath(c.right))
         }
+        if c.listUnquantified && c.quantifier == .implicit && path.isMulti { return try elementWiseComparison(c, path) }
         if c.listQuantifier != .implicit { return try listComparison(c, path) }
         let test = try valueTest(c, path)
         if let column = path.directColumn, !path.isMulti, !path.isAggregate, info.slots[column.index].width != ColumnSlot.objectKey {
