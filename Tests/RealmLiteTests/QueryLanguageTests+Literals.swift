@@ -104,3 +104,15 @@ extension QueryLanguageTests {
         XCTAssertTrue(error("{'a'} BEGINSWITH {'a'}").contains("two lists of constants compare with"), error("{'a'} BEGINSWITH {'a'}"))
     }
 }
+
+// String order is realm-core's: unsigned bytes (UTF-8 code points), no
+// locale collation, for comparisons and sorting alike.
+extension QueryLanguageTests {
+    func testStringOrderingIsByCodePoint() {
+        XCTAssertEqual(people("name < 'a'"), ["Ann", "Bob"], "upper case sorts before lower case")
+        XCTAssertEqual(people("name > 'z'"), ["Élodie"], "É (U+00C9) is above z")
+        XCTAssertEqual(people("name BETWEEN {'B', 'C'}"), ["Bob"])
+        XCTAssertEqual(realm.objects(RQLPerson.self).sorted(byKeyPath: "name", ascending: false).map(\.name), ["Élodie", "Bob", "Ann"])
+        XCTAssertEqual(people("ANY {'Z'} < ANY {'a'}"), ["Ann", "Bob", "Élodie"])
+    }
+}

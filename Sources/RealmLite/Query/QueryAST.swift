@@ -124,6 +124,10 @@ enum QueryValue: CustomStringConvertible {
     case uuid(UUID)
     case decimal(Decimal128)
     case object(ObjectBase)
+    /// `obj('Class', primaryKey)`: resolved per evaluation (QueryObjectLiterals.swift).
+    indirect case objectReference(String, QueryValue)
+    /// `O123`: the object whose object key is 123, in the class a link targets.
+    case objectKey(UInt64)
 
     var description: String {
         switch self {
@@ -138,6 +142,8 @@ enum QueryValue: CustomStringConvertible {
         case .uuid(let v): "uuid(\(v.uuidString))"
         case .decimal(let v): "\(v)"
         case .object(let v): "\(type(of: v).className()) object"
+        case .objectReference(let name, let key): "obj('\(name)', \(key))"
+        case .objectKey(let key): "O\(key)"
         }
     }
 
@@ -154,7 +160,7 @@ enum QueryValue: CustomStringConvertible {
         case .objectId: "an object id"
         case .uuid: "a uuid"
         case .decimal: "a decimal128"
-        case .object: "an object"
+        case .object, .objectReference, .objectKey: "an object"
         }
     }
 

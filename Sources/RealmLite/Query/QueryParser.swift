@@ -59,6 +59,11 @@ struct QueryLexer {
                 i = end
                 continue
             }
+            if let end = typedLinkLiteral(at: i) {
+                tokens.append(QueryToken(kind: .typed("typedlink", String(chars[i..<end])), position: start))
+                i = end
+                continue
+            }
             if isIdentStart(c) {
                 while i < chars.count, isIdent(chars[i]) { i += 1 }
                 let word = String(chars[start..<i])
@@ -519,7 +524,13 @@ struct QueryParser {
             case "NAN": index += 1; return .value(.double(.nan), position: token.position)
             case "SUBQUERY":
                 if index + 1 < tokens.count, case .symbol("(") = tokens[index + 1].kind { return try parseSubquery() }
+            case "OBJ":
+                if index + 1 < tokens.count, case .symbol("(") = tokens[index + 1].kind { return try parseObjectLiteral() }
             default: break
+            }
+            if let key = objectKeyLiteral(name) {
+                index += 1
+                return .value(.objectKey(key), position: token.position)
             }
             return try parseKeyPath(first: [name])
         case .collectionOperator("links"):
@@ -602,6 +613,7 @@ struct QueryParser {
     }
 
     private func typedLiteral(_ kind: String, _ text: String, _ token: QueryToken) throws -> QueryExpression {
+        if kind == "typedlink" { throw typedLinkError(text, token) }
         if kind == "b64" || kind == "bin" || kind == "binary" {
             guard let data = binaryLiteral(kind, text) else {
                 throw lexer.error("'\(text)' is not valid binary data (use bin('text') or B64\"base64\")", at: token.position)
