@@ -326,7 +326,7 @@ final class QueryLanguageRandomTests: RealmTestCase {
             let op = ordering, k = int(1...3), j = int(-5...5), n = int(0...100)
             if chance(0.5) {
                 let x = Double(int(-40...20)) / 2
-                return ("(ints.@sum - age) / 2 \(op) \(x)", { self.order(op, Double($0.ints.reduce(0, +) - $0.age) / 2, x) })
+                return ("(ints.@sum - age) / 2 \(op) \(x)", { self.order(op, Double(($0.ints.reduce(0, +) - $0.age) / 2), x) })
             }
             return ("age * \(k) + \(j) \(op) \(n)", { self.order(op, Double($0.age * k + j), Double(n)) })
         case 22:

@@ -4,17 +4,18 @@ import Foundation
 // `ANY dogs.age * 2 > 10`. Operands are numbers and numeric key paths (int,
 // float, double, decimal128, including aggregates such as `ints.@sum`), as
 // realm-core's rule (Mixed::is_numeric): dates, strings and the other types
-// take none. Ints stay ints under + - * (wrapping on overflow); `/` and
-// anything with a float or double gives a double; anything with a decimal128
-// gives a decimal128. nil on either side gives nil, which satisfies only
+// take none. Two ints give an int (wrapping on overflow; `/` divides as
+// ints, and by 0 gives the largest or smallest int, as realm-core's Mixed
+// division); anything with a float or double gives a double; anything with
+// a decimal128 gives a decimal128. nil on either side gives nil, which satisfies only
 // `== nil` and `!=`. One side may be to-many (each of its values with the
 // other side's one value); both to-many is refused, as in realm-core.
 
 /// `a op b` of two constants, or nil if they are not both numbers.
 func foldArithmetic(_ op: Character, _ a: QueryValue, _ b: QueryValue) -> QueryValue? {
     switch (a, b) {
-    case (.int(let x), .int(let y)) where op != "/":
-        return .int(op == "+" ? x &+ y : op == "-" ? x &- y : x &* y)
+    case (.int(let x), .int(let y)):
+        return .int(applyArithmetic(op, x, y))
     case (.decimal, _), (_, .decimal):
         guard let x = a.arithmeticDecimal, let y = b.arithmeticDecimal else { return nil }
         return .decimal(applyArithmetic(op, x, y))
@@ -52,6 +53,18 @@ private func decimalOperand(_ operand: QueryOperand, _ type: PropertyType) -> De
 }
 
 @inline(__always)
+func applyArithmetic(_ op: Character, _ x: Int64, _ y: Int64) -> Int64 {
+    switch op {
+    case "+": return x &+ y
+    case "-": return x &- y
+    case "*": return x &* y
+    default:
+        if y == 0 { return x < 0 ? .min : .max }
+        return x.dividedReportingOverflow(by: y).partialValue
+    }
+}
+
+@inline(__always)
 func applyArithmetic(_ op: Character, _ x: Double, _ y: Double) -> Double {
     switch op {
     case "+": x + y
@@ -77,7 +90,7 @@ extension QueryCompiler {
             throw resolver.fail("Operations involving two lists are not supported ('\(a.text) \(op) \(b.text)': both go through to-many relationships; Realm allows one)", position)
         }
         let decimal = a.type == .decimal128 || b.type == .decimal128
-        let ints = a.type == .int && b.type == .int && op != "/"
+        let ints = a.type == .int && b.type == .int
         let typeA = a.type, typeB = b.type
         let combine: (QueryOperand, QueryOperand) -> QueryOperand = { x, y in
             if case .null = x { return .null }
@@ -87,7 +100,7 @@ extension QueryCompiler {
                 return .decimal(applyArithmetic(op, u, v))
             }
             if ints, let i = operandInt(x), let j = operandInt(y) {
-                return .int(op == "+" ? i &+ j : op == "-" ? i &- j : i &* j)
+                return .int(applyArithmetic(op, i, j))
             }
             guard let u = operandDouble(x, typeA), let v = operandDouble(y, typeB) else { return .null }
             return .double(applyArithmetic(op, u, v))
