@@ -120,13 +120,21 @@ final class QueryLanguageRandomTests: RealmTestCase {
     private var options: String { pick(["", "", "[c]", "[d]", "[cd]"]) }
     private var ordering: String { pick(["==", "!=", "<", "<=", ">", ">="]) }
 
+    /// Every form realm-core lexes: T with or without signs, fields padded
+    /// or not, with or without nanoseconds.
     private func dateLiteral(_ date: Date) -> String {
-        if chance(0.5) { return "T\(Int(date.timeIntervalSince1970)):0" }
+        let seconds = Int(date.timeIntervalSince1970)
+        if chance(0.5) {
+            if chance(0.5) { return "T\(seconds):0" }
+            return seconds >= 0 ? "T+\(seconds):+0" : "T\(seconds):-0"
+        }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        func two(_ n: Int?) -> String { n! < 10 ? "0\(n!)" : "\(n!)" }
-        return "\(c.year!)-\(two(c.month))-\(two(c.day))\(chance(0.5) ? "@" : "T")\(two(c.hour)):\(two(c.minute)):\(two(c.second))"
+        let pad = chance(0.5)
+        func two(_ n: Int?) -> String { pad && n! < 10 ? "0\(n!)" : "\(n!)" }
+        let nanos = chance(0.3) ? ":0" : ""
+        return "\(c.year!)-\(two(c.month))-\(two(c.day))\(chance(0.5) ? "@" : "T")\(two(c.hour)):\(two(c.minute)):\(two(c.second))\(nanos)"
     }
 
     private func number(_ value: AnyRealmValue) -> Double? {
@@ -141,7 +149,7 @@ final class QueryLanguageRandomTests: RealmTestCase {
 
     private func personAtom() -> Atom<PersonData> {
         let pets = petData
-        switch int(0...23) {
+        switch int(0...25) {
         case 0:
             let op = pick(["==", "!=", "BEGINSWITH", "ENDSWITH", "CONTAINS"]), opts = options, w = pick(words)
             return ("name \(op)\(opts) \(quote(w))", { self.stringOp(op, $0.name, w, opts) })
@@ -318,7 +326,7 @@ final class QueryLanguageRandomTests: RealmTestCase {
             let op = ordering, k = int(1...3), j = int(-5...5), n = int(0...100)
             if chance(0.5) {
                 let x = Double(int(-40...20)) / 2
-                return ("(ints.@sum - age) / 2 \(op) \(x)", { self.order(op, Double($0.ints.reduce(0, +) - $0.age) / 2, x) })
+                return ("(ints.@sum - age) / 2 \(op) \(x)", { self.order(op, Double(($0.ints.reduce(0, +) - $0.age) / 2), x) })
             }
             return ("age * \(k) + \(j) \(op) \(n)", { self.order(op, Double($0.age * k + j), Double(n)) })
         case 22:
@@ -356,6 +364,29 @@ final class QueryLanguageRandomTests: RealmTestCase {
                 case "ALL": return perConstant.allSatisfy { $0 }
                 case "NONE": return !perConstant.contains(true)
                 default: return perConstant.contains(true)
+                }
+            })
+        case 24:
+            // No quantifier on either side: element by element, realm-core's `!=` rule.
+            let op = pick(["==", "!=", "IN", "<", ">="]), listFirst = chance(0.5)
+            let constants = (0..<int(0...3)).map { _ in int(0...9) }
+            let list = "{\(constants.map(String.init).joined(separator: ", "))}"
+            let pairOp = op == "IN" ? "==" : op
+            return (listFirst ? "\(list) \(op) ints" : "ints \(op) \(list)", { p in
+                guard p.ints.count == constants.count else { return op == "!=" }
+                return zip(p.ints, constants).allSatisfy { v, c in
+                    listFirst ? self.order(pairOp, Double(c), Double(v)) : self.order(pairOp, Double(v), Double(c))
+                }
+            })
+        case 25:
+            // Arithmetic on a to-many path.
+            let quantifier = pick(["", "ANY ", "ALL ", "NONE "]), op = ordering, k = int(-2...3), j = int(-5...5), n = int(0...20)
+            return ("\(quantifier)ints * \(k) + \(j) \(op) \(n)", { person in
+                let hits = person.ints.map { self.order(op, Double($0 * k + j), Double(n)) }
+                switch quantifier {
+                case "ALL ": return hits.allSatisfy { $0 }
+                case "NONE ": return !hits.contains(true)
+                default: return hits.contains(true)
                 }
             })
         default:

@@ -190,7 +190,7 @@ private let mixedTypeNames: [String: Set<MixedTag>] = {
 }()
 
 /// The stored mixed value of an operand; nil for nil (.none).
-private func mixedView(_ operand: QueryOperand) -> MixedView? {
+func mixedView(_ operand: QueryOperand) -> MixedView? {
     guard case .raw(let bytes) = operand, let view = MixedView(bytes), view.tag != .none else { return nil }
     return view
 }
@@ -214,6 +214,8 @@ func mixedConstantBytes(_ value: QueryValue) -> [UInt8]? {
     case .object(let object):
         guard object._realm != nil, !object._deleted, let info = object._info else { return nil }
         appendMixedLink(MixedLink(className: info.name, key: object._key), to: &out)
+    case .objectReference, .objectKey:
+        return nil
     }
     return out
 }

@@ -64,6 +64,10 @@ struct QueryComparison {
     /// (`ALL {1, 2} IN ANY ints`); otherwise the property's is
     /// (`ANY ints > ALL {1, 2}`).
     var listIsOuter = true
+    /// A list of constants and a property with no ANY, ALL or NONE on
+    /// either side: on a to-many path, Realm compares them element by
+    /// element (QueryListComparisons.swift); on one value it means ANY.
+    var listUnquantified = false
 }
 
 enum QueryExpression {
@@ -120,6 +124,10 @@ enum QueryValue: CustomStringConvertible {
     case uuid(UUID)
     case decimal(Decimal128)
     case object(ObjectBase)
+    /// `obj('Class', primaryKey)`: resolved per evaluation (QueryObjectLiterals.swift).
+    indirect case objectReference(String, QueryValue)
+    /// `O123`: the object whose object key is 123, in the class a link targets.
+    case objectKey(UInt64)
 
     var description: String {
         switch self {
@@ -134,6 +142,8 @@ enum QueryValue: CustomStringConvertible {
         case .uuid(let v): "uuid(\(v.uuidString))"
         case .decimal(let v): "\(v)"
         case .object(let v): "\(type(of: v).className()) object"
+        case .objectReference(let name, let key): "obj('\(name)', \(key))"
+        case .objectKey(let key): "O\(key)"
         }
     }
 
@@ -150,7 +160,7 @@ enum QueryValue: CustomStringConvertible {
         case .objectId: "an object id"
         case .uuid: "a uuid"
         case .decimal: "a decimal128"
-        case .object: "an object"
+        case .object, .objectReference, .objectKey: "an object"
         }
     }
 

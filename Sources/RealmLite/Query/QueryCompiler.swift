@@ -120,6 +120,8 @@ struct QueryCompiler {
         if c.right.isPath {
             return try comparePaths(c, path, try resolvePath(c.right))
         }
+        if let objectFilter = try objectLiteralFilter(c, path) { return objectFilter }
+        if c.listUnquantified && c.quantifier == .implicit && path.isMulti { return try elementWiseComparison(c, path) }
         if c.listQuantifier != .implicit { return try listComparison(c, path) }
         let test = try valueTest(c, path)
         if let column = path.directColumn, !path.isMulti, !path.isAggregate, info.slots[column.index].width != ColumnSlot.objectKey {
@@ -616,7 +618,7 @@ struct QueryCompiler {
     }
 
     /// The index encoding of a constant for `column`, if it converts exactly.
-    private func indexKeyOf(_ value: QueryValue, _ column: Column) -> [UInt8]? {
+    func indexKeyOf(_ value: QueryValue, _ column: Column) -> [UInt8]? {
         func key<T: _RealmPrimitive>(_ v: T) -> [UInt8] { v._rlmWithBytes { indexKey(column.type, isNull: false, $0) } }
         switch (column.type, value) {
         case (_, .null): return column.isOptional ? [0] : nil

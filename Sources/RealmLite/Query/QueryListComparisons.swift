@@ -8,6 +8,8 @@ import Foundation
 //   age == NONE {18, 21}      the property is none of them
 //   age == {18, 21}           ANY is implied
 //   ANY {1, 2, 3} > ALL {1, 2}  two lists: true or false for every object
+//   {1, 2} == ints            no quantifier on either side and a to-many
+//                             path: element by element, as realm-core
 //
 // The quantifier written first is the outer one; a side without one is ANY.
 
@@ -27,6 +29,31 @@ extension QueryCompiler {
         }
         return { realm, record, key in
             check(realm, record, key) { operand in quantify(listQuantifier, tests) { $0(operand) } }
+        }
+    }
+}
+
+extension QueryCompiler {
+    /// `{a, b} op path` or `path op {a, b}` with no quantifier: the path
+    /// has as many values as the list and the i-th value stands in `op` to
+    /// the i-th constant. realm-core's rule for `!=` is kept: lists of
+    /// different lengths differ, lists of one length differ only if every
+    /// pair does (and two empty lists are both equal and unequal).
+    func elementWiseComparison(_ c: QueryComparison, _ path: ResolvedPath) throws -> RowFilter {
+        guard case .list(let items, _) = c.right else {
+            throw resolver.fail("Expected a list of constants to compare element by element", c.position)
+        }
+        let op: QueryOperator = c.op == .in ? .equal : c.op
+        let tests = try items.map { try operandTest(op, $0, c, path) }
+        let source = path.source, differentLengths = op == .notEqual
+        return { realm, record, key in
+            var count = 0, every = true
+            _ = source(realm, record, key) { operand in
+                if count < tests.count, every, !tests[count](operand) { every = false }
+                count += 1
+                return count <= tests.count
+            }
+            return count == tests.count ? every : differentLengths
         }
     }
 }
@@ -64,6 +91,17 @@ extension QueryParser {
             }
         }
         return quantify(outer, left) { a in quantify(inner, right) { b in holds(a, b) } }
+    }
+
+    /// `{a, b} op {c, d}` without quantifiers: element by element, by the
+    /// rule of `elementWiseComparison`.
+    func constantListsElementWise(_ left: [QueryValue], _ c: QueryComparison, _ right: [QueryValue], at position: Int) throws -> Bool {
+        guard left.count == right.count else {
+            _ = try constantListComparison(.any, [], c, .any, [], at: position) // the operator's check
+            return c.op == .notEqual
+        }
+        for (a, b) in zip(left, right) where !(try constantListComparison(.any, [a], c, .any, [b], at: position)) { return false }
+        return true
     }
 
     private func constantOrder(_ a: QueryValue, _ b: QueryValue, _ c: QueryComparison) -> Int? {

@@ -68,21 +68,40 @@ extension QueryParser {
     }
 
     /// `left op right`; two numbers are folded into one.
+    /// `{8, 10} / 2` is the list of each constant's result, as in realm-core.
     private func arithmetic(_ op: Character, _ left: QueryExpression, _ right: QueryExpression, _ token: QueryToken) throws -> QueryExpression {
         for side in [left, right] {
+            let values: [QueryValue]
             switch side {
-            case .list: throw lexer.error("arithmetic needs numbers or numeric properties, not a list", at: side.position)
-            case .value(let v, _):
+            case .list(let items, _): values = items
+            case .value(let v, _): values = [v]
+            default: values = []
+            }
+            for v in values {
                 switch v {
-                case .int, .double: break
-                default: throw lexer.error("arithmetic needs numbers or numeric properties, not \(v.kindName)", at: side.position)
+                case .int, .double, .decimal, .null: break
+                default: throw lexer.error("Cannot perform '\(op)' on \(v) (\(v.kindName)): Realm's arithmetic takes numbers only", at: side.position)
                 }
-            default: break
             }
         }
-        if case .value(let a, _) = left, case .value(let b, _) = right, let folded = foldArithmetic(op, a, b) {
-            return .value(folded, position: left.position)
+        func fold(_ a: QueryValue, _ b: QueryValue) -> QueryValue {
+            if case .null = a { return .null }
+            if case .null = b { return .null }
+            return foldArithmetic(op, a, b) ?? .null
         }
-        return .arithmetic(op, left, right, position: token.position)
+        switch (left, right) {
+        case (.value(let a, _), .value(let b, _)):
+            return .value(fold(a, b), position: left.position)
+        case (.list(let items, _), .value(let b, _)):
+            return .list(items.map { fold($0, b) }, position: left.position)
+        case (.value(let a, _), .list(let items, _)):
+            return .list(items.map { fold(a, $0) }, position: left.position)
+        case (.list, .list):
+            throw lexer.error("Operations involving two lists are not supported", at: token.position)
+        case (.list, _), (_, .list):
+            throw lexer.error("arithmetic between a list of constants and a property is not supported; put the property on the other side of the comparison", at: token.position)
+        default:
+            return .arithmetic(op, left, right, position: token.position)
+        }
     }
 }

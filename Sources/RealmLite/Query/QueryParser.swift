@@ -24,6 +24,7 @@ struct QueryToken {
         case argument(Character)    // %@ %K %d %f
         case positional(Int)        // $0, $1
         case typed(String, String)  // oid(...), uuid(...)
+        case date(Date)             // date literals (QueryParser+Dates.swift)
         case end
     }
     let kind: Kind
@@ -44,35 +45,6 @@ struct QueryLexer {
         return .query("Invalid predicate '\(source)': \(message) at \(shown).")
     }
 
-    /// `YYYY-MM-DD@HH:MM:SS[:NANOS]` (also with `T`), or `T<seconds>:<nanoseconds>`:
-    /// the text and the index after it, if one starts at `i`.
-    private func dateLiteral(at i: Int) -> (String, Int)? {
-        var j = i
-        func digits(_ min: Int, _ max: Int) -> Bool {
-            let start = j
-            while j < chars.count, j - start < max, chars[j].isASCII, chars[j].isNumber { j += 1 }
-            return j - start >= min
-        }
-        func symbol(_ options: String) -> Bool {
-            guard j < chars.count, options.contains(chars[j]) else { return false }
-            j += 1
-            return true
-        }
-        if chars[i] == "T" {
-            j += 1
-            _ = symbol("-")
-            guard digits(1, 19), symbol(":") else { return nil }
-            _ = symbol("-")
-            guard digits(1, 9) else { return nil }
-        } else {
-            guard digits(4, 4), symbol("-"), digits(1, 2), symbol("-"), digits(1, 2), symbol("@T"),
-                  digits(1, 2), symbol(":"), digits(1, 2), symbol(":"), digits(1, 2) else { return nil }
-            if symbol(":") { guard digits(1, 9) else { return nil } }
-        }
-        if j < chars.count, chars[j].isLetter || chars[j].isNumber || chars[j] == "_" { return nil }
-        return (String(chars[i..<j]), j)
-    }
-
     func tokenize() throws -> [QueryToken] {
         var tokens: [QueryToken] = []
         var i = 0
@@ -82,8 +54,13 @@ struct QueryLexer {
             let c = chars[i]
             let start = i
             if c.isWhitespace { i += 1; continue }
-            if let (text, end) = dateLiteral(at: i) {
-                tokens.append(QueryToken(kind: .typed("date", text), position: start))
+            if let (date, end) = try dateLiteral(at: i) {
+                tokens.append(QueryToken(kind: .date(date), position: start))
+                i = end
+                continue
+            }
+            if let end = typedLinkLiteral(at: i) {
+                tokens.append(QueryToken(kind: .typed("typedlink", String(chars[i..<end])), position: start))
                 i = end
                 continue
             }
@@ -315,6 +292,7 @@ struct QueryParser {
         case .argument(let c): "'%\(c)'"
         case .positional(let n): "'$\(n)'"
         case .typed(let kind, let text): "'\(kind)(\(text))'"
+        case .date(let date): "date \(date)"
         case .end: "end of the predicate"
         }
     }
@@ -435,29 +413,31 @@ struct QueryParser {
             index += 1
         }
         if case .end = current.kind { throw lexer.error("expected a value after '\(op.rawValue)'", at: current.position) }
-        if case .list(let constants, _) = left, quantifier != .implicit {
-            // `ANY {1, 2} IN [ALL] path`: each constant against the path's values.
+        if case .list(let constants, _) = left {
+            // `ANY {1, 2} IN [ALL] path`: each constant against the path's values;
+            // `{1, 2} == path` (no quantifier on either side): element by element.
             let rightQuantifier = quantifierKeyword(current)
             if rightQuantifier != nil { index += 1 }
             let at = current.position
             let path = try parseExpression()
+            let unquantified = quantifier == .implicit && rightQuantifier == nil
             if case .list(let others, _) = path {
                 // Two lists of constants: decided here, for every object.
-                return .constant(try constantListComparison(quantifier, constants, comparison, rightQuantifier ?? .any, others, at: at))
+                if unquantified { return .constant(try constantListsElementWise(constants, comparison, others, at: at)) }
+                return .constant(try constantListComparison(quantifier == .implicit ? .any : quantifier, constants, comparison,
+                                                            rightQuantifier ?? .any, others, at: at))
             }
             guard let flipped = op.flippedToCollection else {
                 throw lexer.error("'\(op.rawValue)' cannot compare a list of constants with a property; use ==, !=, <, <=, >, >= or IN", at: opToken.position)
             }
             guard path.isPath else { throw lexer.error("expected a property after '\(op.rawValue)' to compare the list with", at: at) }
-            comparison.listQuantifier = quantifier
+            comparison.listQuantifier = quantifier == .implicit ? .any : quantifier
+            comparison.listUnquantified = unquantified
             comparison.quantifier = rightQuantifier ?? .implicit
             comparison.left = path
             comparison.right = left
             comparison.op = flipped
             return .comparison(comparison)
-        }
-        if case .list = left {
-            throw lexer.error("a list of constants on the left needs ANY, ALL or NONE before it ('ANY {1, 2} IN ints')", at: left.position)
         }
         if let rightQuantifier = quantifierKeyword(current) {
             let at = current.position
@@ -482,10 +462,14 @@ struct QueryParser {
             return .comparison(comparison)
         }
         comparison.right = try parseExpression()
-        if case .list = comparison.right, op != .in, op != .between {
-            // `age == {18, 21}` means `age == ANY {18, 21}`.
-            comparison.listQuantifier = .any
-            comparison.listIsOuter = false
+        if case .list = comparison.right, op != .between {
+            // `age == {18, 21}` means `age == ANY {18, 21}`; on a to-many
+            // path, `ints == {1, 2}` compares element by element (compiler).
+            comparison.listUnquantified = quantifier == .implicit
+            if op != .in {
+                comparison.listQuantifier = .any
+                comparison.listIsOuter = false
+            }
         }
         return .comparison(comparison)
     }
@@ -540,7 +524,13 @@ struct QueryParser {
             case "NAN": index += 1; return .value(.double(.nan), position: token.position)
             case "SUBQUERY":
                 if index + 1 < tokens.count, case .symbol("(") = tokens[index + 1].kind { return try parseSubquery() }
+            case "OBJ":
+                if index + 1 < tokens.count, case .symbol("(") = tokens[index + 1].kind { return try parseObjectLiteral() }
             default: break
+            }
+            if let key = objectKeyLiteral(name) {
+                index += 1
+                return .value(.objectKey(key), position: token.position)
             }
             return try parseKeyPath(first: [name])
         case .collectionOperator("links"):
@@ -564,6 +554,9 @@ struct QueryParser {
         case .typed(let kind, let text):
             index += 1
             return try typedLiteral(kind, text, token)
+        case .date(let date):
+            index += 1
+            return .value(.date(date), position: token.position)
         case .number(let text):
             index += 1
             return .value(try number(text, token), position: token.position)
@@ -620,10 +613,7 @@ struct QueryParser {
     }
 
     private func typedLiteral(_ kind: String, _ text: String, _ token: QueryToken) throws -> QueryExpression {
-        if kind == "date" {
-            guard let date = parseDateLiteral(text) else { throw lexer.error("'\(text)' is not a valid date", at: token.position) }
-            return .value(.date(date), position: token.position)
-        }
+        if kind == "typedlink" { throw typedLinkError(text, token) }
         if kind == "b64" || kind == "bin" || kind == "binary" {
             guard let data = binaryLiteral(kind, text) else {
                 throw lexer.error("'\(text)' is not valid binary data (use bin('text') or B64\"base64\")", at: token.position)
@@ -727,30 +717,6 @@ struct QueryParser {
     }
 }
 
-
-/// A date literal in UTC: `2021-02-20@14:30:00[:nanos]` or `T<seconds>:<nanos>` (since 1970).
-func parseDateLiteral(_ text: String) -> Date? {
-    if text.hasPrefix("T") {
-        let parts = text.dropFirst().split(separator: ":")
-        guard parts.count == 2, let seconds = Int64(parts[0]), let nanos = Int64(parts[1]) else { return nil }
-        return Date(timeIntervalSince1970: Double(seconds) + Double(nanos) / 1e9)
-    }
-    let fields = text.split(whereSeparator: { "-@T:".contains($0) }).compactMap { Int($0) }
-    guard fields.count >= 6 else { return nil }
-    var components = DateComponents()
-    components.year = fields[0]
-    components.month = fields[1]
-    components.day = fields[2]
-    components.hour = fields[3]
-    components.minute = fields[4]
-    components.second = fields[5]
-    var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = TimeZone(identifier: "UTC")!
-    guard (1...12).contains(fields[1]), (1...31).contains(fields[2]), fields[3] < 24, fields[4] < 60, fields[5] < 61,
-          let date = calendar.date(from: components) else { return nil }
-    let nanos = fields.count > 6 ? Double(fields[6]) / 1e9 : 0
-    return date.addingTimeInterval(nanos)
-}
 
 /// The significant digits of a number literal: without leading zeros, the
 /// fraction's trailing zeros, or the exponent.

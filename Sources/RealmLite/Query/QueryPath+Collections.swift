@@ -173,27 +173,42 @@ extension PathResolver {
     /// property of any class.
     func backlinksPath(_ rest: ArraySlice<String>, info: ClassInfo, position: Int, text: String) throws -> ResolvedPath {
         let links = info.incomingLinks.compactMap { link in link.origin.map { ($0, $0.columns[link.column]) } }
+        // AnyRealmValue properties (and their lists and dictionaries) link too.
+        let mixedLinks = info.mixedLinkSources.compactMap { link in link.origin.map { ($0, $0.columns[link.column]) } }
+        let className = info.name
         if rest.first == "@count" || rest.first == "@size" {
             if rest.count > 1 { throw fail("Nothing can follow '@links.\(rest.first!)' in '\(text)'", position) }
             return ResolvedPath(source: { realm, _, key, visit in
                 var n = 0
                 for (_, column) in links { n += realm.backlinkSources(column, target: key).count }
+                if !mixedLinks.isEmpty {
+                    let target = MixedLink(className: className, key: key)
+                    for (_, column) in mixedLinks { n += realm.mixedBacklinkSources(column, target: target).count }
+                }
                 return visit(.int(Int64(n)))
             }, type: .int, isAggregate: true, text: text)
         }
         guard rest.count >= 2 else {
             throw fail("'@links' must be followed by a class and one of its properties ('@links.Class.property') or by @count", position)
         }
-        let className = rest.first!, propertyName = rest.dropFirst().first!
-        guard let (origin, column) = links.first(where: { $0.0.name == className && $0.1.name == propertyName }) else {
-            let known = links.map { "\($0.0.name).\($0.1.name)" }.joined(separator: ", ")
-            throw fail("No property '\(className).\(propertyName)' links to class '\(info.name)' (links: \(known.isEmpty ? "none" : known))", position)
+        let originName = rest.first!, propertyName = rest.dropFirst().first!
+        let sources: (RealmCore, UInt64) -> [UInt64]
+        let origin: ClassInfo
+        if let (linkOrigin, column) = links.first(where: { $0.0.name == originName && $0.1.name == propertyName }) {
+            origin = linkOrigin
+            sources = { realm, key in realm.backlinkSources(column, target: key) }
+        } else if let (mixedOrigin, column) = mixedLinks.first(where: { $0.0.name == originName && $0.1.name == propertyName }) {
+            origin = mixedOrigin
+            sources = { realm, key in realm.mixedBacklinkSources(column, target: MixedLink(className: className, key: key)) }
+        } else {
+            let known = (links + mixedLinks).map { "\($0.0.name).\($0.1.name)" }.joined(separator: ", ")
+            throw fail("No property '\(originName).\(propertyName)' links to class '\(info.name)' (links: \(known.isEmpty ? "none" : known))", position)
         }
         let collection = CollectionSource(elements: { realm, _, key, visit in
-            for source in realm.backlinkSources(column, target: key) where !visit(.int(Int64(bitPattern: source))) { return false }
+            for source in sources(realm, key) where !visit(.int(Int64(bitPattern: source))) { return false }
             return true
         }, elementType: .object, target: origin, isObject: true, isMap: false, isList: false, tagged: false,
-           field: nil, name: "@links.\(className).\(propertyName)")
+           field: nil, name: "@links.\(originName).\(propertyName)")
         return try collectionPath(collection, rest.dropFirst(2), position: position, text: text)
     }
 

@@ -96,6 +96,9 @@ final class ClassInfo: @unchecked Sendable {
     /// SchemaState before it is published; weak: classes link in cycles).
     /// `@links` in queries walks them.
     var incomingLinks: [WeakIncomingLink] = []
+    /// The AnyRealmValue columns of every class (any of them may link here;
+    /// their backlink trees are keyed by class name, MixedLinks.swift).
+    var mixedLinkSources: [WeakIncomingLink] = []
     var name: String { descriptor.name }
     var type: ObjectBase.Type { descriptor.type }
     var isEmbedded: Bool { descriptor.isEmbedded }
@@ -228,6 +231,8 @@ final class SchemaState: @unchecked Sendable {
             info.incomingLinks = (incoming[ObjectIdentifier(info)] ?? []).map { WeakIncomingLink(origin: $0.0, column: $0.1) }
         }
         mixedColumns = classes.flatMap { info in info.mixedColumns.map { (info, $0) } }
+        let mixedSources = mixedColumns.map { WeakIncomingLink(origin: $0.0, column: $0.1) }
+        for info in classes { info.mixedLinkSources = mixedSources }
     }
 
     var publicSchema: Schema { Schema(objectSchema: classes.map(\.descriptor.publicSchema).sorted { $0.className < $1.className }) }
