@@ -20,6 +20,9 @@ final class DirectPathCache: Sendable {
 
     init(count: Int) { paths = Mutex(Array(repeating: nil, count: count)) }
 
+    /// True once the path of `column` is kept (tests).
+    func isCached(_ column: Int) -> Bool { paths.withLock { $0[column] != nil } }
+
     /// The path of `column`, resolved by `resolve` the first time.
     func path(_ column: Int, _ resolve: () throws -> ResolvedPath) rethrows -> ResolvedPath {
         if let known = paths.withLock({ $0[column] }) { return known.path }
