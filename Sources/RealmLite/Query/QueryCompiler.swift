@@ -57,6 +57,13 @@ struct QueryCompiler {
     var resolver: PathResolver { PathResolver(root: info, format: format, selfPath: selfPath) }
 
     func compile(_ predicate: QueryPredicate) throws -> CompiledQuery {
+        if case .comparison(let original) = predicate, original.op != .text {
+            // A lone comparison (a lookup) is normalized once for the filter and the probe.
+            let c = try normalized(original)
+            let filter = try comparisonFilter(c)
+            let probe = useIndexes ? comparisonProbe(c) : nil
+            return CompiledQuery(filter: filter, probe: probe, test: probe == nil ? recordTest(predicate) : nil)
+        }
         let filter = try filter(predicate)
         // Scans use the RecordTest; a query an index answers never scans.
         var probe = useIndexes ? probe(predicate) : nil
@@ -112,7 +119,11 @@ struct QueryCompiler {
 
     private func compileComparison(_ original: QueryComparison) throws -> RowFilter {
         if original.op == .text { return try fullTextFilter(original) }
-        let c = try normalized(original)
+        return try comparisonFilter(try normalized(original))
+    }
+
+    /// The filter of a normalized comparison other than TEXT.
+    private func comparisonFilter(_ c: QueryComparison) throws -> RowFilter {
         let path = try resolvePath(c.left)
         if c.quantifier != .implicit && !path.isMulti {
             throw resolver.fail("ANY/ALL/NONE need a to-many key path, but '\(path.text)' has one value per object", c.position)
@@ -154,7 +165,7 @@ struct QueryCompiler {
     func resolvePath(_ expression: QueryExpression) throws -> ResolvedPath {
         switch expression {
         case .keyPath(let components, let position):
-            return try resolver.resolve(components, position: position)
+            return try resolver.resolveCached(components, position: position)
         case .subquery(let subquery, let position):
             return try subqueryPath(subquery, position)
         case .arithmetic(let op, let left, let right, let position):
@@ -539,59 +550,64 @@ struct QueryCompiler {
         case .comparison(let original) where original.op == .text:
             return fullTextProbe(original)
         case .comparison(let original):
-            guard let c = try? normalized(original), c.quantifier == .implicit, c.listQuantifier == .implicit,
-                  !c.caseInsensitive, !c.diacriticInsensitive,
-                  case .keyPath(let components, _) = c.left, components.count == 1,
-                  let index = info.descriptor.propertyIndex[components[0]] else { return nil }
-            let column = info.columns[index]
-            guard column.collection == .none, column.isPrimary || column.isIndexed else { return nil }
-            if column.type == .any {
-                // Equality only: one mixed key per value (numbers of every type share it).
-                return mixedProbe(c, column)
-            }
-            // A class keyed by its primary key: equality is one lookup of the object key.
-            let tree = column.isPrimary ? (info.keyedByPrimaryKey ? info.objectsTree : info.primaryKeyTree) : column.indexTree
-            if info.keyedByPrimaryKey && column.isPrimary && c.op == .beginsWith { return nil }
-            if c.op.isOrdering || c.op == .between {
-                // Ranges over fixed-width encodings only (strings may be truncated in the index).
-                guard column.type == .int || column.type == .date else { return nil }
-                var range = IndexRange()
-                switch (c.op, c.right) {
-                case (.between, .list(let items, _)) where items.count == 2:
-                    guard let low = indexKeyOf(items[0], column), let high = indexKeyOf(items[1], column),
-                          low != [0], high != [0] else { return nil }
-                    range.low = low
-                    range.high = high
-                case (_, .value(let value, _)):
-                    guard let bound = indexKeyOf(value, column), bound != [0] else { return nil }
-                    switch c.op {
-                    case .greater: range.low = bound; range.lowInclusive = false
-                    case .greaterOrEqual: range.low = bound
-                    case .less: range.high = bound; range.highInclusive = false
-                    default: range.high = bound
-                    }
-                default:
-                    return nil
-                }
-                return IndexProbe(column: column, tree: tree, isPrimaryKey: column.isPrimary, keys: [], range: range,
-                                  objectKeys: info.keyedByPrimaryKey && column.isPrimary)
-            }
-            if c.op == .beginsWith {
-                guard column.type == .string, case .value(.string(let prefix), _) = c.right else { return nil }
-                let encoded = prefix._rlmWithBytes { indexKey(.string, isNull: false, $0) }
-                // Not truncated: drop the terminator so longer strings match too.
-                guard encoded.count < maxIndexedValueBytes else { return nil }
-                return IndexProbe(column: column, tree: tree, isPrimaryKey: column.isPrimary, keys: [Array(encoded.dropLast(2))],
-                                  prefixScan: true)
-            }
-            guard let keys = probeKeys(c, { indexKeyOf($0, column) }) else { return nil }
-            if column.isPrimary {
-                return IndexProbe(column: column, tree: tree, isPrimaryKey: true, keys: keys)
-            }
-            return IndexProbe(column: column, tree: column.indexTree, isPrimaryKey: false, keys: keys)
+            return (try? normalized(original)).flatMap { comparisonProbe($0) }
         default:
             return nil
         }
+    }
+
+    /// The probe of a normalized comparison other than TEXT, if an index answers it.
+    private func comparisonProbe(_ c: QueryComparison) -> IndexProbe? {
+        guard c.quantifier == .implicit, c.listQuantifier == .implicit,
+              !c.caseInsensitive, !c.diacriticInsensitive,
+              case .keyPath(let components, _) = c.left, components.count == 1,
+              let index = info.descriptor.propertyIndex[components[0]] else { return nil }
+        let column = info.columns[index]
+        guard column.collection == .none, column.isPrimary || column.isIndexed else { return nil }
+        if column.type == .any {
+            // Equality only: one mixed key per value (numbers of every type share it).
+            return mixedProbe(c, column)
+        }
+        // A class keyed by its primary key: equality is one lookup of the object key.
+        let tree = column.isPrimary ? (info.keyedByPrimaryKey ? info.objectsTree : info.primaryKeyTree) : column.indexTree
+        if info.keyedByPrimaryKey && column.isPrimary && c.op == .beginsWith { return nil }
+        if c.op.isOrdering || c.op == .between {
+            // Ranges over fixed-width encodings only (strings may be truncated in the index).
+            guard column.type == .int || column.type == .date else { return nil }
+            var range = IndexRange()
+            switch (c.op, c.right) {
+            case (.between, .list(let items, _)) where items.count == 2:
+                guard let low = indexKeyOf(items[0], column), let high = indexKeyOf(items[1], column),
+                      low != [0], high != [0] else { return nil }
+                range.low = low
+                range.high = high
+            case (_, .value(let value, _)):
+                guard let bound = indexKeyOf(value, column), bound != [0] else { return nil }
+                switch c.op {
+                case .greater: range.low = bound; range.lowInclusive = false
+                case .greaterOrEqual: range.low = bound
+                case .less: range.high = bound; range.highInclusive = false
+                default: range.high = bound
+                }
+            default:
+                return nil
+            }
+            return IndexProbe(column: column, tree: tree, isPrimaryKey: column.isPrimary, keys: [], range: range,
+                              objectKeys: info.keyedByPrimaryKey && column.isPrimary)
+        }
+        if c.op == .beginsWith {
+            guard column.type == .string, case .value(.string(let prefix), _) = c.right else { return nil }
+            let encoded = prefix._rlmWithBytes { indexKey(.string, isNull: false, $0) }
+            // Not truncated: drop the terminator so longer strings match too.
+            guard encoded.count < maxIndexedValueBytes else { return nil }
+            return IndexProbe(column: column, tree: tree, isPrimaryKey: column.isPrimary, keys: [Array(encoded.dropLast(2))],
+                              prefixScan: true)
+        }
+        guard let keys = probeKeys(c, { indexKeyOf($0, column) }) else { return nil }
+        if column.isPrimary {
+            return IndexProbe(column: column, tree: tree, isPrimaryKey: true, keys: keys)
+        }
+        return IndexProbe(column: column, tree: column.indexTree, isPrimaryKey: false, keys: keys)
     }
 
     /// The index keys an `==` or `IN` comparison looks up (nil: it cannot

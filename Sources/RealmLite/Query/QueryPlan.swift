@@ -141,6 +141,11 @@ final class QueryPlan {
         // the lock (current), so check frozen before reading the cache.
         guard !realm.isFrozen, orderings.isEmpty,
               !(cachedGeneration == realm.generation && cachedGeneration != 0) else { return object(at: 0, realm) }
+        var first: (key: UInt64, record: cs_val)?
+        if forEachInOrder(realm, { key, record in first = (key, record); return false }) {
+            // One index value, read in key order: no rows to collect.
+            return first.map { realm.materialize(info, key: $0.key, record: $0.record) }
+        }
         var rows = Rows(limit: 1)
         evaluate(realm, into: &rows)
         guard let key = rows.keys.first else { return nil }
@@ -216,11 +221,8 @@ final class QueryPlan {
         let filter = compiled?.filter
         switch base {
         case .all:
-            if let probe = compiled?.probe, rows.limit < Int.max, probe.forEachInOrder(realm, { key in
-                if let value = realm.loadRecord(info, key) {
-                    let record = RecordView(base: UnsafeRawPointer(value.data!), size: value.size)
-                    if filter!(realm, record, key) { rows.append(key, record) }
-                }
+            if rows.limit < Int.max, forEachInOrder(realm, { key, value in
+                rows.append(key, RecordView(base: UnsafeRawPointer(value.data!), size: value.size))
                 return !rows.isFull
             }) {
                 // A limited evaluation read the candidates in order, up to the limit.
@@ -260,6 +262,19 @@ final class QueryPlan {
             case .distinct(_, let paths): distinct(&rows, paths, realm)
             case .limit(let n): if rows.keys.count > n { rows.reorder(Array(0..<n)) }
             }
+        }
+    }
+
+    /// For a probe of one value in a secondary index (IndexProbe's
+    /// forEachInOrder) on all objects of the class: calls `body` with each
+    /// match (key, current record) in key order until it returns false,
+    /// and returns true. False, calling nothing, for any other plan.
+    private func forEachInOrder(_ realm: RealmCore, _ body: (UInt64, cs_val) -> Bool) -> Bool {
+        guard case .all = base, let probe = compiled?.probe, let filter = compiled?.filter else { return false }
+        return probe.forEachInOrder(realm) { key in
+            guard let value = realm.loadRecord(info, key) else { return true }
+            guard filter(realm, RecordView(base: UnsafeRawPointer(value.data!), size: value.size), key) else { return true }
+            return body(key, value)
         }
     }
 

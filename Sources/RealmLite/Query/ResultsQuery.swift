@@ -71,7 +71,7 @@ extension Results {
         return try descriptors.map { descriptor in
             let resolver = PathResolver(root: info, format: "")
             let components = descriptor.keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-            let path = try resolver.resolve(components, position: -1)
+            let path = try resolver.resolveCached(components, position: -1)
             try checkSingleValued(path, "sort on", descriptor.keyPath, allowLinks: false)
             return CompiledSortKey(path: path, ascending: descriptor.ascending)
         }

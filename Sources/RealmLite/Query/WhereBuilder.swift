@@ -362,6 +362,14 @@ enum KeyPathRecorder {
     /// its paths from these on every call, so they are kept split).
     private static let cache = Mutex<[Key: [String]]>([:])
 
+    /// The same names by the key path's identity: a key path literal is
+    /// one object for the whole process, and hashing a key path by value
+    /// (walking its components) was most of a `where` query's key-path
+    /// cost. Holds the key path, so an identity is never reused while
+    /// cached; bounded, as key paths built at run time are new objects.
+    private static let byIdentity = Mutex<[ObjectIdentifier: (Key, [String])]>([:])
+    private static let identityLimit = 512
+
     static func name(of keyPath: AnyKeyPath, root: ObjectBase.Type) throws -> String {
         try components(of: keyPath, root: root).joined(separator: ".")
     }
@@ -376,7 +384,12 @@ enum KeyPathRecorder {
     /// in a projected collection (`\.friends.projectTo.firstName`) adds the
     /// names its elements' key path goes through.
     static func components(of keyPath: AnyKeyPath, root: ObjectBase.Type, read: (ObjectBase) -> Any?) throws -> [String] {
-        if let known = cache.withLock({ $0[Key(keyPath: keyPath)] }) { return known }
+        let identity = ObjectIdentifier(keyPath)
+        if let (key, names) = byIdentity.withLock({ $0[identity] }), key.keyPath === keyPath { return names }
+        if let known = cache.withLock({ $0[Key(keyPath: keyPath)] }) {
+            remember(keyPath, known)
+            return known
+        }
         let log = KeyPathLog()
         var prototypes: [ObjectIdentifier: ObjectBase] = [:]
         var links: [(ObjectBase, any PropertyAccessor)] = []
@@ -426,7 +439,14 @@ enum KeyPathRecorder {
         let names = log.names
         let key = Key(keyPath: keyPath)
         cache.withLock { $0[key] = names }
+        remember(keyPath, names)
         return names
+    }
+
+    private static func remember(_ keyPath: AnyKeyPath, _ names: [String]) {
+        byIdentity.withLock { table in
+            if table.count < identityLimit { table[ObjectIdentifier(keyPath)] = (Key(keyPath: keyPath), names) }
+        }
     }
 }
 

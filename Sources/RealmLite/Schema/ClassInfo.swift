@@ -106,6 +106,9 @@ final class ClassInfo: @unchecked Sendable {
     /// The Swift type of the primary-key property (lookups by a key of
     /// exactly this type encode it without conversion).
     let primaryKeyValueType: Any.Type?
+    /// The query paths of this class's scalar properties, resolved on
+    /// first use (QueryPathCache.swift).
+    let directPaths: DirectPathCache
 
     /// `stored` gives the record order of the properties (same set as the
     /// descriptor's; checked by the caller). `openTree` opens/creates a tree.
@@ -116,6 +119,7 @@ final class ClassInfo: @unchecked Sendable {
         let accessors = descriptor.properties.map(\.accessor)
         self.accessors = accessors
         primaryKeyValueType = descriptor.primaryKeyIndex.map { accessors[$0].valueType }
+        directPaths = DirectPathCache(count: columns.count)
         // DynamicObjects have no @Persisted fields to bind.
         columnFieldOffsets = .allocate(capacity: descriptor.isDynamic ? 0 : columns.count)
         for (index, accessor) in accessors.enumerated() where !descriptor.isDynamic { columnFieldOffsets[index] = accessor.columnFieldOffset }
