@@ -80,7 +80,8 @@ static uint64_t grow_chunk(uint64_t size)
     uint64_t chunk = size / 32;
     if (chunk < (64u << 10)) chunk = 64u << 10;
     if (chunk > (16u << 20)) chunk = 16u << 20;
-    return chunk;
+    /* A multiple of 64 KiB, so of every page size: the file stays whole pages. */
+    return chunk & ~(uint64_t)0xffff;
 }
 
 int io_grow_file(cs_env *env, uint64_t need)
