@@ -71,13 +71,17 @@ int io_sync(cs_env *env)
     return e ? io_error(e, "flush") : CS_OK;
 }
 
-/* Grow in chunks so that a flush rarely has to commit a size change. */
+/* Grow in chunks so that a flush rarely has to commit a size change. The
+ * room past the last used page is allocated disk (posix_fallocate), so a
+ * chunk is kept to about 3% of the file: a flat 1 MiB floor was a fifth
+ * of a 5 MiB file, and 1/16 of a large one tens of MiB nobody uses. */
 static uint64_t grow_chunk(uint64_t size)
 {
-    uint64_t chunk = size / 16;
-    if (chunk < (1u << 20)) chunk = 1u << 20;
-    if (chunk > (64u << 20)) chunk = 64u << 20;
-    return chunk;
+    uint64_t chunk = size / 32;
+    if (chunk < (64u << 10)) chunk = 64u << 10;
+    if (chunk > (16u << 20)) chunk = 16u << 20;
+    /* A multiple of 64 KiB, so of every page size: the file stays whole pages. */
+    return chunk & ~(uint64_t)0xffff;
 }
 
 int io_grow_file(cs_env *env, uint64_t need)

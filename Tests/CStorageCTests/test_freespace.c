@@ -73,6 +73,38 @@ static void test_fragmented(void) {
     CHECK_OK(cs_env_close(env));
 }
 
+/* The room the file is grown by ahead of its pages is allocated disk that
+ * its size reports: it stays within a 32nd of the file (64 KiB when small),
+ * so a 5 MiB file does not carry a 1 MiB tail; the file stays whole pages. */
+static void test_growth_room(void) {
+    tpath p = test_path("room.db");
+    cs_env *env;
+    cs_txn *t;
+    char k[32], v[100];
+    REQUIRE_OK(test_open(p.s, 0, &env));
+    cs_tree tr = test_open_tree(env, "room");
+    uint64_t worst = 0;
+    for (int c = 0, i = 0; c < 40; c++) {
+        REQUIRE_OK(cs_txn_begin(env, 0, &t));
+        for (int end = i + 1000; i < end; i++) {
+            snprintf(k, sizeof k, "%08d", i);
+            memset(v, 'a' + i % 26, sizeof v);
+            CHECK_OK(cs_put(t, tr, VS(k), V(v, sizeof v), 0));
+        }
+        REQUIRE_OK(cs_txn_commit(t));
+        struct cs_env_info in = info(env);
+        uint64_t used = in.next_pgno * in.page_size, room = in.file_size - used;
+        uint64_t bound = in.file_size / 32 > (64u << 10) ? in.file_size / 32 : (64u << 10);
+        CHECK(in.file_size >= used);
+        CHECK_EQ(in.file_size % in.page_size, 0);
+        CHECK(room <= bound);
+        if (room > worst) worst = room;
+    }
+    print("growth room", info(env));
+    printf("growth room: at most %llu KiB past the last page\n", (unsigned long long)(worst >> 10));
+    CHECK_OK(cs_env_close(env));
+}
+
 int main(void) {
     tpath p = test_path("free.db");
     cs_env *env;
@@ -144,5 +176,6 @@ int main(void) {
     CHECK_EQ(rep.pages_free + rep.pages_pending, end2.free_pages + end2.pending_pages);
     CHECK_OK(cs_env_close(env));
     test_fragmented();
+    test_growth_room();
     return test_report();
 }
