@@ -71,8 +71,14 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
             return
         }
         var added: [[UInt8]] = []
-        for bytes in encoded where field.firstIndex(of: bytes) == nil && !added.contains(where: { field.sameElement($0, bytes) }) {
-            added.append(bytes)
+        if field.isMixed {
+            for bytes in encoded where field.firstIndex(of: bytes) == nil && !added.contains(where: { field.sameElement($0, bytes) }) {
+                added.append(bytes)
+            }
+        } else {
+            // Stored bytes are the identity: one hash lookup per element.
+            var seen = Set(field.view.elements)
+            added = encoded.filter { seen.insert($0).inserted }
         }
         let count = field.view.count
         if !added.isEmpty {
@@ -112,6 +118,11 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
 
     /// Keeps only the elements also in other.
     public func formIntersection<S: Sequence>(_ other: S) where S.Element == Element {
+        if let field, let marker = field.spilledEntries {
+            field.requireWrite()
+            let keep = Set(other.compactMap { lookupBytes($0, field.realm) })
+            return field.removeEntries(marker, field.realm.listElements(marker).filter { !keep.contains($0) })
+        }
         let keep = Array(other)
         for element in Array(self) where !keep.contains(where: { sameElement($0, element) }) { remove(element) }
     }
