@@ -615,6 +615,8 @@ extension RealmCore {
                     self.env.schema.withLock { $0 = state }
                     self.schemaState = state
                     self.generation &+= 1
+                    // A second rename in the class starts from this one.
+                    keptRecords[typeName] = (next, descriptor)
                     return true
                 }
                 block(migration, stored.version)
