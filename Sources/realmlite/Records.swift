@@ -117,9 +117,9 @@ struct RecordLayout {
                 if let problem = RecordLayout.valueProblem(property.type, field) { return "property \(property.name): \(problem)" }
                 continue
             }
-            if property.collection == .list, let marker = ListMarker(field) {
+            if property.type != .any, let marker = ListMarker(field) {
                 if let lists, let stored = try? lists.elements(marker.id), stored.count != marker.count {
-                    return "property \(property.name): the list holds \(marker.count) elements, the lists tree \(stored.count)"
+                    return "property \(property.name): the \(property.collection) holds \(marker.count) elements, the collections tree \(stored.count)"
                 }
                 continue
             }
@@ -194,23 +194,29 @@ struct RecordLayout {
         case .none:
             return Value.scalar(property.type, field)
         case .list, .set:
-            if property.collection == .list, let marker = ListMarker(field) {
+            if property.type != .any, let marker = ListMarker(field) {
                 let stored = (try? lists?.elements(marker.id)) ?? nil
                 return .array((stored ?? []).map { $0.withUnsafeBytes { Value.element(property, $0) } })
             }
             let elements = ElementArray(bytes: field)
             return .array((0..<elements.count).map { Value.element(property, elements.element($0)) })
         case .map:
+            if property.type != .any, let marker = ListMarker(field) {
+                let stored = ((try? lists?.elements(marker.id)) ?? nil) ?? []
+                return .map(stored.map { entry in entry.withUnsafeBytes { mapEntryValue(property, $0) } })
+            }
             let elements = ElementArray(bytes: field)
-            return .map((0..<elements.count).map { i in
-                let entry = elements.element(i)
-                guard entry.count >= 4 else { return ("", .null) }
-                let keyLength = min(Int(entry.loadUnaligned(as: UInt32.self)), entry.count - 4)
-                let key = String(decoding: entry[4..<(4 + keyLength)], as: UTF8.self)
-                return (key, Value.element(property, UnsafeRawBufferPointer(rebasing: entry[(4 + keyLength)...])))
-            })
+            return .map((0..<elements.count).map { mapEntryValue(property, elements.element($0)) })
         }
     }
+}
+
+/// A map entry's key and value.
+private func mapEntryValue(_ property: FileProperty, _ entry: UnsafeRawBufferPointer) -> (String, Value) {
+    guard entry.count >= 4 else { return ("", .null) }
+    let keyLength = min(Int(entry.loadUnaligned(as: UInt32.self)), entry.count - 4)
+    let key = String(decoding: entry[4..<(4 + keyLength)], as: UTF8.self)
+    return (key, Value.element(property, UnsafeRawBufferPointer(rebasing: entry[(4 + keyLength)...])))
 }
 
 struct ElementArray {
@@ -426,8 +432,9 @@ struct OutputBuffer {
     }
 }
 
-/// The marker of a List stored in the lists tree instead of its field
-/// (Sources/RealmLite/Storage/ListTree.swift): [u32 0xFFFFFFFF][u32 count][u64 id][u32 serial].
+/// The marker of a List, MutableSet or Map stored in the collections tree
+/// instead of its field (Sources/RealmLite/Storage/ListTree.swift,
+/// SetMapTree.swift): [u32 0xFFFFFFFF][u32 count][u64 id][u32 serial].
 struct ListMarker {
     let count: Int
     let id: UInt64
@@ -439,8 +446,8 @@ struct ListMarker {
     }
 }
 
-/// The elements of Lists in the lists tree (realm:lists: list id (u64 BE)
-/// ++ order key -> element), read from a file's snapshot.
+/// The elements of collections in the collections tree (realm:lists: id
+/// (u64 BE) ++ order key or content -> element), read from a file's snapshot.
 final class ListReader {
     let file: RealmFile
     let tree: cs_tree?

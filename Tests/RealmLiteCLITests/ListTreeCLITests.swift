@@ -15,6 +15,13 @@ final class CLITreePet: Object {
     @Persisted var name = ""
 }
 
+final class CLITreeSetMap: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var tags: MutableSet<String>
+    @Persisted var pets: MutableSet<CLITreePet>
+    @Persisted var scores: Map<String, Int>
+}
+
 extension CLITests {
     func testListsInTheListsTreeCheckCleanAndDumpInOrder() throws {
         let url = URL(fileURLWithPath: path)
@@ -33,5 +40,24 @@ extension CLITests {
         XCTAssertEqual(dump.status, 0, dump.stderr)
         let numbers = (0..<100).map(String.init) + ["-1"] + (100..<200).map(String.init)
         XCTAssertTrue(dump.stdout.contains(#""numbers":["# + numbers.joined(separator: ",") + "]"), dump.stdout)
+    }
+
+    func testSetsAndMapsInTheTreeCheckCleanAndDump() throws {
+        let url = URL(fileURLWithPath: path)
+        do {
+            let realm = try Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [CLITreeSetMap.self, CLITreePet.self]))
+            try realm.write {
+                let owner = realm.create(CLITreeSetMap.self, value: ["id": 1])
+                owner.tags.insert(objectsIn: (0..<100).map { "t\($0)" })
+                for i in 0..<100 { owner.pets.insert(realm.create(CLITreePet.self, value: ["name": "p\(i)"])) }
+                for i in 0..<100 { owner.scores["k\(i)"] = i }
+            }
+        }
+        let check = try run(["check", path])
+        XCTAssertEqual(check.status, 0, check.stdout + check.stderr)
+        let dump = try run(["dump", path, "--class", "CLITreeSetMap"])
+        XCTAssertEqual(dump.status, 0, dump.stderr)
+        XCTAssertTrue(dump.stdout.contains(#""t42""#), dump.stdout)
+        XCTAssertTrue(dump.stdout.contains(#""k99":99"#), dump.stdout)
     }
 }

@@ -136,13 +136,13 @@ extension RealmTestCase {
                 }
             }
         }
-        // Every entry of the lists tree belongs to one List marker, with its count.
+        // Every entry of the collections tree belongs to one marker (List, MutableSet or Map), with its count.
         var listed = 0
         for info in realm.core.schemaState.classes {
             for (_, record) in records(realm, info.objectsTree) {
                 record.withUnsafeBytes { raw in
                     let view = RecordView(base: raw.baseAddress!, size: raw.count)
-                    for c in info.listColumns {
+                    for c in info.treeColumns {
                         guard let list = SpilledList(view.field(info.slots[c], info.layout)) else { continue }
                         XCTAssertEqual(realm.core.listElements(list).count, list.count, "\(label): \(info.name).\(info.columns[c].name) list \(list.id)", file: file, line: line)
                         listed += list.count

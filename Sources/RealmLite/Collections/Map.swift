@@ -36,7 +36,11 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
     /// reading the map then stops with ``Realm/Error/Code/invalidatedObject``.
     public var isInvalidated: Bool { field?.owner.isInvalidated ?? false }
     /// The number of keys in the current version.
-    public var count: Int { field?.view.count ?? unmanaged.count }
+    public var count: Int {
+        guard let field else { return unmanaged.count }
+        if let marker = field.spilledEntries { return marker.count }
+        return field.view.count
+    }
     /// True if the map has no keys.
     public var isEmpty: Bool { count == 0 }
 
@@ -44,6 +48,11 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
     public subscript(key: Key) -> Value? {
         get {
             guard let field else { return unmanaged[key] }
+            if let marker = field.spilledEntries {
+                let keyBytes = key._rlmKeyBytes
+                guard let entry = field.entry(marker, keyBytes) else { return nil }
+                return field.decode(Value.self, MapEntry.split(entry).value, at: .key(keyBytes))
+            }
             let view = field.view
             let search = key._rlmKeyBytes.withUnsafeBytes { mapSearch(view, $0) }
             guard search.found else { return nil }
@@ -64,9 +73,11 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
         field.requireWrite()
         guard let encoded = field.encode(CollectionOfOne(value))?.first else { return }
         let keyBytes = key._rlmKeyBytes
-        let search = keyBytes.withUnsafeBytes { mapSearch(field.view, $0) }
         let entry = MapEntry(key: keyBytes, value: encoded).encoded
+        if let marker = field.spilledEntries { return field.putEntries(marker, [entry]) }
+        let search = keyBytes.withUnsafeBytes { mapSearch(field.view, $0) }
         field.splice(search.index..<(search.index + (search.found ? 1 : 0)), with: [entry])
+        if !search.found { field.spillEntriesIfLong() }
     }
 
     /// Removes `key` and its value; nothing happens if the key is absent. A
@@ -77,6 +88,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
             return
         }
         field.requireWrite()
+        if let marker = field.spilledEntries { return field.removeEntries(marker, [key._rlmKeyBytes]) }
         let search = key._rlmKeyBytes.withUnsafeBytes { mapSearch(field.view, $0) }
         guard search.found else { return }
         field.splice(search.index..<(search.index + 1), with: [])
@@ -89,6 +101,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
             return
         }
         field.requireWrite()
+        if let marker = field.spilledEntries { return field.removeAllEntries(marker) }
         let count = field.view.count
         if count > 0 { field.splice(0..<count, with: []) }
     }

@@ -22,12 +22,20 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
     public var startIndex: Int { 0 }
     public var endIndex: Int { count }
     /// The number of distinct elements in the current version.
-    public var count: Int { field?.view.count ?? unmanaged.count }
+    public var count: Int {
+        guard let field else { return unmanaged.count }
+        if let marker = field.spilledEntries { return marker.count }
+        return field.view.count
+    }
 
     /// The element at `position` in insertion order. An index outside
     /// `0..<count` stops with ``Realm/Error/Code/invalidValue``.
     public subscript(position: Int) -> Element {
         guard let field else { return unmanaged[position] }
+        if let marker = field.spilledEntries {
+            field.checkIndex(position, marker.count)
+            return field.decode(field.realm.listElement(marker, position))
+        }
         let view = field.view
         field.checkIndex(position, view.count)
         return field.decode(view.element(position))
@@ -38,6 +46,7 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
     public func contains(_ object: Element) -> Bool {
         guard let field else { return unmanaged.contains(object) }
         guard let bytes = lookupBytes(object, field.realm) else { return false }
+        if let marker = field.spilledEntries { return field.entry(marker, bytes) != nil }
         return field.firstIndex(of: bytes) != nil
     }
 
@@ -55,12 +64,27 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
         field.requireWrite()
         guard let encoded = field.encode(objects) else { return }
         if field.isMixed, let error = encoded.lazy.compactMap(mixedSetElementError).first { return field.realm.fail(error) }
+        if let marker = field.spilledEntries {
+            var seen = Set<[UInt8]>()
+            let added = encoded.filter { field.entry(marker, $0) == nil && seen.insert($0).inserted }
+            if !added.isEmpty { field.putEntries(marker, added) }
+            return
+        }
         var added: [[UInt8]] = []
-        for bytes in encoded where field.firstIndex(of: bytes) == nil && !added.contains(where: { field.sameElement($0, bytes) }) {
-            added.append(bytes)
+        if field.isMixed {
+            for bytes in encoded where field.firstIndex(of: bytes) == nil && !added.contains(where: { field.sameElement($0, bytes) }) {
+                added.append(bytes)
+            }
+        } else {
+            // Stored bytes are the identity: one hash lookup per element.
+            var seen = Set(field.view.elements)
+            added = encoded.filter { seen.insert($0).inserted }
         }
         let count = field.view.count
-        if !added.isEmpty { field.splice(count..<count, with: added) }
+        if !added.isEmpty {
+            field.splice(count..<count, with: added)
+            field.spillEntriesIfLong()
+        }
     }
 
     /// Removes `object` if the set holds it (an object stays in the Realm). A
@@ -71,7 +95,9 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
             return
         }
         field.requireWrite()
-        guard let bytes = lookupBytes(object, field.realm), let index = field.firstIndex(of: bytes) else { return }
+        guard let bytes = lookupBytes(object, field.realm) else { return }
+        if let marker = field.spilledEntries { return field.removeEntries(marker, [bytes]) }
+        guard let index = field.firstIndex(of: bytes) else { return }
         field.splice(index..<(index + 1), with: [])
     }
 
@@ -82,6 +108,7 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
             return
         }
         field.requireWrite()
+        if let marker = field.spilledEntries { return field.removeAllEntries(marker) }
         let count = field.view.count
         if count > 0 { field.splice(0..<count, with: []) }
     }
@@ -91,6 +118,11 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
 
     /// Keeps only the elements also in other.
     public func formIntersection<S: Sequence>(_ other: S) where S.Element == Element {
+        if let field, let marker = field.spilledEntries {
+            field.requireWrite()
+            let keep = Set(other.compactMap { lookupBytes($0, field.realm) })
+            return field.removeEntries(marker, field.realm.listElements(marker).filter { !keep.contains($0) })
+        }
         let keep = Array(other)
         for element in Array(self) where !keep.contains(where: { sameElement($0, element) }) { remove(element) }
     }

@@ -19,8 +19,9 @@ struct CollectionSource {
     var isList: Bool
     /// Elements start with a presence byte (collections of optionals).
     var tagged: Bool
-    /// The stored element array: subscripts and @keys read it (nil for backlinks).
-    var field: ((RecordView) -> UnsafeRawBufferPointer)?
+    /// The stored element array (read out of the collections tree for a
+    /// collection stored there): subscripts and @keys read it (nil for backlinks).
+    var field: ((RealmCore, RecordView) -> ElementArrayView)?
     /// "Class.property", for messages.
     var name: String
 }
@@ -130,8 +131,9 @@ extension PathResolver {
                 pick = { $0.count > n ? $0.element(n) : nil }
             }
         }
-        let value: QuerySource = { _, record, _, visit in
-            guard let element = pick(ElementArrayView(bytes: field(record))) else { return visit(.null) }
+        let value: QuerySource = { realm, record, _, visit in
+            let view = field(realm, record)
+            guard let element = pick(view) else { return visit(.null) }
             return visit(elementOperand(element, tagged: tagged))
         }
         if c.elementType == .any, !more.isEmpty {
@@ -160,8 +162,8 @@ extension PathResolver {
     /// `map.@keys`: each key of the map, as a string.
     private func keysPath(_ c: CollectionSource, text: String) throws -> ResolvedPath {
         guard let field = c.field else { throw fail("'@keys' applies to Map properties", -1) }
-        return ResolvedPath(source: { _, record, _, visit in
-            let view = ElementArrayView(bytes: field(record))
+        return ResolvedPath(source: { realm, record, _, visit in
+            let view = field(realm, record)
             for i in 0..<view.count where !visit(.raw(MapEntry.split(view.element(i)).key)) { return false }
             return true
         }, type: .string, isMulti: true, endsInCollection: true, text: text)

@@ -185,7 +185,7 @@ struct PathResolver {
         let collection = CollectionSource(elements: elements, elementType: elementType, target: column.target,
                                           isObject: isObject, isMap: isMap, isList: column.collection == .list,
                                           tagged: tagged,
-                                          field: column.type == .linkingObjects ? nil : { $0.field(slot, layout) }, name: "\(info.name).\(name)")
+                                          field: column.type == .linkingObjects ? nil : { $0.elementArray($1.field(slot, layout)) }, name: "\(info.name).\(name)")
         return try collectionPath(collection, rest, position: position, text: text)
     }
 

@@ -275,7 +275,7 @@ public final class Migration {
                 let view = core.elementArray(field)
                 return (0..<view.count).map { decodeElement(property, view.element($0), tagged: property.optional) as Any }
             case .map:
-                let view = ElementArrayView(bytes: field)
+                let view = core.elementArray(field)
                 var map: [String: Any] = [:]
                 for i in 0..<view.count {
                     let (key, value) = MapEntry.split(view.element(i))
@@ -615,6 +615,8 @@ extension RealmCore {
                     self.env.schema.withLock { $0 = state }
                     self.schemaState = state
                     self.generation &+= 1
+                    // A second rename in the class starts from this one.
+                    keptRecords[typeName] = (next, descriptor)
                     return true
                 }
                 block(migration, stored.version)

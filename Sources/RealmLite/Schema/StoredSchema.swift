@@ -16,19 +16,20 @@ struct StoredSchema: Codable, Equatable {
     /// 4 when a property has a full-text index (a reader that knew nothing of
     /// it would change texts without changing their index), 5 since a
     /// List's field may be a marker naming its elements in the lists tree
-    /// (Storage/ListTree.swift). Files of formats 1-4 are read as they are
-    /// and marked 5 when first opened for writing: any write may move a List
-    /// into the lists tree.
+    /// (Storage/ListTree.swift), 6 since a MutableSet's or Map's field may
+    /// be such a marker too (Storage/SetMapTree.swift). Files of formats 1-5
+    /// are read as they are and marked 6 when first opened for writing: any
+    /// write may move a collection into the tree.
     /// A reader refuses a file of a format newer than it knows, rather than
     /// misread its records (a version that knew nothing of keyed classes
     /// would look for a primary key in records that do not hold it).
     var format: Int? = StoredSchema.currentFormat
 
     /// The newest format this version reads.
-    static let currentFormat = 5
+    static let currentFormat = 6
 
     /// The format a file whose schema is this one is written with: the
-    /// current one, since any write may put a List in the lists tree.
+    /// current one, since any write may put a collection in the tree.
     var neededFormat: Int { Self.currentFormat }
 
     func `class`(named name: String) -> StoredClass? { classes.first { $0.name == name } }

@@ -9,7 +9,8 @@
 // A Map entry is [u32 key length][UTF-8 key][value element], entries sorted
 // by key bytes (binary search). An empty field is an empty collection.
 //
-// Mutations rebuild the field: O(n) per change (see docs/OBJECTS.md).
+// Mutations rebuild the field: O(n) per change; big collections move to the
+// collections tree instead (ListTree.swift, SetMapTree.swift).
 
 extension Array where Element == UInt8 {
     /// A copy of raw bytes in one memcpy (Array(raw) and append(contentsOf:)
@@ -143,6 +144,12 @@ func mapSearch(_ view: ElementArrayView, _ key: UnsafeRawBufferPointer) -> (inde
         let order = compareBytes(entryKey, key)
         if order == 0 { return (mid, true) }
         if order < 0 { low = mid + 1 } else { high = mid }
+    }
+    // A map read out of the collections tree orders keys longer than
+    // EntryKey.directLength by a hash after that prefix: look at each.
+    if key.count > EntryKey.directLength,
+       let index = (0..<view.count).first(where: { MapEntry.split(view.element($0)).key.elementsEqual(key) }) {
+        return (index, true)
     }
     return (low, false)
 }

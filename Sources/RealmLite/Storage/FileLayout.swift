@@ -14,6 +14,8 @@ import CStorage
 //   bl:C.p          target key (BE) ++ source key (BE)     link count (u32 LE)
 //   realm:meta      "schema", "nextkey:C"                  stored schema JSON, u64 BE
 //   realm:lists     list id (u64 BE) ++ order key          element (ListTree.swift)
+//                   set id (u64 BE) ++ element bytes       element (SetMapTree.swift)
+//                   map id (u64 BE) ++ key UTF-8           map entry (SetMapTree.swift)
 //
 // Object keys are per class, increasing, never reused (the counter lives in
 // realm:meta), so a stale accessor never sees another object. A class keyed

@@ -25,7 +25,9 @@ import Synchronization
 // generations) still finds them. A list moves here when a change leaves it
 // with more than `ListTree.threshold` elements; it moves back to the record
 // when it becomes empty. AnyRealmValue lists (which may nest collections)
-// always stay in the record.
+// always stay in the record. Big MutableSets and Maps share this tree, the
+// marker and these helpers, keyed by content (SetMapTree.swift): ids are
+// unique across the three kinds.
 
 enum ListTree {
     static let name = "realm:lists"
@@ -159,26 +161,41 @@ extension RealmCore {
         return ElementArrayView(bytes: owned.view, owner: owned)
     }
 
-    /// linkTargets(), reading a list in the tree from it.
+    /// linkTargets(), reading a collection in the tree from it.
     func resolvedLinkTargets(_ column: Column, isNull: Bool, _ field: UnsafeRawBufferPointer) -> [UInt64] {
-        guard let list = SpilledList(field) else { return linkTargets(column, isNull: isNull, field) }
-        return listElements(list).compactMap { $0.withUnsafeBytes { linkTarget(ofElement: $0, .list) } }
+        guard column.collection != .none, let list = SpilledList(field) else { return linkTargets(column, isNull: isNull, field) }
+        return listElements(list).compactMap { $0.withUnsafeBytes { linkTarget(ofElement: $0, column.collection) } }
     }
 }
 
 // MARK: - Writes
 
 extension ClassInfo {
-    /// Columns of Lists that may be stored in the lists tree.
-    var listColumns: [Int] {
-        columns.indices.filter { columns[$0].collection == .list && !columns[$0].isMixed }
+    /// Columns of Lists, MutableSets and Maps that may be stored in the tree.
+    var treeColumns: [Int] {
+        columns.indices.filter { columns[$0].collection != .none && !columns[$0].isMixed }
     }
 }
 
 extension RealmCore {
-    /// Removes the elements linking to `target` from a list in the tree
-    /// (the deletion of that object); returns the list's new field.
-    func removingListLinks(to target: UInt64, from list: SpilledList, in write: WriteTransaction) -> [UInt8] {
+    /// Removes the elements linking to `target` from a collection in the
+    /// tree, or nils a map's values linking to it (the deletion of that
+    /// object); returns the collection's new field.
+    func removingTreeLinks(to target: UInt64, from list: SpilledList, _ kind: _CollectionKind, in write: WriteTransaction) -> [UInt8] {
+        if kind == .set {
+            let removed = removeEntry(list, withLinkBytes(target) { Array($0) }, isMap: false, in: write)
+            let count = list.count - (removed == nil ? 0 : 1)
+            return count == 0 ? [] : SpilledList(count: count, id: list.id, serial: list.serial &+ 1).encoded
+        }
+        if kind == .map {
+            for entry in listElements(list) {
+                var parsed = entry.withUnsafeBytes { MapEntry($0) }
+                guard entry.withUnsafeBytes({ linkTarget(ofElement: $0, .map) }) == target else { continue }
+                parsed.value = [0]
+                putEntry(list, parsed.encoded, isMap: true, in: write)
+            }
+            return SpilledList(count: list.count, id: list.id, serial: list.serial &+ 1).encoded
+        }
         let indexes = listElements(list).enumerated().compactMap { element in
             element.element.withUnsafeBytes { linkTarget(ofElement: $0, .list) } == target ? element.offset : nil
         }
@@ -190,9 +207,9 @@ extension RealmCore {
         return current.count == 0 ? [] : SpilledList(count: current.count, id: list.id, serial: list.serial &+ 1).encoded
     }
 
-    /// Drops the tree lists of every object of a class (before its trees are cleared).
+    /// Drops the tree collections of every object of a class (before its trees are cleared).
     func dropTreeLists(of info: ClassInfo, in write: WriteTransaction) {
-        let columns = info.listColumns
+        let columns = info.treeColumns
         let tree = listsTree()
         guard !columns.isEmpty, tree != absentTree, write.txn.count(tree, "Counting list entries") > 0 else { return }
         var lists: [SpilledList] = []

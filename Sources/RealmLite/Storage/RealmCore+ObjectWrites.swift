@@ -333,9 +333,9 @@ extension RealmCore {
                     let sourceRecord = RecordView(base: UnsafeRawPointer(sourceValue.data!), size: sourceValue.size)
                     let slot = source.slots[c]
                     let field = sourceRecord.field(slot, source.layout)
-                    if let list = SpilledList(field) {
+                    if column.collection != .none, let list = SpilledList(field) {
                         let copy = [UInt8](copying: bytes(of: sourceValue))
-                        let marker = removingListLinks(to: key, from: list, in: write)
+                        let marker = removingTreeLinks(to: key, from: list, column.collection, in: write)
                         let newRecord = copy.withUnsafeBytes { raw in
                             marker.withUnsafeBytes {
                                 replacingColumn(RecordView(base: raw.baseAddress!, size: raw.count), slot, source.layout, isNull: false, $0)
@@ -362,7 +362,7 @@ extension RealmCore {
                     if let targetInfo = column.target, targetInfo.isEmbedded { cascade.append((targetInfo, target)) }
                 }
             }
-            for c in info.listColumns {
+            for c in info.treeColumns {
                 if let list = SpilledList(view.field(info.slots[c], info.layout)) { listDrop(list, in: write) }
             }
             if let pk = info.primaryKeyColumn, !info.keyedByPrimaryKey {

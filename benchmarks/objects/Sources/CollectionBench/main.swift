@@ -80,23 +80,33 @@ do {
     let iterate = seconds { for n in o.numbers { total &+= n } }
     precondition(total == (big - 1) * big / 2)
     row("iterate a List<Int> of \(big)", "\(format(Double(big) / iterate)) elements/s")
-    // Sets and maps are written whole (their changes are O(n) each, and
-    // building an unmanaged set checks duplicates in O(n^2): 20k at most).
-    let keyedSize = min(big, 20_000)
-    let keyed = try realm.write {
-        realm.create(BenchListOwner.self, value: ["id": 2, "tags": Array(0..<keyedSize),
-                                                  "scores": Dictionary(uniqueKeysWithValues: (0..<keyedSize).map { ("k\($0)", $0) })])
+}
+do {
+    // Sets and maps above 64 entries live in the collections tree: one
+    // descent per contains or lookup.
+    let realm = try memoryRealm("keyed")
+    for (i, size) in [10_000, 100_000, big].enumerated() where i < 2 || big > 100_000 {
+        let o = try realm.write { realm.create(BenchListOwner.self, value: ["id": 10 + i]) }
+        var added = 0
+        while added < size {
+            let n = min(100_000, size - added)
+            try realm.write {
+                o.tags.insert(objectsIn: added..<(added + n))
+                for k in added..<(added + n) { o.scores["k\(k)"] = k }
+            }
+            added += n
+        }
+        precondition(o.tags.count == size && o.scores.count == size)
+        let reps = 200_000
+        var found = 0
+        let contains = seconds { for r in 0..<reps where o.tags.contains((r &* 7919) % (2 * size)) { found += 1 } }
+        precondition(found == (0..<reps).count { (($0 &* 7919) % (2 * size)) < size })
+        row("MutableSet contains, \(size) elements", "\(format(Double(reps) / contains)) /s")
+        found = 0
+        let lookup = seconds { for r in 0..<reps where o.scores["k\((r &* 7919) % size)"] != nil { found += 1 } }
+        precondition(found == reps)
+        row("Map lookup, \(size) entries", "\(format(Double(reps) / lookup)) /s")
     }
-    let o2 = keyed
-    var found = 0
-    let setReps = 2_000 // contains scans the set's field: O(n) each
-    let contains = seconds { for r in 0..<setReps where o2.tags.contains((r &* 7919) % keyedSize) { found += 1 } }
-    precondition(found == setReps)
-    row("MutableSet contains, \(keyedSize) elements", "\(format(Double(setReps) / contains)) /s")
-    found = 0
-    let lookup = seconds { for r in 0..<reps where o2.scores["k\((r &* 7919) % keyedSize)"] != nil { found += 1 } }
-    precondition(found == reps)
-    row("Map lookup, \(keyedSize) entries", "\(format(Double(reps) / lookup)) /s")
 }
 do {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("collection-bench-\(getpid())")

@@ -1,0 +1,66 @@
+// MutableSet and Map changes of a collection stored in the collections
+// tree (Storage/SetMapTree.swift): one descent per element or key, and a
+// new marker in the owner's record (count and serial), which carries the
+// backlink change of just these elements.
+
+extension CollectionField {
+    /// The marker of a set or map that may be in the tree, or nil.
+    var spilledEntries: SpilledList? {
+        isNested || isMixed ? nil : spilledList
+    }
+
+    private var kind: _CollectionKind { owner._info.unsafelyUnwrapped.columns[column].collection }
+
+    private func links(_ values: [[UInt8]]) -> [UInt64] {
+        guard owner._info.unsafelyUnwrapped.columns[column].isLink else { return [] }
+        let kind = self.kind
+        return values.compactMap { $0.withUnsafeBytes { linkTarget(ofElement: $0, kind) } }
+    }
+
+    /// The stored value of the entry whose element or map key is `content`
+    /// (valid until the next write), or nil.
+    func entry(_ marker: SpilledList, _ content: [UInt8]) -> UnsafeRawBufferPointer? {
+        realm.findEntry(marker, content, isMap: kind == .map)?.value
+    }
+
+    /// Stores set elements or map entries (each replacing the one with the
+    /// same element or key).
+    func putEntries(_ marker: SpilledList, _ values: [[UInt8]]) {
+        let write = realm.requireWrite("modify '\(name)'")
+        let isMap = kind == .map
+        var added = 0
+        var replaced: [[UInt8]] = []
+        for value in values {
+            if let old = realm.putEntry(marker, value, isMap: isMap, in: write) { replaced.append(old) } else { added += 1 }
+        }
+        if added == 0 && replaced.elementsEqual(values) { return }
+        updateMarker(marker, count: marker.count + added, (links(replaced), links(values)))
+    }
+
+    /// Removes the entries of these elements or map keys.
+    func removeEntries(_ marker: SpilledList, _ contents: [[UInt8]]) {
+        let write = realm.requireWrite("modify '\(name)'")
+        let isMap = kind == .map
+        let removed = contents.compactMap { realm.removeEntry(marker, $0, isMap: isMap, in: write) }
+        if removed.isEmpty { return }
+        updateMarker(marker, count: marker.count - removed.count, (links(removed), []))
+    }
+
+    /// Removes every entry of a set or map in the tree: one range delete.
+    func removeAllEntries(_ marker: SpilledList) {
+        let write = realm.requireWrite("modify '\(name)'")
+        let removed = owner._info.unsafelyUnwrapped.columns[column].isLink ? realm.listElements(marker) : []
+        realm.listDrop(marker, in: write)
+        updateMarker(marker, count: 0, (links(removed), []))
+    }
+
+    /// Moves a set or map whose field has grown past the threshold to the tree.
+    func spillEntriesIfLong() {
+        guard !isNested, !isMixed, spilledList == nil else { return }
+        let view = self.view
+        guard view.count > ListTree.threshold else { return }
+        let write = realm.requireWrite("modify '\(name)'")
+        let marker = realm.storeEntries(view.elements, isMap: kind == .map, in: write)
+        marker.encoded.withUnsafeBytes { realm.updateColumn(owner, column, isNull: false, $0, linkDelta: ([], [])) }
+    }
+}
