@@ -61,6 +61,7 @@ extension RealmCore {
             cancelWriteTransaction()
             throw error
         }
+        let listChanges = transaction.listChangeCommit // before the commit ends the transaction
         transaction.context.forgetCursors() // the engine closes a write transaction's cursors
         write = nil
         let committed = Result { try transaction.txn.commit(deferFlush: deferFlush) }
@@ -70,6 +71,7 @@ extension RealmCore {
             forgetClasses(registeredBy: transaction)
         }
         try committed.get()
+        if let listChanges { env.listChanges.record(listChanges) }
         realmLog(.debug, Category.Storage.transaction,
                  "Committed write on '\(env.path)' after \(elapsedMilliseconds(since: transaction.startedAt)) ms\(deferFlush ? " (flush deferred)" : "")")
         env.didCommit(from: self)
