@@ -226,7 +226,13 @@ extension List {
     /// main actor, serial queue or actor), then after each commit that changes
     /// the list, with the indexes deleted and modified (in the previous
     /// version) and inserted (in the new one). `keyPaths` limits which
-    /// properties of element objects count as modifications. With `queue`, the
+    /// properties of element objects count as modifications. A moved element
+    /// is reported deleted and inserted. An element set by index (or swapped)
+    /// is reported modified, as in Realm, when the change comes from the
+    /// list's edits (a List longer than 64 elements changed by this process);
+    /// when the change is found by comparing the two versions (a shorter
+    /// List, or another process's commit) a replaced value is a deletion and
+    /// an insertion. With `queue`, the
     /// list is handed over and notifications run on that serial queue instead.
     /// Keep the returned token: releasing or invalidating it stops them.
     ///
