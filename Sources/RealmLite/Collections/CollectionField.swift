@@ -34,6 +34,9 @@ struct CollectionField {
         return SpilledList(owner._currentRecord().field(info.slots[column], info.layout))
     }
 
+    /// The number of elements, without reading them.
+    var elementCount: Int { spilledList?.count ?? view.count }
+
     /// True if changes may move this list to the lists tree.
     private var mayUseListTree: Bool {
         guard !isNested else { return false }

@@ -25,8 +25,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     /// record.
     public var count: Int {
         guard let field else { return unmanaged.count }
-        if let list = field.spilledList { return list.count }
-        return field.view.count
+        return field.elementCount
     }
 
     /// The element at `position` in the current version; setting it replaces

@@ -20,9 +20,6 @@ private final class ListObserverPresence: Sendable {
 }
 
 extension CollectionField {
-    /// The number of elements, without reading them.
-    var elementCount: Int { spilledList?.count ?? view.count }
-
     /// Observes this List (not nested in a mixed value); see the top of this file.
     func observeList<C>(_ what: String, owner identity: ObjectIdentity, keyPaths: [String]?, value: C,
                         _ block: @escaping (RealmCollectionChange<C>) -> Void) -> NotificationToken {
@@ -104,8 +101,7 @@ extension RealmCore {
         guard column.isLink, let target = column.target, case .tree(let id, let serial, let count) = to else { return change }
         let changed = changedKeys(target, from: base, keyPaths: keyPaths)
         let linkedHere = changed.contains { identity in
-            let targetKey = identity.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
-            return backlinkSources(column, target: targetKey).contains(owner.key)
+            backlinkSources(column, target: identityKey(identity)).contains(owner.key)
         }
         guard linkedHere else { return change }
         var positions: [Int] = []

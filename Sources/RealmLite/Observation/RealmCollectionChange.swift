@@ -109,8 +109,7 @@ extension RealmCore {
                   column.isLink, let target = column.target else { continue }
             let rest = String(path[path.index(after: dot)...])
             for changedTarget in changedKeys(target, from: old, keyPaths: [rest]) {
-                let targetKey = changedTarget.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
-                for source in backlinkSources(column, target: targetKey) { keys.insert(keyIdentity(source)) }
+                for source in backlinkSources(column, target: identityKey(changedTarget)) { keys.insert(keyIdentity(source)) }
             }
         }
         return keys
@@ -153,6 +152,11 @@ func collectionChange(old: [[UInt8]], new: [[UInt8]], modified: ([UInt8]) -> Boo
 /// An object key as an element identity.
 func keyIdentity(_ key: UInt64) -> [UInt8] {
     withUnsafeBytes(of: key.bigEndian) { Array($0) }
+}
+
+/// The object key of an element identity made by keyIdentity.
+func identityKey(_ identity: [UInt8]) -> UInt64 {
+    identity.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
 }
 
 extension RealmCore {
