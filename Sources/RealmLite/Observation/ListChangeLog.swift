@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 // What each commit of this process did to Lists in the lists tree, by
@@ -122,6 +123,10 @@ struct ListEditsOfWrite {
     /// there are some, so writes pay nothing for the log otherwise.
     static let observers = Atomic<Int>(0)
 
+    /// REALMLITE_LIST_CHANGE_LOG=0 notes no edits, so every List change is
+    /// found by comparing versions (benchmarks compare the two ways).
+    static let enabled = ProcessInfo.processInfo.environment["REALMLITE_LIST_CHANGE_LOG"] != "0"
+
     mutating func append(_ edit: ListEdit, to key: ListEditKey) {
         // Consecutive appends (or inserts one after another) are one edit:
         // a million appends in one write are not a million edits.
@@ -150,7 +155,7 @@ extension CollectionField {
     /// logged (not a List column, nested, or a non-empty list in the record).
     var listStateForLog: ListState? {
         guard let write = realm.write, !isNested, owner._info.unsafelyUnwrapped.columns[column].collection == .list else { return nil }
-        guard ListEditsOfWrite.observers.load(ordering: .relaxed) > 0 else {
+        guard ListEditsOfWrite.enabled, ListEditsOfWrite.observers.load(ordering: .relaxed) > 0 else {
             write.listEdits.skipped = true
             return nil
         }
