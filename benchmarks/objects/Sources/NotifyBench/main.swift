@@ -237,7 +237,10 @@ func listObserverCost(_ n: Int) throws -> (observer: Double, offThread: Double) 
     defer { _ = try? Realm.deleteFiles(for: Realm.Configuration(fileURL: file)) }
     let configuration = Realm.Configuration(fileURL: file, objectTypes: [TickList.self])
     let realm = try Realm(configuration: configuration)
-    try realm.write { realm.create(TickList.self).numbers.append(objectsIn: 0..<n) }
+    try realm.write {
+        realm.delete(realm.objects(TickList.self)) // the file of the previous size may still be there
+        realm.create(TickList.self).numbers.append(objectsIn: 0..<n)
+    }
     let list = realm.objects(TickList.self).first!.numbers
     let acknowledged = DispatchSemaphore(value: 0)
     var seen = 0, initial = false
