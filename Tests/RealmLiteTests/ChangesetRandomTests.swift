@@ -59,6 +59,21 @@ final class ChangesetRandomTests: RealmTestCase {
     }
 
     func testChangesetsUnderConcurrentWriters() throws {
+        try checkChangesetsUnderConcurrentWriters()
+    }
+
+    /// The same with the List in the lists tree: its changes are folded from
+    /// the writers' edits (ListChangeLog.swift), or compared when a dog's
+    /// deletion removed it from the list.
+    func testChangesetsUnderConcurrentWritersWithTheListInTheTree() throws {
+        let saved = ListTree.setThreshold(0)
+        defer { ListTree.setThreshold(saved) }
+        let folded = ListChangeLog.folded.load(ordering: .relaxed)
+        try checkChangesetsUnderConcurrentWriters()
+        XCTAssertGreaterThan(ListChangeLog.folded.load(ordering: .relaxed), folded, "some List changes were folded")
+    }
+
+    func checkChangesetsUnderConcurrentWriters() throws {
         let realm = try openRealm()
         var serial = 0
         func nextName() -> String { serial += 1; return "d\(serial)" }

@@ -34,6 +34,9 @@ struct CollectionField {
         return SpilledList(owner._currentRecord().field(info.slots[column], info.layout))
     }
 
+    /// The number of elements, without reading them.
+    var elementCount: Int { spilledList?.count ?? view.count }
+
     /// True if changes may move this list to the lists tree.
     private var mayUseListTree: Bool {
         guard !isNested else { return false }
@@ -65,6 +68,8 @@ struct CollectionField {
     /// link collections the backlink change is computed from just these
     /// elements, so a mutation never rescans the whole collection.
     func splice(_ range: Range<Int>, with newElements: [[UInt8]]) {
+        let before = listStateForLog
+        defer { logListEdit(.replace(range, count: newElements.count), from: before) }
         if let list = spilledList { return spliceInTree(list, range, newElements) }
         let view = self.view
         if isNested { return writeNested(spliceElementArray(view, range, newElements)) }

@@ -25,8 +25,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     /// record.
     public var count: Int {
         guard let field else { return unmanaged.count }
-        if let list = field.spilledList { return list.count }
-        return field.view.count
+        return field.elementCount
     }
 
     /// The element at `position` in the current version; setting it replaces
@@ -130,7 +129,9 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
             var shorter = list
             shorter.count -= 1
             _ = field.realm.listSplice(shorter, to..<to, moved, in: write)
-            return field.updateMarker(list, count: list.count)
+            let before = field.listStateForLog
+            field.updateMarker(list, count: list.count)
+            return field.logListEdit(.move(from: from, to: to), from: before)
         }
         var elements = field.view.elements
         field.checkIndex(from, elements.count)
@@ -153,7 +154,9 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
             field.checkIndex(index2, list.count)
             guard index1 != index2, let write = field.realm.write else { return }
             field.realm.listSwap(list, index1, index2, in: write)
-            return field.updateMarker(list, count: list.count)
+            let before = field.listStateForLog
+            field.updateMarker(list, count: list.count)
+            return field.logListEdit(.swap(index1, index2), from: before)
         }
         var elements = field.view.elements
         field.checkIndex(index1, elements.count)
@@ -222,7 +225,13 @@ extension List {
     /// main actor, serial queue or actor), then after each commit that changes
     /// the list, with the indexes deleted and modified (in the previous
     /// version) and inserted (in the new one). `keyPaths` limits which
-    /// properties of element objects count as modifications. With `queue`, the
+    /// properties of element objects count as modifications. A moved element
+    /// is reported deleted and inserted. An element set by index (or swapped)
+    /// is reported modified, as in Realm, when the change comes from the
+    /// list's edits (a List longer than 64 elements changed by this process);
+    /// when the change is found by comparing the two versions (a shorter
+    /// List, or another process's commit) a replaced value is a deletion and
+    /// an insertion. With `queue`, the
     /// list is handed over and notifications run on that serial queue instead.
     /// Keep the returned token: releasing or invalidating it stops them.
     ///

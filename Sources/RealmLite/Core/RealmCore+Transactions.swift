@@ -61,6 +61,7 @@ extension RealmCore {
             cancelWriteTransaction()
             throw error
         }
+        let listChanges = transaction.listChangeCommit // before the commit ends the transaction
         transaction.context.forgetCursors() // the engine closes a write transaction's cursors
         write = nil
         let committed = Result { try transaction.txn.commit(deferFlush: deferFlush) }
@@ -71,6 +72,7 @@ extension RealmCore {
             listsTreeHandle = absentTree
         }
         try committed.get()
+        if let listChanges { env.listChanges.record(listChanges) }
         realmLog(.debug, Category.Storage.transaction,
                  "Committed write on '\(env.path)' after \(elapsedMilliseconds(since: transaction.startedAt)) ms\(deferFlush ? " (flush deferred)" : "")")
         env.didCommit(from: self)
@@ -89,6 +91,7 @@ extension RealmCore {
         transaction.context.forgetCursors()
         write = nil
         transaction.txn.abort()
+        listsTreeHandle = absentTree // the write may have created the tree: look it up again
         realmLog(.debug, Category.Storage.transaction,
                  "Cancelled write on '\(env.path)' after \(elapsedMilliseconds(since: transaction.startedAt)) ms")
         retireUncommittedKeys(transaction)

@@ -49,22 +49,29 @@ extension RealmCore {
             let notifier = now.env.notifier
             let advance = { notifier.release(state.withLock { state in defer { state = elements }; return state }) }
             guard let old = last, let base else { return Delivery(advance: advance, notify: { live in handover(live); block(.initial(value)) }) }
-            let changed = elements.objectClass.map { now.changedKeys($0, from: base, keyPaths: keyPaths) } ?? []
-            var ids = elements.ids
-            if let info = elements.objectClass, info.keyedByPrimaryKey {
-                // A key deleted and added again is another object: a deletion and an insertion.
-                let deleted = now.deletedKeys(info, since: base)
-                if deleted?.isEmpty != true {
-                    ids = ids.map { deleted?.contains($0) ?? true ? $0 + [0xFF] : $0 }
-                }
-            }
-            let change = collectionChange(old: old.ids, new: ids) { changed.contains($0) }
+            let change = now.elementsChange(from: old.ids, to: elements, base: base, keyPaths: keyPaths)
             if change.deletions.isEmpty && change.insertions.isEmpty && change.modifications.isEmpty { return Delivery(advance: advance, notify: handover) }
             return Delivery(advance: advance, notify: { live in
                 handover(live)
                 block(.update(value, deletions: change.deletions, insertions: change.insertions, modifications: change.modifications))
             })
         }
+    }
+
+    /// The change from `old` (the ids read at `base`) to `elements` (read
+    /// at this frozen core), by comparing them.
+    func elementsChange(from old: [[UInt8]], to elements: ObservedElements, base: RealmCore, keyPaths: [String]?)
+        -> (deletions: [Int], insertions: [Int], modifications: [Int]) {
+        let changed = elements.objectClass.map { changedKeys($0, from: base, keyPaths: keyPaths) } ?? []
+        var ids = elements.ids
+        if let info = elements.objectClass, info.keyedByPrimaryKey {
+            // A key deleted and added again is another object: a deletion and an insertion.
+            let deleted = deletedKeys(info, since: base)
+            if deleted?.isEmpty != true {
+                ids = ids.map { deleted?.contains($0) ?? true ? $0 + [0xFF] : $0 }
+            }
+        }
+        return collectionChange(old: old, new: ids) { changed.contains($0) }
     }
 
     /// Keys of `info`'s objects whose record differs between `old` and this
@@ -102,8 +109,7 @@ extension RealmCore {
                   column.isLink, let target = column.target else { continue }
             let rest = String(path[path.index(after: dot)...])
             for changedTarget in changedKeys(target, from: old, keyPaths: [rest]) {
-                let targetKey = changedTarget.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
-                for source in backlinkSources(column, target: targetKey) { keys.insert(keyIdentity(source)) }
+                for source in backlinkSources(column, target: identityKey(changedTarget)) { keys.insert(keyIdentity(source)) }
             }
         }
         return keys
@@ -146,6 +152,11 @@ func collectionChange(old: [[UInt8]], new: [[UInt8]], modified: ([UInt8]) -> Boo
 /// An object key as an element identity.
 func keyIdentity(_ key: UInt64) -> [UInt8] {
     withUnsafeBytes(of: key.bigEndian) { Array($0) }
+}
+
+/// The object key of an element identity made by keyIdentity.
+func identityKey(_ identity: [UInt8]) -> UInt64 {
+    identity.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
 }
 
 extension RealmCore {
@@ -194,6 +205,9 @@ extension CollectionField {
         let info = owner._info.unsafelyUnwrapped.columns[column]
         orStop { try checkCollectionKeyPaths(keyPaths, elements: info.isLink ? info.target : nil, kind: what) }
         guard let identity = ObjectIdentity(owner) else { realmFatal(.invalidValue, "Only a managed \(what) can be observed.") }
+        if info.collection == .list && !isNested {
+            return observeList(what, owner: identity, keyPaths: keyPaths, value: value, block)
+        }
         let field = self
         return realm.observeCollection(what, keyPaths: keyPaths, read: { field.observedElements(of: identity, in: $0) },
                                        value: value, block)

@@ -182,7 +182,7 @@ extension RealmCore {
         }
         // Objects changed through a key path's link, their own record unchanged.
         for identity in changed {
-            let key = identity.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
+            let key = identityKey(identity)
             guard !seen.contains(key) else { continue }
             let (rank, found) = reported.rank(of: key)
             if found { modifications.append(rank) }

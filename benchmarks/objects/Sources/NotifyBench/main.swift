@@ -23,10 +23,17 @@ import RealmLite
 // order (the change comes from the snapshot diff; a filtered one also gets
 // its new rows from the notifier, which evaluates the query again for them)
 // and a sorted one (the query runs again, the change is an element diff).
+// Last, the same for a List of N Ints observed while each commit appends one
+// element: the change is folded from the commit's edits, so the notifier's
+// cost should not grow with N.
 
 final class Tick: Object {
     @Persisted var seq = 0
     @Persisted var startedAt = 0 // DispatchTime uptime nanoseconds, system-wide
+}
+
+final class TickList: Object {
+    @Persisted var numbers: List<Int>
 }
 
 func nowNanos() -> Int { Int(DispatchTime.now().uptimeNanoseconds) }
@@ -59,11 +66,13 @@ if arguments.first == "--child" {
 var ticks = 200
 var sizes = [5_000, 50_000, 500_000]
 var dir = FileManager.default.temporaryDirectory
+var quick = false
 while let argument = arguments.popFirst() {
     switch argument {
     case "--quick":
         ticks = 20
         sizes = [5_000, 50_000]
+        quick = true
     case "--ticks": ticks = Int(arguments.popFirst() ?? "") ?? ticks
     case "--dir": dir = URL(fileURLWithPath: arguments.popFirst() ?? ".")
     default: fail("unknown argument \(argument)")
@@ -218,4 +227,62 @@ for kind in ResultsKind.allCases {
         print(String(format: "%-22@ N %8d | observer thread %7.3f ms | elsewhere %8.3f ms | latency p50 %8.2f ms",
                      kind.rawValue as NSString, n, cost.observer, cost.offThread, cost.latency))
     }
+}
+
+/// Per one-element append commit to a List of `n` Ints: CPU ms on the
+/// observer's thread, CPU ms elsewhere but the writer (the notifier).
+@MainActor
+func listObserverCost(_ n: Int) throws -> (observer: Double, offThread: Double) {
+    let file = dir.appendingPathComponent("notify-list-\(getpid()).realm")
+    defer { _ = try? Realm.deleteFiles(for: Realm.Configuration(fileURL: file)) }
+    let configuration = Realm.Configuration(fileURL: file, objectTypes: [TickList.self])
+    let realm = try Realm(configuration: configuration)
+    try realm.write {
+        realm.delete(realm.objects(TickList.self)) // the file of the previous size may still be there
+        realm.create(TickList.self).numbers.append(objectsIn: 0..<n)
+    }
+    let list = realm.objects(TickList.self).first!.numbers
+    let acknowledged = DispatchSemaphore(value: 0)
+    var seen = 0, initial = false
+    let token = list.observe { change in
+        switch change {
+        case .initial: initial = true
+        case .update(_, _, let insertions, _):
+            seen += insertions.count
+            acknowledged.signal()
+        case .error: break
+        }
+    }
+    defer { token.invalidate() }
+    while !initial { RunLoop.main.run(until: Date().addingTimeInterval(0.001)) }
+    let commits = ticks / 4
+    let writerCPU = LockedResult()
+    let mainStart = threadCPU(), processStart = processCPU()
+    Thread.detachNewThread {
+        writerCPU.set(Result {
+            let writer = try Realm(configuration: configuration)
+            let numbers = writer.objects(TickList.self).first!.numbers
+            let start = threadCPU()
+            for i in 0..<commits {
+                try writer.write { numbers.append(i) }
+                acknowledged.wait() // one change per delivery: nothing coalesces
+            }
+            return [threadCPU() - start]
+        })
+    }
+    let deadline = Date().addingTimeInterval(300)
+    while writerCPU.get() == nil && Date() < deadline { _ = RunLoop.main.run(mode: .default, before: Date().addingTimeInterval(0.05)) }
+    let mainCPU = threadCPU() - mainStart, processTotal = processCPU() - processStart
+    guard seen == commits, let writer = try writerCPU.get()?.get().first else {
+        fail("list observer cost at \(n): saw \(seen) of \(commits) appends")
+    }
+    let perCommit = { (nanos: Int) in Double(nanos) / Double(commits) / 1e6 }
+    return (perCommit(mainCPU), perCommit(processTotal - mainCPU - writer))
+}
+
+print("one-element append commits observed through a List of N Ints (CPU ms per commit: the observer's thread | elsewhere, the notifier)")
+for n in quick ? [1_000, 100_000] : [1_000, 100_000, 1_000_000] {
+    let cost = try MainActor.assumeIsolated { try listObserverCost(n) }
+    print(String(format: "%-22@ N %8d | observer thread %7.3f ms | elsewhere %8.3f ms",
+                 "List<Int> append" as NSString, n, cost.observer, cost.offThread))
 }
