@@ -153,17 +153,6 @@ final class ListChangeLogTests: RealmTestCase {
         XCTAssertEqual(ListChangeLog.folded.load(ordering: .relaxed) - folded, 1)
     }
 
-    func testAWriteCancelledAfterCreatingTheListsTreeLeavesNoStaleHandle() throws {
-        let realm = try openRealm(types)
-        try realm.write { realm.create(TreeListOwner.self, value: ["id": 1]) }
-        let list = realm.object(ofType: TreeListOwner.self, forPrimaryKey: 1)!.numbers
-        realm.beginWrite()
-        list.append(1) // creates the lists tree
-        realm.cancelWrite()
-        try realm.write { list.append(2) }
-        XCTAssertEqual(Array(list), [2])
-    }
-
     /// The child-process entry point: edits the list of owner 1 and exits.
     func testEditListFromAChildProcess() throws {
         guard let path = ProcessInfo.processInfo.environment[listChangeChildVariable] else {

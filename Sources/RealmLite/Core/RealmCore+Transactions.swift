@@ -91,7 +91,6 @@ extension RealmCore {
         transaction.context.forgetCursors()
         write = nil
         transaction.txn.abort()
-        listsTreeHandle = absentTree // the write may have created the tree: look it up again
         realmLog(.debug, Category.Storage.transaction,
                  "Cancelled write on '\(env.path)' after \(elapsedMilliseconds(since: transaction.startedAt)) ms")
         retireUncommittedKeys(transaction)
