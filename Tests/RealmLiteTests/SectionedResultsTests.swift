@@ -55,6 +55,41 @@ final class SectionedResultsTests: RealmTestCase {
         XCTAssertEqual(frozen[0].thaw()?.count, 2)
     }
 
+    /// RealmSwift's sectioned results on primitives: a collection of values
+    /// sorted by the values themselves, sectioned by a block, live and observed.
+    func testCollectionsOfValuesAreSectioned() throws {
+        let realm = try openRealm(allTestTypes + [EveryCollection.self])
+        let owner = try realm.write {
+            realm.create(EveryCollection.self, value: ["strings": ["pear", "apple", "plum", "avocado", "fig"], "intSet": [5, 12, 7, 30, 2]])
+        }
+        let byLetter = owner.strings.sectioned(by: { String($0.prefix(1)) })
+        XCTAssertEqual(byLetter.allKeys, ["a", "f", "p"])
+        XCTAssertEqual(byLetter.map { Array($0) }, [["apple", "avocado"], ["fig"], ["pear", "plum"]])
+        XCTAssertEqual(byLetter[path(2, 1)], "plum")
+
+        let descending = owner.strings.sectioned(by: { $0.count }, ascending: false)
+        // plum, pear, fig, avocado, apple: sections in the order of their first value.
+        XCTAssertEqual(descending.allKeys, [4, 3, 7, 5])
+        XCTAssertEqual(descending.map { Array($0) }, [["plum", "pear"], ["fig"], ["avocado"], ["apple"]])
+
+        let byTens = owner.intSet.sectioned(sortDescriptors: [SortDescriptor(keyPath: "self")]) { $0 / 10 }
+        XCTAssertEqual(byTens.allKeys, [0, 1, 3])
+        XCTAssertEqual(byTens.map { Array($0) }, [[2, 5, 7], [12], [30]])
+
+        var changes: [SectionedResultsChange<SectionedResults<String, String>>] = []
+        let token = byLetter.observe { changes.append($0) }
+        defer { token.invalidate() }
+        nextTurn()
+        try realm.write { owner.strings.append(objectsIn: ["banana", "apricot"]) }
+        nextTurn()
+        XCTAssertEqual(byLetter.allKeys, ["a", "b", "f", "p"], "live")
+        XCTAssertEqual(byLetter[0].map { $0 }, ["apple", "apricot", "avocado"])
+        guard case .update(_, _, let insertions, _, let insertedSections, _)? = changes.last else { return XCTFail("no update") }
+        XCTAssertEqual(insertedSections, IndexSet(integer: 1), "banana's section is new")
+        XCTAssertEqual(insertions, [path(0, 1)], "apricot joins the first section")
+        XCTAssertEqual(Array(byLetter.freeze()[1]), ["banana"])
+    }
+
     func testObservedChangesBySectionAndRow() throws {
         let realm = try openRealm()
         try seed(realm)

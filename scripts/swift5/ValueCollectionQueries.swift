@@ -25,6 +25,7 @@ func valueQueries(_ notebook: Notebook) -> [String] {
     let high = notebook.scores.filter("self IN %@", [1, 2]).sorted(byKeyPath: "self")
     let mixed = notebook.anything.filter("self.@type == 'string'").sorted()
     let urgent = notebook.priorities.where { $0 == .high }.distinct()
+    let sections = notebook.tags.sectioned(by: { String($0.prefix(1)) }, ascending: true)
     let total: Int = big.sum()
     let mean: Double? = typed.average()
     var token: NotificationToken? = big.observe { change in
@@ -32,6 +33,6 @@ func valueQueries(_ notebook: Notebook) -> [String] {
     }
     token = nil
     return [big.description, "\(total) \(String(describing: mean)) \(tagged.count) \(named.first ?? "")",
-            "\(rated.count) \(ranked.first ?? 0) \(high.count) \(mixed.count) \(urgent.count)",
+            "\(rated.count) \(ranked.first ?? 0) \(high.count) \(mixed.count) \(urgent.count) \(sections.allKeys)",
             "\(big.freeze().isFrozen) \(big.index(of: 4) ?? -1) \(token == nil)"]
 }

@@ -205,9 +205,26 @@ extension RealmCollection where Element: ObjectBase {
         sectioned(sortDescriptors: sortDescriptors, block)
     }
 
-    /// RealmSwift's general form: sorts, then sections by `keyBlock`.
+}
+
+// On every collection, of objects or of values (RealmSwift's "sectioned
+// results on primitives": a List<String> sorted by the values themselves).
+extension RealmCollection {
+    /// RealmSwift's general form: sorts, then sections by `keyBlock`. For a
+    /// collection of values the only sort key path is `"self"`.
     public func sectioned<Key: _Persistable & Hashable>(sortDescriptors: [SortDescriptor], _ keyBlock: @escaping (Element) -> Key)
         -> SectionedResults<Key, Element> {
         SectionedResults(results: sorted(by: sortDescriptors), key: keyBlock)
+    }
+
+    /// Sorts a collection of values by the values themselves and sections
+    /// them by the key `block` computes for each
+    /// (`names.sectioned(by: { String($0.prefix(1)) })`). On a collection of
+    /// objects, which cannot sort by themselves, sort by a property with
+    /// ``sectioned(by:sortDescriptors:)`` instead (this stops with
+    /// ``Realm/Error/Code/invalidValue``).
+    public func sectioned<Key: _Persistable & Hashable>(by block: @escaping (Element) -> Key, ascending: Bool = true)
+        -> SectionedResults<Key, Element> {
+        sectioned(sortDescriptors: [SortDescriptor(keyPath: "self", ascending: ascending)], block)
     }
 }
