@@ -179,13 +179,17 @@ struct CollectionField {
 /// keys): never adds objects. nil if the value cannot be in the collection
 /// (an unmanaged or foreign object).
 func lookupBytes<E: _RealmElement>(_ value: E, _ realm: RealmCore) -> [UInt8]? {
-    if let object = value as? ObjectBase {
+    // The shape says which casts can succeed: a dynamic cast of a number to
+    // a class or to NSNull bridges it through Foundation, which costs more
+    // than the tree lookup it precedes.
+    let shape = E._rlmShape
+    if shape.type == .object, let object = value as? ObjectBase {
         guard object._realm === realm, !object._deleted else { return nil }
         return withLinkBytes(object._key) { Array($0) }
     }
-    if let mixed = value as? AnyRealmValue { return mixedLookupBytes(mixed, realm) }
-    if isNil(value) { return [0] }
-    if E._rlmShape.type == .object {
+    if shape.type == .any, let mixed = value as? AnyRealmValue { return mixedLookupBytes(mixed, realm) }
+    if shape.isOptional, isNil(value) { return [0] }
+    if shape.type == .object {
         // Optional<Object>: tag byte, then the key.
         guard let object = (value as? any AnyOptional)?.anyWrapped as? ObjectBase,
               object._realm === realm else { return nil }
