@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 // Results of values: `list.filter("self > 3")`, `set.sorted(ascending:)`,
 // `map.distinct()`... over a managed List, MutableSet or Map of values. The
@@ -34,7 +33,7 @@ final class ValuePlan: @unchecked Sendable {
     // frozen Results is read from several threads).
     let source: ValueSource
     let steps: [ValueStep]
-    private let cache = Mutex<(generation: UInt64, elements: [[UInt8]])?>(nil)
+    private let cache = Protected<(generation: UInt64, elements: [[UInt8]])?>(nil)
 
     init(source: ValueSource, steps: [ValueStep]) {
         self.source = source

@@ -80,7 +80,7 @@ final class ListChangeLog: Sendable {
         var commits: [Commit] = []
         var edits = 0
     }
-    private let state = Mutex(State())
+    private let state = Protected(State())
 
     /// Files a commit's edits (commits may arrive out of order: a writer
     /// files after the lock is released).

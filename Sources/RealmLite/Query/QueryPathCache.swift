@@ -1,4 +1,3 @@
-import Synchronization
 
 // Resolving a key path builds closures and its text on every query; a
 // lookup loop (`where { $0.name == x }.first`) spent a fifth of its time
@@ -16,9 +15,9 @@ final class SharedResolvedPath: @unchecked Sendable {
 /// Paths through links are not kept (their closures hold the target
 /// class, and classes link in cycles).
 final class DirectPathCache: Sendable {
-    private let paths: Mutex<[SharedResolvedPath?]>
+    private let paths: Protected<[SharedResolvedPath?]>
 
-    init(count: Int) { paths = Mutex(Array(repeating: nil, count: count)) }
+    init(count: Int) { paths = Protected(Array(repeating: nil, count: count)) }
 
     /// True once the path of `column` is kept (tests).
     func isCached(_ column: Int) -> Bool { paths.withLock { $0[column] != nil } }

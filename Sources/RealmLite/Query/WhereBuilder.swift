@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 // The type-safe query builder: `results.where { $0.age > 3 && $0.name.starts(with: "L") }`.
 // `Query<T>` is a key path (or a finished predicate); operators build the
@@ -360,14 +359,14 @@ enum KeyPathRecorder {
 
     /// The property names a key path goes through (a `where` query builds
     /// its paths from these on every call, so they are kept split).
-    private static let cache = Mutex<[Key: [String]]>([:])
+    private static let cache = Protected<[Key: [String]]>([:])
 
     /// The same names by the key path's identity: a key path literal is
     /// one object for the whole process, and hashing a key path by value
     /// (walking its components) was most of a `where` query's key-path
     /// cost. Holds the key path, so an identity is never reused while
     /// cached; bounded, as key paths built at run time are new objects.
-    private static let byIdentity = Mutex<[ObjectIdentifier: (Key, [String])]>([:])
+    private static let byIdentity = Protected<[ObjectIdentifier: (Key, [String])]>([:])
     private static let identityLimit = 512
 
     static func name(of keyPath: AnyKeyPath, root: ObjectBase.Type) throws -> String {
