@@ -1,4 +1,3 @@
-import Synchronization
 
 // `changes`: an observable's notifications as an AsyncSequence.
 //
@@ -66,7 +65,7 @@ private final class Wakeup: Sendable {
         var waiting: CheckedContinuation<Void, Never>?
         var cancelled = false
     }
-    private let state = Mutex(State())
+    private let state = Protected(State())
 
     var isCancelled: Bool { state.withLock { $0.cancelled } }
 

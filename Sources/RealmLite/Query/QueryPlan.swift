@@ -1,6 +1,5 @@
 import CStorage
 import Foundation
-import Synchronization
 
 // QueryPlan: what a queried Results evaluates — a base (all objects of a
 // class, or the objects of a List / MutableSet / LinkingObjects), a
@@ -87,10 +86,12 @@ final class QueryPlan {
     /// snapshot, valid while the Realm's generation is unchanged (as the
     /// record pointers cached by managed objects).
     private var cachedRecords: [RecordView] = []
-    /// Inline, not an NSLock: a plan is made per query, and only frozen
-    /// ones take it (an NSLock is an allocation and a mutex to set up and
-    /// tear down for every `where { }`).
-    private let frozenLock = Mutex(())
+    /// Frozen plans take turns through one of a few process-wide locks: a
+    /// plan is made per query and only frozen ones lock, so a lock per plan
+    /// would be an allocation for every `where { }`. NSLock, not
+    /// Synchronization.Mutex, whose futex ThreadSanitizer does not see.
+    private static let frozenLocks: [NSLock] = (0..<16).map { _ in NSLock() }
+    private var frozenLock: NSLock { Self.frozenLocks[ObjectIdentifier(self).hashValue & 15] }
     /// The record test per record generation, when the class has several
     /// (QueryPlan+Generations.swift).
     private let generationTests: GenerationTests?
@@ -169,7 +170,7 @@ final class QueryPlan {
             return (cachedKeys, cachedRecords)
         }
         var rows: (keys: [UInt64], records: [RecordView]) = ([], [])
-        frozenLock.withLock { _ in
+        frozenLock.withLock {
             refresh(realm)
             rows = (cachedKeys, cachedRecords)
         }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 extension Realm {
     /// How to open a Realm (RealmSwift's Realm.Configuration).
@@ -131,7 +130,7 @@ extension Realm {
     }
 }
 
-private let defaultConfigurationStorage = Mutex(Realm.Configuration())
+private let defaultConfigurationStorage = Protected(Realm.Configuration())
 
 extension Realm.Configuration: Equatable {
     /// Equal when they name the same file (or in-memory identifier) with the
