@@ -221,7 +221,7 @@ extension RealmCollection {
     /// them by the key `block` computes for each
     /// (`names.sectioned(by: { String($0.prefix(1)) })`). On a collection of
     /// objects, which cannot sort by themselves, sort by a property with
-    /// ``sectioned(by:sortDescriptors:)`` instead (this stops with
+    /// `sectioned(by:sortDescriptors:)` instead (this stops with
     /// ``Realm/Error/Code/invalidValue``).
     public func sectioned<Key: _Persistable & Hashable>(by block: @escaping (Element) -> Key, ascending: Bool = true)
         -> SectionedResults<Key, Element> {
