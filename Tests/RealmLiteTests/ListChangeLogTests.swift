@@ -8,19 +8,9 @@ let listChangeChildVariable = "REALMLITE_LIST_CHANGE_CHILD"
 /// every delivered change, applied to the elements seen before, gives the
 /// list delivered; the change comes from the log when it can, and from
 /// comparing the versions when another process committed.
-final class ListChangeLogTests: RealmTestCase {
+final class ListChangeLogTests: CollectionsTreeTestCase {
     let types: [ObjectBase.Type] = [TreeListOwner.self, TreeListPet.self, TreeListPart.self]
-    private var savedThreshold = 0
-
-    override func setUp() {
-        super.setUp()
-        savedThreshold = ListTree.setThreshold(0) // every non-empty list in the lists tree
-    }
-
-    override func tearDown() {
-        ListTree.setThreshold(savedThreshold)
-        super.tearDown()
-    }
+    override var spillThreshold: Int { 0 } // every non-empty list in the lists tree
 
     /// The elements an observer saw last, and what went wrong applying changes to them.
     final class Checker {

@@ -35,14 +35,15 @@ final class PreTreePet: Object {
     @Persisted(originProperty: "pets") var owners: LinkingObjects<PreTreeOwner>
 }
 
-/// Lists stored in the lists tree (Storage/ListTree.swift).
-final class ListTreeTests: RealmTestCase {
-    let types: [ObjectBase.Type] = [TreeListOwner.self, TreeListPet.self, TreeListPart.self]
+/// Tests of collections in the collections tree: every collection over
+/// `spillThreshold` elements spills there while a test runs.
+class CollectionsTreeTestCase: RealmTestCase {
+    var spillThreshold: Int { 4 }
     private var savedThreshold = 0
 
     override func setUp() {
         super.setUp()
-        savedThreshold = ListTree.setThreshold(4)
+        savedThreshold = ListTree.setThreshold(spillThreshold)
     }
 
     override func tearDown() {
@@ -50,10 +51,16 @@ final class ListTreeTests: RealmTestCase {
         super.tearDown()
     }
 
-    func listEntries(_ realm: Realm) -> Int {
+    /// Entries in the collections tree (0 while the file has none).
+    func treeEntries(_ realm: Realm) -> Int {
         let tree = realm.core.listsTree()
         return tree == absentTree ? 0 : realm.core.txn.count(tree, "test")
     }
+}
+
+/// Lists stored in the lists tree (Storage/ListTree.swift).
+final class ListTreeTests: CollectionsTreeTestCase {
+    let types: [ObjectBase.Type] = [TreeListOwner.self, TreeListPet.self, TreeListPart.self]
 
     func testOrderKeysStayOrderedAndShort() {
         var generator = SystemRandomNumberGenerator()
@@ -157,7 +164,7 @@ final class ListTreeTests: RealmTestCase {
             owner.names.append(objectsIn: (0..<50).map { $0 % 3 == 0 ? nil : "n\($0)" })
         }
         let owner = try XCTUnwrap(realm.object(ofType: TreeListOwner.self, forPrimaryKey: 1))
-        XCTAssertEqual(listEntries(realm), 150)
+        XCTAssertEqual(treeEntries(realm), 150)
         XCTAssertEqual(Array(owner.names), (0..<50).map { $0 % 3 == 0 ? nil : "n\($0)" })
         let frozen = owner.numbers.freeze()
         try realm.write { owner.numbers.insert(-1, at: 50) }
@@ -165,14 +172,14 @@ final class ListTreeTests: RealmTestCase {
         XCTAssertEqual(Array(frozen), Array(0..<100), "a frozen list reads its version's entries")
         XCTAssertEqual(owner.numbers[50], -1)
         try realm.write { realm.delete(owner) }
-        XCTAssertEqual(listEntries(realm), 0, "deleting the owner removes its lists' entries")
+        XCTAssertEqual(treeEntries(realm), 0, "deleting the owner removes its lists' entries")
         try realm.write {
             realm.create(TreeListOwner.self, value: ["id": 2]).numbers.append(objectsIn: 0..<20)
             realm.create(TreeListOwner.self, value: ["id": 3]).numbers.append(objectsIn: 0..<20)
         }
-        XCTAssertEqual(listEntries(realm), 40)
+        XCTAssertEqual(treeEntries(realm), 40)
         try realm.write { realm.deleteAll() }
-        XCTAssertEqual(listEntries(realm), 0, "deleteAll removes them too")
+        XCTAssertEqual(treeEntries(realm), 0, "deleteAll removes them too")
         try assertConsistent(realm, "after deletes")
     }
 
@@ -184,10 +191,10 @@ final class ListTreeTests: RealmTestCase {
         realm.beginWrite()
         realm.create(TreeListOwner.self, value: ["id": 1]).numbers.append(objectsIn: 0..<10)
         realm.cancelWrite()
-        XCTAssertEqual(listEntries(realm), 0)
+        XCTAssertEqual(treeEntries(realm), 0)
         try realm.write { realm.create(TreeListOwner.self, value: ["id": 1]).numbers.append(objectsIn: 0..<10) }
         XCTAssertEqual(Array(try XCTUnwrap(realm.object(ofType: TreeListOwner.self, forPrimaryKey: 1)).numbers), Array(0..<10))
-        XCTAssertEqual(listEntries(realm), 10)
+        XCTAssertEqual(treeEntries(realm), 10)
         try assertConsistent(realm, "after the cancelled spill")
     }
 

@@ -67,24 +67,8 @@ struct SetMapModel: Equatable {
 }
 
 /// MutableSets and Maps stored in the collections tree (Storage/SetMapTree.swift).
-final class SetMapTreeTests: RealmTestCase {
+final class SetMapTreeTests: CollectionsTreeTestCase {
     let types: [ObjectBase.Type] = [TreeSetOwner.self, TreeSetPet.self]
-    private var savedThreshold = 0
-
-    override func setUp() {
-        super.setUp()
-        savedThreshold = ListTree.setThreshold(4)
-    }
-
-    override func tearDown() {
-        ListTree.setThreshold(savedThreshold)
-        super.tearDown()
-    }
-
-    func treeEntries(_ realm: Realm) -> Int {
-        let tree = realm.core.listsTree()
-        return tree == absentTree ? 0 : realm.core.txn.count(tree, "test")
-    }
 
     func marker(_ object: ObjectBase, _ property: String) -> SpilledList? {
         guard let c = object._info!.columns.firstIndex(where: { $0.name == property }) else { return nil }
