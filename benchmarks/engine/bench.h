@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "iocount.h"
+
 enum { BENCH_OK = 0, BENCH_NOTFOUND = 1, BENCH_ERR = -1 };
 
 typedef struct bench_db bench_db;     /* one open database (driver-defined) */
@@ -49,6 +51,9 @@ typedef struct bench_driver {
     int (*used_bytes)(bench_db *db, uint64_t *out);
     /* Optional: tree shape ("depth 3, 120 branch + 9000 leaf pages"). */
     int (*shape)(bench_db *db, char *buf, size_t len);
+    /* Optional: what the engine's own I/O hooks saw since open (bytes,
+     * flushes), to check the process-level counts of iocount.h. */
+    void (*io_hooks)(bench_db *db, uint64_t *bytes, uint64_t *flushes);
 } bench_driver;
 
 extern const bench_driver driver_lmdb;
@@ -109,6 +114,11 @@ typedef struct bench_result {
     uint64_t extra;      /* workload-specific (e.g. writer txns, disk bytes) */
     uint64_t extra2;
     char note[96];       /* e.g. the tree's shape after a size workload      */
+    /* Durable-commit I/O workloads (io_commits > 0): entries in the db,
+     * what the timed commits wrote, and that plus the close (SQLite's
+     * final WAL checkpoint). */
+    uint64_t io_entries, io_commits;
+    iocount io, io_close;
 } bench_result;
 
 typedef struct workload {

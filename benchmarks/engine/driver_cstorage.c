@@ -2,20 +2,25 @@
  * driver_cstorage.c — CStorage through the bench driver vtable.
  *
  * Settings: default page size (4 KiB), one named tree "bench".
- * CS_DURABLE_NO_SYNC for every database except fillsync, which uses
- * CS_DURABLE_FULL (flush data, write meta, flush meta). Read transactions
+ * CS_DURABLE_NO_SYNC for every database except fillsync and synccommit_*,
+ * which use CS_DURABLE_FULL (the default: data and meta flushed before the
+ * commit returns). Writes and flushes go through I/O hooks that do what the
+ * default ones do (pwrite, fdatasync) and count. Read transactions
  * are reused with cs_txn_reset/renew; scans reuse one cursor per session
  * via cs_cursor_renew.
  */
 #include "bench.h"
 
 #include <cstorage.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 struct bench_db {
     cs_env *env;
     cs_tree tree;
+    uint64_t hook_bytes, hook_flushes; /* what the I/O hooks saw */
 };
 
 struct bench_sess {
@@ -33,6 +38,40 @@ static const char *c_describe(void)
     return "CStorage (this tree, -O2); CS_DURABLE_NO_SYNC except fillsync (CS_DURABLE_FULL); 4 KiB pages";
 }
 
+/* The default I/O (pwrite, fdatasync), counted: the engine's own view of
+ * what it wrote, which the durable-commit workloads compare with iocount's. */
+static int c_hook_write(void *ctx, int fd, const void *buf, size_t len, uint64_t off)
+{
+    bench_db *db = ctx;
+    for (const char *p = buf; len;) {
+        ssize_t n = pwrite(fd, p, len, (off_t)off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return n < 0 ? errno : EIO;
+        db->hook_bytes += (uint64_t)n;
+        p += n;
+        len -= (size_t)n;
+        off += (uint64_t)n;
+    }
+    return 0;
+}
+
+static int c_hook_sync(void *ctx, int fd)
+{
+    bench_db *db = ctx;
+    if (fdatasync(fd) != 0)
+        return errno;
+    db->hook_flushes++;
+    return 0;
+}
+
+static void c_io_hooks(bench_db *db, uint64_t *bytes, uint64_t *flushes)
+{
+    *bytes = db->hook_bytes;
+    *flushes = db->hook_flushes;
+}
+
 static int c_open(const char *dir, bench_sync sync, uint64_t data_hint, bench_db **out)
 {
     (void)data_hint;
@@ -41,8 +80,10 @@ static int c_open(const char *dir, bench_sync sync, uint64_t data_hint, bench_db
     *out = db;
     char path[4200];
     snprintf(path, sizeof path, "%s/data.cs", dir);
+    cs_io_hooks io = {.ctx = db, .write = c_hook_write, .sync = c_hook_sync};
     cs_options opts = {
         .durability = sync == BENCH_FULLSYNC ? CS_DURABLE_FULL : CS_DURABLE_NO_SYNC,
+        .io = &io,
     };
     CHECK(cs_env_open(path, &opts, &db->env));
     cs_txn *txn;
@@ -203,4 +244,5 @@ const bench_driver driver_cstorage = {
     .scan = c_scan,
     .used_bytes = c_used_bytes,
     .shape = c_shape,
+    .io_hooks = c_io_hooks,
 };
