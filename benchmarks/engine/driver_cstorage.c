@@ -15,12 +15,16 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+
+#include "format.h"
 
 struct bench_db {
     cs_env *env;
     cs_tree tree;
     uint64_t hook_bytes, hook_flushes; /* what the I/O hooks saw */
+    uint64_t pages[BENCH_PAGE_KINDS];  /* pages written, by kind */
 };
 
 struct bench_sess {
@@ -40,9 +44,27 @@ static const char *c_describe(void)
 
 /* The default I/O (pwrite, fdatasync), counted: the engine's own view of
  * what it wrote, which the durable-commit workloads compare with iocount's. */
+/* The kinds of the pages in one write: each page's header says its type
+ * and how many pages it spans (format.h); a meta is a 512-byte write. */
+static void tally_pages(bench_db *db, const uint8_t *buf, size_t len)
+{
+    enum { PSIZE = 4096 };
+    for (size_t at = 0; at + sizeof(cs_page_hdr) <= len;) {
+        cs_page_hdr h;
+        memcpy(&h, buf + at, sizeof h);
+        static const int kind[] = {[PT_META] = BENCH_PAGE_META, [PT_BRANCH] = BENCH_PAGE_BRANCH,
+                                   [PT_LEAF] = BENCH_PAGE_LEAF, [PT_OVERFLOW] = BENCH_PAGE_OVERFLOW,
+                                   [PT_FREELIST] = BENCH_PAGE_FREELIST};
+        if (h.type >= 1 && h.type <= PT_FREELIST)
+            db->pages[kind[h.type]] += h.type == PT_FREELIST || h.type == PT_OVERFLOW ? h.npages : 1;
+        at += (size_t)(h.npages ? h.npages : 1) * PSIZE;
+    }
+}
+
 static int c_hook_write(void *ctx, int fd, const void *buf, size_t len, uint64_t off)
 {
     bench_db *db = ctx;
+    tally_pages(db, buf, len);
     for (const char *p = buf; len;) {
         ssize_t n = pwrite(fd, p, len, (off_t)off);
         if (n < 0 && errno == EINTR)
@@ -66,10 +88,11 @@ static int c_hook_sync(void *ctx, int fd)
     return 0;
 }
 
-static void c_io_hooks(bench_db *db, uint64_t *bytes, uint64_t *flushes)
+static void c_io_hooks(bench_db *db, uint64_t *bytes, uint64_t *flushes, uint64_t pages[])
 {
     *bytes = db->hook_bytes;
     *flushes = db->hook_flushes;
+    memcpy(pages, db->pages, sizeof db->pages);
 }
 
 static int c_open(const char *dir, bench_sync sync, uint64_t data_hint, bench_db **out)

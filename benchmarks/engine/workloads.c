@@ -183,9 +183,9 @@ static int sync_commits(const bench_cfg *cfg, bench_engine *e, bench_result *r, 
     TRY(db_close(e, &h, false));
     TRY(e->drv->open(h.dir, BENCH_FULLSYNC, D.n * (D.ks + D.vs), &h.db));
     TRY(e->drv->session(h.db, &h.sess));
-    uint64_t hb0 = 0, hf0 = 0, hb1 = 0, hf1 = 0;
+    uint64_t hb0 = 0, hf0 = 0, hb1 = 0, hf1 = 0, pg0[BENCH_PAGE_KINDS] = {0}, pg1[BENCH_PAGE_KINDS] = {0};
     if (e->drv->io_hooks)
-        e->drv->io_hooks(h.db, &hb0, &hf0);
+        e->drv->io_hooks(h.db, &hb0, &hf0, pg0);
     iocount_enable(true);
     iocount a = iocount_now();
     bench_clock t0 = clock_now();
@@ -194,7 +194,7 @@ static int sync_commits(const bench_cfg *cfg, bench_engine *e, bench_result *r, 
     iocount b = iocount_now();
     iocount_enable(false);
     if (e->drv->io_hooks)
-        e->drv->io_hooks(h.db, &hb1, &hf1);
+        e->drv->io_hooks(h.db, &hb1, &hf1, pg1);
     if (rc == BENCH_OK)
         rc = scan_count(e->drv, h.sess, false, entries + k);
     iocount_enable(true);
@@ -215,6 +215,14 @@ static int sync_commits(const bench_cfg *cfg, bench_engine *e, bench_result *r, 
     r->io_close.proc_wchar += closing.proc_wchar;
     r->io_close.proc_syscw += closing.proc_syscw;
     snprintf(r->note, sizeof r->note, "%llu entries", (unsigned long long)entries);
+    if (e->drv->io_hooks) {
+        double per[BENCH_PAGE_KINDS];
+        for (int i = 0; i < BENCH_PAGE_KINDS; i++)
+            per[i] = (double)(pg1[i] - pg0[i]) / (double)k;
+        snprintf(r->note, sizeof r->note, "%llu entries; pages/commit: meta %.2f branch %.2f leaf %.2f "
+                 "overflow %.2f free-list %.2f", (unsigned long long)entries, per[BENCH_PAGE_META],
+                 per[BENCH_PAGE_BRANCH], per[BENCH_PAGE_LEAF], per[BENCH_PAGE_OVERFLOW], per[BENCH_PAGE_FREELIST]);
+    }
     if (e->drv->io_hooks && (hb1 - hb0 != r->io.bytes || hf1 - hf0 != r->io.flushes))
         return bench_fail("iocount saw %llu bytes and %llu flushes, the engine's I/O hooks %llu and %llu",
                           (unsigned long long)r->io.bytes, (unsigned long long)r->io.flushes,
