@@ -1,6 +1,5 @@
 import BenchModels
 import Foundation
-import IOCount
 
 // objects-bench: the objects tier of `make bench` (benchmarks/README.md).
 //
@@ -139,23 +138,12 @@ func runSuite(_ type: any Engine.Type, sizes: Sizes, directory: URL, keep: Bool,
     check("sort_score", scoreSum, (0..<n).reduce(0.0) { $0 + PersonValues($1).score })
 
     let updates = randomInts(sizes.durableTransactions, below: n, seed: 9)
-    iocount_enable(true)
-    let ioBefore = iocount_now()
-    try rate("durable_txns", updates.count) { try engine.durableTransactions(first: n, updates: updates) }
-    let ioAfter = iocount_now()
-    _ = try engine.peopleFileSize() // GRDB, SQLite: checkpoints the WAL
-    let ioCheckpointed = iocount_now()
-    iocount_enable(false)
-    // Every engine runs fully durable: a transaction that flushed nothing
-    // means the counters missed the engine's I/O.
-    if ioAfter.flushes - ioBefore.flushes < UInt64(updates.count) {
-        fatalError("\(name): \(ioAfter.flushes - ioBefore.flushes) flushes counted for \(updates.count) durable transactions")
-    }
-    let txns = Double(updates.count)
-    report.record("durable_bytes", name, Double(ioAfter.bytes - ioBefore.bytes) / txns)
-    report.record("durable_writes", name, Double(ioAfter.writes - ioBefore.writes) / txns)
-    report.record("durable_flushes", name, Double(ioAfter.flushes - ioBefore.flushes) / txns)
-    report.record("durable_bytes_ckpt", name, Double(ioCheckpointed.bytes - ioBefore.bytes) / txns)
+    let io = try DurableIO(engine, name: name, first: n, updates: updates)
+    report.record("durable_txns", name, io.perSecond)
+    report.record("durable_bytes", name, io.bytes)
+    report.record("durable_writes", name, io.writes)
+    report.record("durable_flushes", name, io.flushes)
+    report.record("durable_bytes_ckpt", name, io.bytesCheckpointed)
 
     var deleted = 0
     let total = n + (updates.count + 1) / 2
