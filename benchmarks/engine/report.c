@@ -74,13 +74,13 @@ static void report_io_table(const bench_run *run)
         return;
     printf("\nI/O per durable commit (one put; counted at the libc boundary; "
            "\"+close\": the close after the commits spread over them)\n");
-    printf("%-17s %-9s %9s %10s %8s %8s %10s %8s\n", "workload", "engine", "entries", "bytes", "writes",
+    printf("%-20s %-9s %9s %10s %8s %8s %10s %8s\n", "workload", "engine", "entries", "bytes", "writes",
            "flushes", "+close B", "+close F");
     for (size_t w = 0; w < n_workloads; w++) {
         if (!run->selected[w] || !run->res[w][0][0].io_commits)
             continue;
         for (size_t e = 0; e < run->n_engines; e++)
-            printf("%-17s %-9s %9llu %10.0f %8.2f %8.2f %10.0f %8.2f\n", workloads[w].name,
+            printf("%-20s %-9s %9llu %10.0f %8.2f %8.2f %10.0f %8.2f\n", workloads[w].name,
                    run->engines[e]->name, (unsigned long long)run->res[w][e][0].io_entries,
                    io_med(run, w, e, false, 0), io_med(run, w, e, false, 1), io_med(run, w, e, false, 2),
                    io_med(run, w, e, true, 0), io_med(run, w, e, true, 2));
@@ -93,7 +93,7 @@ void report_table(const bench_run *run)
     printf("\nEngine tier: N=%llu, key %u B, value %u B, %u repetition(s); "
            "median [min..max] ops/s (size rows: bytes, lower is better)\n",
            (unsigned long long)run->cfg.n, run->cfg.key_size, run->cfg.value_size, run->reps);
-    printf("%-17s", "workload");
+    printf("%-20s", "workload");
     for (size_t e = 0; e < run->n_engines; e++)
         printf(" %-27s", run->engines[e]->name);
     if (cs >= 0)
@@ -105,7 +105,7 @@ void report_table(const bench_run *run)
         if (!run->selected[w])
             continue;
         bool bytes = !strcmp(workloads[w].unit, "bytes");
-        printf("%-17s", workloads[w].name);
+        printf("%-20s", workloads[w].name);
         for (size_t e = 0; e < run->n_engines; e++) {
             stat3 s = stats(run, w, e);
             char a[16], b[16], c[16], cell[64];
