@@ -213,7 +213,7 @@ static void run_repetition(bench_run *run, const bool *runs, unsigned rep)
                 perf_ctl("disable");
             if (rc != BENCH_OK)
                 die(&eng[i], workloads[w].name);
-            fprintf(stderr, "  rep %u/%u  %-17s %-9s %14.0f %s  (%.3f s, cpu %.3f s)%s%s\n", rep + 1,
+            fprintf(stderr, "  rep %u/%u  %-20s %-9s %14.0f %s  (%.3f s, cpu %.3f s)%s%s\n", rep + 1,
                     run->reps, workloads[w].name, eng[i].drv->name, r->value, workloads[w].unit, r->secs,
                     r->cpu_secs, r->note[0] ? "  " : "", r->note);
         }

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "iocount.h"
+
 enum { BENCH_OK = 0, BENCH_NOTFOUND = 1, BENCH_ERR = -1 };
 
 typedef struct bench_db bench_db;     /* one open database (driver-defined) */
@@ -26,6 +28,10 @@ typedef struct bench_val {
 
 /* Durability of every commit of a database, fixed at open. */
 typedef enum { BENCH_NOSYNC = 0, BENCH_FULLSYNC = 1 } bench_sync;
+
+/* Kinds of pages a commit writes, for engines whose hooks can tell. */
+enum { BENCH_PAGE_META, BENCH_PAGE_BRANCH, BENCH_PAGE_LEAF, BENCH_PAGE_OVERFLOW, BENCH_PAGE_FREELIST,
+       BENCH_PAGE_KINDS };
 
 typedef struct bench_driver {
     const char *name;
@@ -49,6 +55,10 @@ typedef struct bench_driver {
     int (*used_bytes)(bench_db *db, uint64_t *out);
     /* Optional: tree shape ("depth 3, 120 branch + 9000 leaf pages"). */
     int (*shape)(bench_db *db, char *buf, size_t len);
+    /* Optional: what the engine's own I/O hooks saw since open (bytes,
+     * flushes), to check the process-level counts of iocount.h, and pages
+     * written by kind (BENCH_PAGE_*). */
+    void (*io_hooks)(bench_db *db, uint64_t *bytes, uint64_t *flushes, uint64_t pages[]);
 } bench_driver;
 
 extern const bench_driver driver_lmdb;
@@ -108,7 +118,12 @@ typedef struct bench_result {
     double value;        /* what the report shows: ops/s, or bytes           */
     uint64_t extra;      /* workload-specific (e.g. writer txns, disk bytes) */
     uint64_t extra2;
-    char note[96];       /* e.g. the tree's shape after a size workload      */
+    char note[128];      /* e.g. the tree's shape after a size workload      */
+    /* Durable-commit I/O workloads (io_commits > 0): entries in the db,
+     * what the timed commits wrote, and that plus the close (SQLite's
+     * final WAL checkpoint). */
+    uint64_t io_entries, io_commits;
+    iocount io, io_close;
 } bench_result;
 
 typedef struct workload {

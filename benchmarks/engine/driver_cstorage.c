@@ -2,20 +2,29 @@
  * driver_cstorage.c — CStorage through the bench driver vtable.
  *
  * Settings: default page size (4 KiB), one named tree "bench".
- * CS_DURABLE_NO_SYNC for every database except fillsync, which uses
- * CS_DURABLE_FULL (flush data, write meta, flush meta). Read transactions
+ * CS_DURABLE_NO_SYNC for every database except fillsync and synccommit_*,
+ * which use CS_DURABLE_FULL (the default: data and meta flushed before the
+ * commit returns). Writes and flushes go through I/O hooks that do what the
+ * default ones do (pwrite, fdatasync) and count. Read transactions
  * are reused with cs_txn_reset/renew; scans reuse one cursor per session
  * via cs_cursor_renew.
  */
 #include "bench.h"
 
 #include <cstorage.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "format.h"
 
 struct bench_db {
     cs_env *env;
     cs_tree tree;
+    uint64_t hook_bytes, hook_flushes; /* what the I/O hooks saw */
+    uint64_t pages[BENCH_PAGE_KINDS];  /* pages written, by kind */
 };
 
 struct bench_sess {
@@ -33,6 +42,59 @@ static const char *c_describe(void)
     return "CStorage (this tree, -O2); CS_DURABLE_NO_SYNC except fillsync (CS_DURABLE_FULL); 4 KiB pages";
 }
 
+/* The default I/O (pwrite, fdatasync), counted: the engine's own view of
+ * what it wrote, which the durable-commit workloads compare with iocount's. */
+/* The kinds of the pages in one write: each page's header says its type
+ * and how many pages it spans (format.h); a meta is a 512-byte write. */
+static void tally_pages(bench_db *db, const uint8_t *buf, size_t len)
+{
+    enum { PSIZE = 4096 };
+    for (size_t at = 0; at + sizeof(cs_page_hdr) <= len;) {
+        cs_page_hdr h;
+        memcpy(&h, buf + at, sizeof h);
+        static const int kind[] = {[PT_META] = BENCH_PAGE_META, [PT_BRANCH] = BENCH_PAGE_BRANCH,
+                                   [PT_LEAF] = BENCH_PAGE_LEAF, [PT_OVERFLOW] = BENCH_PAGE_OVERFLOW,
+                                   [PT_FREELIST] = BENCH_PAGE_FREELIST};
+        if (h.type >= 1 && h.type <= PT_FREELIST)
+            db->pages[kind[h.type]] += h.type == PT_FREELIST || h.type == PT_OVERFLOW ? h.npages : 1;
+        at += (size_t)(h.npages ? h.npages : 1) * PSIZE;
+    }
+}
+
+static int c_hook_write(void *ctx, int fd, const void *buf, size_t len, uint64_t off)
+{
+    bench_db *db = ctx;
+    tally_pages(db, buf, len);
+    for (const char *p = buf; len;) {
+        ssize_t n = pwrite(fd, p, len, (off_t)off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return n < 0 ? errno : EIO;
+        db->hook_bytes += (uint64_t)n;
+        p += n;
+        len -= (size_t)n;
+        off += (uint64_t)n;
+    }
+    return 0;
+}
+
+static int c_hook_sync(void *ctx, int fd)
+{
+    bench_db *db = ctx;
+    if (fdatasync(fd) != 0)
+        return errno;
+    db->hook_flushes++;
+    return 0;
+}
+
+static void c_io_hooks(bench_db *db, uint64_t *bytes, uint64_t *flushes, uint64_t pages[])
+{
+    *bytes = db->hook_bytes;
+    *flushes = db->hook_flushes;
+    memcpy(pages, db->pages, sizeof db->pages);
+}
+
 static int c_open(const char *dir, bench_sync sync, uint64_t data_hint, bench_db **out)
 {
     (void)data_hint;
@@ -41,8 +103,10 @@ static int c_open(const char *dir, bench_sync sync, uint64_t data_hint, bench_db
     *out = db;
     char path[4200];
     snprintf(path, sizeof path, "%s/data.cs", dir);
+    cs_io_hooks io = {.ctx = db, .write = c_hook_write, .sync = c_hook_sync};
     cs_options opts = {
         .durability = sync == BENCH_FULLSYNC ? CS_DURABLE_FULL : CS_DURABLE_NO_SYNC,
+        .io = &io,
     };
     CHECK(cs_env_open(path, &opts, &db->env));
     cs_txn *txn;
@@ -203,4 +267,5 @@ const bench_driver driver_cstorage = {
     .scan = c_scan,
     .used_bytes = c_used_bytes,
     .shape = c_shape,
+    .io_hooks = c_io_hooks,
 };

@@ -49,13 +49,51 @@ static const char *human(double v, bool bytes, char *buf, size_t len)
     return buf;
 }
 
+/* Median over the repetitions of one per-commit I/O figure. */
+static double io_med(const bench_run *run, size_t w, size_t e, bool with_close, int field)
+{
+    double v[MAX_REPS];
+    for (unsigned r = 0; r < run->reps; r++) {
+        const bench_result *br = &run->res[w][e][r];
+        const iocount *c = with_close ? &br->io_close : &br->io;
+        uint64_t x = field == 0 ? c->bytes : field == 1 ? c->writes : c->flushes;
+        v[r] = br->io_commits ? (double)x / (double)br->io_commits : 0;
+    }
+    qsort(v, run->reps, sizeof v[0], cmp_double);
+    unsigned n = run->reps;
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Bytes written and flushes per durable commit (iocount.h), medians. */
+static void report_io_table(const bench_run *run)
+{
+    bool any = false;
+    for (size_t w = 0; w < n_workloads; w++)
+        any |= run->selected[w] && run->res[w][0][0].io_commits > 0;
+    if (!any)
+        return;
+    printf("\nI/O per durable commit (one put; counted at the libc boundary; "
+           "\"+close\": the close after the commits spread over them)\n");
+    printf("%-20s %-9s %9s %10s %8s %8s %10s %8s\n", "workload", "engine", "entries", "bytes", "writes",
+           "flushes", "+close B", "+close F");
+    for (size_t w = 0; w < n_workloads; w++) {
+        if (!run->selected[w] || !run->res[w][0][0].io_commits)
+            continue;
+        for (size_t e = 0; e < run->n_engines; e++)
+            printf("%-20s %-9s %9llu %10.0f %8.2f %8.2f %10.0f %8.2f\n", workloads[w].name,
+                   run->engines[e]->name, (unsigned long long)run->res[w][e][0].io_entries,
+                   io_med(run, w, e, false, 0), io_med(run, w, e, false, 1), io_med(run, w, e, false, 2),
+                   io_med(run, w, e, true, 0), io_med(run, w, e, true, 2));
+    }
+}
+
 void report_table(const bench_run *run)
 {
     int cs = engine_index(run, "cstorage");
     printf("\nEngine tier: N=%llu, key %u B, value %u B, %u repetition(s); "
            "median [min..max] ops/s (size rows: bytes, lower is better)\n",
            (unsigned long long)run->cfg.n, run->cfg.key_size, run->cfg.value_size, run->reps);
-    printf("%-17s", "workload");
+    printf("%-20s", "workload");
     for (size_t e = 0; e < run->n_engines; e++)
         printf(" %-27s", run->engines[e]->name);
     if (cs >= 0)
@@ -67,7 +105,7 @@ void report_table(const bench_run *run)
         if (!run->selected[w])
             continue;
         bool bytes = !strcmp(workloads[w].unit, "bytes");
-        printf("%-17s", workloads[w].name);
+        printf("%-20s", workloads[w].name);
         for (size_t e = 0; e < run->n_engines; e++) {
             stat3 s = stats(run, w, e);
             char a[16], b[16], c[16], cell[64];
@@ -85,6 +123,7 @@ void report_table(const bench_run *run)
         }
         printf("\n");
     }
+    report_io_table(run);
     fflush(stdout);
 }
 
@@ -125,6 +164,23 @@ static void json_engine_result(FILE *f, const bench_run *run, size_t w, size_t e
         for (unsigned r = 0; r < run->reps; r++) {
             const bench_result *br = &run->res[w][e][r];
             fprintf(f, "%s%llu", r ? ", " : "", (unsigned long long)(x ? br->extra2 : br->extra));
+        }
+        fprintf(f, "]");
+    }
+    if (run->res[w][e][0].io_commits) {
+        /* Per repetition: commits, then totals of the commits alone and
+         * with the close; proc_* = /proc/self/io, any descriptor. */
+        fprintf(f, ", \"io\": [");
+        for (unsigned r = 0; r < run->reps; r++) {
+            const bench_result *br = &run->res[w][e][r];
+            const iocount *c = &br->io, *k = &br->io_close;
+            fprintf(f, "%s{\"entries\": %llu, \"commits\": %llu, \"bytes\": %llu, \"writes\": %llu, "
+                       "\"flushes\": %llu, \"proc_wchar\": %llu, \"proc_syscw\": %llu, \"close_bytes\": %llu, "
+                       "\"close_writes\": %llu, \"close_flushes\": %llu}",
+                    r ? ", " : "", (unsigned long long)br->io_entries, (unsigned long long)br->io_commits,
+                    (unsigned long long)c->bytes, (unsigned long long)c->writes, (unsigned long long)c->flushes,
+                    (unsigned long long)c->proc_wchar, (unsigned long long)c->proc_syscw,
+                    (unsigned long long)k->bytes, (unsigned long long)k->writes, (unsigned long long)k->flushes);
         }
         fprintf(f, "]");
     }

@@ -160,6 +160,98 @@ static int w_fillsync(const bench_cfg *cfg, bench_engine *e, bench_result *r)
     return fill_fresh(e, r, "fillsync", BENCH_FULLSYNC, D.perm_fill, n, 1);
 }
 
+/* ---- bytes written and flushes per durable commit ---------------------------- */
+
+/* A fresh database of `entries` (put in durable txns of `fill_batch`, then
+ * closed and reopened, so that SQLite's WAL is checkpointed away), then sync_ops
+ * durable txns of one put of a new key each: the commit rate, and what
+ * they wrote and flushed as counted by iocount (every engine alike), alone
+ * and with the close after them (SQLite: the final checkpoint). An engine
+ * with I/O hooks must agree with iocount, which checks the method. */
+static int sync_commits(const bench_cfg *cfg, bench_engine *e, bench_result *r, const char *name,
+                        uint64_t entries, uint64_t fill_batch)
+{
+    uint64_t k = cfg->sync_ops < cfg->n ? cfg->sync_ops : cfg->n;
+    if (entries + k > cfg->n)
+        entries = cfg->n - k;
+    db_handle h;
+    if (db_open(e, name, BENCH_FULLSYNC, &h) != BENCH_OK ||
+        put_range(e->drv, h.sess, D.perm_fill, 0, entries, fill_batch, 0) != BENCH_OK) {
+        db_close(e, &h, true);
+        return BENCH_ERR;
+    }
+    TRY(db_close(e, &h, false));
+    TRY(e->drv->open(h.dir, BENCH_FULLSYNC, D.n * (D.ks + D.vs), &h.db));
+    TRY(e->drv->session(h.db, &h.sess));
+    uint64_t hb0 = 0, hf0 = 0, hb1 = 0, hf1 = 0, pg0[BENCH_PAGE_KINDS] = {0}, pg1[BENCH_PAGE_KINDS] = {0};
+    if (e->drv->io_hooks)
+        e->drv->io_hooks(h.db, &hb0, &hf0, pg0);
+    iocount_enable(true);
+    iocount a = iocount_now();
+    bench_clock t0 = clock_now();
+    int rc = put_range(e->drv, h.sess, D.perm_fill, entries, entries + k, 1, entries);
+    set_rate(r, (double)k, t0);
+    iocount b = iocount_now();
+    iocount_enable(false);
+    if (e->drv->io_hooks)
+        e->drv->io_hooks(h.db, &hb1, &hf1, pg1);
+    if (rc == BENCH_OK)
+        rc = scan_count(e->drv, h.sess, false, entries + k);
+    iocount_enable(true);
+    iocount c = iocount_now();
+    int rc2 = db_close(e, &h, true);
+    iocount d = iocount_now();
+    iocount_enable(false);
+    TRY(rc);
+    TRY(rc2);
+    r->io_entries = entries;
+    r->io_commits = k;
+    r->io = iocount_diff(b, a);
+    iocount closing = iocount_diff(d, c);
+    r->io_close = r->io;
+    r->io_close.bytes += closing.bytes;
+    r->io_close.writes += closing.writes;
+    r->io_close.flushes += closing.flushes;
+    r->io_close.proc_wchar += closing.proc_wchar;
+    r->io_close.proc_syscw += closing.proc_syscw;
+    snprintf(r->note, sizeof r->note, "%llu entries", (unsigned long long)entries);
+    if (e->drv->io_hooks) {
+        double per[BENCH_PAGE_KINDS];
+        for (int i = 0; i < BENCH_PAGE_KINDS; i++)
+            per[i] = (double)(pg1[i] - pg0[i]) / (double)k;
+        snprintf(r->note, sizeof r->note, "%llu entries; pages/commit: meta %.2f branch %.2f leaf %.2f "
+                 "overflow %.2f free-list %.2f", (unsigned long long)entries, per[BENCH_PAGE_META],
+                 per[BENCH_PAGE_BRANCH], per[BENCH_PAGE_LEAF], per[BENCH_PAGE_OVERFLOW], per[BENCH_PAGE_FREELIST]);
+    }
+    if (e->drv->io_hooks && (hb1 - hb0 != r->io.bytes || hf1 - hf0 != r->io.flushes))
+        return bench_fail("iocount saw %llu bytes and %llu flushes, the engine's I/O hooks %llu and %llu",
+                          (unsigned long long)r->io.bytes, (unsigned long long)r->io.flushes,
+                          (unsigned long long)(hb1 - hb0), (unsigned long long)(hf1 - hf0));
+    return BENCH_OK;
+}
+
+static int w_synccommit_small(const bench_cfg *cfg, bench_engine *e, bench_result *r)
+{
+    return sync_commits(cfg, e, r, "synccommit_small", 1000, 0);
+}
+
+static int w_synccommit_100k(const bench_cfg *cfg, bench_engine *e, bench_result *r)
+{
+    return sync_commits(cfg, e, r, "synccommit_100k", 100000, 0);
+}
+
+static int w_synccommit_n(const bench_cfg *cfg, bench_engine *e, bench_result *r)
+{
+    return sync_commits(cfg, e, r, "synccommit_n", cfg->n, 0);
+}
+
+/* As synccommit_n, the fill in txns of 100k: the free space the big
+ * commits leave behind is fragmented, which the free list then carries. */
+static int w_synccommit_n_batched(const bench_cfg *cfg, bench_engine *e, bench_result *r)
+{
+    return sync_commits(cfg, e, r, "synccommit_n_batched", cfg->n, 100000);
+}
+
 /* ---- the main database ----------------------------------------------------- */
 
 static int w_fillrandom(const bench_cfg *cfg, bench_engine *e, bench_result *r)
@@ -337,6 +429,10 @@ const workload workloads[] = {
     {"fillseq", "ops/s", false, "N puts, sequential keys, one txn (fresh db)", NULL, NULL, false, w_fillseq},
     {"fillbatch", "ops/s", false, "N puts, sequential keys, txns of 1000 (fresh db)", NULL, NULL, false, w_fillbatch},
     {"fillsync", "ops/s", false, "txns of one random put, full durability (fresh db)", NULL, NULL, false, w_fillsync},
+    {"synccommit_small", "ops/s", false, "1,000 entries (one txn), then txns of one put of a new key, full durability; I/O counted", NULL, NULL, false, w_synccommit_small},
+    {"synccommit_100k", "ops/s", false, "the same on 100,000 entries", NULL, NULL, false, w_synccommit_100k},
+    {"synccommit_n", "ops/s", false, "the same on N entries (less the txns)", NULL, NULL, false, w_synccommit_n},
+    {"synccommit_n_batched", "ops/s", false, "the same, the N entries put in txns of 100k", NULL, NULL, false, w_synccommit_n_batched},
     {"fillrandom", "ops/s", false, "N puts, random order, one txn (the main db)", NULL, NULL, true, w_fillrandom},
     {"size_fillrandom", "bytes", true, "file bytes after fillrandom (closed)", "disk_bytes", "used_bytes", true, measure_size},
     {"size_refill", "bytes", true, "file bytes after then deleting N/2 (one txn) and putting all N back (one txn)", "disk_bytes", "used_bytes", true, w_size_refill},

@@ -17,6 +17,9 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
+        // Bytes written and flushes of the process (libc wrappers), shared
+        // with the engine tier's C harness.
+        .target(name: "IOCount"),
         .target(name: "BenchModels", dependencies: [.product(name: "RealmLite", package: rootPackage)]),
         .executableTarget(name: "realmlite-open", dependencies: ["BenchModels"], path: "Sources/RealmLiteOpen"),
         // RealmLite's query paths against each other (no other engine).
@@ -67,6 +70,7 @@ let package = Package(
             name: "objects-bench",
             dependencies: [
                 "BenchModels",
+                "IOCount",
                 .product(name: "RealmLite", package: rootPackage),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),

@@ -120,6 +120,29 @@ def section(run):
                 out.append(f"| {w['name']} | {e} | {human(r['runs'][i], 'bytes')} |"
                            f" {human(r['disk_bytes'][i], 'bytes')} | {human(r['used_bytes'][i], 'bytes')} |"
                            f" {r.get('notes', [''] * len(r['runs']))[i]} |")
+    io = [w for w in run["workloads"] if "io" in w["results"][engines[0]]]
+    if io:
+        out.append("")
+        out.append("I/O per durable commit (one put of a new key; medians over the repetitions;"
+                   " counted at the libc boundary by `objects/Sources/IOCount`, every engine alike;"
+                   " +close = with the close after the commits, which for SQLite is the final"
+                   " WAL checkpoint, spread over the commits):")
+        out.append("")
+        out.append("| workload | engine | entries | commits/s | bytes | writes | flushes | bytes +close | flushes +close |")
+        out.append("|---|---|---|---|---|---|---|---|---|")
+
+        def per_commit(runs, key):
+            v = sorted(r[key] / r["commits"] for r in runs)
+            return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+
+        for w in io:
+            for e in engines:
+                res = w["results"][e]
+                runs = res["io"]
+                out.append(f"| {w['name']} | {e} | {runs[0]['entries']:,} | {human(res['median'], 'ops/s')} |"
+                           f" {per_commit(runs, 'bytes'):,.0f} | {per_commit(runs, 'writes'):.2f} |"
+                           f" {per_commit(runs, 'flushes'):.2f} | {per_commit(runs, 'close_bytes'):,.0f} |"
+                           f" {per_commit(runs, 'close_flushes'):.2f} |")
     rww = [w for w in run["workloads"] if w["name"] == "readwhilewriting"]
     if rww:
         out.append("")

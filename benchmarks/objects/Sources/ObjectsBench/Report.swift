@@ -7,6 +7,8 @@ import Foundation
 
 enum Unit: String, Codable {
     case opsPerSecond = "ops/s", milliseconds = "ms", bytes, kibibytes = "KiB"
+    /// I/O per durable transaction: bytes written, write calls, flushes.
+    case bytesPerTxn = "B/txn", callsPerTxn = "per txn"
     var lowerIsBetter: Bool { self != .opsPerSecond }
 }
 
@@ -81,6 +83,8 @@ final class Report {
         switch unit {
         case .bytes: return String(format: "%.2f MiB", value / 1_048_576)
         case .kibibytes: return String(format: "%.1f MiB", value / 1024)
+        case .bytesPerTxn: return value < 10_240 ? String(format: "%.0f B", value) : String(format: "%.1f KiB", value / 1024)
+        case .callsPerTxn: return String(format: "%.2f", value)
         case .milliseconds: return value < 10 ? String(format: "%.2f ms", value) : String(format: "%.0f ms", value)
         case .opsPerSecond:
             if value >= 1e6 { return String(format: "%.2fM", value / 1e6) }

@@ -44,6 +44,12 @@ final class SQLiteDB {
         return s
     }
 
+    /// Resets every prepared statement: a lookup leaves its statement on
+    /// its row, and a checkpoint refuses to run beside an active statement.
+    func resetStatements() {
+        for s in statements.values { sqlite3_reset(s) }
+    }
+
     /// Steps a statement that returns no rows.
     func run(_ s: OpaquePointer) throws {
         guard sqlite3_step(s) == SQLITE_DONE else { throw failure("step") }
@@ -132,6 +138,7 @@ final class SQLiteEngine: Engine {
     }
 
     func peopleFileSize() throws -> Int {
+        people.resetStatements()
         try people.exec("PRAGMA wal_checkpoint(TRUNCATE)")
         return try FileManager.default.attributesOfItem(atPath: peoplePath)[.size] as? Int ?? 0
     }

@@ -14,9 +14,10 @@ import GRDBSQLite
 //
 // The building child inserts N Person objects in batches of 100k (one
 // durable write each), then times the filtered count, enumeration, random
-// pk lookups and the sort, checking every result. Its files stay; the
-// parent drops their page cache (posix_fadvise DONTNEED: no privileges
-// needed, and no other engineer's cache is touched) and starts a fresh
+// pk lookups and the sort, checking every result, and 1,000 durable
+// one-object transactions with what they write and flush (DurableIO). Its
+// files stay; the parent drops their page cache (posix_fadvise DONTNEED: no
+// privileges needed, and no other engineer's cache is touched) and starts a fresh
 // process that opens the file and does the pk lookups: the cold open, and
 // peak RSS (VmHWM) of what an app reading by key would be. RealmLite's is
 // realmlite-open (RealmLite alone); the peers' is this binary. The peers
@@ -24,6 +25,8 @@ import GRDBSQLite
 // --peer-max objects (1M by default: at 10M they take minutes per size).
 
 private let batch = 100_000
+/// Durable one-object transactions per size (half inserts, half updates).
+private let durableTransactions = 1_000
 
 private struct ScaleMetric {
     let key: String, label: String
@@ -46,6 +49,12 @@ private let metrics: [ScaleMetric] = [
           format: { String(format: "%.1f", $0) }),
     .init(key: "enumerate", label: "enumerate, all five properties (objects/s)", rate: true, format: rateText),
     .init(key: "sort", label: "sort by score, read in order (objects/s)", rate: true, format: rateText),
+    .init(key: "durable", label: "durable one-object txns, half inserts, half updates (txns/s)", rate: true, format: rateText),
+    .init(key: "durable_bytes", label: "… bytes written per txn (IOCount)", rate: false, format: { String(format: "%.0f", $0) }),
+    .init(key: "durable_writes", label: "… write calls per txn", rate: false, format: { String(format: "%.2f", $0) }),
+    .init(key: "durable_flushes", label: "… flushes per txn", rate: false, format: { String(format: "%.2f", $0) }),
+    .init(key: "durable_bytes_ckpt", label: "… bytes per txn with a final WAL checkpoint", rate: false,
+          format: { String(format: "%.0f", $0) }),
     .init(key: "bytes_per_object", label: "file bytes per object", rate: false, format: { String(format: "%.1f", $0) }),
     .init(key: "open_ms", label: "cold open, fresh process (ms)", rate: false, format: { String(format: "%.2f", $0) }),
     .init(key: "first_lookup_ms", label: "first pk lookup after it (ms)", rate: false, format: { String(format: "%.2f", $0) }),
@@ -125,6 +134,13 @@ private func scaleChild(_ arguments: [String]) throws {
     let (sortSecs, scores) = try timed { try engine.sortByScore() }
     check("sort", scores, (0..<n).reduce(0.0) { $0 + PersonValues($1).score })
     values["sort"] = Double(n) / sortSecs
+
+    let io = try DurableIO(engine, name: type.name, first: n, updates: randomInts(durableTransactions, below: n, seed: 9))
+    values["durable"] = io.perSecond
+    values["durable_bytes"] = io.bytes
+    values["durable_writes"] = io.writes
+    values["durable_flushes"] = io.flushes
+    values["durable_bytes_ckpt"] = io.bytesCheckpointed
     try engine.close()
     values["build_rss_kib"] = Double(processMemoryKiB("VmHWM"))
     FileHandle.standardOutput.write(try JSONSerialization.data(withJSONObject: values))

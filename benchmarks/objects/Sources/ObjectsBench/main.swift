@@ -70,6 +70,13 @@ let specs: [WorkloadSpec] = [
     .init(name: "sort_score", unit: .opsPerSecond, what: "sort every Person by `score`, reading each in order (objects/s)"),
     .init(name: "durable_txns", unit: .opsPerSecond, what: "durable one-object write transactions, half inserts, half updates",
           goal: .atLeast(5_000, "5k/s = 5× realm-core's 1.0k/s"), atLeastSQLite: true),
+    .init(name: "durable_bytes", unit: .bytesPerTxn,
+          what: "bytes those transactions wrote, per transaction (every write call on a regular file, counted at the libc boundary: IOCount)"),
+    .init(name: "durable_writes", unit: .callsPerTxn, what: "write calls per durable transaction"),
+    .init(name: "durable_flushes", unit: .callsPerTxn,
+          what: "flushes per durable transaction (fsync, fdatasync, msync, sync_file_range, O_DSYNC writes)"),
+    .init(name: "durable_bytes_ckpt", unit: .bytesPerTxn,
+          what: "durable_bytes plus a final WAL checkpoint (TRUNCATE) after the transactions, spread over them"),
     .init(name: "delete_all", unit: .opsPerSecond, what: "delete every Person in one write transaction (objects/s)"),
     .init(name: "cold_open_ms", unit: .milliseconds, what: "big database: open with a cold page cache, look up one object by primary key (child process)"),
     .init(name: "peak_rss", unit: .kibibytes, what: "big database: peak RSS of that child process (RealmLite's: a binary with RealmLite alone; the others': the bench binary)",
@@ -131,7 +138,12 @@ func runSuite(_ type: any Engine.Type, sizes: Sizes, directory: URL, keep: Bool,
     check("sort_score", scoreSum, (0..<n).reduce(0.0) { $0 + PersonValues($1).score })
 
     let updates = randomInts(sizes.durableTransactions, below: n, seed: 9)
-    try rate("durable_txns", updates.count) { try engine.durableTransactions(first: n, updates: updates) }
+    let io = try DurableIO(engine, name: name, first: n, updates: updates)
+    report.record("durable_txns", name, io.perSecond)
+    report.record("durable_bytes", name, io.bytes)
+    report.record("durable_writes", name, io.writes)
+    report.record("durable_flushes", name, io.flushes)
+    report.record("durable_bytes_ckpt", name, io.bytesCheckpointed)
 
     var deleted = 0
     let total = n + (updates.count + 1) / 2
