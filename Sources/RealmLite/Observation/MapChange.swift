@@ -52,7 +52,13 @@ extension Map {
     /// (its main actor, serial queue or actor), then after each commit that
     /// changes the map, with the keys deleted, inserted and modified.
     /// `keyPaths` limits which properties of the map's objects count as
-    /// modifications (a map of values takes none). With `queue`, the map is
+    /// modifications (a map of values takes none). A key removed and stored
+    /// again is reported deleted and inserted, and a key whose value was
+    /// stored again (even the same value) modified, as in Realm, when the
+    /// change comes from the map's edits (a Map longer than 64 entries
+    /// changed by this process); when the change is found by comparing the
+    /// two versions (a shorter map, or another process's commit) a key whose
+    /// value is the same in both is not reported. With `queue`, the map is
     /// handed over and notifications run on that serial queue instead. Keep
     /// the returned token: releasing or invalidating it stops them.
     ///
