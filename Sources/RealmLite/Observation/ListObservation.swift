@@ -80,7 +80,7 @@ extension RealmCore {
     /// without comparing its elements; nil if it must be compared (see the
     /// top of this file and CollectionChangeLog.swift).
     func positionalChangeFromLog(_ field: CollectionField, _ owner: ObjectIdentity, _ key: CollectionEditKey, from base: RealmCore,
-                           keyPaths: [String]?) -> (deletions: [Int], insertions: [Int], modifications: [Int])? {
+                                 keyPaths: [String]?) -> (deletions: [Int], insertions: [Int], modifications: [Int])? {
         guard let baseOwner = base.counterpart(owner), let nowOwner = counterpart(owner) else { return nil }
         let old = field.moved(to: baseOwner), new = field.moved(to: nowOwner)
         guard !field.isNested else { return nil }
