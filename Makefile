@@ -134,7 +134,7 @@ stress: deps
 # The threading, notification, Realm and keyed-class tests under
 # ThreadSanitizer (a separate build in .build-tsan; part of make test since
 # it found a race that the other suites cannot see).
-TSAN_TESTS ?= ThreadingTests|ThreadingGuideTests|NotificationTests|RealmTests|KeyedClassTests|CrossProcessNotificationTests|ActorObservationTests|ChangeSequenceTests|ChangesetRandomTests|MapObservationTests|ObjectObservationTests|OpeningTests|LoggerTests|ListChangeLogTests
+TSAN_TESTS ?= ThreadingTests|ThreadingGuideTests|NotificationTests|RealmTests|KeyedClassTests|CrossProcessNotificationTests|ActorObservationTests|ChangeSequenceTests|ChangesetRandomTests|MapObservationTests|ObjectObservationTests|OpeningTests|LoggerTests|ListChangeLogTests|SetMapChangeLogTests
 tsan: deps
 	swift build --build-tests --sanitize=thread --scratch-path .build-tsan
 	TSAN_OPTIONS=halt_on_error=1 swift test --skip-build --sanitize=thread --scratch-path .build-tsan --filter "$(TSAN_TESTS)"

@@ -63,14 +63,14 @@ final class ChangesetRandomTests: RealmTestCase {
     }
 
     /// The same with the List in the lists tree: its changes are folded from
-    /// the writers' edits (ListChangeLog.swift), or compared when a dog's
+    /// the writers' edits (CollectionChangeLog.swift), or compared when a dog's
     /// deletion removed it from the list.
     func testChangesetsUnderConcurrentWritersWithTheListInTheTree() throws {
         let saved = ListTree.setThreshold(0)
         defer { ListTree.setThreshold(saved) }
-        let folded = ListChangeLog.folded.load(ordering: .relaxed)
+        let folded = CollectionChangeLog.folded.load(ordering: .relaxed)
         try checkChangesetsUnderConcurrentWriters()
-        XCTAssertGreaterThan(ListChangeLog.folded.load(ordering: .relaxed), folded, "some List changes were folded")
+        XCTAssertGreaterThan(CollectionChangeLog.folded.load(ordering: .relaxed), folded, "some List changes were folded")
     }
 
     func checkChangesetsUnderConcurrentWriters() throws {

@@ -4,7 +4,7 @@ import XCTest
 
 let listChangeChildVariable = "REALMLITE_LIST_CHANGE_CHILD"
 
-/// List notifications folded from the commits' edits (Observation/ListChangeLog.swift):
+/// List notifications folded from the commits' edits (Observation/CollectionChangeLog.swift):
 /// every delivered change, applied to the elements seen before, gives the
 /// list delivered; the change comes from the log when it can, and from
 /// comparing the versions when another process committed.
@@ -64,7 +64,7 @@ final class ListChangeLogTests: CollectionsTreeTestCase {
         let token = list.observe { checker.check($0) }
         defer { token.invalidate() }
         nextTurn()
-        let (folded, compared) = (ListChangeLog.folded.load(ordering: .relaxed), ListChangeLog.compared.load(ordering: .relaxed))
+        let (folded, compared) = (CollectionChangeLog.folded.load(ordering: .relaxed), CollectionChangeLog.compared.load(ordering: .relaxed))
         var generator = SystemRandomNumberGenerator()
         var next = 1000
         func value() -> Int { next += 1; return next }
@@ -96,8 +96,8 @@ final class ListChangeLogTests: CollectionsTreeTestCase {
         }
         XCTAssertEqual(checker.failures, [])
         XCTAssertGreaterThan(checker.updates, 100)
-        XCTAssertGreaterThan(ListChangeLog.folded.load(ordering: .relaxed) - folded, 100, "changes folded from the log")
-        XCTAssertEqual(ListChangeLog.compared.load(ordering: .relaxed) - compared, 0, "no change of a tree list compared versions")
+        XCTAssertGreaterThan(CollectionChangeLog.folded.load(ordering: .relaxed) - folded, 100, "changes folded from the log")
+        XCTAssertEqual(CollectionChangeLog.compared.load(ordering: .relaxed) - compared, 0, "no change of a tree list compared versions")
     }
 
     func testAnAppendToABigListIsFoldedNotCompared() throws {
@@ -110,14 +110,14 @@ final class ListChangeLogTests: CollectionsTreeTestCase {
         }
         defer { token.invalidate() }
         nextTurn()
-        let (folded, compared) = (ListChangeLog.folded.load(ordering: .relaxed), ListChangeLog.compared.load(ordering: .relaxed))
+        let (folded, compared) = (CollectionChangeLog.folded.load(ordering: .relaxed), CollectionChangeLog.compared.load(ordering: .relaxed))
         try realm.write { list.append(-1) }
         nextTurn()
         try realm.write { list[10] = -2; list.remove(at: 0) }
         nextTurn()
         XCTAssertEqual(changes, [[[], [5000], []], [[0], [], [10]]])
-        XCTAssertEqual(ListChangeLog.folded.load(ordering: .relaxed) - folded, 2)
-        XCTAssertEqual(ListChangeLog.compared.load(ordering: .relaxed) - compared, 0)
+        XCTAssertEqual(CollectionChangeLog.folded.load(ordering: .relaxed) - folded, 2)
+        XCTAssertEqual(CollectionChangeLog.compared.load(ordering: .relaxed) - compared, 0)
     }
 
     func testALinkedObjectChangeInABigListIsAModification() throws {
@@ -133,14 +133,14 @@ final class ListChangeLogTests: CollectionsTreeTestCase {
         }
         defer { token.invalidate() }
         nextTurn()
-        let folded = ListChangeLog.folded.load(ordering: .relaxed)
+        let folded = CollectionChangeLog.folded.load(ordering: .relaxed)
         try realm.write {
             pets[7].name = "renamed"
             pets.insert(TreeListPet(value: ["name": "new"]), at: 0)
         }
         nextTurn()
         XCTAssertEqual(changes, [[[], [0], [7]]])
-        XCTAssertEqual(ListChangeLog.folded.load(ordering: .relaxed) - folded, 1)
+        XCTAssertEqual(CollectionChangeLog.folded.load(ordering: .relaxed) - folded, 1)
     }
 
     /// The child-process entry point: edits the list of owner 1 and exits.
@@ -170,7 +170,7 @@ final class ListChangeLogTests: CollectionsTreeTestCase {
         }
         defer { token.invalidate() }
         nextTurn()
-        let compared = ListChangeLog.compared.load(ordering: .relaxed)
+        let compared = CollectionChangeLog.compared.load(ordering: .relaxed)
         guard let (child, output) = runChildTest("RealmLiteTests.ListChangeLogTests/testEditListFromAChildProcess",
                                                  [listChangeChildVariable: fileURL.path]) else { return }
         XCTAssertEqual(child.terminationStatus, 0, output)
@@ -181,13 +181,13 @@ final class ListChangeLogTests: CollectionsTreeTestCase {
         XCTAssertEqual(Array(list), expected)
         XCTAssertEqual(checker.seen, expected)
         XCTAssertEqual(checker.failures, [])
-        XCTAssertEqual(ListChangeLog.compared.load(ordering: .relaxed) - compared, 1, "the other process's commit is not in this process's log")
+        XCTAssertEqual(CollectionChangeLog.compared.load(ordering: .relaxed) - compared, 1, "the other process's commit is not in this process's log")
 
         // A commit here after it is folded again: the log covers the range.
-        let folded = ListChangeLog.folded.load(ordering: .relaxed)
+        let folded = CollectionChangeLog.folded.load(ordering: .relaxed)
         try realm.write { list.append(7) }
         nextTurn()
         XCTAssertEqual(checker.seen, expected + [7])
-        XCTAssertEqual(ListChangeLog.folded.load(ordering: .relaxed) - folded, 1)
+        XCTAssertEqual(CollectionChangeLog.folded.load(ordering: .relaxed) - folded, 1)
     }
 }

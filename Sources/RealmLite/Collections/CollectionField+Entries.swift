@@ -28,27 +28,44 @@ extension CollectionField {
     func putEntries(_ marker: SpilledList, _ values: [[UInt8]]) {
         let write = realm.requireWrite("modify '\(name)'")
         let isMap = kind == .map
-        var added = 0
-        var replaced: [[UInt8]] = []
+        var added: [[UInt8]] = [], replaced: [[UInt8]] = [], replacedValues: [[UInt8]] = []
+        let before = stateForLog
+        defer { logEdit(.put(added: added, replaced: replaced), from: before) }
         for value in values {
-            if let old = realm.putEntry(marker, value, isMap: isMap, in: write) { replaced.append(old) } else { added += 1 }
+            // The element or key, for the log (only while it notes edits).
+            let content = before == nil ? [] : value.withUnsafeBytes { [UInt8](copying: SpilledList.content(of: $0, isMap: isMap)) }
+            if let old = realm.putEntry(marker, value, isMap: isMap, in: write) {
+                replaced.append(content)
+                replacedValues.append(old)
+            } else {
+                added.append(content)
+            }
         }
-        if added == 0 && replaced.elementsEqual(values) { return }
-        updateMarker(marker, count: marker.count + added, (links(replaced), links(values)))
+        if added.isEmpty && replacedValues.elementsEqual(values) { return }
+        updateMarker(marker, count: marker.count + added.count, (links(replacedValues), links(values)))
     }
 
     /// Removes the entries of these elements or map keys.
     func removeEntries(_ marker: SpilledList, _ contents: [[UInt8]]) {
         let write = realm.requireWrite("modify '\(name)'")
         let isMap = kind == .map
-        let removed = contents.compactMap { realm.removeEntry(marker, $0, isMap: isMap, in: write) }
+        let before = stateForLog
+        var removed: [[UInt8]] = [], removedContents: [[UInt8]] = []
+        for content in contents {
+            guard let value = realm.removeEntry(marker, content, isMap: isMap, in: write) else { continue }
+            removed.append(value)
+            removedContents.append(content)
+        }
         if removed.isEmpty { return }
+        defer { logEdit(.remove(removedContents), from: before) }
         updateMarker(marker, count: marker.count - removed.count, (links(removed), []))
     }
 
     /// Removes every entry of a set or map in the tree: one range delete.
     func removeAllEntries(_ marker: SpilledList) {
         let write = realm.requireWrite("modify '\(name)'")
+        let before = stateForLog
+        defer { logEdit(.removeAll, from: before) }
         let removed = owner._info.unsafelyUnwrapped.columns[column].isLink ? realm.listElements(marker) : []
         realm.listDrop(marker, in: write)
         updateMarker(marker, count: 0, (links(removed), []))

@@ -68,8 +68,8 @@ struct CollectionField {
     /// link collections the backlink change is computed from just these
     /// elements, so a mutation never rescans the whole collection.
     func splice(_ range: Range<Int>, with newElements: [[UInt8]]) {
-        let before = listStateForLog
-        defer { logListEdit(.replace(range, count: newElements.count), from: before) }
+        let before = stateForLog
+        defer { logEdit(.replace(range, count: newElements.count), from: before) }
         if let list = spilledList { return spliceInTree(list, range, newElements) }
         let view = self.view
         if isNested { return writeNested(spliceElementArray(view, range, newElements)) }

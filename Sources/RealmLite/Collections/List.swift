@@ -129,9 +129,9 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
             var shorter = list
             shorter.count -= 1
             _ = field.realm.listSplice(shorter, to..<to, moved, in: write)
-            let before = field.listStateForLog
+            let before = field.stateForLog
             field.updateMarker(list, count: list.count)
-            return field.logListEdit(.move(from: from, to: to), from: before)
+            return field.logEdit(.move(from: from, to: to), from: before)
         }
         var elements = field.view.elements
         field.checkIndex(from, elements.count)
@@ -154,9 +154,9 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
             field.checkIndex(index2, list.count)
             guard index1 != index2, let write = field.realm.write else { return }
             field.realm.listSwap(list, index1, index2, in: write)
-            let before = field.listStateForLog
+            let before = field.stateForLog
             field.updateMarker(list, count: list.count)
-            return field.logListEdit(.swap(index1, index2), from: before)
+            return field.logEdit(.swap(index1, index2), from: before)
         }
         var elements = field.view.elements
         field.checkIndex(index1, elements.count)

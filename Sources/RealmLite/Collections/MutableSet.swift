@@ -192,7 +192,12 @@ extension MutableSet {
     /// main actor, serial queue or actor), then after each commit that changes
     /// the set, with the indexes deleted and modified (in the previous version)
     /// and inserted (in the new one). `keyPaths` limits which properties of
-    /// element objects count as modifications. With `queue`, the set is handed
+    /// element objects count as modifications. An element removed and added
+    /// again is reported deleted and inserted, as in Realm, when the change
+    /// comes from the set's edits (a MutableSet longer than 64 elements
+    /// changed by this process); when the change is found by comparing the
+    /// two versions (a shorter set, or another process's commit) it is not
+    /// reported. With `queue`, the set is handed
     /// over and notifications run on that serial queue instead. Keep the
     /// returned token: releasing or invalidating it stops them.
     ///

@@ -38,8 +38,9 @@ struct ListChangeFold {
     /// False once the runs are too many (the fold is then abandoned).
     var isWorthFolding: Bool { runs.count <= Self.maxRuns }
 
-    /// Applies one edit (indices as the list was just before it).
-    mutating func apply(_ edit: ListEdit.Operation) {
+    /// Applies one edit (indices as the list was just before it); false
+    /// for an edit that is not a List's.
+    mutating func apply(_ edit: CollectionEdit.Operation) -> Bool {
         switch edit {
         case .replace(let range, let count):
             let common = min(range.count, count)
@@ -55,7 +56,10 @@ struct ListChangeFold {
         case .swap(let a, let b):
             modify(at: a)
             modify(at: b)
+        case .put, .remove, .removeAll:
+            return false
         }
+        return true
     }
 
     /// The run index a run boundary at `position` starts (after splitting

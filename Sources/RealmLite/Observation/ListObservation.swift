@@ -1,31 +1,34 @@
 import Synchronization
 
-// List observation. A List in the lists tree gets its change from the edits
-// the commits in between made to it (ListChangeLog.swift, folded by
-// ListChangeFold.swift): a one-element append costs the same at 1k elements
-// as at 1M. A List that was or is empty needs nothing read (all inserted or
-// all deleted). Otherwise (a list kept in its owner's record, or a chain
-// the log cannot vouch for) the elements of the two versions are compared,
-// as for other collections (RealmCollectionChange.swift).
+// List and MutableSet observation. A List in the collections tree gets its
+// change from the edits the commits in between made to it
+// (CollectionChangeLog.swift, folded by ListChangeFold.swift): a one-element
+// append costs the same at 1k elements as at 1M; a MutableSet in the tree
+// from its edits by element (SetMapObservation.swift). A collection that
+// was or is empty needs nothing read (all inserted or all deleted).
+// Otherwise (a collection kept in its owner's record, or a chain the log
+// cannot vouch for) the elements of the two versions are compared, as for
+// other collections (RealmCollectionChange.swift).
 //
 // Linked objects: a List of objects also reports as modified the kept
 // elements whose object changed (in `keyPaths`, if given); their positions
 // are looked up only when an object this list links to changed.
 
-/// Counts live List observers (ListEditsOfWrite.observers) for as long as
-/// an observer's compute closure holds it.
-private final class ListObserverPresence: Sendable {
-    init() { ListEditsOfWrite.observers.add(1, ordering: .relaxed) }
-    deinit { ListEditsOfWrite.observers.subtract(1, ordering: .relaxed) }
+/// Counts live List, MutableSet and Map observers
+/// (CollectionEditsOfWrite.observers) for as long as an observer's compute
+/// closure holds it.
+final class CollectionObserverPresence: Sendable {
+    init() { CollectionEditsOfWrite.observers.add(1, ordering: .relaxed) }
+    deinit { CollectionEditsOfWrite.observers.subtract(1, ordering: .relaxed) }
 }
 
 extension CollectionField {
-    /// Observes this List (not nested in a mixed value); see the top of this file.
+    /// Observes this List or MutableSet (not nested in a mixed value); see the top of this file.
     func observeList<C>(_ what: String, owner identity: ObjectIdentity, keyPaths: [String]?, value: C,
                         _ block: @escaping (RealmCollectionChange<C>) -> Void) -> NotificationToken {
         let field = self
-        let key = ListEditKey(className: identity.info.name, key: identity.key, column: column)
-        let presence = ListObserverPresence()
+        let key = CollectionEditKey(className: identity.info.name, key: identity.key, column: column)
+        let presence = CollectionObserverPresence()
         // Whether the initial call was made, and the elements at the version
         // reported if they were read then (a list in the record: the next
         // comparison reads only the new version).
@@ -51,12 +54,12 @@ extension CollectionField {
             }
             let change: (deletions: [Int], insertions: [Int], modifications: [Int])
             var elements: ObservedElements?
-            if let folded = now.listChangeFromLog(field, identity, key, from: base, keyPaths: keyPaths) {
-                ListChangeLog.folded.add(1, ordering: .relaxed)
+            if let folded = now.positionalChangeFromLog(field, identity, key, from: base, keyPaths: keyPaths) {
+                CollectionChangeLog.folded.add(1, ordering: .relaxed)
                 change = folded
                 elements = keep()
             } else {
-                ListChangeLog.compared.add(1, ordering: .relaxed)
+                CollectionChangeLog.compared.add(1, ordering: .relaxed)
                 let old = (last.version == base.version ? last.elements : nil)
                     ?? field.observedElements(of: identity, in: base)
                 let current = field.observedElements(of: identity, in: now) ?? ObservedElements(ids: [], objectClass: nil)
@@ -73,24 +76,26 @@ extension CollectionField {
 }
 
 extension RealmCore {
-    /// The change of a List from `base` to this frozen core without
-    /// comparing its elements; nil if it must be compared (see the top of
-    /// this file and ListChangeLog.swift).
-    func listChangeFromLog(_ field: CollectionField, _ owner: ObjectIdentity, _ key: ListEditKey, from base: RealmCore,
-                           keyPaths: [String]?) -> (deletions: [Int], insertions: [Int], modifications: [Int])? {
+    /// The change of a List or MutableSet from `base` to this frozen core
+    /// without comparing its elements; nil if it must be compared (see the
+    /// top of this file and CollectionChangeLog.swift).
+    func positionalChangeFromLog(_ field: CollectionField, _ owner: ObjectIdentity, _ key: CollectionEditKey, from base: RealmCore,
+                                 keyPaths: [String]?) -> (deletions: [Int], insertions: [Int], modifications: [Int])? {
         guard let baseOwner = base.counterpart(owner), let nowOwner = counterpart(owner) else { return nil }
         let old = field.moved(to: baseOwner), new = field.moved(to: nowOwner)
         guard !field.isNested else { return nil }
         let oldCount = old.elementCount, newCount = new.elementCount
         if oldCount == 0 { return ([], Array(0..<newCount), []) }
         if newCount == 0 { return (Array(0..<oldCount), [], []) }
-        guard let from = ListState(old), let to = ListState(new),
-              let edits = env.listChanges.edits(of: key, after: base.version, through: version) else { return nil }
+        guard let from = CollectionState(old), let to = CollectionState(new) else { return nil }
+        if owner.info.columns[field.column].collection == .set {
+            return setChange(key, owner, column: field.column, from: base, from, to, keyPaths: keyPaths)
+        }
+        guard let edits = env.collectionChanges.edits(of: key, after: base.version, through: version) else { return nil }
         var fold = ListChangeFold(oldCount: oldCount)
-        var state: ListState? = from
+        var state: CollectionState? = from
         for edit in edits {
-            guard edit.before == state else { return nil }
-            fold.apply(edit.operation)
+            guard edit.before == state, fold.apply(edit.operation) else { return nil }
             guard fold.isWorthFolding else { return nil }
             state = edit.after
         }

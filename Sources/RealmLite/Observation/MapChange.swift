@@ -1,9 +1,11 @@
 import Dispatch
 
-// Map changes: RealmSwift's RealmMapChange, by key. Two versions of a map are
-// compared entry by entry (entries are stored in key order, so this is one
-// merge); a value that changed, or a linked object whose record changed
-// between the versions (the engine's snapshot diff), is a modification.
+// Map changes: RealmSwift's RealmMapChange, by key. A map in the collections
+// tree gets its change from its own edits (SetMapObservation.swift).
+// Otherwise two versions of the map are compared entry by entry (entries
+// are stored in key order, so this is one merge); a value that changed, or
+// a linked object whose record changed between the versions (the engine's
+// snapshot diff), is a modification.
 
 /// What a ``Map`` observer reports (RealmSwift's RealmMapChange): keys, not
 /// indexes, because a map has no order a user relies on.
@@ -50,7 +52,13 @@ extension Map {
     /// (its main actor, serial queue or actor), then after each commit that
     /// changes the map, with the keys deleted, inserted and modified.
     /// `keyPaths` limits which properties of the map's objects count as
-    /// modifications (a map of values takes none). With `queue`, the map is
+    /// modifications (a map of values takes none). A key removed and stored
+    /// again is reported deleted and inserted, and a key whose value was
+    /// stored again (even the same value) modified, as in Realm, when the
+    /// change comes from the map's edits (a Map longer than 64 entries
+    /// changed by this process); when the change is found by comparing the
+    /// two versions (a shorter map, or another process's commit) a key whose
+    /// value is the same in both is not reported. With `queue`, the map is
     /// handed over and notifications run on that serial queue instead. Keep
     /// the returned token: releasing or invalidating it stops them.
     ///
@@ -72,43 +80,76 @@ extension Map {
         let makeKey = Key.init(_rlmKeyBytes:)
         let key = { (bytes: [UInt8]) in bytes.withUnsafeBytes(makeKey) }
         guard let owner = ObjectIdentity(field.owner) else { realmFatal(.invalidValue, "Only a managed Map can be observed.") }
-        let state = Protected<MapEntries?>(nil) // as of the version reported
+        let editKey = CollectionEditKey(className: owner.info.name, key: owner.key, column: field.column)
+        let presence = CollectionObserverPresence()
+        // Whether the initial call was made, and the entries at the version
+        // reported if they were read then (a map in the record: the next
+        // comparison reads only the new version).
+        let state = Protected<(delivered: Bool, version: UInt64, entries: MapEntries?)>((false, 0, nil))
         return field.realm.addObserver(what: "Map") { previous, core in
+            _ = presence
             let last = state.withLock { $0 }
-            guard let now = field.mapEntries(of: owner, in: core) else {
+            let notifier = core.env.notifier
+            let cached = { (base: RealmCore) in last.version == base.version ? last.entries : nil }
+            guard let nowOwner = core.counterpart(owner) else {
                 // The owner was deleted: every key deleted, once.
-                guard let old = last, !old.keys.isEmpty else { return Delivery() }
-                return Delivery(advance: { state.withLock { $0 = MapEntries() } },
+                guard last.delivered, let previous, let old = cached(previous) ?? field.mapEntries(of: owner, in: previous),
+                      !old.keys.isEmpty else { return Delivery() }
+                return Delivery(advance: { notifier.release(state.withLock { state in defer { state = (true, core.version, nil) }; return state }) },
                                 notify: { _ in block(.update(map, deletions: old.keys.map(key), insertions: [], modifications: [])) })
             }
-            let advance = { state.withLock { $0 = now } }
-            guard let old = last, let previous else { return Delivery(advance: advance, notify: { _ in block(.initial(map)) }) }
-            let changedObjects = linked.map { core.changedKeys($0, from: previous, keyPaths: keyPaths) } ?? []
-            var deletions: [Key] = [], insertions: [Key] = [], modifications: [Key] = []
-            var i = 0, j = 0
-            while i < old.keys.count || j < now.keys.count {
-                if j == now.keys.count || (i < old.keys.count && old.keys[i].lexicographicallyPrecedes(now.keys[j])) {
-                    deletions.append(key(old.keys[i]))
-                    i += 1
-                } else if i == old.keys.count || now.keys[j].lexicographicallyPrecedes(old.keys[i]) {
-                    insertions.append(key(now.keys[j]))
-                    j += 1
-                } else {
-                    let value = now.values[j]
-                    if value != old.values[i] || (linked != nil && value.count >= 8
-                                                  && changedObjects.contains(linkIdentity(value))) {
-                        modifications.append(key(now.keys[j]))
-                    }
-                    i += 1
-                    j += 1
-                }
+            // Entries are kept only for a map in the record (short).
+            let inRecord = field.moved(to: nowOwner).spilledEntries == nil
+            guard last.delivered, let previous else {
+                let entries = inRecord ? field.mapEntries(of: owner, in: core) : nil
+                return Delivery(advance: { state.withLock { $0 = (true, core.version, entries) } }, notify: { _ in block(.initial(map)) })
             }
-            if deletions.isEmpty && insertions.isEmpty && modifications.isEmpty { return Delivery(advance: advance) }
+            let change: (deletions: [[UInt8]], insertions: [[UInt8]], modifications: [[UInt8]])
+            var entries: MapEntries?
+            if let folded = core.mapChangeFromLog(field, owner, editKey, from: previous, keyPaths: keyPaths) {
+                CollectionChangeLog.folded.add(1, ordering: .relaxed)
+                change = folded
+                entries = inRecord ? field.mapEntries(of: owner, in: core) : nil
+            } else {
+                CollectionChangeLog.compared.add(1, ordering: .relaxed)
+                let old = cached(previous) ?? field.mapEntries(of: owner, in: previous) ?? MapEntries()
+                let now = field.mapEntries(of: owner, in: core) ?? MapEntries()
+                let changedObjects = linked.map { core.changedKeys($0, from: previous, keyPaths: keyPaths) } ?? []
+                change = compareMapEntries(old, now) { value in
+                    linked != nil && value.count >= 8 && changedObjects.contains(linkIdentity(value))
+                }
+                entries = inRecord ? now : nil
+            }
+            let advance = { notifier.release(state.withLock { state in defer { state = (true, core.version, entries) }; return state }) }
+            if change.deletions.isEmpty && change.insertions.isEmpty && change.modifications.isEmpty { return Delivery(advance: advance) }
             return Delivery(advance: advance, notify: { _ in
-                block(.update(map, deletions: deletions, insertions: insertions, modifications: modifications))
+                block(.update(map, deletions: change.deletions.map(key), insertions: change.insertions.map(key),
+                              modifications: change.modifications.map(key)))
             })
         }
     }
+}
+
+/// The keys deleted, inserted and modified from `old` to `now` (a kept key
+/// is modified if its value changed or `linkChanged` says its linked object did).
+private func compareMapEntries(_ old: MapEntries, _ now: MapEntries, linkChanged: ([UInt8]) -> Bool)
+    -> (deletions: [[UInt8]], insertions: [[UInt8]], modifications: [[UInt8]]) {
+    var deletions: [[UInt8]] = [], insertions: [[UInt8]] = [], modifications: [[UInt8]] = []
+    var i = 0, j = 0
+    while i < old.keys.count || j < now.keys.count {
+        if j == now.keys.count || (i < old.keys.count && old.keys[i].lexicographicallyPrecedes(now.keys[j])) {
+            deletions.append(old.keys[i])
+            i += 1
+        } else if i == old.keys.count || now.keys[j].lexicographicallyPrecedes(old.keys[i]) {
+            insertions.append(now.keys[j])
+            j += 1
+        } else {
+            if now.values[j] != old.values[i] || linkChanged(now.values[j]) { modifications.append(now.keys[j]) }
+            i += 1
+            j += 1
+        }
+    }
+    return (deletions, insertions, modifications)
 }
 
 /// The identity (big-endian key bytes) of a stored link value.

@@ -205,7 +205,7 @@ extension CollectionField {
         let info = owner._info.unsafelyUnwrapped.columns[column]
         orStop { try checkCollectionKeyPaths(keyPaths, elements: info.isLink ? info.target : nil, kind: what) }
         guard let identity = ObjectIdentity(owner) else { realmFatal(.invalidValue, "Only a managed \(what) can be observed.") }
-        if info.collection == .list && !isNested {
+        if (info.collection == .list || (info.collection == .set && !info.isMixed)) && !isNested {
             return observeList(what, owner: identity, keyPaths: keyPaths, value: value, block)
         }
         let field = self

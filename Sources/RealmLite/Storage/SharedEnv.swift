@@ -45,8 +45,8 @@ final class SharedEnv: @unchecked Sendable {
 
     /// Computes observers' changes off their threads (ChangeNotifier.swift).
     let notifier = ChangeNotifier()
-    /// What this process's commits did to Lists, for List observers (ListChangeLog.swift).
-    let listChanges = ListChangeLog()
+    /// What this process's commits did to Lists, for List observers (CollectionChangeLog.swift).
+    let collectionChanges = CollectionChangeLog()
     /// The live cores on this file, told when a commit lands.
     private let cores = LiveCores()
     /// Wakes the cores when another process commits (nil in memory).

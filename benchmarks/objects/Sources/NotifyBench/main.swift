@@ -24,8 +24,9 @@ import RealmLite
 // its new rows from the notifier, which evaluates the query again for them)
 // and a sorted one (the query runs again, the change is an element diff).
 // Last, the same for a List of N Ints observed while each commit appends one
-// element: the change is folded from the commit's edits, so the notifier's
-// cost should not grow with N.
+// element, and a MutableSet of N Ints and a Map of N entries while each
+// commit inserts one: the change is folded from the commit's edits, so the
+// notifier's cost should not grow with N.
 
 final class Tick: Object {
     @Persisted var seq = 0
@@ -34,6 +35,14 @@ final class Tick: Object {
 
 final class TickList: Object {
     @Persisted var numbers: List<Int>
+}
+
+final class TickSet: Object {
+    @Persisted var numbers: MutableSet<Int>
+}
+
+final class TickMap: Object {
+    @Persisted var numbers: Map<String, Int>
 }
 
 func nowNanos() -> Int { Int(DispatchTime.now().uptimeNanoseconds) }
@@ -161,6 +170,50 @@ func processCPU() -> Int {
     return t.tv_sec * 1_000_000_000 + t.tv_nsec
 }
 
+/// CPU ms per commit while a writer thread makes `ticks / 4` commits, each
+/// waited for by the observer on the main thread (nothing coalesces): on
+/// the observer's thread (refresh, delivery, the block), and elsewhere but
+/// the writer (the notifier computing the change). `observe(initial,
+/// updated)` starts the observer, whose block calls `initial` on its first
+/// call and `updated` on each change; `commit(writer, i)` makes commit i.
+@MainActor
+func commitCost(_ label: String, _ configuration: Realm.Configuration,
+                observe: (_ initial: @escaping () -> Void, _ updated: @escaping () -> Void) throws -> NotificationToken,
+                commit: @escaping @Sendable (Realm, Int) throws -> Void) throws -> (observer: Double, offThread: Double) {
+    let acknowledged = DispatchSemaphore(value: 0)
+    var initial = false, updates = 0
+    let token = try observe({ initial = true }, {
+        updates += 1
+        acknowledged.signal()
+    })
+    defer { token.invalidate() }
+    while !initial { RunLoop.main.run(until: Date().addingTimeInterval(0.001)) }
+    let commits = ticks / 4
+    let writerCPU = LockedResult()
+    let mainStart = threadCPU(), processStart = processCPU()
+    Thread.detachNewThread {
+        writerCPU.set(Result {
+            let writer = try Realm(configuration: configuration)
+            let start = threadCPU()
+            for i in 0..<commits {
+                try commit(writer, i)
+                acknowledged.wait() // one change per delivery: nothing coalesces
+            }
+            return [threadCPU() - start]
+        })
+    }
+    let deadline = Date().addingTimeInterval(300)
+    // Each wait returns when a main-queue block ran (or after 50 ms): the
+    // observer's thread is idle between deliveries, not polling.
+    while writerCPU.get() == nil && Date() < deadline { _ = RunLoop.main.run(mode: .default, before: Date().addingTimeInterval(0.05)) }
+    let mainCPU = threadCPU() - mainStart, processTotal = processCPU() - processStart
+    guard updates == commits, let writer = try writerCPU.get()?.get().first else {
+        fail("\(label): saw \(updates) of \(commits) changes")
+    }
+    let perCommit = { (nanos: Int) in Double(nanos) / Double(commits) / 1e6 }
+    return (perCommit(mainCPU), perCommit(processTotal - mainCPU - writer))
+}
+
 /// Per one-object commit to `n` objects observed through a Results (sorted
 /// or in key order): CPU ms on the observer's thread, CPU ms elsewhere but
 /// the writer, and the commit-to-callback latency (p50 ms).
@@ -176,44 +229,23 @@ func observerCost(_ n: Int, kind: ResultsKind) throws -> (observer: Double, offT
     }
     let all = realm.objects(Tick.self), filtered = all.filter("seq >= 0")
     let results = kind == .all ? all : kind == .filtered ? filtered : filtered.sorted(byKeyPath: "seq", ascending: false)
-    let acknowledged = DispatchSemaphore(value: 0)
-    var latencies: [Int] = [], initial = false
-    let token = results.observe { change in
-        switch change {
-        case .initial: initial = true
-        case .update(_, _, _, let modifications):
-            if modifications.count == 1 { latencies.append(nowNanos() - results[modifications[0]].startedAt) }
-            acknowledged.signal()
-        case .error: break
-        }
-    }
-    defer { token.invalidate() }
-    while !initial { RunLoop.main.run(until: Date().addingTimeInterval(0.001)) }
-    let commits = ticks / 4
-    let writerCPU = LockedResult()
-    let mainStart = threadCPU(), processStart = processCPU()
-    Thread.detachNewThread {
-        writerCPU.set(Result {
-            let writer = try Realm(configuration: configuration)
-            let start = threadCPU()
-            for i in 0..<commits {
-                let target = writer.objects(Tick.self).filter("seq == %@", (i * 7919) % n).first!
-                try writer.write { target.startedAt = nowNanos() }
-                acknowledged.wait() // one change per delivery: nothing coalesces
+    var latencies: [Int] = []
+    let cost = try commitCost("observer cost at \(n)", configuration, observe: { initial, updated in
+        results.observe { change in
+            switch change {
+            case .initial: initial()
+            case .update(_, _, _, let modifications):
+                if modifications.count == 1 { latencies.append(nowNanos() - results[modifications[0]].startedAt) }
+                updated()
+            case .error: break
             }
-            return [threadCPU() - start]
-        })
-    }
-    let deadline = Date().addingTimeInterval(300)
-    // Each wait returns when a main-queue block ran (or after 50 ms): the
-    // observer's thread is idle between deliveries, not polling.
-    while writerCPU.get() == nil && Date() < deadline { _ = RunLoop.main.run(mode: .default, before: Date().addingTimeInterval(0.05)) }
-    let mainCPU = threadCPU() - mainStart, processTotal = processCPU() - processStart
-    guard latencies.count == commits, let writer = try writerCPU.get()?.get().first else {
-        fail("observer cost at \(n): saw \(latencies.count) of \(commits) changes")
-    }
-    let perCommit = { (nanos: Int) in Double(nanos) / Double(commits) / 1e6 }
-    return (perCommit(mainCPU), perCommit(processTotal - mainCPU - writer), percentile(latencies, 0.5))
+        }
+    }, commit: { writer, i in
+        let target = writer.objects(Tick.self).filter("seq == %@", (i * 7919) % n).first!
+        try writer.write { target.startedAt = nowNanos() }
+    })
+    guard latencies.count == ticks / 4 else { fail("observer cost at \(n): \(latencies.count) changes of one object") }
+    return (cost.observer, cost.offThread, percentile(latencies, 0.5))
 }
 
 print("one-object commits observed through a Results of N objects (CPU ms per commit: the observer's thread | elsewhere, the notifier | commit→callback p50)")
@@ -229,60 +261,73 @@ for kind in ResultsKind.allCases {
     }
 }
 
-/// Per one-element append commit to a List of `n` Ints: CPU ms on the
-/// observer's thread, CPU ms elsewhere but the writer (the notifier).
-@MainActor
-func listObserverCost(_ n: Int) throws -> (observer: Double, offThread: Double) {
-    let file = dir.appendingPathComponent("notify-list-\(getpid()).realm")
-    defer { _ = try? Realm.deleteFiles(for: Realm.Configuration(fileURL: file)) }
-    let configuration = Realm.Configuration(fileURL: file, objectTypes: [TickList.self])
-    let realm = try Realm(configuration: configuration)
-    try realm.write {
-        realm.delete(realm.objects(TickList.self)) // the file of the previous size may still be there
-        realm.create(TickList.self).numbers.append(objectsIn: 0..<n)
-    }
-    let list = realm.objects(TickList.self).first!.numbers
-    let acknowledged = DispatchSemaphore(value: 0)
-    var seen = 0, initial = false
-    let token = list.observe { change in
-        switch change {
-        case .initial: initial = true
-        case .update(_, _, let insertions, _):
-            seen += insertions.count
-            acknowledged.signal()
-        case .error: break
-        }
-    }
-    defer { token.invalidate() }
-    while !initial { RunLoop.main.run(until: Date().addingTimeInterval(0.001)) }
-    let commits = ticks / 4
-    let writerCPU = LockedResult()
-    let mainStart = threadCPU(), processStart = processCPU()
-    Thread.detachNewThread {
-        writerCPU.set(Result {
-            let writer = try Realm(configuration: configuration)
-            let numbers = writer.objects(TickList.self).first!.numbers
-            let start = threadCPU()
-            for i in 0..<commits {
-                try writer.write { numbers.append(i) }
-                acknowledged.wait() // one change per delivery: nothing coalesces
-            }
-            return [threadCPU() - start]
-        })
-    }
-    let deadline = Date().addingTimeInterval(300)
-    while writerCPU.get() == nil && Date() < deadline { _ = RunLoop.main.run(mode: .default, before: Date().addingTimeInterval(0.05)) }
-    let mainCPU = threadCPU() - mainStart, processTotal = processCPU() - processStart
-    guard seen == commits, let writer = try writerCPU.get()?.get().first else {
-        fail("list observer cost at \(n): saw \(seen) of \(commits) appends")
-    }
-    let perCommit = { (nanos: Int) in Double(nanos) / Double(commits) / 1e6 }
-    return (perCommit(mainCPU), perCommit(processTotal - mainCPU - writer))
+/// The collections whose one-element commits are timed.
+enum CollectionKind: String, CaseIterable {
+    case list = "List<Int> append", set = "MutableSet<Int> insert", map = "Map<String, Int> insert"
 }
 
-print("one-element append commits observed through a List of N Ints (CPU ms per commit: the observer's thread | elsewhere, the notifier)")
-for n in quick ? [1_000, 100_000] : [1_000, 100_000, 1_000_000] {
-    let cost = try MainActor.assumeIsolated { try listObserverCost(n) }
-    print(String(format: "%-22@ N %8d | observer thread %7.3f ms | elsewhere %8.3f ms",
-                 "List<Int> append" as NSString, n, cost.observer, cost.offThread))
+/// Per one-element commit (an append, or an insert of a new element or
+/// key) to a collection of `n` elements: CPU ms on the observer's thread,
+/// CPU ms elsewhere but the writer (the notifier).
+@MainActor
+func collectionObserverCost(_ n: Int, _ kind: CollectionKind) throws -> (observer: Double, offThread: Double) {
+    let file = dir.appendingPathComponent("notify-collection-\(getpid()).realm")
+    defer { _ = try? Realm.deleteFiles(for: Realm.Configuration(fileURL: file)) }
+    let configuration = Realm.Configuration(fileURL: file, objectTypes: [TickList.self, TickSet.self, TickMap.self])
+    let realm = try Realm(configuration: configuration)
+    try realm.write {
+        realm.deleteAll() // the file of the previous size may still be there
+        switch kind {
+        case .list: realm.create(TickList.self).numbers.append(objectsIn: 0..<n)
+        case .set: realm.create(TickSet.self).numbers.insert(objectsIn: 0..<n)
+        case .map:
+            let map = realm.create(TickMap.self).numbers
+            for i in 0..<n { map["k\(i)"] = i }
+        }
+    }
+    var seen = 0
+    let label = "\(kind.rawValue) at \(n)"
+    let cost = try commitCost(label, configuration, observe: { initial, updated in
+        func count(_ insertions: Int) {
+            seen += insertions
+            updated()
+        }
+        switch kind {
+        case .list:
+            return realm.objects(TickList.self).first!.numbers.observe { change in
+                if case .initial = change { initial() } else if case .update(_, _, let insertions, _) = change { count(insertions.count) }
+            }
+        case .set:
+            return realm.objects(TickSet.self).first!.numbers.observe { change in
+                if case .initial = change { initial() } else if case .update(_, _, let insertions, _) = change { count(insertions.count) }
+            }
+        case .map:
+            return realm.objects(TickMap.self).first!.numbers.observe { change in
+                if case .initial = change { initial() } else if case .update(_, _, let insertions, _) = change { count(insertions.count) }
+            }
+        }
+    }, commit: { writer, i in
+        switch kind {
+        case .list:
+            let numbers = writer.objects(TickList.self).first!.numbers
+            try writer.write { numbers.append(i) }
+        case .set:
+            let numbers = writer.objects(TickSet.self).first!.numbers
+            try writer.write { numbers.insert(n + i) }
+        case .map:
+            let numbers = writer.objects(TickMap.self).first!.numbers
+            try writer.write { numbers["new\(i)"] = i }
+        }
+    })
+    guard seen == ticks / 4 else { fail("\(label): saw \(seen) insertions") }
+    return cost
+}
+
+print("one-element commits observed through a collection of N elements (CPU ms per commit: the observer's thread | elsewhere, the notifier)")
+for kind in CollectionKind.allCases {
+    for n in quick ? [1_000, 100_000] : [1_000, 100_000, 1_000_000] {
+        let cost = try MainActor.assumeIsolated { try collectionObserverCost(n, kind) }
+        print(String(format: "%-24@ N %8d | observer thread %7.3f ms | elsewhere %8.3f ms",
+                     kind.rawValue as NSString, n, cost.observer, cost.offThread))
+    }
 }
