@@ -164,7 +164,8 @@
 #include <stdint.h>
 
 #define CS_MAGIC 0x0100455241544353ull /* "CSTORE\0\1" little-endian */
-#define CS_FORMAT_VERSION 1u
+#define CS_FORMAT_VERSION 2u /* metas written; 1 is read too (type-3 leaves only) */
+#define CS_FORMAT_VERSION_MIN 1u
 #define CS_DEFAULT_PAGE_SIZE 4096u
 #define CS_MIN_PAGE_SIZE 4096u
 #define CS_MAX_PAGE_SIZE 32768u /* offsets are u16 */
@@ -185,6 +186,7 @@ enum cs_page_type {
     PT_LEAF = 3,
     PT_OVERFLOW = 4,
     PT_FREELIST = 5,
+    PT_LEAF6 = 6, /* compact leaf (format version 2) */
 };
 
 typedef struct cs_page_hdr {
@@ -229,6 +231,7 @@ _Static_assert(sizeof(cs_meta) == 128, "meta is 128 bytes");
 #define BRANCH_CELL_HDR 18u   /* u64 child, u64 count, u16 klen             */
 #define VLEN_OVERFLOW 0x80000000u
 #define OVERFLOW_REF 8u       /* u64 first page of the overflow run         */
+#define LEAF6_PREFIX_MAX 64u  /* longest shared prefix a compact leaf stores */
 
 /* ---- Lock file ---- */
 #define CS_LOCK_MAGIC 0x4b434f4c53435352ull /* "RSCSLOCK" */
@@ -237,7 +240,7 @@ _Static_assert(sizeof(cs_meta) == 128, "meta is 128 bytes");
  * its commit after a cut, so builds of the two versions must not share a
  * file at once: the lock file refuses the other (the data format is
  * unchanged, version 1, and files move freely between them). */
-#define CS_LOCK_VERSION 4u
+#define CS_LOCK_VERSION 5u
 #define CS_LOCK_PID_BASE (1ull << 32)
 
 typedef struct cs_reader_slot {

@@ -60,9 +60,12 @@ extern "C" {
 #define CSTORAGE_VERSION_MINOR 0
 #define CSTORAGE_VERSION_PATCH 0
 #define CSTORAGE_VERSION_STRING "1.0.0"
-/* The data-file format this build writes (and the only one it opens; a
- * file of another version gives CS_EFORMAT). format.h, CS_FORMAT_VERSION. */
-#define CSTORAGE_FORMAT_VERSION 1
+/* The data-file format this build writes. It also opens version-1 files
+ * (read as they are; the first commit marks the file version 2, and leaves
+ * become compact leaves as commits copy them); a file of any other version
+ * gives CS_EFORMAT, and a version-1 build refuses version-2 files.
+ * format.h, CS_FORMAT_VERSION. */
+#define CSTORAGE_FORMAT_VERSION 2
 
 /* ---- Error codes --------------------------------------------------------- */
 enum cs_error {
