@@ -110,25 +110,28 @@ static int write_meta(cs_env *env, cs_meta *m, bool flush, const cs_commit_unit 
  * whose snapshot this build has since rewritten. */
 static int upgrade_metas(cs_env *env)
 {
-    if (env->metas_current || env->fd < 0) return CS_OK;
+    if (!env->metas_old || env->fd < 0) return CS_OK;
     cs_lock_hdr *h = env->lock.hdr;
     uint8_t page[2][CS_META_BYTES];
     for (uint32_t s = 0; s < 2; s++)
         if (pread(env->fd, page[s], CS_META_BYTES, (off_t)s * env->psize) != (ssize_t)CS_META_BYTES)
             return cs_fail(CS_EIO, "reading meta page %u: %s", s, strerror(errno));
-    cs_meta d, other;
+    cs_meta d;
     memcpy(&d, page[h->durable_slot], sizeof d);
-    memcpy(&other, page[h->durable_slot ^ 1], sizeof other);
-    if (d.version == CS_FORMAT_VERSION && other.version == CS_FORMAT_VERSION) {
-        env->metas_current = true;
+    /* Another process may have upgraded the file since this one opened it. */
+    bool old = (meta_valid(page[0], 0) && rd32(page[0] + 40) < CS_FORMAT_VERSION) ||
+               (meta_valid(page[1], 0) && rd32(page[1] + 40) < CS_FORMAT_VERSION);
+    if (!old) {
+        env->metas_old = false;
         return CS_OK;
     }
-    if (d.txnid != h->durable_txnid) return cs_fail(CS_ECORRUPT, "the durable meta page does not hold the durable commit");
+    if (!meta_valid(page[h->durable_slot], 0) || d.txnid != h->durable_txnid)
+        return cs_fail(CS_ECORRUPT, "the durable meta page does not hold the durable commit");
     d.version = CS_FORMAT_VERSION;
-    env->metas_current = true; /* write_meta below must not come back here */
+    env->metas_old = false; /* write_meta below must not come back here */
     int rc = write_meta(env, &d, true, NULL, 0);
     if (rc == CS_OK) rc = write_meta(env, &d, true, NULL, 0);
-    if (rc) env->metas_current = false;
+    if (rc) env->metas_old = true;
     return rc;
 }
 

@@ -417,7 +417,8 @@ struct cs_env {
     uint32_t psize_shift;
     cs_durability durability;
     bool auto_shrink;           /* cs_options.auto_shrink                  */
-    bool metas_current;         /* both meta pages seen at CS_FORMAT_VERSION */
+    bool metas_old;             /* open saw a meta of an older format version:
+                                   the first meta write upgrades both      */
     uint32_t reloc_tree;        /* auto-shrink resumes at this named tree  */
     uint32_t reloc_klen;        /* ... at this key (0 = its first leaf)     */
     uint8_t *reloc_key;         /* CS_MAX_KEY bytes, allocated on first use */

@@ -162,6 +162,27 @@ int main(void)
     CHECK_EQ(rep.errors, 0);
     REQUIRE_OK(cs_env_close(env));
 
+    /* Both metas now say version 2 (a version-1 build, which takes only
+     * version-1 metas, refuses the file instead of falling back to one),
+     * the leaves the commit copied are compact and the others still type 3. */
+    {
+        FILE *f = fopen(p.s, "rb");
+        REQUIRE(f);
+        static uint8_t page[4096];
+        unsigned leaf3 = 0, leaf6 = 0, pgno = 0;
+        while (fread(page, 1, sizeof page, f) == sizeof page) {
+            uint16_t type;
+            uint32_t version;
+            memcpy(&type, page + 4, 2);
+            memcpy(&version, page + 40, 4);
+            if (pgno < 2) CHECK_EQ(version, 2);
+            leaf3 += type == 3, leaf6 += type == 6;
+            pgno++;
+        }
+        fclose(f);
+        CHECK(leaf3 > 0 && leaf6 > 0);
+    }
+
     /* Reopened: still all there and clean. */
     REQUIRE_OK(test_open(p.s, 0, &env));
     verify(env, true);
