@@ -1,5 +1,11 @@
 /*
- * node.c — slotted branch and leaf pages (format.h, BRANCH AND LEAF PAGES).
+ * node.c — slotted branch and leaf pages (format.h, BRANCH AND LEAF PAGES,
+ * COMPACT LEAF).
+ *
+ * Leaf cells travel outside a page in the type-3 form (whole key): btree.c
+ * gathers, splits and merges those, and node_insert/node_rebuild encode them
+ * for a compact leaf (prefix stripped, varint lengths), so the tree code
+ * never sees the compact encoding; leaf_decode turns a page back into them.
  *
  * Every accessor validates offsets against the page before reading, so a
  * damaged page yields CS_ECORRUPT instead of a wild read: the cost is a few
