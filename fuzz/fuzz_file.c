@@ -136,7 +136,7 @@ static void reseal(uint8_t *img, size_t p)
 
 static void mutate(uint8_t *img, fz_in *in, bool fix)
 {
-    static const uint16_t cls[8] = {PT_META, PT_META, PT_BRANCH, PT_LEAF, PT_FREELIST, PT_OVERFLOW, 0xffff, PT_LEAF};
+    static const uint16_t cls[8] = {PT_META, PT_META, PT_BRANCH, PT_LEAF6, PT_FREELIST, PT_OVERFLOW, 0xffff, PT_LEAF6};
     int n = 0;
     while (fz_more(in) && n++ < 16) {
         uint8_t sel = fz_u8(in), kind = fz_u8(in);

@@ -161,18 +161,38 @@ int bt_rank(cs_txn *t, const bt_path *p, uint64_t *rank)
     return CS_OK;
 }
 
-int bt_read(cs_txn *t, const bt_path *p, cs_val *key, cs_val *val)
+int bt_read(cs_txn *t, const bt_path *p, uint8_t *kbuf, cs_val *key, cs_val *val)
 {
     const uint8_t *pg = p->pg[p->depth - 1];
     unsigned idx = p->idx[p->depth - 1];
-    uint32_t psize = t->psize, off = node_slot(pg, idx);
-    if (CS_UNLIKELY(off < PAGE_HDR || off + LEAF_CELL_HDR > psize)) return node_key(pg, psize, idx, &(cs_key){0});
-    uint32_t kl = rd16(pg + off), vl = rd32(pg + off + 2);
-    const uint8_t *k = pg + off + LEAF_CELL_HDR, *v = k + kl;
-    bool ovf = vl & VLEN_OVERFLOW;
-    vl &= ~VLEN_OVERFLOW;
-    if (CS_UNLIKELY(off + LEAF_CELL_HDR + kl + (ovf ? OVERFLOW_REF : vl) > psize))
-        return cs_fail(CS_ECORRUPT, "page %llu: cell %u out of bounds", (unsigned long long)PH(pg)->pgno, idx);
+    uint32_t psize = t->psize, kl, vl;
+    const uint8_t *k, *v;
+    bool ovf;
+    if (node_is_compact(pg)) {
+        leaf6_cell c;
+        uint32_t plen = node_prefix_len(pg);
+        if (CS_UNLIKELY(!leaf6_parse(pg, psize, idx, &c) || plen + c.sl > CS_MAX_KEY)) return node_bad_cell(pg, idx);
+        if (key) {
+            memcpy(kbuf, node_prefix(pg, psize), plen);
+            memcpy(kbuf + plen, c.sfx, c.sl);
+        }
+        k = kbuf;
+        kl = plen + c.sl;
+        v = c.v;
+        ovf = c.vw & 1;
+        vl = c.vw >> 1;
+    } else {
+        uint32_t off = node_slot(pg, idx);
+        if (CS_UNLIKELY(off < PAGE_HDR || off + LEAF_CELL_HDR > psize)) return node_bad_cell(pg, idx);
+        kl = rd16(pg + off);
+        vl = rd32(pg + off + 2);
+        k = pg + off + LEAF_CELL_HDR;
+        v = k + kl;
+        ovf = vl & VLEN_OVERFLOW;
+        vl &= ~VLEN_OVERFLOW;
+        if (CS_UNLIKELY(off + LEAF_CELL_HDR + kl + (ovf ? OVERFLOW_REF : vl) > psize))
+            return cs_fail(CS_ECORRUPT, "page %llu: cell %u out of bounds", (unsigned long long)PH(pg)->pgno, idx);
+    }
     if (key) {
         key->data = k;
         key->size = kl;
@@ -202,12 +222,15 @@ int bt_get(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, cs_v
     int rc;
     if (!hint_leaf(t, d, k, kl, &p, &exact) && (rc = bt_descend(t, d, k, kl, &p, &exact))) return rc;
     if (!exact) return CS_NOTFOUND;
-    return bt_read(t, &p, NULL, val);
+    return bt_read(t, &p, NULL, NULL, val);
 }
 
 /* ---- writing ---- */
 
-/* Make every page on the path writable; re-point parents at the copies. */
+static int gather(cs_txn *t, const uint8_t *pg, int which, cs_cellref *refs, unsigned *n);
+
+/* Make every page on the path writable; re-point parents at the copies. A
+ * leaf of an older format version becomes a compact leaf as it is copied. */
 int bt_touch_path(cs_txn *t, cs_tree_desc *d, bt_path *p)
 {
     for (int level = 0; level < p->depth; level++) {
@@ -227,6 +250,12 @@ int bt_touch_path(cs_txn *t, cs_tree_desc *d, bt_path *p)
             p->pgno[level] = pgno;
         }
         p->pg[level] = w;
+        if (PH(w)->type == PT_LEAF && level == p->depth - 1) {
+            unsigned n = 0;
+            if ((rc = gather(t, w, 0, t->refs, &n))) return rc;
+            if (!node_rebuild(w, t->psize, t->refs, n, t->scratch + t->psize))
+                return cs_fail(CS_ECORRUPT, "page %llu cannot be rebuilt", (unsigned long long)pgno);
+        }
     }
     return CS_OK;
 }
@@ -243,8 +272,18 @@ static void cell_key(const cs_cellref *c, bool leaf, cs_key *k)
 }
 
 /* Collect a page's cells as references into `copy` (a copy of the page). */
-static int gather(cs_txn *t, const uint8_t *pg, uint8_t *copy, cs_cellref *refs, unsigned *n)
+static int gather(cs_txn *t, const uint8_t *pg, int which, cs_cellref *refs, unsigned *n)
 {
+    if (node_is_leaf(pg)) {
+        /* Leaf cells in the type-3 form (compact leaves are decoded). */
+        if (!t->decode && !(t->decode = malloc(2 * LEAF_DECODE_BYTES(t->psize))))
+            return cs_fail(CS_ENOMEM, "leaf decode buffers");
+        int rc = leaf_decode(pg, t->psize, t->decode + which * LEAF_DECODE_BYTES(t->psize), refs + *n);
+        if (rc) return rc;
+        *n += node_n(pg);
+        return CS_OK;
+    }
+    uint8_t *copy = t->scratch + which * (size_t)t->psize;
     memcpy(copy, pg, t->psize);
     unsigned cnt = node_n(copy);
     for (unsigned i = 0; i < cnt; i++) {
@@ -259,13 +298,23 @@ static int gather(cs_txn *t, const uint8_t *pg, uint8_t *copy, cs_cellref *refs,
 
 /* Split point m (cells [0,m) left, [m,n) right) with both halves fitting
  * and sizes as equal as possible; 0 if impossible. */
-static unsigned choose_split(const cs_cellref *refs, unsigned n, uint32_t cap)
+/* What cell i costs in its page: leaf cells are sized for a compact leaf
+ * with the prefix of all n cells (each half's own prefix is at least that
+ * long, so a half sized so fits), reserving that prefix once per page. */
+static uint32_t cell_cost(const cs_cellref *refs, unsigned i, bool leaf, uint32_t plen)
+{
+    return leaf ? leaf_cell_cost(&refs[i], plen) : refs[i].size + 2u;
+}
+
+static unsigned choose_split(const cs_cellref *refs, unsigned n, uint32_t cap, bool leaf)
 {
     uint64_t total = 0, left = 0, best = UINT64_MAX;
     unsigned m_best = 0;
-    for (unsigned i = 0; i < n; i++) total += refs[i].size + 2u;
+    uint32_t plen = leaf ? leaf_cells_prefix(refs, n) : 0;
+    cap -= plen;
+    for (unsigned i = 0; i < n; i++) total += cell_cost(refs, i, leaf, plen);
     for (unsigned m = 1; m < n; m++) {
-        left += refs[m - 1].size + 2u;
+        left += cell_cost(refs, m - 1, leaf, plen);
         uint64_t right = total - left;
         if (left > cap || right > cap) continue;
         uint64_t diff = left > right ? left - right : right - left;
@@ -306,19 +355,26 @@ static int insert_at(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, unsigned
     bool leaf = node_is_leaf(pg);
     unsigned oldn = node_n(pg), n = 0;
     cs_cellref *refs = t->refs;
-    int rc = gather(t, pg, t->scratch, refs, &n);
+    int rc = gather(t, pg, 0, refs, &n);
     if (rc) return rc;
     memmove(refs + idx + 1, refs + idx, (n - idx) * sizeof *refs);
     refs[idx] = (cs_cellref){cell, size};
     n++;
     uint32_t cap = t->psize - PAGE_HDR;
-    unsigned m = (idx == oldn && path_is_rightmost(p, level)) ? oldn : choose_split(refs, n, cap);
+    /* A compact leaf refuses a key outside its prefix: with a shorter
+     * prefix the cells may still fit one page. */
+    if (leaf && leaf_cells_bytes(refs, n) <= cap) {
+        if (!node_rebuild(pg, t->psize, refs, n, t->scratch + t->psize))
+            return cs_fail(CS_ECORRUPT, "page %llu cannot be rebuilt", (unsigned long long)p->pgno[level]);
+        return CS_OK;
+    }
+    unsigned m = (idx == oldn && path_is_rightmost(p, level)) ? oldn : choose_split(refs, n, cap, leaf);
     if (m == 0 || m >= n) return cs_fail(CS_ECORRUPT, "page %llu cannot be split", (unsigned long long)p->pgno[level]);
 
     uint64_t rpgno;
     uint8_t *right;
     if ((rc = page_alloc(t, 1, &rpgno, &right))) return rc;
-    node_init(right, leaf ? PT_LEAF : PT_BRANCH, rpgno, t->psize);
+    node_init(right, leaf ? PT_LEAF6 : PT_BRANCH, rpgno, t->psize);
     uint8_t sep[CS_MAX_KEY];
     uint32_t seplen;
     cs_key a, b;
@@ -337,8 +393,9 @@ static int insert_at(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, unsigned
     }
     uint64_t lcount = leaf ? m : sum_counts(refs, 0, m);
     uint64_t rcount = leaf ? n - m : sum_counts(refs, m, n);
-    node_rebuild(right, t->psize, refs + m, n - m, t->scratch + t->psize);
-    node_rebuild(pg, t->psize, refs, m, t->scratch + t->psize);
+    if (!node_rebuild(right, t->psize, refs + m, n - m, t->scratch + t->psize) ||
+        !node_rebuild(pg, t->psize, refs, m, t->scratch + t->psize))
+        return cs_fail(CS_ECORRUPT, "page %llu cannot be split", (unsigned long long)p->pgno[level]);
     if (leaf) d->leaf_pages++;
     else d->branch_pages++;
 
@@ -468,7 +525,8 @@ static bool hint_leaf(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32
         }
         unsigned n = node_n(pg), idx;
         cs_key first, last;
-        if (node_key(pg, t->psize, 0, &first) || node_key(pg, t->psize, n - 1, &last)) return false;
+        uint8_t fb[CS_MAX_KEY], lb[CS_MAX_KEY];
+        if (node_leaf_key(pg, t->psize, 0, fb, &first) || node_leaf_key(pg, t->psize, n - 1, lb, &last)) return false;
         if (key_cmp(k, kl, first.p, first.len) < 0 || key_cmp(k, kl, last.p, last.len) > 0) return false;
         if (node_search_leaf(pg, t->psize, k, kl, NULL, &idx, exact)) return false;
         p->idx[level] = (uint16_t)idx;
@@ -493,7 +551,8 @@ static bool hint_path(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32
         p->pg[level] = pg;
         if (leaf) {
             cs_key last;
-            if (node_key(pg, t->psize, n - 1, &last) || key_cmp(k, kl, last.p, last.len) <= 0) return false;
+            uint8_t lb[CS_MAX_KEY];
+            if (node_leaf_key(pg, t->psize, n - 1, lb, &last) || key_cmp(k, kl, last.p, last.len) <= 0) return false;
             p->idx[level] = (uint16_t)n;
             p->depth = h->depth;
             return true;
@@ -515,7 +574,7 @@ int bt_put(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl, const void
         uint8_t *leaf;
         if ((rc = make_leaf_cell(t, d, k, kl, v, vl, cell, &csize))) return rc;
         if ((rc = page_alloc(t, 1, &pgno, &leaf))) return rc;
-        node_init(leaf, PT_LEAF, pgno, t->psize);
+        node_init(leaf, PT_LEAF6, pgno, t->psize);
         node_insert(leaf, t->psize, 0, cell, csize);
         d->root = pgno;
         d->depth = 1;
@@ -542,10 +601,7 @@ int bt_put(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl, const void
         uint32_t old;
         if ((rc = node_cell_size(leaf, t->psize, idx, &old))) return rc;
         if ((rc = free_cell_overflow(t, d, leaf, idx))) return rc;
-        if (old == csize) { /* same size: overwrite the cell in place */
-            memcpy(leaf + node_slot(leaf, idx), cell, csize);
-            return CS_OK;
-        }
+        if (leaf_overwrite(leaf, t->psize, idx, cell, csize)) return CS_OK; /* same size: in place */
         node_remove(leaf, t->psize, idx, old);
     } else {
         d->entries++;
@@ -596,22 +652,24 @@ int bt_rebalance_level(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, bool p
 
     cs_cellref *refs = t->refs;
     unsigned total = 0, nl;
-    if ((rc = gather(t, lpg, t->scratch, refs, &total))) return rc;
+    if ((rc = gather(t, lpg, 0, refs, &total))) return rc;
     nl = total;
-    if ((rc = gather(t, rpg, t->scratch + t->psize, refs, &total))) return rc;
+    if ((rc = gather(t, rpg, 1, refs, &total))) return rc;
     uint8_t rfirst[BRANCH_CELL_HDR + CS_MAX_KEY];
     if (!leaf) {
         uint32_t s = branch_cell_build(rfirst, rd64(refs[nl].p), rd64(refs[nl].p + 8), sepcopy, pseplen);
         refs[nl] = (cs_cellref){rfirst, s};
     }
-    uint64_t bytes = 0;
-    for (unsigned i = 0; i < total; i++) bytes += refs[i].size + 2u;
+    uint32_t plen = leaf ? leaf_cells_prefix(refs, total) : 0;
+    uint64_t bytes = plen;
+    for (unsigned i = 0; i < total; i++) bytes += cell_cost(refs, i, leaf, plen);
     uint8_t *rebuild_scratch = t->scratch + 2 * (size_t)t->psize;
 
     /* pack: leave an eighth free, so that the next inserts do not split */
     if (bytes <= (pack ? cap - cap / 8 : cap)) { /* merge R into L */
         uint64_t lc = branch_count(parent, t->psize, L) + branch_count(parent, t->psize, R);
-        node_rebuild(lpg, t->psize, refs, total, rebuild_scratch);
+        if (!node_rebuild(lpg, t->psize, refs, total, rebuild_scratch))
+            return cs_fail(CS_ECORRUPT, "page %llu cannot be merged", (unsigned long long)p->pgno[level]);
         branch_set_count(parent, t->psize, L, lc);
         uint32_t rsz;
         if ((rc = node_cell_size(parent, t->psize, R, &rsz))) return rc;
@@ -626,11 +684,11 @@ int bt_rebalance_level(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, bool p
      * pack: fill L to 7/8 from R, if that moves something and R fits. */
     unsigned m;
     if (pack) {
-        uint64_t sum = 0, limit = cap - cap / 8;
-        for (m = 0; m < total && sum + refs[m].size + 2u <= limit; m++) sum += refs[m].size + 2u;
-        if (m <= nl || m >= total || bytes - sum > cap) m = 0;
+        uint64_t sum = plen, limit = cap - cap / 8;
+        for (m = 0; m < total && sum + cell_cost(refs, m, leaf, plen) <= limit; m++) sum += cell_cost(refs, m, leaf, plen);
+        if (m <= nl || m >= total || bytes - sum + plen > cap) m = 0;
     } else {
-        m = choose_split(refs, total, cap);
+        m = choose_split(refs, total, cap, leaf);
     }
     if (m == 0) {
         *done = true;
@@ -660,8 +718,9 @@ int bt_rebalance_level(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, bool p
     }
     uint64_t lcount = leaf ? m : sum_counts(refs, 0, m);
     uint64_t rcount = leaf ? total - m : sum_counts(refs, m, total);
-    node_rebuild(rpg, t->psize, refs + m, total - m, rebuild_scratch);
-    node_rebuild(lpg, t->psize, refs, m, rebuild_scratch);
+    if (!node_rebuild(rpg, t->psize, refs + m, total - m, rebuild_scratch) ||
+        !node_rebuild(lpg, t->psize, refs, m, rebuild_scratch))
+        return cs_fail(CS_ECORRUPT, "page %llu cannot be rebalanced", (unsigned long long)p->pgno[level]);
     branch_set_count(parent, t->psize, L, lcount);
     node_remove(parent, t->psize, R, oldsz);
     uint8_t pcell[BRANCH_CELL_HDR + CS_MAX_KEY];

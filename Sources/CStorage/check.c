@@ -115,11 +115,18 @@ static void walk(checker *c, cs_tree_desc *d, uint64_t pgno, int level, bounds b
     }
     unsigned n = node_n(pg);
     cs_key prev = {0};
+    /* A compact leaf's keys are assembled: two buffers, for k and prev. */
+    uint8_t kbufs[2][CS_MAX_KEY];
     for (unsigned i = 0; i < n; i++) {
         cs_key k;
         uint32_t sz;
-        if (node_key(pg, t->psize, i, &k) || node_cell_size(pg, t->psize, i, &sz)) {
+        if ((leaf ? node_leaf_key(pg, t->psize, i, kbufs[i & 1], &k) : node_key(pg, t->psize, i, &k)) ||
+            node_cell_size(pg, t->psize, i, &sz)) {
             problem(c, "I8 node structure: page %llu: cell %u out of bounds", (unsigned long long)pgno, i);
+            return;
+        }
+        if (node_is_compact(pg) && node_slot(pg, i) < PH(pg)->upper) {
+            problem(c, "I8 node structure: page %llu: cell %u below the cell area", (unsigned long long)pgno, i);
             return;
         }
         bool ignored = !leaf && i == 0;
@@ -195,7 +202,8 @@ static void check_catalog(checker *c)
     int rc = bt_edge(t, &t->catalog, false, &p);
     while (rc == CS_OK) {
         cs_val k, v;
-        if (bt_read(t, &p, &k, &v)) break;
+        uint8_t kb[CS_MAX_KEY];
+        if (bt_read(t, &p, kb, &k, &v)) break;
         char name[CS_MAX_TREE_NAME + 1];
         size_t nl = k.size > CS_MAX_TREE_NAME ? CS_MAX_TREE_NAME : k.size;
         memcpy(name, k.data, nl);

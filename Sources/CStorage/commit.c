@@ -26,8 +26,10 @@
  */
 #include "internal.h"
 
+#include <errno.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* C2: this commit's free-list run. On success env->fl holds the new list
  * (a cache, valid once the commit is published). */
@@ -97,10 +99,49 @@ static void hook(cs_env *env, cs_commit_stage s, uint64_t txnid)
  * so a torn write leaves that one; then flush if asked. `units` (a
  * single-flush commit) are listed after the meta so that open can tell
  * whether the data reached the disk too. Caller holds the writer mutex. */
+static int write_meta(cs_env *env, cs_meta *m, bool flush, const cs_commit_unit *units, uint32_t nunits);
+
+/* Before this build's first meta in a file of an older format version:
+ * both meta pages become copies of the durable meta at this version, each
+ * flushed, durable slot last. Until then the file holds only pages the old
+ * version reads (this commit's pages are reachable from no meta yet), and
+ * at any crash point both metas name one snapshot; afterwards an older
+ * build refuses the file instead of falling back to an old-version meta
+ * whose snapshot this build has since rewritten. */
+static int upgrade_metas(cs_env *env)
+{
+    if (!env->metas_old || env->fd < 0) return CS_OK;
+    cs_lock_hdr *h = env->lock.hdr;
+    uint8_t page[2][CS_META_BYTES];
+    for (uint32_t s = 0; s < 2; s++)
+        if (pread(env->fd, page[s], CS_META_BYTES, (off_t)s * env->psize) != (ssize_t)CS_META_BYTES)
+            return cs_fail(CS_EIO, "reading meta page %u: %s", s, strerror(errno));
+    cs_meta d;
+    memcpy(&d, page[h->durable_slot], sizeof d);
+    /* Another process may have upgraded the file since this one opened it. */
+    bool old = (meta_valid(page[0], 0) && rd32(page[0] + 40) < CS_FORMAT_VERSION) ||
+               (meta_valid(page[1], 0) && rd32(page[1] + 40) < CS_FORMAT_VERSION);
+    if (!old) {
+        env->metas_old = false;
+        return CS_OK;
+    }
+    if (!meta_valid(page[h->durable_slot], 0) || d.txnid != h->durable_txnid)
+        return cs_fail(CS_ECORRUPT, "the durable meta page does not hold the durable commit");
+    d.version = CS_FORMAT_VERSION;
+    env->metas_old = false; /* write_meta below must not come back here */
+    int rc = write_meta(env, &d, true, NULL, 0);
+    if (rc == CS_OK) rc = write_meta(env, &d, true, NULL, 0);
+    if (rc) env->metas_old = true;
+    return rc;
+}
+
 static int write_meta(cs_env *env, cs_meta *m, bool flush, const cs_commit_unit *units, uint32_t nunits)
 {
+    int urc = upgrade_metas(env);
+    if (urc) return urc;
     cs_lock_hdr *h = env->lock.hdr;
     uint32_t slot = h->durable_slot ^ 1;
+    m->version = CS_FORMAT_VERSION;
     m->hdr.type = PT_META;
     m->hdr.pgno = slot;
     m->hdr.txnid = m->txnid;

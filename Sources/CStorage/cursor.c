@@ -20,9 +20,15 @@ struct cs_cursor {
     bool at_end;             /* BETWEEN with no following entry           */
     uint64_t gen;
     bt_path path;
-    uint8_t key[CS_MAX_KEY]; /* write txns: key of the current position   */
+    uint8_t key[CS_MAX_KEY]; /* key of the current position: write txns
+                                re-find it; a compact leaf's key is
+                                assembled here (what cs_cursor_get returns) */
     uint32_t klen;
+    uint8_t *arena;          /* next_batch's keys from compact leaves (lazy) */
 };
+
+/* Bytes of assembled keys one next_batch returns at most (it stops early). */
+enum { BATCH_ARENA = 8192 };
 
 static void unlink_cursor(cs_cursor *c)
 {
@@ -40,6 +46,7 @@ void cursor_close_all(cs_txn *t)
     while (t->cursors) {
         cs_cursor *c = t->cursors;
         t->cursors = c->next;
+        free(c->arena);
         free(c);
     }
 }
@@ -70,6 +77,7 @@ int cs_cursor_close(cs_cursor *c)
 {
     if (!c) return cs_fail(CS_EINVAL, "cs_cursor_close: NULL cursor");
     unlink_cursor(c);
+    free(c->arena);
     free(c);
     return CS_OK;
 }
@@ -133,14 +141,14 @@ static void remember_key(cs_cursor *c, const cs_val *k)
     c->gen = c->txn->gen;
     if (c->txn->rdonly) return;
     c->klen = (uint32_t)k->size;
-    memcpy(c->key, k->data, k->size);
+    if (k->data != c->key) memcpy(c->key, k->data, k->size);
 }
 
 /* Land on the path's entry: read it out and remember where we are. */
 static int land(cs_cursor *c, cs_val *key, cs_val *val)
 {
     cs_val k, v;
-    int rc = bt_read(c->txn, &c->path, &k, val ? &v : NULL);
+    int rc = bt_read(c->txn, &c->path, c->key, &k, val ? &v : NULL);
     if (rc) return rc;
     c->state = CUR_ON;
     c->at_end = false;
@@ -245,14 +253,24 @@ int cs_cursor_next_batch(cs_cursor *c, cs_val *keys, cs_val *vals, size_t cap, s
     cs_val k;
     int rc = cs_cursor_get(c, &k, vals ? &vals[0] : NULL, CS_NEXT);
     if (rc) return rc;
-    if (keys) keys[0] = k;
     size_t got = 1;
     bt_path *p = &c->path;
     int leaf = p->depth - 1;
     const uint8_t *pg = p->pg[leaf];
     uint32_t psize = c->txn->psize;
     unsigned count = node_n(pg), idx = p->idx[leaf];
-    while (got < cap && idx + 1u < count) {
+    /* A compact leaf's keys are assembled into the arena, which lives until
+     * the next call (c->key is rewritten by the last key's remember_key). */
+    bool compact = node_is_compact(pg);
+    uint32_t used = 0, plen = node_prefix_len(pg);
+    if (compact && keys) {
+        if (!c->arena && !(c->arena = malloc(BATCH_ARENA))) return cs_fail(CS_ENOMEM, "cursor batch arena");
+        memcpy(c->arena, k.data, k.size);
+        k.data = c->arena;
+        used = (uint32_t)k.size;
+    }
+    if (keys) keys[0] = k;
+    while (got < cap && idx + 1u < count && !compact) {
         idx++;
         if (idx + 2u < count) __builtin_prefetch(pg + node_slot(pg, idx + 2));
         /* An inline cell inside the page: read it here; anything else
@@ -270,11 +288,42 @@ int cs_cursor_next_batch(cs_cursor *c, cs_val *keys, cs_val *vals, size_t cap, s
                 vals[got].data = pg + off + LEAF_CELL_HDR + kl;
                 vals[got].size = vl;
             }
-        } else if ((rc = bt_read(c->txn, p, &k, vals ? &vals[got] : NULL))) {
+        } else if ((rc = bt_read(c->txn, p, NULL, &k, vals ? &vals[got] : NULL))) {
             p->idx[leaf] = (uint16_t)(idx - 1);
             break;
         }
         if (keys) keys[got] = k;
+        got++;
+    }
+    while (compact && got < cap && idx + 1u < count) {
+        leaf6_cell cell;
+        if (!leaf6_parse(pg, psize, idx + 1, &cell)) {
+            /* A damaged cell: bt_read reports it. */
+            p->idx[leaf] = (uint16_t)(idx + 1);
+            rc = bt_read(c->txn, p, NULL, NULL, NULL);
+            p->idx[leaf] = (uint16_t)idx;
+            break;
+        }
+        if (keys && used + plen + cell.sl > BATCH_ARENA) break;
+        idx++;
+        if (idx + 2u < count) __builtin_prefetch(pg + node_slot(pg, idx + 2));
+        p->idx[leaf] = (uint16_t)idx;
+        uint8_t *kb = keys ? c->arena + used : NULL;
+        if (keys) {
+            memcpy(kb, node_prefix(pg, psize), plen);
+            memcpy(kb + plen, cell.sfx, cell.sl);
+            keys[got] = (cs_val){kb, plen + cell.sl};
+            used += plen + cell.sl;
+        }
+        if (vals) {
+            if (CS_LIKELY(!(cell.vw & 1))) {
+                vals[got].data = cell.v;
+                vals[got].size = cell.vw >> 1;
+            } else if ((rc = bt_read(c->txn, p, NULL, NULL, &vals[got]))) {
+                p->idx[leaf] = (uint16_t)(idx - 1);
+                break;
+            }
+        }
         got++;
     }
     /* At the leaf's end: ask for the next leaf now. */
@@ -282,7 +331,7 @@ int cs_cursor_next_batch(cs_cursor *c, cs_val *keys, cs_val *vals, size_t cap, s
     /* Write txns re-find the cursor by its key: remember the last one. */
     if (got > 1 && !c->txn->rdonly) {
         cs_val last;
-        if (bt_read(c->txn, p, &last, NULL) == CS_OK) remember_key(c, &last);
+        if (bt_read(c->txn, p, c->key, &last, NULL) == CS_OK) remember_key(c, &last);
     }
     *n = got;
     return rc;

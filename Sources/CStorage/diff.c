@@ -13,6 +13,7 @@ typedef struct side {
     cs_txn *t;
     bt_path p;
     bool end;
+    uint8_t kbuf[CS_MAX_KEY]; /* the current key, from a compact leaf */
 } side;
 
 static int side_start(side *s, cs_tree tree)
@@ -96,8 +97,8 @@ int cs_tree_diff(cs_txn *from, cs_txn *to, cs_tree tree, cs_diff_fn fn, void *ct
         if ((rc = skip_shared(&a, &b, &skipped))) return rc;
         if (skipped) continue;
         cs_val ka, va, kb, vb;
-        if (!a.end && (rc = bt_read(a.t, &a.p, &ka, &va))) return rc;
-        if (!b.end && (rc = bt_read(b.t, &b.p, &kb, &vb))) return rc;
+        if (!a.end && (rc = bt_read(a.t, &a.p, a.kbuf, &ka, &va))) return rc;
+        if (!b.end && (rc = bt_read(b.t, &b.p, b.kbuf, &kb, &vb))) return rc;
         int c = a.end ? 1 : b.end ? -1 : key_cmp(ka.data, (uint32_t)ka.size, kb.data, (uint32_t)kb.size);
         int r = 0;
         if (c < 0) {

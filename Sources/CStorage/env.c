@@ -78,6 +78,11 @@ static int read_meta(cs_env *env, uint64_t size, cs_meta *out, uint32_t *slot, b
         uint32_t version = 0;
         if (ps) {
             rc = meta_choose_durable(buf, buf + ps, (size_t)n, env->fd, out, slot);
+            for (int i = 0; i < 2; i++) {
+                const uint8_t *mp = buf + (size_t)i * ps;
+                if ((size_t)n >= (size_t)i * ps + CS_META_BYTES && meta_valid(mp, 0) && rd32(mp + 40) < CS_FORMAT_VERSION)
+                    env->metas_old = true;
+            }
             /* For the log: a newer meta than the one chosen was torn, damaged
              * or its commit incomplete (cs_env_open reports a recovery). */
             cs_meta a, b;

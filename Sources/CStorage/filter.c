@@ -316,23 +316,36 @@ static inline __attribute__((always_inline)) int count_walk(count_state *s, unsi
     for (bool more = true; more;) {
         const uint8_t *pg = s->p.pg[leaf];
         unsigned n = node_n(pg);
+        const bool compact = node_is_compact(pg);
         bt_prefetch_sibling(s->t, &s->p, true);
         unsigned cn = s->c.n; /* in a register: the chunk's address escapes to eval_chunk */
         for (unsigned i = 0; i < n; i++) {
             /* Inline values are read in place; overflow values and damaged
              * cells (which bt_read reports) go through bt_read. */
-            uint32_t off = node_slot(pg, i), kl = 0, vl = VLEN_OVERFLOW;
-            if (CS_LIKELY(off <= psize - LEAF_CELL_HDR)) {
-                kl = rd16(pg + off);
-                vl = rd32(pg + off + 2);
+            const uint8_t *v;
+            uint32_t vl;
+            bool slow;
+            if (compact) {
+                leaf6_cell cell;
+                slow = !leaf6_parse(pg, psize, i, &cell) || (cell.vw & 1) || (cell.vw >> 1) < need;
+                v = cell.v;
+                vl = cell.vw >> 1;
+            } else {
+                uint32_t off = node_slot(pg, i), kl = 0;
+                vl = VLEN_OVERFLOW;
+                if (CS_LIKELY(off <= psize - LEAF_CELL_HDR)) {
+                    kl = rd16(pg + off);
+                    vl = rd32(pg + off + 2);
+                }
+                v = pg + off + LEAF_CELL_HDR + kl;
+                /* One test for the common case; the overflow flag makes the
+                 * end exceed the page. */
+                slow = ((uint64_t)off + LEAF_CELL_HDR + kl + vl > psize) | (off < PAGE_HDR) | (vl < need);
             }
-            const uint8_t *v = pg + off + LEAF_CELL_HDR + kl;
-            /* One test for the common case; the overflow flag makes the
-             * end exceed the page. */
-            if (CS_UNLIKELY(((uint64_t)off + LEAF_CELL_HDR + kl + vl > psize) | (off < PAGE_HDR) | (vl < need))) {
+            if (CS_UNLIKELY(slow)) {
                 cs_val val;
                 s->p.idx[leaf] = (uint16_t)i;
-                if ((rc = bt_read(s->t, &s->p, NULL, &val))) return rc;
+                if ((rc = bt_read(s->t, &s->p, NULL, NULL, &val))) return rc;
                 v = val.data;
                 vl = (uint32_t)val.size;
                 if (vl < need)

@@ -18,18 +18,25 @@
  *     0   4  checksum  CRC-32C of the page (of the whole run for overflow and
  *                      free-list runs; of the first 512 bytes for meta pages), with
  *                      this field taken as 0
- *     4   2  type      1 meta, 2 branch, 3 leaf, 4 overflow, 5 free-list
+ *     4   2  type      1 meta, 2 branch, 3 leaf, 4 overflow, 5 free-list,
+ *                      6 compact leaf
  *     6   2  nkeys     cells on a branch/leaf page
  *     8   8  pgno      the page's own number: catches misdirected writes
  *    16   8  txnid     the transaction that wrote the page
  *    24   2  upper     branch/leaf: offset of the lowest cell byte
  *    26   2  frag      branch/leaf: bytes lost in holes between cells
- *    28   4  npages    overflow/free-list: pages in the run (>= 1)
+ *    28   4  npages    overflow/free-list: pages in the run (>= 1);
+ *                      compact leaf: length of its key prefix (0..64)
  *
  *  META PAGE (only the first 512 bytes are written: one sector, so a power
  *  loss cannot tear it across sectors; the checksum catches a torn write):
  *    32   8  magic       "CSTORE\0\1"
- *    40   4  version     format version (1)
+ *    40   4  version     format version: 2 (compact leaves); 1 files are
+ *                        read as they are, and the first commit of this
+ *                        build rewrites both metas as version 2 (durable
+ *                        one last, each flushed) before any meta names a
+ *                        compact leaf, so a version-1 build refuses the
+ *                        file rather than fall back to an old meta
  *    44   4  page_size
  *    48   8  txnid       commit that wrote this meta; a commit writes the
  *                        page that does NOT hold the newest durable meta,
@@ -74,6 +81,22 @@
  *
  *  Leaf cell:    u16 klen | u32 vlen | key | value            (inline value)
  *                u16 klen | u32 vlen|0x80000000 | key | u64 overflow pgno
+ *    (type 3, the leaf of format version 1: still read; rewritten as type
+ *    6 when a commit copies it, or kept as type 3 in the rare case its
+ *    cells do not fit a compact leaf: an overflow value's varint can take
+ *    a byte more than the u32)
+ *  COMPACT LEAF (type 6): the keys' longest common prefix (capped at 64
+ *  bytes) is stored once, at the page end, and each cell holds the rest:
+ *  +--------+------------------+------+-------------------+--------+
+ *  | header | slot[0..nkeys-1] | free | cells             | prefix |
+ *  +--------+------------------+------+-------------------+--------+
+ *  32                          upper    page_size - npages  page_size
+ *    cell: varint slen | varint (vlen << 1 | overflow) | key suffix (slen)
+ *          | value (vlen) or u64 overflow pgno          (varint: LEB128)
+ *    key i = prefix | suffix i. Every cell lies in [upper, page_size -
+ *    npages); an empty leaf has npages 0. Writers re-derive the prefix
+ *    whenever they rebuild the page (split, merge, a key outside it).
+ *    Keys are not contiguous in the page: readers assemble them.
  *  Branch cell:  u64 child | u64 count | u16 klen | key
  *    A branch with n cells has n children. key[0] is ignored (stored empty):
  *    child i holds keys k with key[i] <= k < key[i+1]. `count` is the
@@ -118,9 +141,10 @@
  *       (field taken as 0) and its own pgno. cs_check, the free-list load
  *       and I1's unit check verify them; tree reads are zero-copy and
  *       rely on I8's bounds checks instead.
- *   I3  key order within a node: the keys of a leaf, and keys 1..n-1 of a
- *       branch (key[0] is ignored), are 1..CS_MAX_KEY bytes and strictly
- *       ascending (memcmp, shorter first on a tie).
+ *   I3  key order within a node: the keys of a leaf (a compact leaf's
+ *       assembled ones), and keys 1..n-1 of a branch (key[0] is ignored),
+ *       are 1..CS_MAX_KEY bytes and strictly ascending (memcmp, shorter
+ *       first on a tie).
  *   I4  separator ranges: every key under child i of a branch lies in
  *       [key[i], key[i+1]) (unbounded below for i = 0 and above for the
  *       last child, within the parent's own range).
@@ -138,7 +162,9 @@
  *       T <= min(oldest reader snapshot, durable txnid - 1).
  *   I8  node structure: a branch/leaf page has a sane header (type, own
  *       pgno, slot array below upper <= page size, frag within the free
- *       space) and every cell lies inside the page.
+ *       space) and every cell lies inside the page. A compact leaf's
+ *       prefix is at most 64 bytes, upper <= page size - prefix, and each
+ *       cell's varints and bytes lie in [upper, page size - prefix).
  *   I9  tree shape: all leaves sit at level depth (1..CS_MAX_DEPTH), no
  *       tree page is empty, and root = 0 iff depth = 0.
  *   I10 overflow runs: the run of a value of vlen bytes has type overflow,
@@ -164,7 +190,8 @@
 #include <stdint.h>
 
 #define CS_MAGIC 0x0100455241544353ull /* "CSTORE\0\1" little-endian */
-#define CS_FORMAT_VERSION 1u
+#define CS_FORMAT_VERSION 2u /* metas written; 1 is read too (type-3 leaves only) */
+#define CS_FORMAT_VERSION_MIN 1u
 #define CS_DEFAULT_PAGE_SIZE 4096u
 #define CS_MIN_PAGE_SIZE 4096u
 #define CS_MAX_PAGE_SIZE 32768u /* offsets are u16 */
@@ -185,6 +212,7 @@ enum cs_page_type {
     PT_LEAF = 3,
     PT_OVERFLOW = 4,
     PT_FREELIST = 5,
+    PT_LEAF6 = 6, /* compact leaf (format version 2) */
 };
 
 typedef struct cs_page_hdr {
@@ -229,15 +257,16 @@ _Static_assert(sizeof(cs_meta) == 128, "meta is 128 bytes");
 #define BRANCH_CELL_HDR 18u   /* u64 child, u64 count, u16 klen             */
 #define VLEN_OVERFLOW 0x80000000u
 #define OVERFLOW_REF 8u       /* u64 first page of the overflow run         */
+#define LEAF6_PREFIX_MAX 64u  /* longest shared prefix a compact leaf stores */
 
 /* ---- Lock file ---- */
 #define CS_LOCK_MAGIC 0x4b434f4c53435352ull /* "RSCSLOCK" */
 /* 4: writers may cut the data file (auto-shrink, I13). A writer of version
  * 3 trusts its memory of the file size and could leave the file shorter than
  * its commit after a cut, so builds of the two versions must not share a
- * file at once: the lock file refuses the other (the data format is
- * unchanged, version 1, and files move freely between them). */
-#define CS_LOCK_VERSION 4u
+ * file at once: the lock file refuses the other. 5: compact leaves (data
+ * format 2), which a version-4 build sharing the file could not read. */
+#define CS_LOCK_VERSION 5u
 #define CS_LOCK_PID_BASE (1ull << 32)
 
 typedef struct cs_reader_slot {

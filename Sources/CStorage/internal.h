@@ -115,7 +115,12 @@ typedef struct cs_cellref {
 static inline const cs_page_hdr *PH(const uint8_t *pg) { return (const cs_page_hdr *)(const void *)pg; }
 static inline cs_page_hdr *PHW(uint8_t *pg) { return (cs_page_hdr *)(void *)pg; }
 static inline uint16_t node_n(const uint8_t *pg) { return PH(pg)->nkeys; }
-static inline bool node_is_leaf(const uint8_t *pg) { return PH(pg)->type == PT_LEAF; }
+static inline bool node_is_leaf(const uint8_t *pg) { return PH(pg)->type == PT_LEAF || PH(pg)->type == PT_LEAF6; }
+static inline bool node_is_compact(const uint8_t *pg) { return PH(pg)->type == PT_LEAF6; }
+/* A compact leaf's shared key prefix: its length (the header's npages) and
+ * bytes (the page's last bytes, above the cells). */
+static inline uint32_t node_prefix_len(const uint8_t *pg) { return PH(pg)->type == PT_LEAF6 ? PH(pg)->npages : 0; }
+static inline const uint8_t *node_prefix(const uint8_t *pg, uint32_t psize) { return pg + psize - node_prefix_len(pg); }
 static inline uint16_t node_slot(const uint8_t *pg, unsigned i) { return rd16(pg + PAGE_HDR + 2 * i); }
 
 /* A cell's key, validated against the page bounds. */
@@ -130,8 +135,10 @@ uint32_t node_max_cell(uint32_t psize);
 static inline int node_check(const uint8_t *pg, uint32_t psize, uint64_t pgno)
 {
     const cs_page_hdr *h = PH(pg);
-    if (CS_UNLIKELY((h->type != PT_BRANCH && h->type != PT_LEAF) || h->pgno != pgno ||
-                    (uint32_t)PAGE_HDR + 2u * h->nkeys > h->upper || h->upper > psize ||
+    uint32_t top = psize - (h->type == PT_LEAF6 ? h->npages : 0);
+    if (CS_UNLIKELY((h->type != PT_BRANCH && h->type != PT_LEAF && h->type != PT_LEAF6) || h->pgno != pgno ||
+                    (h->type == PT_LEAF6 && h->npages > LEAF6_PREFIX_MAX) ||
+                    (uint32_t)PAGE_HDR + 2u * h->nkeys > h->upper || h->upper > top ||
                     h->frag > psize - h->upper))
         return cs_fail(CS_ECORRUPT, "page %llu: bad branch/leaf header (type %u, %u keys)",
                        (unsigned long long)pgno, h->type, h->nkeys);
@@ -152,10 +159,16 @@ static inline __attribute__((always_inline)) int node_cell_key(const uint8_t *pg
     k->len = kl;
     return CS_OK;
 }
+/* The key of cell i of a branch or a leaf of type 3 (contiguous in the
+ * page); a compact leaf's keys are not, so they go through node_leaf_key. */
 static inline int node_key(const uint8_t *pg, uint32_t psize, unsigned i, cs_key *k)
 {
+    if (CS_UNLIKELY(node_is_compact(pg))) return cs_fail(CS_EINVAL, "node_key on a compact leaf");
     return node_cell_key(pg, psize, node_is_leaf(pg), i, k);
 }
+/* The key of leaf cell i, either leaf type: points into the page, or
+ * (compact leaf) assembled into buf (CS_MAX_KEY bytes). */
+int node_leaf_key(const uint8_t *pg, uint32_t psize, unsigned i, uint8_t *buf, cs_key *k);
 int node_cell_size(const uint8_t *pg, uint32_t psize, unsigned i, uint32_t *size);
 /* Branch cell i's child and entry count. A cell outside the page (a
  * damaged slot: load_node checks a page's header, not every slot) reads as
@@ -182,7 +195,43 @@ static inline void branch_set_count(uint8_t *pg, uint32_t psize, unsigned i, uin
 {
     if (branch_cell_ok(pg, psize, i)) wr64(pg + node_slot(pg, i) + 8, c);
 }
-/* Leaf value: inline pointer, or the overflow pgno (*ovf true). */
+/* LEB128 u32 at *p (< end), advancing *p; false if it runs past end. */
+static inline __attribute__((always_inline)) bool varint_get(const uint8_t **p, const uint8_t *end, uint32_t *out)
+{
+    uint32_t v = 0;
+    for (unsigned s = 0; s < 35; s += 7) {
+        if (CS_UNLIKELY(*p >= end)) return false;
+        uint8_t b = *(*p)++;
+        v |= (uint32_t)(b & 0x7f) << s;
+        if (CS_LIKELY(!(b & 0x80))) {
+            *out = v;
+            return true;
+        }
+    }
+    return false;
+}
+/* A compact leaf cell (format.h): key suffix, value word (vlen << 1 |
+ * overflow) and the value (or the overflow pgno); *size the cell's bytes.
+ * False if the cell does not lie within the page below the prefix. */
+typedef struct leaf6_cell {
+    const uint8_t *sfx, *v;
+    uint32_t sl, vw, size;
+} leaf6_cell;
+static inline __attribute__((always_inline)) bool leaf6_parse(const uint8_t *pg, uint32_t psize, unsigned i, leaf6_cell *c)
+{
+    uint32_t off = node_slot(pg, i);
+    const uint8_t *p = pg + off, *end = pg + psize - PH(pg)->npages;
+    if (CS_UNLIKELY(off < PAGE_HDR || p >= end)) return false;
+    if (!varint_get(&p, end, &c->sl) || !varint_get(&p, end, &c->vw)) return false;
+    uint32_t vb = (c->vw & 1) ? OVERFLOW_REF : c->vw >> 1;
+    if (CS_UNLIKELY((uint64_t)(end - p) < (uint64_t)c->sl + vb)) return false;
+    c->sfx = p;
+    c->v = p + c->sl;
+    c->size = (uint32_t)(c->v + vb - (pg + off));
+    return true;
+}
+/* Leaf value: inline pointer, or the overflow pgno (*ovf true; *v then
+ * points at the 8-byte reference in the cell). */
 int leaf_value(const uint8_t *pg, uint32_t psize, unsigned i, const uint8_t **v,
                uint32_t *vlen, bool *ovf, uint64_t *ovf_pgno);
 /* memcmp order, shorter first on a tie. Inline 8-byte big-endian words:
@@ -239,9 +288,29 @@ bool node_insert(uint8_t *pg, uint32_t psize, unsigned i, const uint8_t *cell, u
 void node_remove(uint8_t *pg, uint32_t psize, unsigned i, uint32_t cell_size);
 /* Replace the page's cells with the given ones (which may point into the
  * page itself: they are copied through scratch). */
-void node_rebuild(uint8_t *pg, uint32_t psize, const cs_cellref *cells, unsigned n, uint8_t *scratch);
+/* A leaf is rebuilt as a compact leaf when its cells fit one
+ * (leaf_cells_bytes), else as type 3; false if they fit neither (page
+ * unchanged: callers size their halves so that this does not happen). */
+bool node_rebuild(uint8_t *pg, uint32_t psize, const cs_cellref *cells, unsigned n, uint8_t *scratch);
 uint32_t leaf_cell_build(uint8_t *out, const uint8_t *k, uint32_t kl, const uint8_t *v,
                          uint32_t vl, bool ovf, uint64_t ovf_pgno);
+/* Leaf cells outside a page are always in the type-3 form above (a whole
+ * key); node_insert/node_rebuild encode them for a compact leaf. These give
+ * what they cost there. The longest prefix common to cells[0..n) (sorted:
+ * that of the first and last keys), capped at LEAF6_PREFIX_MAX: */
+uint32_t leaf_cells_prefix(const cs_cellref *cells, unsigned n);
+/* Bytes cell c takes in a compact leaf whose prefix has `plen` bytes, slot
+ * included (an upper bound for any longer prefix). */
+uint32_t leaf_cell_cost(const cs_cellref *c, uint32_t plen);
+/* Bytes a compact leaf needs for cells[0..n): cells, slots and prefix. */
+uint32_t leaf_cells_bytes(const cs_cellref *cells, unsigned n);
+/* Cells of leaf pg in the type-3 form, written to out (LEAF_DECODE_BYTES(psize)
+ * bytes) with references in refs. CS_ECORRUPT for a damaged cell. */
+int leaf_decode(const uint8_t *pg, uint32_t psize, uint8_t *out, cs_cellref *refs);
+#define LEAF_DECODE_BYTES(psize) ((size_t)(psize) + (size_t)(psize) / 4u * (LEAF_CELL_HDR + LEAF6_PREFIX_MAX))
+/* Overwrite leaf cell idx with `cell` (type-3 form) if its encoding has the
+ * old cell's size; false (page unchanged) otherwise. */
+bool leaf_overwrite(uint8_t *pg, uint32_t psize, unsigned idx, const uint8_t *cell, uint32_t size);
 uint32_t branch_cell_build(uint8_t *out, uint64_t child, uint64_t count, const uint8_t *k, uint32_t kl);
 
 /* ---- freelist.c ---- */
@@ -348,6 +417,8 @@ struct cs_env {
     uint32_t psize_shift;
     cs_durability durability;
     bool auto_shrink;           /* cs_options.auto_shrink                  */
+    bool metas_old;             /* open saw a meta of an older format version:
+                                   the first meta write upgrades both      */
     uint32_t reloc_tree;        /* auto-shrink resumes at this named tree  */
     uint32_t reloc_klen;        /* ... at this key (0 = its first leaf)     */
     uint8_t *reloc_key;         /* CS_MAX_KEY bytes, allocated on first use */
@@ -453,6 +524,7 @@ struct cs_txn {
     cs_freelist fl;             /* groups not yet reusable                  */
     uint8_t *scratch;           /* 3 pages for node rebuilds                */
     cs_cellref *refs;           /* cells of two pages plus one (rebuilds)   */
+    uint8_t *decode;            /* two decoded compact leaves (lazy)        */
     bt_hint hints[BT_HINTS];    /* append paths, most recent trees          */
     unsigned next_hint;         /* round-robin replacement                  */
 };
@@ -547,7 +619,9 @@ static inline void bt_prefetch_sibling(const cs_txn *t, const bt_path *p, bool f
 }
 int bt_seek_rank(cs_txn *t, const cs_tree_desc *d, uint64_t rank, bt_path *p);
 int bt_rank(cs_txn *t, const bt_path *p, uint64_t *rank);
-int bt_read(cs_txn *t, const bt_path *p, cs_val *key, cs_val *val);
+/* The path's entry. A compact leaf's key is assembled into kbuf
+ * (CS_MAX_KEY bytes; may be NULL when key is): key->data points there. */
+int bt_read(cs_txn *t, const bt_path *p, uint8_t *kbuf, cs_val *key, cs_val *val);
 int bt_get(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, cs_val *val);
 int bt_put(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl, const void *v, size_t vl, unsigned flags);
 int bt_del(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl);

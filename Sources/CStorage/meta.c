@@ -31,7 +31,7 @@ bool meta_valid(const uint8_t *page, uint32_t psize_hint)
     memcpy(&m, page, sizeof m);
     if (m.magic != CS_MAGIC || m.hdr.type != PT_META) return false;
     if (cs_page_checksum(page, CS_META_BYTES) != m.hdr.checksum) return false;
-    if (m.version != CS_FORMAT_VERSION) return false;
+    if (m.version < CS_FORMAT_VERSION_MIN || m.version > CS_FORMAT_VERSION) return false;
     if (!is_pow2(m.page_size) || m.page_size < CS_MIN_PAGE_SIZE ||
         m.page_size > CS_MAX_PAGE_SIZE)
         return false;
@@ -48,7 +48,7 @@ bool meta_other_version(const uint8_t *page, uint32_t *version)
 {
     cs_meta m;
     memcpy(&m, page, sizeof m);
-    if (m.magic != CS_MAGIC || m.version == CS_FORMAT_VERSION) return false;
+    if (m.magic != CS_MAGIC || (m.version >= CS_FORMAT_VERSION_MIN && m.version <= CS_FORMAT_VERSION)) return false;
     if (cs_page_checksum(page, CS_META_BYTES) != m.hdr.checksum) return false;
     *version = m.version;
     return true;

@@ -1,5 +1,11 @@
 /*
- * node.c — slotted branch and leaf pages (format.h, BRANCH AND LEAF PAGES).
+ * node.c — slotted branch and leaf pages (format.h, BRANCH AND LEAF PAGES,
+ * COMPACT LEAF).
+ *
+ * Leaf cells travel outside a page in the type-3 form (whole key): btree.c
+ * gathers, splits and merges those, and node_insert/node_rebuild encode them
+ * for a compact leaf (prefix stripped, varint lengths), so the tree code
+ * never sees the compact encoding; leaf_decode turns a page back into them.
  *
  * Every accessor validates offsets against the page before reading, so a
  * damaged page yields CS_ECORRUPT instead of a wild read: the cost is a few
@@ -8,6 +14,25 @@
 #include "internal.h"
 
 uint32_t node_max_cell(uint32_t psize) { return (psize - PAGE_HDR) / 3 - 2; }
+
+/* A leaf cell encoded for a compact leaf: at most max_cell + 1 (the value
+ * word's varint may take 5 bytes where the type-3 header has 4). */
+#define ENC_MAX (CS_MAX_PAGE_SIZE / 3 + 16)
+
+static uint32_t varint_len(uint32_t v)
+{
+    uint32_t n = 1;
+    while (v >= 0x80) v >>= 7, n++;
+    return n;
+}
+
+static uint32_t varint_put(uint8_t *p, uint32_t v)
+{
+    uint32_t n = 0;
+    while (v >= 0x80) p[n++] = (uint8_t)(v | 0x80), v >>= 7;
+    p[n++] = (uint8_t)v;
+    return n;
+}
 
 int node_bad_cell(const uint8_t *pg, unsigned i)
 {
@@ -18,6 +43,12 @@ int node_cell_size(const uint8_t *pg, uint32_t psize, unsigned i, uint32_t *size
 {
     uint32_t off = node_slot(pg, i);
     uint32_t s;
+    if (node_is_compact(pg)) {
+        leaf6_cell c;
+        if (!leaf6_parse(pg, psize, i, &c)) return node_bad_cell(pg, i);
+        *size = c.size;
+        return CS_OK;
+    }
     if (node_is_leaf(pg)) {
         if (off < PAGE_HDR || off + LEAF_CELL_HDR > psize) return node_bad_cell(pg, i);
         uint32_t vl = rd32(pg + off + 2);
@@ -34,6 +65,15 @@ int node_cell_size(const uint8_t *pg, uint32_t psize, unsigned i, uint32_t *size
 int leaf_value(const uint8_t *pg, uint32_t psize, unsigned i, const uint8_t **v, uint32_t *vlen,
                bool *ovf, uint64_t *ovf_pgno)
 {
+    if (node_is_compact(pg)) {
+        leaf6_cell c;
+        if (!leaf6_parse(pg, psize, i, &c)) return node_bad_cell(pg, i);
+        *ovf = c.vw & 1;
+        *vlen = c.vw >> 1;
+        *v = c.v;
+        if (*ovf) *ovf_pgno = rd64(c.v);
+        return CS_OK;
+    }
     uint32_t off = node_slot(pg, i);
     if (off < PAGE_HDR || off + LEAF_CELL_HDR > psize) return node_bad_cell(pg, i);
     uint32_t kl = rd16(pg + off), vl = rd32(pg + off + 2);
@@ -43,11 +83,24 @@ int leaf_value(const uint8_t *pg, uint32_t psize, unsigned i, const uint8_t **v,
     if (*ovf) {
         if (p + OVERFLOW_REF > pg + psize) return node_bad_cell(pg, i);
         *ovf_pgno = rd64(p);
-        *v = NULL;
+        *v = p;
     } else {
         if (p + *vlen > pg + psize) return node_bad_cell(pg, i);
         *v = p;
     }
+    return CS_OK;
+}
+
+int node_leaf_key(const uint8_t *pg, uint32_t psize, unsigned i, uint8_t *buf, cs_key *k)
+{
+    if (!node_is_compact(pg)) return node_cell_key(pg, psize, true, i, k);
+    leaf6_cell c;
+    uint32_t plen = node_prefix_len(pg);
+    if (!leaf6_parse(pg, psize, i, &c) || plen + c.sl > CS_MAX_KEY) return node_bad_cell(pg, i);
+    memcpy(buf, node_prefix(pg, psize), plen);
+    memcpy(buf + plen, c.sfx, c.sl);
+    k->p = buf;
+    k->len = plen + c.sl;
     return CS_OK;
 }
 
@@ -154,17 +207,23 @@ void node_prefetch_leaf(const uint8_t *pg, uint32_t psize, unsigned n, const uin
  * bounds (textual_window). Any probe order gives the same
  * answer; only the number of probes changes (bad fences only make a bad
  * guess). */
-static inline __attribute__((always_inline)) int node_search(const uint8_t *pg, uint32_t psize, bool leaf, unsigned lo, unsigned hi,
-                       const uint8_t *k, uint32_t kl, const cs_key *fence, unsigned *first, bool *exact)
+static inline __attribute__((always_inline)) int node_search(const uint8_t *pg, uint32_t psize, bool leaf, bool compact,
+                                                              unsigned lo, unsigned hi, const uint8_t *k, uint32_t kl,
+                                                              const cs_key *fence, unsigned *first, bool *exact)
 {
     const uint8_t *mk;
     uint32_t ml;
     cs_key cell;
+    leaf6_cell c6;
     int rc, c;
     *exact = false;
 #define PROBE(i)                                                                                 \
     do {                                                                                         \
-        if ((rc = node_cell_key(pg, psize, leaf, (i), &cell))) return rc;                        \
+        if (compact) {                                                                           \
+            if (CS_UNLIKELY(!leaf6_parse(pg, psize, (i), &c6))) return node_bad_cell(pg, (i));  \
+            cell.p = c6.sfx;                                                                     \
+            cell.len = c6.sl;                                                                    \
+        } else if ((rc = node_cell_key(pg, psize, leaf, (i), &cell))) return rc;                 \
         mk = cell.p;                                                                             \
         ml = cell.len;                                                                           \
         c = key_cmp(mk, ml, k, kl);                                                              \
@@ -247,7 +306,22 @@ int node_search_leaf(const uint8_t *pg, uint32_t psize, const uint8_t *k, uint32
                      unsigned *idx, bool *exact)
 {
     /* Lower bound: a leaf key equal to k stops the search (*exact). */
-    return node_search(pg, psize, true, 0, node_n(pg), k, kl, fence, idx, exact);
+    if (!node_is_compact(pg)) return node_search(pg, psize, true, false, 0, node_n(pg), k, kl, fence, idx, exact);
+    /* Every key starts with the prefix: compare k with it once, then
+     * search the suffixes with k's own. */
+    uint32_t plen = node_prefix_len(pg), n = plen < kl ? plen : kl;
+    int c = n ? memcmp(k, node_prefix(pg, psize), n) : 0;
+    if (c != 0 || kl < plen) {
+        *exact = false;
+        *idx = c > 0 ? node_n(pg) : 0;
+        return CS_OK;
+    }
+    /* Fences outside the prefix bound nothing useful here: read the ends. */
+    cs_key f[2] = {{NULL, 0}, {NULL, 0}};
+    for (int j = 0; fence && j < 2; j++)
+        if (fence[j].p && fence[j].len >= plen && memcmp(fence[j].p, k, plen) == 0)
+            f[j] = (cs_key){fence[j].p + plen, fence[j].len - plen};
+    return node_search(pg, psize, true, true, 0, node_n(pg), k + plen, kl - plen, fence ? f : NULL, idx, exact);
 }
 
 int node_search_branch(const uint8_t *pg, uint32_t psize, const uint8_t *k, uint32_t kl, const cs_key *fence,
@@ -256,7 +330,7 @@ int node_search_branch(const uint8_t *pg, uint32_t psize, const uint8_t *k, uint
     /* key[0] is ignored: the last of keys 1..n-1 that is <= k. */
     unsigned first;
     bool exact;
-    int rc = node_search(pg, psize, false, 1, node_n(pg), k, kl, fence, &first, &exact);
+    int rc = node_search(pg, psize, false, false, 1, node_n(pg), k, kl, fence, &first, &exact);
     if (rc) return rc;
     *idx = first - 1;
     return CS_OK;
@@ -269,7 +343,7 @@ void node_init(uint8_t *pg, uint16_t type, uint64_t pgno, uint32_t psize)
     h->type = type;
     h->pgno = pgno;
     h->upper = (uint16_t)psize;
-    h->npages = 1;
+    h->npages = type == PT_LEAF6 ? 0 : 1; /* a compact leaf's prefix length */
 }
 
 uint32_t node_free_space(const uint8_t *pg)
@@ -292,10 +366,11 @@ static bool node_compact(uint8_t *pg, uint32_t psize, uint32_t extra)
         if (node_cell_size(pg, psize, i, &sz)) return false;
         total += sz;
     }
-    if (PAGE_HDR + 2u * (h->nkeys + 1u) + total + extra > psize) return false;
+    uint32_t top = psize - node_prefix_len(pg);
+    if (PAGE_HDR + 2u * (h->nkeys + 1u) + total + extra > top) return false;
     uint8_t scratch[CS_MAX_PAGE_SIZE];
     memcpy(scratch, pg, psize);
-    uint32_t upper = psize;
+    uint32_t upper = top;
     for (unsigned i = 0; i < h->nkeys; i++) {
         uint32_t sz = 0;
         node_cell_size(scratch, psize, i, &sz);
@@ -308,9 +383,31 @@ static bool node_compact(uint8_t *pg, uint32_t psize, uint32_t extra)
     return true;
 }
 
+/* Encode type-3 leaf cell `cell` for a compact leaf whose prefix has plen
+ * bytes (the key must start with it) into out; its size. */
+static uint32_t leaf6_encode(uint8_t *out, const uint8_t *cell, uint32_t plen)
+{
+    uint32_t kl = rd16(cell), vw = rd32(cell + 2);
+    bool ovf = vw & VLEN_OVERFLOW;
+    uint32_t vl = vw & ~VLEN_OVERFLOW, vb = ovf ? OVERFLOW_REF : vl, sl = kl - plen;
+    uint8_t *p = out;
+    p += varint_put(p, sl);
+    p += varint_put(p, vl << 1 | (ovf ? 1u : 0u));
+    memcpy(p, cell + LEAF_CELL_HDR + plen, sl + vb);
+    return (uint32_t)(p - out) + sl + vb;
+}
+
 bool node_insert(uint8_t *pg, uint32_t psize, unsigned i, const uint8_t *cell, uint32_t size)
 {
     cs_page_hdr *h = PHW(pg);
+    uint8_t enc[ENC_MAX];
+    if (node_is_compact(pg)) {
+        /* A key outside the prefix needs a rebuild with a shorter one. */
+        uint32_t plen = h->npages;
+        if (rd16(cell) < plen || memcmp(cell + LEAF_CELL_HDR, node_prefix(pg, psize), plen) != 0) return false;
+        size = leaf6_encode(enc, cell, plen);
+        cell = enc;
+    }
     if (node_free_space(pg) < size + 2) return false;
     if ((uint32_t)h->upper - PAGE_HDR - 2u * h->nkeys < size + 2 && !node_compact(pg, psize, size)) return false;
     h->upper = (uint16_t)(h->upper - size);
@@ -335,25 +432,114 @@ void node_remove(uint8_t *pg, uint32_t psize, unsigned i, uint32_t cell_size)
     if (h->nkeys == 0) {
         h->upper = (uint16_t)psize;
         h->frag = 0;
+        if (node_is_compact(pg)) h->npages = 0;
     }
 }
 
-void node_rebuild(uint8_t *pg, uint32_t psize, const cs_cellref *cells, unsigned n, uint8_t *scratch)
+uint32_t leaf_cells_prefix(const cs_cellref *cells, unsigned n)
+{
+    if (n == 0) return 0;
+    uint32_t al = rd16(cells[0].p), bl = rd16(cells[n - 1].p);
+    uint32_t p = common_prefix(cells[0].p + LEAF_CELL_HDR, al, cells[n - 1].p + LEAF_CELL_HDR, bl);
+    return p < LEAF6_PREFIX_MAX ? p : LEAF6_PREFIX_MAX;
+}
+
+uint32_t leaf_cell_cost(const cs_cellref *c, uint32_t plen)
+{
+    uint32_t kl = rd16(c->p), vw = rd32(c->p + 2);
+    bool ovf = vw & VLEN_OVERFLOW;
+    uint32_t vl = vw & ~VLEN_OVERFLOW;
+    return varint_len(kl - plen) + varint_len(vl << 1 | (ovf ? 1u : 0u)) + kl - plen + (ovf ? OVERFLOW_REF : vl) + 2u;
+}
+
+uint32_t leaf_cells_bytes(const cs_cellref *cells, unsigned n)
+{
+    uint32_t plen = leaf_cells_prefix(cells, n), total = plen;
+    for (unsigned i = 0; i < n; i++) total += leaf_cell_cost(&cells[i], plen);
+    return total;
+}
+
+int leaf_decode(const uint8_t *pg, uint32_t psize, uint8_t *out, cs_cellref *refs)
+{
+    unsigned n = node_n(pg);
+    uint8_t *at = out;
+    for (unsigned i = 0; i < n; i++) {
+        uint32_t sz;
+        if (!node_is_compact(pg)) {
+            int rc = node_cell_size(pg, psize, i, &sz);
+            if (rc) return rc;
+            memcpy(at, pg + node_slot(pg, i), sz);
+        } else {
+            leaf6_cell c;
+            uint32_t plen = node_prefix_len(pg);
+            if (!leaf6_parse(pg, psize, i, &c) || plen + c.sl == 0 || plen + c.sl > CS_MAX_KEY) return node_bad_cell(pg, i);
+            bool ovf = c.vw & 1;
+            uint32_t vl = c.vw >> 1;
+            sz = leaf_cell_build(at, NULL, 0, ovf ? NULL : c.v, vl, ovf, ovf ? rd64(c.v) : 0);
+            /* leaf_cell_build wrote an empty key: make room for the real one. */
+            uint32_t kl = plen + c.sl;
+            memmove(at + LEAF_CELL_HDR + kl, at + LEAF_CELL_HDR, sz - LEAF_CELL_HDR);
+            wr16(at, (uint16_t)kl);
+            memcpy(at + LEAF_CELL_HDR, node_prefix(pg, psize), plen);
+            memcpy(at + LEAF_CELL_HDR + plen, c.sfx, c.sl);
+            sz += kl;
+        }
+        refs[i] = (cs_cellref){at, sz};
+        at += sz;
+    }
+    return CS_OK;
+}
+
+bool leaf_overwrite(uint8_t *pg, uint32_t psize, unsigned idx, const uint8_t *cell, uint32_t size)
+{
+    uint32_t old;
+    if (node_cell_size(pg, psize, idx, &old)) return false;
+    uint8_t enc[ENC_MAX];
+    if (node_is_compact(pg)) {
+        /* Same key, so it shares the prefix. */
+        size = leaf6_encode(enc, cell, node_prefix_len(pg));
+        cell = enc;
+    }
+    if (size != old) return false;
+    memcpy(pg + node_slot(pg, idx), cell, size);
+    return true;
+}
+
+bool node_rebuild(uint8_t *pg, uint32_t psize, const cs_cellref *cells, unsigned n, uint8_t *scratch)
 {
     /* Cells may point into pg: lay them out in scratch, then copy back. */
     cs_page_hdr *h = PHW(pg);
-    uint32_t upper = psize;
+    bool leaf = node_is_leaf(pg), compact = leaf && leaf_cells_bytes(cells, n) <= psize - PAGE_HDR;
+    uint32_t plen = compact ? leaf_cells_prefix(cells, n) : 0, upper = psize - plen;
+    if (!compact) {
+        uint64_t total = 0;
+        for (unsigned i = 0; i < n; i++) total += cells[i].size + 2u;
+        if (total > psize - PAGE_HDR) return false;
+    }
     memcpy(scratch, pg, PAGE_HDR);
+    if (compact && n) memcpy(scratch + upper, cells[0].p + LEAF_CELL_HDR, plen);
     for (unsigned i = 0; i < n; i++) {
-        upper -= cells[i].size;
-        memcpy(scratch + upper, cells[i].p, cells[i].size);
+        if (compact) {
+            uint8_t enc[ENC_MAX];
+            uint32_t sz = leaf6_encode(enc, cells[i].p, plen);
+            upper -= sz;
+            memcpy(scratch + upper, enc, sz);
+        } else {
+            upper -= cells[i].size;
+            memcpy(scratch + upper, cells[i].p, cells[i].size);
+        }
         wr16(scratch + PAGE_HDR + 2 * i, (uint16_t)upper);
     }
     memcpy(pg + PAGE_HDR, scratch + PAGE_HDR, 2u * n);
     memcpy(pg + upper, scratch + upper, psize - upper);
+    if (leaf) {
+        h->type = compact ? PT_LEAF6 : PT_LEAF;
+        h->npages = compact ? plen : 1;
+    }
     h->nkeys = (uint16_t)n;
     h->upper = (uint16_t)upper;
     h->frag = 0;
+    return true;
 }
 
 uint32_t leaf_cell_build(uint8_t *out, const uint8_t *k, uint32_t kl, const uint8_t *v, uint32_t vl, bool ovf,

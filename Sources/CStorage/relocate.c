@@ -26,8 +26,7 @@ static int relocate_overflow(cs_txn *t, uint8_t *leaf, uint64_t threshold)
         memcpy(buf, src, (size_t)n * t->psize);
         PHW(buf)->pgno = np;
         PHW(buf)->txnid = t->txnid;
-        uint32_t off = node_slot(leaf, i);
-        wr64(leaf + off + LEAF_CELL_HDR + rd16(leaf + off), np); /* leaf_value checked the cell */
+        wr64((uint8_t *)v, np); /* the cell's overflow reference (leaf_value checked it) */
         if ((rc = page_free(t, op, n))) return rc;
     }
     return CS_OK;
@@ -75,9 +74,10 @@ int bt_relocate(cs_txn *t, cs_tree_desc *d, uint64_t threshold, uint8_t *key, ui
         }
         if (pack) {
             cs_key k;
+            uint8_t kb[CS_MAX_KEY];
             uint64_t leaves = d->leaf_pages;
             bool done;
-            if ((rc = node_key(p.pg[leaf], t->psize, 0, &k))) return rc;
+            if ((rc = node_leaf_key(p.pg[leaf], t->psize, 0, kb, &k))) return rc;
             memcpy(key, k.p, k.len);
             *klen = k.len;
             if ((rc = bt_rebalance_level(t, d, &p, leaf, true, &done))) return rc;
@@ -92,7 +92,8 @@ int bt_relocate(cs_txn *t, cs_tree_desc *d, uint64_t threshold, uint8_t *key, ui
         if (rc) return rc;
     }
     cs_key k;
-    if ((rc = node_key(p.pg[leaf], t->psize, 0, &k))) return rc;
+    uint8_t kb[CS_MAX_KEY];
+    if ((rc = node_leaf_key(p.pg[leaf], t->psize, 0, kb, &k))) return rc;
     memcpy(key, k.p, k.len);
     *klen = k.len;
     return CS_OK;

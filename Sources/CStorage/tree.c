@@ -142,9 +142,10 @@ int tree_relocate(cs_txn *t, uint64_t threshold, unsigned budget, unsigned *move
         while (rc == CS_OK && budget) {
             cs_val k;
             char name[CS_MAX_KEY + 1];
+            uint8_t kb[CS_MAX_KEY];
             cs_tree h;
             cs_tree_desc *d;
-            if ((rc = bt_read(t, &p, &k, NULL))) return rc;
+            if ((rc = bt_read(t, &p, kb, &k, NULL))) return rc;
             memcpy(name, k.data, k.size);
             name[k.size] = 0;
             if (!memchr(name, 0, k.size) && tree_name_register(env, name, k.size, &h) == CS_OK &&
@@ -250,7 +251,8 @@ int cs_tree_list(cs_txn *txn, cs_tree_list_fn fn, void *ctx)
     rc = bt_edge(txn, &txn->catalog, false, &p);
     while (rc == CS_OK) {
         cs_val k;
-        if ((rc = bt_read(txn, &p, &k, NULL))) return rc;
+        uint8_t kb[CS_MAX_KEY];
+        if ((rc = bt_read(txn, &p, kb, &k, NULL))) return rc;
         int r = fn(ctx, k.data, k.size);
         if (r) return r;
         rc = bt_step(txn, &p, true);

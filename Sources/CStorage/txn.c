@@ -110,7 +110,7 @@ static int begin_write(cs_txn *t, bool try_only)
     t->catalog = t->meta.catalog;
     if ((rc = io_map_for(env, t->meta.next_pgno, &t->map, &t->map_pages))) goto fail;
     t->scratch = malloc(3 * (size_t)t->psize);
-    t->refs = malloc((2 * (size_t)t->psize / 8 + 4) * sizeof *t->refs);
+    t->refs = malloc((2 * (size_t)t->psize / 4 + 4) * sizeof *t->refs); /* cells >= 5 bytes with the slot */
     if (!t->scratch || !t->refs) {
         rc = cs_fail(CS_ENOMEM, "write transaction buffers");
         goto fail;
@@ -160,6 +160,7 @@ int cs_txn_begin(cs_env *env, unsigned flags, cs_txn **out)
     if (rc) {
         free(t->scratch);
         free(t->refs);
+        free(t->decode);
         freelist_free(&t->fl);
         extvec_free(&t->pool);
         free(t);
@@ -215,6 +216,7 @@ void txn_free(cs_txn *t)
         freelist_free(&t->fl);
         free(t->scratch);
         free(t->refs);
+        free(t->decode);
         lock_writer_release(&t->env->lock);
     }
     cs_env *env = t->env;

@@ -74,16 +74,14 @@ static void walk_tree(walk_t *w, uint64_t pgno, int catalog, int level) {
         if (type == PT_BRANCH) {
             if (!catalog && !w->branch) w->branch = pgno;
             walk_tree(w, rd64(c), catalog, level + 1);
-        } else if (type == PT_LEAF) {
+        } else if (type == PT_LEAF || type == PT_LEAF6) {
             if (!catalog && !w->leaf && level > 0) w->leaf = pgno;
-            uint16_t klen = rd16(c);
-            uint32_t vlen = rd32(c + 2);
-            const uint8_t *val = c + LEAF_CELL_HDR + klen;
+            dbfile_leaf_cell lc = dbfile_leaf(p, i);
             if (catalog) {
-                walk_tree(w, rd64(val), 0, 0); /* descriptor: root first */
-            } else if (vlen & VLEN_OVERFLOW) {
-                uint64_t op = rd64(val);
-                size_t np = (PAGE_HDR + (vlen & ~VLEN_OVERFLOW) + w->ps - 1) / w->ps;
+                walk_tree(w, rd64(lc.val), 0, 0); /* descriptor: root first */
+            } else if (lc.ovf) {
+                uint64_t op = rd64(lc.val);
+                size_t np = (PAGE_HDR + lc.vlen + w->ps - 1) / w->ps;
                 if (!w->overflow) w->overflow = op;
                 check_page(w, op, PT_OVERFLOW, np);
                 if (rd32(page(w, op) + 28) != np) w->bad_hdr++;
@@ -320,15 +318,15 @@ static uint64_t rightmost_leaf(walk_t *w) {
     uint64_t pg = w->branch;
     for (int d = 0; d < CS_MAX_DEPTH && rd16(page(w, pg) + 4) == PT_BRANCH; d++)
         pg = child(page(w, pg), rd16(page(w, pg) + 6) - 1u);
-    REQUIRE(rd16(page(w, pg) + 4) == PT_LEAF);
+    REQUIRE(rd16(page(w, pg) + 4) == PT_LEAF || rd16(page(w, pg) + 4) == PT_LEAF6);
     return pg;
 }
 /* The catalog leaf's cell for tree `name` and its descriptor. */
 static uint8_t *catalog_desc(uint8_t *cat, const char *name) {
     for (unsigned i = 0; i < rd16(cat + 6); i++) {
-        uint8_t *c = cell(cat, i);
-        if (rd16(c) == strlen(name) && memcmp(c + LEAF_CELL_HDR, name, strlen(name)) == 0)
-            return c + LEAF_CELL_HDR + rd16(c);
+        uint8_t k[CS_MAX_KEY];
+        uint32_t kl = dbfile_leaf_key(cat, CS_DEFAULT_PAGE_SIZE, i, k);
+        if (kl == strlen(name) && memcmp(k, name, kl) == 0) return dbfile_leaf(cat, i).val;
     }
     REQUIRE(!"tree not in the catalog");
     return NULL;
@@ -338,10 +336,10 @@ static uint8_t *catalog_desc(uint8_t *cat, const char *name) {
 static void d_leaf_value(const char *p, walk_t *w, want_t *x) {
     uint8_t *pg = load(w, w->leaf, 1);
     unsigned i = 0;
-    while (i < rd16(pg + 6) && ((rd32(cell(pg, i) + 2) & VLEN_OVERFLOW) || rd32(cell(pg, i) + 2) == 0)) i++;
+    while (i < rd16(pg + 6) && (dbfile_leaf(pg, i).ovf || dbfile_leaf(pg, i).vlen == 0)) i++;
     REQUIRE(i < rd16(pg + 6));
-    uint8_t *c = cell(pg, i);
-    c[LEAF_CELL_HDR + rd16(c) + rd32(c + 2) - 1] ^= 0x5a;
+    dbfile_leaf_cell c = dbfile_leaf(pg, i);
+    c.val[c.vlen - 1] ^= 0x5a;
     put_raw(p, w, w->leaf, 1);
     want_check(x, "I2", pg_name(w->leaf), "checksum mismatch");
 }
@@ -354,10 +352,10 @@ static void d_leaf_order(const char *p, walk_t *w, want_t *x) {
     seal(p, w, w->leaf, 1);
     want_check(x, "I3", pg_name(w->leaf), "keys out of order at 1");
 }
-/* A slot pointing at the last bytes of the page: the cell is cut off. */
+/* A slot pointing at the last byte of the page: the cell is cut off. */
 static void d_leaf_slot(const char *p, walk_t *w, want_t *x) {
     uint8_t *pg = load(w, w->leaf, 1);
-    set_slot(pg, 0, (uint16_t)(w->ps - 3));
+    set_slot(pg, 0, (uint16_t)(w->ps - 1));
     seal(p, w, w->leaf, 1);
     want_check(x, "I8", pg_name(w->leaf), "cell 0 out of bounds");
 }
@@ -405,7 +403,11 @@ static void d_branch_count(const char *p, walk_t *w, want_t *x) {
 static void d_sep_above(const char *p, walk_t *w, want_t *x) {
     uint8_t *pg = load(w, w->leaf, 1);
     unsigned last = rd16(pg + 6) - 1u;
-    cell(pg, last)[LEAF_CELL_HDR] = 0x7f;
+    uint32_t plen;
+    uint8_t *pfx = dbfile_leaf_prefix(pg, w->ps, &plen);
+    /* A compact leaf's first key byte is its prefix's: all keys move. */
+    if (plen) pfx[0] = 0x7f, last = 0;
+    else dbfile_leaf(pg, last).key[0] = 0x7f;
     seal(p, w, w->leaf, 1);
     char s[48];
     snprintf(s, sizeof s, "key %u above the next separator", last);
@@ -415,7 +417,10 @@ static void d_sep_above(const char *p, walk_t *w, want_t *x) {
 static void d_sep_below(const char *p, walk_t *w, want_t *x) {
     uint64_t leaf = rightmost_leaf(w);
     uint8_t *pg = load(w, leaf, 1);
-    cell(pg, 0)[LEAF_CELL_HDR] = 0x01;
+    uint32_t plen;
+    uint8_t *pfx = dbfile_leaf_prefix(pg, w->ps, &plen);
+    if (plen) pfx[0] = 0x01;
+    else dbfile_leaf(pg, 0).key[0] = 0x01;
     seal(p, w, leaf, 1);
     want_check(x, "I4", pg_name(leaf), "key 0 below its separator");
 }
@@ -719,7 +724,7 @@ static void test_random_damage(void) {
             }
             if (rng_below(&rng, 2)) { /* valid checksum: only structure checks can catch it */
                 uint16_t type = rd16(buf + 4);
-                if (type == PT_LEAF || type == PT_BRANCH) {
+                if (type == PT_LEAF || type == PT_LEAF6 || type == PT_BRANCH) {
                     memset(buf, 0, 4);
                     uint32_t c = crc32c(buf, sizeof buf);
                     memcpy(buf, &c, 4);
@@ -785,11 +790,9 @@ static void test_lying_headers(void) {
         REQUIRE(fd >= 0 && pwrite(fd, buf, sizeof buf, (off_t)(w.leaf * w.ps)) == (ssize_t)sizeof buf);
         close(fd);
         /* a key that lands in that leaf, with a value big enough to need room */
-        const uint8_t *cell = buf + rd16(buf + PAGE_HDR);
-        char key[64];
-        uint16_t kl = rd16(cell);
-        REQUIRE(kl < sizeof key - 1);
-        memcpy(key, cell + LEAF_CELL_HDR, kl);
+        uint8_t key[CS_MAX_KEY + 1];
+        uint32_t kl = dbfile_leaf_key(buf, w.ps, 0, key);
+        REQUIRE(kl < 64);
         key[kl] = 'x';
         static char val[1200];
         cs_env *env;

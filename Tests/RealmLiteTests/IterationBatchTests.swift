@@ -35,6 +35,24 @@ final class IterationBatchTests: RealmTestCase {
         XCTAssertEqual(seen, Array(0..<2000))
     }
 
+    func testNestedIterationOfTheSameClass() throws {
+        // The inner loop reads batches through the same shared cursor; the
+        // outer loop's batch must not depend on the cursor's key buffer.
+        let realm = try openRealm()
+        try addDogs(realm, 0..<2000)
+        let dogs = realm.objects(Dog.self)
+        var seen: [Int] = []
+        for dog in dogs {
+            seen.append(dog.age)
+            if dog.age % 97 == 5 {
+                var inner = 0
+                for other in dogs where other.age == inner { inner += 1 }
+                XCTAssertEqual(inner, 2000)
+            }
+        }
+        XCTAssertEqual(seen, Array(0..<2000))
+    }
+
     func testWritesDuringIteration() throws {
         let realm = try openRealm()
         try addDogs(realm, 0..<1000)

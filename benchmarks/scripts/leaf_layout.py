@@ -4,12 +4,14 @@
     python3 benchmarks/scripts/leaf_layout.py FILE [TREE...]
 
 Walks the trees reachable from the newest meta (all named trees, or those
-given) and, for every leaf cell, adds up its bytes (slot included) in
-today's layout (format.h: u16 klen, u32 vlen, whole key) and in candidate
-compact layouts: varint klen and vlen (the overflow flag in vlen's low bit),
-then the key stored after a one-byte length of the prefix it shares with
-the page's first key, or with the previous key. A projection for the
-file-size analysis in RESULTS.md, not a reader: it trusts the file.
+given) and, for every leaf cell (either leaf type), adds up its bytes
+(slot included) in the type-3 layout (format.h: u16 klen, u32 vlen, whole
+key) and in candidate compact layouts: varint klen and vlen (the overflow
+flag in vlen's low bit), then the key stored after a one-byte length of the
+prefix it shares with the page's first key, or with the previous key; and
+`stored`, the bytes the leaves hold as written (cells, prefix, slots). A
+projection for the file-size analysis in RESULTS.md, not a reader: it
+trusts the file.
 """
 import struct
 import sys
@@ -50,7 +52,25 @@ def main(argv):
             else:
                 stack.extend((struct.unpack_from('<Q', data, b + o)[0], level + 1) for o in reversed(slots))
 
+    def varint(at):
+        v = s = 0
+        while True:
+            c = data[at]
+            at += 1
+            v |= (c & 0x7f) << s
+            s += 7
+            if c < 0x80:
+                return v, at
+
     def cells(b, slots):
+        if struct.unpack_from('<H', data, b + 4)[0] == 6:  # compact leaf: prefix at the page end
+            plen = struct.unpack_from('<I', data, b + 28)[0]
+            prefix = data[b + ps - plen:b + ps]
+            for off in slots:
+                sl, at = varint(b + off)
+                vw, at = varint(at)
+                yield prefix + data[at:at + sl], vw >> 1, bool(vw & 1)
+            return
         for off in slots:
             kl, vl = struct.unpack_from('<HI', data, b + off)
             yield data[b + off + 6:b + off + 6 + kl], vl & 0x7fffffff, bool(vl & 0x80000000)
@@ -58,21 +78,30 @@ def main(argv):
     croot, cdepth = struct.unpack_from('<Q8xI', data, meta + 80)
     trees = {}
     for b, slots in leaves(croot, cdepth) if croot else []:
-        for off in slots:
+        for off, (k, _, _) in zip(slots, cells(b, slots)):
             kl, vl = struct.unpack_from('<HI', data, b + off)
-            name = data[b + off + 6:b + off + 6 + kl].decode('utf-8', 'replace')
-            root, _, depth = struct.unpack_from('<QQI', data, b + off + 6 + kl)
+            name = k.decode('utf-8', 'replace')
+            if struct.unpack_from('<H', data, b + 4)[0] == 6:
+                sl, at = varint(b + off)
+                _, at = varint(at)
+                vat = at + sl
+            else:
+                vat = b + off + 6 + kl
+            root, _, depth = struct.unpack_from('<QQI', data, vat)
             trees[name] = (root, depth)
     wanted = argv[2:] or sorted(trees)
-    print(f"{'tree':<28} {'entries':>9} {'leaves':>7} {'today':>7} {'varint':>7} {'+pfx first':>10} {'+pfx prev':>9}")
+    print(f"{'tree':<28} {'entries':>9} {'leaves':>7} {'type 3':>7} {'varint':>7} {'+pfx first':>10} {'+pfx prev':>9} {'stored':>7}")
     for name in wanted:
         root, depth = trees[name]
         if not root:
             continue
         sums = [0, 0, 0, 0]
-        entries = nleaves = 0
+        entries = nleaves = stored = 0
         for b, slots in leaves(root, depth):
             nleaves += 1
+            upper = struct.unpack_from('<H', data, b + 24)[0]
+            frag = struct.unpack_from('<H', data, b + 26)[0]
+            stored += ps - upper - frag + 2 * len(slots)  # cells, prefix and slots as written
             first = prev = None
             for k, vl, ovf in cells(b, slots):
                 vbytes = 8 if ovf else vl
@@ -87,7 +116,7 @@ def main(argv):
                 prev = k
                 entries += 1
         per = [f"{s / entries:.2f}" for s in sums]
-        print(f"{name:<28} {entries:>9} {nleaves:>7} {per[0]:>7} {per[1]:>7} {per[2]:>10} {per[3]:>9}")
+        print(f"{name:<28} {entries:>9} {nleaves:>7} {per[0]:>7} {per[1]:>7} {per[2]:>10} {per[3]:>9} {stored / entries:>7.2f}")
     return 0
 
 

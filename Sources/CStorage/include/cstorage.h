@@ -60,9 +60,12 @@ extern "C" {
 #define CSTORAGE_VERSION_MINOR 0
 #define CSTORAGE_VERSION_PATCH 0
 #define CSTORAGE_VERSION_STRING "1.0.0"
-/* The data-file format this build writes (and the only one it opens; a
- * file of another version gives CS_EFORMAT). format.h, CS_FORMAT_VERSION. */
-#define CSTORAGE_FORMAT_VERSION 1
+/* The data-file format this build writes. It also opens version-1 files
+ * (read as they are; the first commit marks the file version 2, and leaves
+ * become compact leaves as commits copy them); a file of any other version
+ * gives CS_EFORMAT, and a version-1 build refuses version-2 files.
+ * format.h, CS_FORMAT_VERSION. */
+#define CSTORAGE_FORMAT_VERSION 2
 
 /* ---- Error codes --------------------------------------------------------- */
 enum cs_error {
@@ -358,8 +361,8 @@ typedef struct cs_tree_stat {
  * tree errors. */
 int cs_tree_get_stat(cs_txn *txn, cs_tree tree, cs_tree_stat *out);
 
-/* Call fn for each tree name in the snapshot, in name order; name points
- * into the map (valid like a cs_get value) and is not NUL-terminated. A
+/* Call fn for each tree name in the snapshot, in name order; name is valid
+ * during the call only and is not NUL-terminated. A
  * non-zero return from fn stops the walk and is returned. CS_EINVAL NULL
  * fn; CS_ECORRUPT damaged catalog. In a write txn the changed descriptors
  * are written to the catalog first (CS_ENOMEM / CS_ECORRUPT there fail
@@ -424,7 +427,11 @@ int cs_cursor_open(cs_txn *txn, cs_tree tree, cs_cursor **out);
 int cs_cursor_close(cs_cursor *cur);
 /* Move and read. key is input for SEEK/SEEK_EXACT (borrowed) and is
  * overwritten with the found key; either out-pointer may be NULL. Found
- * keys and values point into the map, valid like cs_get's.
+ * values point into the map, valid like cs_get's. A found key may point
+ * into the map or into a buffer the cursor owns (leaves store a prefix
+ * shared by their keys once, so keys are assembled): it is valid only
+ * until the next call on this cursor (any op, cs_cursor_put/del/renew/
+ * close) or the end of the txn; copy it to keep it longer.
  *   CS_OK        positioned on an entry, *key / *val set
  *   CS_NOTFOUND  past either end, SEEK past the last key, SEEK_EXACT key
  *                absent, CURRENT after the entry was deleted; the cursor
@@ -440,8 +447,11 @@ int cs_cursor_get(cs_cursor *cur, cs_val *key, cs_val *val, cs_cursor_op op);
  * until the end of that leaf or `cap` of them, into keys[i] / vals[i]
  * (either array may be NULL) and sets *n to how many; the cursor is left on
  * the last one. CS_NOTFOUND (*n = 0, cursor unmoved) at the end of the tree.
- * Scans call this instead of one cs_cursor_get per entry. CS_EINVAL NULL n
- * or cap 0; otherwise errors as cs_cursor_get. */
+ * Scans call this instead of one cs_cursor_get per entry. Keys are valid
+ * until the next call on this cursor, as cs_cursor_get's (they are
+ * assembled into a cursor-owned arena of a few KiB; a batch stops early
+ * when it is full); values as cs_get's. CS_ENOMEM no arena; CS_EINVAL NULL
+ * n or cap 0; otherwise errors as cs_cursor_get. */
 int cs_cursor_next_batch(cs_cursor *cur, cs_val *keys, cs_val *vals, size_t cap, size_t *n);
 /* Insert/update through the cursor; the cursor is left on that key.
  * Errors as cs_put, plus CS_EINVAL for a NULL cursor. */
@@ -453,7 +463,8 @@ int cs_cursor_put(cs_cursor *cur, cs_val key, cs_val val, unsigned flags);
 int cs_cursor_del(cs_cursor *cur);
 /* Rank access (order statistics, O(log n)): position on the entry with
  * 0-based index `index` in key order; CS_NOTFOUND if index >= count (the
- * cursor unmoved). Other errors as cs_cursor_get. */
+ * cursor unmoved). The key is valid as cs_cursor_get's. Other errors as
+ * cs_cursor_get. */
 int cs_cursor_seek_index(cs_cursor *cur, uint64_t index, cs_val *key, cs_val *val);
 /* 0-based rank of the current entry. CS_EINVAL NULL out, or the cursor is
  * not on an entry. */

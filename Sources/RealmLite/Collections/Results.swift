@@ -167,6 +167,7 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
     /// reference counting per row).
     private var batch: RowBatch?
     private var batchKeys: UnsafeMutablePointer<cs_val>?
+    private var batchObjectKeys: UnsafeMutablePointer<UInt64>?
     private var batchValues: UnsafeMutablePointer<cs_val>?
     private var batchCount = 0
     private var batchPosition = 0
@@ -259,10 +260,10 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
     @inline(__always)
     private mutating func nextOfAll(_ realm: RealmCore, _ info: ClassInfo) -> ObjectBase? {
         // Rows read ahead from the current leaf, valid while the snapshot is.
-        if batchPosition < batchCount, realm.generation == generation, let keys = batchKeys, let values = batchValues {
+        if batchPosition < batchCount, realm.generation == generation, let keys = batchObjectKeys, let values = batchValues {
             let i = batchPosition
             batchPosition = i + 1
-            lastKey = keyValue(keys[i])
+            lastKey = keys[i]
             return yield(realm, info, lastKey, values[i])
         }
         let entry: EngineCursor.Entry?
@@ -271,11 +272,16 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
                 let storage = RowBatch()
                 batch = storage
                 batchKeys = storage.keys
+                batchObjectKeys = storage.objectKeys
                 batchValues = storage.values
             }
             let keys = batchKeys.unsafelyUnwrapped, values = batchValues.unsafelyUnwrapped
             let count = cursor.nextBatch(keys: keys, values: values, capacity: RowBatch.capacity)
             if count > 0 {
+                // Decoded now: the engine's key buffer lasts only until the
+                // cursor's next batch, which a nested loop may ask for.
+                let objectKeys = batchObjectKeys.unsafelyUnwrapped
+                for i in 0..<count { objectKeys[i] = keyValue(keys[i]) }
                 entry = (keys[0], values[0])
                 batchCount = count
                 batchPosition = 1
@@ -320,10 +326,12 @@ extension Results: WholeClassResults {}
 final class RowBatch {
     static let capacity = 64
     let keys = UnsafeMutablePointer<cs_val>.allocate(capacity: RowBatch.capacity)
+    let objectKeys = UnsafeMutablePointer<UInt64>.allocate(capacity: RowBatch.capacity)
     let values = UnsafeMutablePointer<cs_val>.allocate(capacity: RowBatch.capacity)
 
     deinit {
         keys.deallocate()
+        objectKeys.deallocate()
         values.deallocate()
     }
 }

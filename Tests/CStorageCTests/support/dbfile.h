@@ -24,6 +24,7 @@
 uint32_t cs_page_checksum(const uint8_t *page, size_t len);
 
 static inline uint16_t dbfile_rd16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
+static inline uint32_t dbfile_rd32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 static inline uint64_t dbfile_rd64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 
 /* The meta page with the higher txnid (no validation: the file is one the
@@ -60,14 +61,68 @@ static inline int dbfile_reseal(int fd, uint32_t ps, uint64_t pgno, uint8_t *buf
 /* Cell i of a branch or leaf page (slot i's offset; not bounds-checked). */
 static inline uint8_t *dbfile_cell(uint8_t *pg, unsigned i) { return pg + dbfile_rd16(pg + PAGE_HDR + 2 * i); }
 
+/* Leaf cell i of either leaf type (format.h; not bounds-checked): the key
+ * bytes the cell stores (all of it on a type-3 leaf, the suffix after the
+ * page's prefix on a compact leaf), the value or overflow reference. */
+typedef struct dbfile_leaf_cell {
+    uint8_t *key, *val;
+    uint32_t klen, vlen; /* klen: stored bytes */
+    int ovf;
+} dbfile_leaf_cell;
+static inline uint32_t dbfile_varint(uint8_t **p)
+{
+    uint32_t v = 0;
+    for (unsigned s = 0; s < 35; s += 7) {
+        uint8_t b = *(*p)++;
+        v |= (uint32_t)(b & 0x7f) << s;
+        if (!(b & 0x80)) break;
+    }
+    return v;
+}
+static inline dbfile_leaf_cell dbfile_leaf(uint8_t *pg, unsigned i)
+{
+    dbfile_leaf_cell c;
+    uint8_t *p = dbfile_cell(pg, i);
+    if (dbfile_rd16(pg + 4) == PT_LEAF6) {
+        c.klen = dbfile_varint(&p);
+        uint32_t vw = dbfile_varint(&p);
+        c.ovf = vw & 1;
+        c.vlen = vw >> 1;
+        c.key = p;
+    } else {
+        uint32_t vw = dbfile_rd32(p + 2);
+        c.klen = dbfile_rd16(p);
+        c.ovf = (vw & VLEN_OVERFLOW) != 0;
+        c.vlen = vw & ~VLEN_OVERFLOW;
+        c.key = p + LEAF_CELL_HDR;
+    }
+    c.val = c.key + c.klen;
+    return c;
+}
+/* A compact leaf's shared key prefix (its length in *n; 0 on a type-3 leaf). */
+static inline uint8_t *dbfile_leaf_prefix(uint8_t *pg, uint32_t ps, uint32_t *n)
+{
+    *n = dbfile_rd16(pg + 4) == PT_LEAF6 ? dbfile_rd32(pg + 28) : 0;
+    return pg + ps - *n;
+}
+/* Leaf cell i's whole key, assembled into buf (CS_MAX_KEY bytes); its length. */
+static inline uint32_t dbfile_leaf_key(uint8_t *pg, uint32_t ps, unsigned i, uint8_t *buf)
+{
+    uint32_t n;
+    const uint8_t *pfx = dbfile_leaf_prefix(pg, ps, &n);
+    dbfile_leaf_cell c = dbfile_leaf(pg, i);
+    memcpy(buf, pfx, n);
+    memcpy(buf + n, c.key, c.klen);
+    return n + c.klen;
+}
+
 /* Reads the root page of the catalog's first tree into pg (ps bytes) and
  * returns its number, 0 on failure. The catalog must be one leaf. */
 static inline uint64_t dbfile_first_tree_root(int fd, uint8_t *pg)
 {
     cs_meta m;
     if (dbfile_newest_meta(fd, &m) < 0 || dbfile_read(fd, m.page_size, m.catalog.root, pg, 1)) return 0;
-    const uint8_t *c = dbfile_cell(pg, 0);
-    uint64_t root = dbfile_rd64(c + LEAF_CELL_HDR + dbfile_rd16(c)); /* descriptor: root first */
+    uint64_t root = dbfile_rd64(dbfile_leaf(pg, 0).val); /* descriptor: root first */
     return dbfile_read(fd, m.page_size, root, pg, 1) ? 0 : root;
 }
 
