@@ -54,10 +54,12 @@ static void tally_pages(bench_db *db, const uint8_t *buf, size_t len)
         memcpy(&h, buf + at, sizeof h);
         static const int kind[] = {[PT_META] = BENCH_PAGE_META, [PT_BRANCH] = BENCH_PAGE_BRANCH,
                                    [PT_LEAF] = BENCH_PAGE_LEAF, [PT_OVERFLOW] = BENCH_PAGE_OVERFLOW,
-                                   [PT_FREELIST] = BENCH_PAGE_FREELIST};
-        if (h.type >= 1 && h.type <= PT_FREELIST)
-            db->pages[kind[h.type]] += h.type == PT_FREELIST || h.type == PT_OVERFLOW ? h.npages : 1;
-        at += (size_t)(h.npages ? h.npages : 1) * PSIZE;
+                                   [PT_FREELIST] = BENCH_PAGE_FREELIST, [PT_LEAF6] = BENCH_PAGE_LEAF};
+        /* Only overflow and free-list runs span pages: a compact leaf keeps
+         * its prefix length where a run keeps its page count. */
+        bool run = h.type == PT_FREELIST || h.type == PT_OVERFLOW;
+        if (h.type >= 1 && h.type <= PT_LEAF6) db->pages[kind[h.type]] += run ? h.npages : 1;
+        at += (size_t)(run && h.npages ? h.npages : 1) * PSIZE;
     }
 }
 
