@@ -72,11 +72,19 @@ extension RealmCore {
 extension Realm.Configuration {
     /// Configurations that open the same instance in one context. Classes
     /// are told apart by identity: a type's name (`String(reflecting:)`)
-    /// would cost a Mirror and conformance lookups on every first open.
+    /// would cost a Mirror and conformance lookups on every first open. The
+    /// list is spelled with a loop: `joined(separator:)` looks up
+    /// `[String]`'s collection conformances at run time, a scan of the
+    /// program's conformance records on the first open of a process.
     var instanceKey: String {
-        let types = objectTypes.map { list in
-            list.map { UInt(bitPattern: ObjectIdentifier($0)) }.sorted().map { String($0, radix: 16) }.joined(separator: ",")
-        } ?? "*"
+        var types = "*"
+        if let list = objectTypes {
+            types = ""
+            for id in list.map({ UInt(bitPattern: ObjectIdentifier($0)) }).sorted() {
+                if !types.isEmpty { types += "," }
+                types += String(id, radix: 16)
+            }
+        }
         return SharedEnv.key(for: self) + "|v\(schemaVersion)|\(types)|\(maximumNumberOfActiveVersions.map(String.init) ?? "-")"
     }
 }
