@@ -11,10 +11,11 @@ import Foundation
 final class CoreCache: @unchecked Sendable {
     static let shared = CoreCache()
 
-    private struct Key: Hashable {
-        let configuration: String
-        let context: ContextKey
-    }
+    /// A configuration's instance key and a context, spelled as one String:
+    /// a dictionary keyed by a type of its own would cost a conformance
+    /// scan (its Hashable conformance, looked up at run time) on a first
+    /// open, and String's is looked up by then anyway.
+    private typealias Key = String
 
     private let lock = NSLock()
     private var table: [Key: Unmanaged<RealmCore>] = [:]
@@ -25,14 +26,14 @@ final class CoreCache: @unchecked Sendable {
             return try RealmCore(configuration: configuration, confinement: confinement)
         }
         let instanceKey = configuration.instanceKey
-        let key = Key(configuration: instanceKey, context: context)
+        let key = instanceKey + context.spelling
         // The calling thread's instance, asked for by a task that has its own
         // (`Realm(configuration:)`, thaw(), @ThreadSafe in a nonisolated
         // async function after `try await Realm()`): the task's instance, as
         // the thread's would not survive the task's next suspension.
         var taskKey: Key?
         if case .thread = confinement, let task = currentTaskID() {
-            taskKey = Key(configuration: instanceKey, context: .task(task))
+            taskKey = instanceKey + ContextKey.task(task).spelling
         }
         lock.lock()
         let cached = taskKey.flatMap { table[$0] }?.takeUnretainedValue() ?? table[key]?.takeUnretainedValue()
