@@ -11,10 +11,11 @@ import Foundation
 final class CoreCache: @unchecked Sendable {
     static let shared = CoreCache()
 
-    private struct Key: Hashable {
-        let configuration: String
-        let context: ContextKey
-    }
+    /// A configuration's instance key and a context, spelled as one String:
+    /// a dictionary keyed by a type of its own would cost a conformance
+    /// scan (its Hashable conformance, looked up at run time) on a first
+    /// open, and String's is looked up by then anyway.
+    private typealias Key = String
 
     private let lock = NSLock()
     private var table: [Key: Unmanaged<RealmCore>] = [:]
@@ -25,14 +26,14 @@ final class CoreCache: @unchecked Sendable {
             return try RealmCore(configuration: configuration, confinement: confinement)
         }
         let instanceKey = configuration.instanceKey
-        let key = Key(configuration: instanceKey, context: context)
+        let key = instanceKey + context.spelling
         // The calling thread's instance, asked for by a task that has its own
         // (`Realm(configuration:)`, thaw(), @ThreadSafe in a nonisolated
         // async function after `try await Realm()`): the task's instance, as
         // the thread's would not survive the task's next suspension.
         var taskKey: Key?
         if case .thread = confinement, let task = currentTaskID() {
-            taskKey = Key(configuration: instanceKey, context: .task(task))
+            taskKey = instanceKey + ContextKey.task(task).spelling
         }
         lock.lock()
         let cached = taskKey.flatMap { table[$0] }?.takeUnretainedValue() ?? table[key]?.takeUnretainedValue()
@@ -72,11 +73,19 @@ extension RealmCore {
 extension Realm.Configuration {
     /// Configurations that open the same instance in one context. Classes
     /// are told apart by identity: a type's name (`String(reflecting:)`)
-    /// would cost a Mirror and conformance lookups on every first open.
+    /// would cost a Mirror and conformance lookups on every first open. The
+    /// list is spelled with a loop: `joined(separator:)` looks up
+    /// `[String]`'s collection conformances at run time, a scan of the
+    /// program's conformance records on the first open of a process.
     var instanceKey: String {
-        let types = objectTypes.map { list in
-            list.map { UInt(bitPattern: ObjectIdentifier($0)) }.sorted().map { String($0, radix: 16) }.joined(separator: ",")
-        } ?? "*"
+        var types = "*"
+        if let list = objectTypes {
+            types = ""
+            for id in list.map({ UInt(bitPattern: ObjectIdentifier($0)) }).sorted() {
+                if !types.isEmpty { types += "," }
+                types += String(id, radix: 16)
+            }
+        }
         return SharedEnv.key(for: self) + "|v\(schemaVersion)|\(types)|\(maximumNumberOfActiveVersions.map(String.init) ?? "-")"
     }
 }

@@ -115,10 +115,10 @@ enum SchemaDiscovery {
         // Options: `.classType` (spelled by value: the static var is not
         // concurrency-safe to name under Swift 6).
         _ = _forEachField(of: type, options: _EachFieldOptions(rawValue: 1 << 0)) { fieldName, offset, fieldType, _ in
-            guard let persisted = fieldType as? any PersistedIntrospection.Type else { return true }
+            guard let valueType = persistedValueType(fieldType) else { return true }
             var propertyName = String(cString: fieldName)
             if propertyName.hasPrefix("_") { propertyName.removeFirst() }
-            let accessor = persisted.makeAccessor(offset: offset, className: name, propertyName: propertyName)
+            let accessor = makeAccessor(valueType, offset: offset, className: name, propertyName: propertyName)
             let options = accessor.options(of: prototype)
             properties.append(PropertyDescriptor(
                 name: propertyName, shape: accessor.shape,
@@ -162,16 +162,36 @@ enum SchemaDiscovery {
     }
 }
 
-/// Implemented by Persisted so that discovery can build a typed accessor
-/// from a field's type alone.
-protocol PersistedIntrospection {
-    static func makeAccessor(offset: Int, className: String, propertyName: String) -> any PropertyAccessor
+// A field is recognised as Persisted<V> from its type's metadata, not by a
+// cast: `fieldType as? any P.Type` is a conformance lookup, which on a miss
+// of the runtime's cache scans every conformance record of the program
+// (tens of thousands with Foundation linked in), once per field type and
+// process: most of a first open. The metadata of a generic struct is ABI:
+// word 0 its kind (0x200: struct), word 1 its type descriptor, then its
+// generic arguments: V's metadata, then the witness table of V's
+// requirement (`Value: _Persistable`), which together are the existential
+// `any _Persistable.Type`.
+
+/// The type descriptor every Persisted<V> shares.
+private let persistedDescriptor: UInt = {
+    let instance: Any.Type = Persisted<Int>.self
+    return unsafeBitCast(instance, to: UnsafeRawPointer.self).load(fromByteOffset: MemoryLayout<UInt>.size, as: UInt.self)
+}()
+
+/// V, if `fieldType` is Persisted<V>.
+func persistedValueType(_ fieldType: Any.Type) -> (any _Persistable.Type)? {
+    let word = MemoryLayout<UInt>.size
+    let metadata = unsafeBitCast(fieldType, to: UnsafeRawPointer.self)
+    guard metadata.load(as: UInt.self) == 0x200,
+          metadata.load(fromByteOffset: word, as: UInt.self) == persistedDescriptor else { return nil }
+    let arguments = (metadata.load(fromByteOffset: 2 * word, as: UnsafeRawPointer.self),
+                     metadata.load(fromByteOffset: 3 * word, as: UnsafeRawPointer.self))
+    return unsafeBitCast(arguments, to: (any _Persistable.Type).self)
 }
 
-extension Persisted: PersistedIntrospection {
-    static func makeAccessor(offset: Int, className: String, propertyName: String) -> any PropertyAccessor {
-        PersistedAccessor<Value>(offset: offset, className: className, propertyName: propertyName)
-    }
+/// The typed accessor of a Persisted<V> field.
+private func makeAccessor<V: _Persistable>(_: V.Type, offset: Int, className: String, propertyName: String) -> any PropertyAccessor {
+    PersistedAccessor<V>(offset: offset, className: className, propertyName: propertyName)
 }
 
 /// Untyped access to one @Persisted field of an object, for the code paths

@@ -167,6 +167,18 @@ enum ContextKey: Hashable {
     case task(UInt)
     case queue(ObjectIdentifier)
     case actor(ObjectIdentifier)
+
+    /// A distinct suffix per context, after the last "#" of a cache key
+    /// (an instance key has no "#" after its path).
+    var spelling: String {
+        switch self {
+        case .thread(let id): "#t" + String(id, radix: 16)
+        case .main: "#m"
+        case .task(let id): "#k" + String(id, radix: 16)
+        case .queue(let id): "#q" + String(UInt(bitPattern: id), radix: 16)
+        case .actor(let id): "#a" + String(UInt(bitPattern: id), radix: 16)
+        }
+    }
 }
 
 extension Realm.Error {
