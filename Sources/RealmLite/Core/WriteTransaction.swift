@@ -36,6 +36,8 @@ final class WriteTransaction {
     var copies: [CopiedObject: ObjectBase] = [:]
     /// The List edits of this write, filed with its commit (ListChangeLog.swift).
     var listEdits = ListEditsOfWrite()
+    /// The last append to a List in the lists tree (ListAppend.swift).
+    var listAppend = ListAppendState()
     /// Keyed classes (Incarnation.swift): this attempt's random number, and
     /// its deletes counted from 0.
     let attempt = UInt64.random(in: 1...UInt64.max)
