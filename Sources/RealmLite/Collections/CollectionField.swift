@@ -109,7 +109,11 @@ struct CollectionField {
             return realm.updateColumn(owner, column, isNull: false, UnsafeRawBufferPointer(start: nil, count: 0), linkDelta: delta)
         }
         let marker = SpilledList(count: count, id: list.id, serial: list.serial &+ 1)
-        marker.withEncoded { realm.updateColumn(owner, column, isNull: false, $0, linkDelta: delta) }
+        marker.withEncoded { raw in
+            // A marker replaces a marker of the same size: rewritten in place when nothing links.
+            if delta.removed.isEmpty, delta.added.isEmpty, realm.overwriteField(owner, column, raw) { return }
+            realm.updateColumn(owner, column, isNull: false, raw, linkDelta: delta)
+        }
     }
 
     /// A stored element as `E`. Objects as DynamicObjects are of the
