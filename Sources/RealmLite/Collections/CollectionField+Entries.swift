@@ -19,8 +19,8 @@ extension CollectionField {
 
     /// The stored value of the entry whose element or map key is `content`
     /// (valid until the next write), or nil.
-    func entry(_ marker: SpilledList, _ content: [UInt8]) -> UnsafeRawBufferPointer? {
-        realm.findEntry(marker, content, isMap: kind == .map)?.value
+    func entry(_ marker: SpilledList, _ content: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        realm.entryValue(marker, content, isMap: kind == .map)
     }
 
     /// Stores set elements or map entries (each replacing the one with the

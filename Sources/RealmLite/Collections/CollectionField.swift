@@ -109,7 +109,11 @@ struct CollectionField {
             return realm.updateColumn(owner, column, isNull: false, UnsafeRawBufferPointer(start: nil, count: 0), linkDelta: delta)
         }
         let marker = SpilledList(count: count, id: list.id, serial: list.serial &+ 1)
-        marker.encoded.withUnsafeBytes { realm.updateColumn(owner, column, isNull: false, $0, linkDelta: delta) }
+        marker.withEncoded { raw in
+            // A marker replaces a marker of the same size: rewritten in place when nothing links.
+            if delta.removed.isEmpty, delta.added.isEmpty, realm.overwriteField(owner, column, raw) { return }
+            realm.updateColumn(owner, column, isNull: false, raw, linkDelta: delta)
+        }
     }
 
     /// A stored element as `E`. Objects as DynamicObjects are of the
@@ -179,25 +183,36 @@ struct CollectionField {
 /// keys): never adds objects. nil if the value cannot be in the collection
 /// (an unmanaged or foreign object).
 func lookupBytes<E: _RealmElement>(_ value: E, _ realm: RealmCore) -> [UInt8]? {
+    withLookupBytes(value, realm) { Array($0) }
+}
+
+/// lookupBytes() lent to `body` (nil without calling it if the value cannot
+/// be in the collection): values are encoded into the core's reused buffer,
+/// so a lookup allocates nothing.
+func withLookupBytes<E: _RealmElement, R>(_ value: E, _ realm: RealmCore, _ body: (UnsafeRawBufferPointer) -> R) -> R? {
     // The shape says which casts can succeed: a dynamic cast of a number to
     // a class or to NSNull bridges it through Foundation, which costs more
     // than the tree lookup it precedes.
     let shape = E._rlmShape
     if shape.type == .object, let object = value as? ObjectBase {
         guard object._realm === realm, !object._deleted else { return nil }
-        return withLinkBytes(object._key) { Array($0) }
+        return withLinkBytes(object._key) { body($0) }
     }
-    if shape.type == .any, let mixed = value as? AnyRealmValue { return mixedLookupBytes(mixed, realm) }
-    if shape.isOptional, isNil(value) { return [0] }
+    if shape.type == .any, let mixed = value as? AnyRealmValue { return mixedLookupBytes(mixed, realm).map { $0.withUnsafeBytes(body) } }
+    if shape.isOptional, isNil(value) { return withUnsafeBytes(of: UInt8(0)) { body($0) } }
     if shape.type == .object {
         // Optional<Object>: tag byte, then the key.
         guard let object = (value as? any AnyOptional)?.anyWrapped as? ObjectBase,
               object._realm === realm else { return nil }
-        return [1] + withLinkBytes(object._key) { Array($0) }
+        return ([1] + withLinkBytes(object._key) { Array($0) }).withUnsafeBytes(body)
     }
+    // Taken while in use: a nested lookup (none today) gets its own buffer.
     var bytes: [UInt8] = []
+    swap(&bytes, &realm.lookupScratch)
+    defer { swap(&bytes, &realm.lookupScratch) }
+    bytes.removeAll(keepingCapacity: true)
     do { try E._rlmEncodeElement(value, &bytes, realm) } catch { return nil }
-    return bytes
+    return bytes.withUnsafeBytes(body)
 }
 
 func elementsDescription(_ kind: String, _ elements: [Any]) -> String {

@@ -64,7 +64,10 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     /// Appends `object` (an unmanaged object is added to the Realm with it). A
     /// managed list: inside a write transaction on the Realm's thread.
-    public func append(_ object: Element) { replaceSubrange(count..<count, with: CollectionOfOne(object)) }
+    public func append(_ object: Element) {
+        if let field, field.appendToTree(object) { return }
+        replaceSubrange(count..<count, with: CollectionOfOne(object))
+    }
 
     /// Appends each element of `objects` in order, in one change of the owner's
     /// record. A managed list: inside a write transaction.

@@ -9,6 +9,17 @@ extension String: _MapKey {
     public init(_rlmKeyBytes bytes: UnsafeRawBufferPointer) { self = String(decoding: bytes, as: UTF8.self) }
 }
 
+/// The UTF-8 bytes of a map key lent to `body`: a String's own storage,
+/// not a copy (lookups allocate nothing).
+@inline(__always)
+func withMapKeyBytes<Key: _MapKey, R>(_ key: Key, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+    if Key.self == String.self {
+        var string = unsafeBitCast(key, to: String.self)
+        return string.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+    }
+    return key._rlmKeyBytes.withUnsafeBytes(body)
+}
+
 /// One key/value pair of a Map.
 public struct SingleMapEntry<Key: _MapKey, Value: RealmCollectionValue>: Hashable {
     /// The entry's key.
@@ -49,9 +60,8 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
         get {
             guard let field else { return unmanaged[key] }
             if let marker = field.spilledEntries {
-                let keyBytes = key._rlmKeyBytes
-                guard let entry = field.entry(marker, keyBytes) else { return nil }
-                return field.decode(Value.self, MapEntry.split(entry).value, at: .key(keyBytes))
+                guard let entry = withMapKeyBytes(key, { field.entry(marker, $0) }) else { return nil }
+                return field.decode(Value.self, MapEntry.split(entry).value, at: .key(key._rlmKeyBytes))
             }
             let view = field.view
             let search = key._rlmKeyBytes.withUnsafeBytes { mapSearch(view, $0) }

@@ -45,8 +45,10 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
     /// by row).
     public func contains(_ object: Element) -> Bool {
         guard let field else { return unmanaged.contains(object) }
+        if let marker = field.spilledEntries {
+            return withLookupBytes(object, field.realm) { field.entry(marker, $0) != nil } ?? false
+        }
         guard let bytes = lookupBytes(object, field.realm) else { return false }
-        if let marker = field.spilledEntries { return field.entry(marker, bytes) != nil }
         return field.firstIndex(of: bytes) != nil
     }
 
@@ -66,7 +68,7 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
         if field.isMixed, let error = encoded.lazy.compactMap(mixedSetElementError).first { return field.realm.fail(error) }
         if let marker = field.spilledEntries {
             var seen = Set<[UInt8]>()
-            let added = encoded.filter { field.entry(marker, $0) == nil && seen.insert($0).inserted }
+            let added = encoded.filter { $0.withUnsafeBytes({ field.entry(marker, $0) }) == nil && seen.insert($0).inserted }
             if !added.isEmpty { field.putEntries(marker, added) }
             return
         }

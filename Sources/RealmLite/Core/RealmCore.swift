@@ -71,6 +71,8 @@ public final class RealmCore {
     /// A record buffer reused by inserts across writes (taken while in use,
     /// so nested inserts of linked objects get their own).
     var recordScratch: [UInt8] = []
+    /// The buffer lookups encode their value into (withLookupBytes).
+    var lookupScratch: [UInt8] = []
     var metaTree: cs_tree = absentTree
     /// The lists tree (ListTree.swift), once a snapshot had it.
     var listsTreeHandle: cs_tree = absentTree

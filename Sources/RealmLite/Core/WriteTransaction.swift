@@ -34,8 +34,10 @@ final class WriteTransaction {
     /// The copies the create() in progress made of other Realms' objects
     /// (CreateValueCopies.swift): one copy per object, so a cycle ends.
     var copies: [CopiedObject: ObjectBase] = [:]
-    /// The List edits of this write, filed with its commit (CollectionChangeLog.swift).
+    /// The collection edits of this write, filed with its commit (CollectionChangeLog.swift).
     var collectionEdits = CollectionEditsOfWrite()
+    /// The last append to a List in the lists tree (ListAppend.swift).
+    var listAppend = ListAppendState()
     /// Keyed classes (Incarnation.swift): this attempt's random number, and
     /// its deletes counted from 0.
     let attempt = UInt64.random(in: 1...UInt64.max)

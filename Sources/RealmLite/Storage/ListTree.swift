@@ -66,14 +66,15 @@ struct SpilledList: Equatable {
         serial = UInt32(littleEndian: field.loadUnaligned(fromByteOffset: 16, as: UInt32.self))
     }
 
-    var encoded: [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(ListTree.markerSize)
-        appendU32(ListTree.markerTag, to: &out)
-        appendU32(UInt32(count), to: &out)
-        withUnsafeBytes(of: id.littleEndian) { out.append(contentsOf: $0) }
-        appendU32(serial, to: &out)
-        return out
+    var encoded: [UInt8] { withEncoded { Array($0) } }
+
+    /// The marker's bytes lent to `body`, built on the stack.
+    func withEncoded<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        var bytes: (UInt32, UInt32, UInt32, UInt32, UInt32) = (ListTree.markerTag.littleEndian, UInt32(count).littleEndian, 0, 0, serial.littleEndian)
+        return withUnsafeMutableBytes(of: &bytes) { raw in
+            raw.storeBytes(of: id.littleEndian, toByteOffset: 8, as: UInt64.self)
+            return body(UnsafeRawBufferPointer(raw))
+        }
     }
 
     var prefix: [UInt8] {
@@ -273,7 +274,7 @@ extension RealmCore {
     }
 
     /// The order key of a list's last entry; nil if it has none.
-    private func lastOrderKey(_ list: SpilledList, _ cursor: EngineCursor) -> [UInt8]? {
+    func lastOrderKey(_ list: SpilledList, _ cursor: EngineCursor) -> [UInt8]? {
         var next: [UInt8] = []
         appendBigEndian(list.id &+ 1, to: &next)
         let entry = withBytesKey(next) { cursor.seek($0) } != nil ? cursor.prev() : cursor.last()

@@ -252,6 +252,29 @@ extension RealmCore {
         }
     }
 
+    /// updateColumn() of a field whose new bytes have its old size and whose
+    /// change has no other effect (no links, index, full-text words or mixed
+    /// values: a tree collection's new marker): the record is copied and
+    /// the field overwritten in place. False (nothing written) otherwise.
+    func overwriteField(_ object: ObjectBase, _ c: Int, _ raw: UnsafeRawBufferPointer) -> Bool {
+        guard let info = object._info else { return false }
+        let column = info.columns[c]
+        guard !column.isLink, !column.isIndexed, !column.isFullText, !column.isMixed, !column.isPrimary else { return false }
+        let write = requireWrite("modify property '\(info.name).\(column.name)'")
+        let record = object._currentRecord()
+        let slot = info.slots[c]
+        let field = record.field(slot, info.layout)
+        guard !record.isNull(slot), field.count == raw.count, let start = field.baseAddress, let bytes = raw.baseAddress else { return false }
+        var newRecord = takeRecordScratch()
+        defer { recordScratch = newRecord }
+        newRecord.removeAll(keepingCapacity: true)
+        newRecord.append(contentsOf: UnsafeRawBufferPointer(start: record.base, count: record.size))
+        let offset = start - record.base
+        newRecord.withUnsafeMutableBytes { ($0.baseAddress! + offset).copyMemory(from: bytes, byteCount: raw.count) }
+        putRecord(info, object._key, newRecord, in: write)
+        return true
+    }
+
     func indexEntry(_ column: Column, _ isNull: Bool, _ field: UnsafeRawBufferPointer, _ key: UInt64) -> [UInt8] {
         var entry = indexKey(column.type, isNull: isNull, field)
         appendBigEndian(key, to: &entry)

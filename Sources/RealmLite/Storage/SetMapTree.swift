@@ -1,3 +1,5 @@
+import CStorage
+
 // Big MutableSets and Maps share the collections tree with big Lists
 // (ListTree.swift: the same marker in the owner's field, the same id
 // allocation, range deletes and rank reads), keyed by their content
@@ -40,6 +42,16 @@ enum EntryKey {
 
     static func isLong(_ content: UnsafeRawBufferPointer) -> Bool { content.count > directLength }
 
+    /// key() of short content lent to `body`, built on the stack (lookups allocate nothing).
+    static func withKey<R>(_ id: UInt64, _ content: UnsafeRawBufferPointer, _ body: (cs_val) -> R) -> R {
+        precondition(!isLong(content))
+        return withUnsafeTemporaryAllocation(byteCount: 8 + content.count, alignment: 8) { key in
+            key.storeBytes(of: id.bigEndian, as: UInt64.self)
+            if let base = content.baseAddress { (key.baseAddress! + 8).copyMemory(from: base, byteCount: content.count) }
+            return body(cs_val(data: key.baseAddress, size: key.count))
+        }
+    }
+
     /// FNV-1a: stable across processes (Swift's Hasher is seeded per run).
     static func fnv1a(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
@@ -56,6 +68,16 @@ extension SpilledList {
 }
 
 extension RealmCore {
+    /// The stored value of the entry of a tree set (`isMap` false) or map
+    /// whose element or map key is `content` (valid until the next write),
+    /// or nil: one get, with no allocation unless the content is long.
+    func entryValue(_ marker: SpilledList, _ content: UnsafeRawBufferPointer, isMap: Bool) -> UnsafeRawBufferPointer? {
+        if EntryKey.isLong(content) { return findEntry(marker, Array(content), isMap: isMap)?.value }
+        let tree = listsTree()
+        guard tree != absentTree else { return nil }
+        return EntryKey.withKey(marker.id, content) { key in txn.get(tree, key, "Reading a collection entry").map { bytes(of: $0) } }
+    }
+
     /// The tree key and value of the entry of a tree set (`isMap` false) or
     /// map whose element or map key is `content`; nil if absent. The value is
     /// valid until the next write.

@@ -4,7 +4,7 @@
 // map lookup, and the file bytes a List<Int> element costs. Prints a table;
 // every result read is checked, never its time.
 //
-//   collection-bench [--quick]
+//   collection-bench [--quick] [--only single|many|read|keyed|file]
 
 import Foundation
 import RealmLite
@@ -18,6 +18,9 @@ final class BenchListOwner: Object {
 
 let quick = CommandLine.arguments.contains("--quick")
 let big = quick ? 100_000 : 1_000_000
+/// One section alone (profiling).
+let only = CommandLine.arguments.firstIndex(of: "--only").map { CommandLine.arguments[$0 + 1] }
+func runs(_ section: String) -> Bool { only == nil || only == section }
 
 func seconds(_ body: () throws -> Void) rethrows -> Double {
     let start = DispatchTime.now().uptimeNanoseconds
@@ -49,7 +52,7 @@ func owner(in realm: Realm, id: Int, size: Int) throws -> BenchListOwner {
 }
 
 print("collection-bench (\(quick ? "quick" : "full"), in-memory, release)")
-do {
+if runs("single") {
     let realm = try memoryRealm("single")
     for (i, size) in [10, 100_000].enumerated() {
         let o = try owner(in: realm, id: i, size: size)
@@ -59,7 +62,7 @@ do {
         row("one append in its own write, List of \(size)", "\(format(t / Double(reps) * 1e6)) µs")
     }
 }
-do {
+if runs("many") {
     let realm = try memoryRealm("many")
     for (i, size) in [1_000, 30_000, big].enumerated() {
         let o = try owner(in: realm, id: i, size: 0)
@@ -67,8 +70,15 @@ do {
         precondition(o.numbers.count == size && o.numbers[size - 1] == size - 1)
         row("appends one at a time in one write, to \(size)", "\(format(Double(size) / t)) elements/s")
     }
+    // The list above was the last in the tree (appends at its right
+    // edge); this one has another list after it.
+    let inner = try owner(in: realm, id: 10, size: 100)
+    _ = try owner(in: realm, id: 11, size: 100)
+    let t = try seconds { try realm.write { for r in 0..<big { inner.numbers.append(r) } } }
+    precondition(inner.numbers.count == big + 100 && inner.numbers[big + 99] == big - 1)
+    row("appends one at a time in one write, to \(big), not the last list", "\(format(Double(big) / t)) elements/s")
 }
-do {
+if runs("read") {
     let realm = try memoryRealm("read")
     let o = try owner(in: realm, id: 1, size: big)
     let reps = 200_000
@@ -81,7 +91,7 @@ do {
     precondition(total == (big - 1) * big / 2)
     row("iterate a List<Int> of \(big)", "\(format(Double(big) / iterate)) elements/s")
 }
-do {
+if runs("keyed") {
     // Sets and maps above 64 entries live in the collections tree: one
     // descent per contains or lookup.
     let realm = try memoryRealm("keyed")
@@ -108,7 +118,7 @@ do {
         row("Map lookup, \(size) entries", "\(format(Double(reps) / lookup)) /s")
     }
 }
-do {
+if runs("file") {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("collection-bench-\(getpid())")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
