@@ -95,7 +95,7 @@ extension CollectionField {
             splice(elementCount..<elementCount, with: [state.element])
             return true
         }
-        let before = listStateForLog
+        let before = stateForLog
         let continues = state.continues(list, generation: realm.generation)
         var delta: (removed: [UInt64], added: [UInt64]) = ([], [])
         if owner._info.unsafelyUnwrapped.columns[column].isLink,
@@ -110,7 +110,7 @@ extension CollectionField {
         } else {
             state.generation = 0
         }
-        logListEdit(.replace(list.count..<list.count, count: 1), from: before)
+        logEdit(.replace(list.count..<list.count, count: 1), from: before)
         return true
     }
 }
