@@ -21,10 +21,12 @@ final class QueryCacheTests: QueryTestCase {
             XCTAssertEqual(items.where { $0.plainTag == value }.first?.rank, rank)
             XCTAssertEqual(items.filter("plainTag == %@", value).count, value == "y" ? 2 : 1)
         }
-        XCTAssertTrue(info.directPaths.isCached(tag))
+        // An indexed lookup compiles without a path (QueryCompiler+Lookup.swift).
+        XCTAssertFalse(info.directPaths.isCached(tag))
         XCTAssertTrue(info.directPaths.isCached(plainTag))
         // Other operators and types on the same kept paths.
         XCTAssertEqual(items.where { $0.tag != "y" }.map(\.rank), [1, 3])
+        XCTAssertTrue(info.directPaths.isCached(tag))
         XCTAssertEqual(items.where { $0.tag > "x" }.map(\.rank), [2, 3, 4])
         XCTAssertNil(items.where { $0.tag == "w" }.first)
         XCTAssertEqual(items.where { $0.optScore == nil }.count, 3)

@@ -37,17 +37,28 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     let source: ResultsSource
     /// Set for Results of projections: the projection class wrapping each
     /// object read (Projection/Projection.swift).
-    let projection: (any ProjectionBridge.Type)? = Element.self as? any ProjectionBridge.Type
+    let projection: (any ProjectionBridge.Type)?
 
     init(realm: RealmCore, info: ClassInfo) {
         precondition(Element.self is AnyObject.Type, "RealmLite: Results of objects only")
         core = realm
         source = .all(info)
+        projection = Element.self as? any ProjectionBridge.Type
     }
 
     init(realm: RealmCore, source: ResultsSource) {
         core = realm
         self.source = source
+        projection = Element.self as? any ProjectionBridge.Type
+    }
+
+    /// Results of the same element type as `base` (a query derived from
+    /// it): the projection cast is a conformance lookup, which a lookup
+    /// loop would pay on every query.
+    init(derivedFrom base: Results<Element>, source: ResultsSource) {
+        core = base.realmInstance
+        self.source = source
+        projection = base.projection
     }
 
     /// The Realm, after checking that the caller may use it (every access

@@ -166,6 +166,17 @@ enum QueryValue: CustomStringConvertible {
 
     /// Converts an argument (%@, builder operand). Arrays are handled by the
     /// caller; nil for unsupported types.
+    /// A String, Int, Bool or Double by its static type (no dynamic cast);
+    /// nil for every other type, which `from` converts.
+    @inline(__always)
+    static func plain<V>(_ value: V) -> QueryValue? {
+        if V.self == String.self { return .string(unsafeBitCast(value, to: String.self)) }
+        if V.self == Int.self { return .int(Int64(unsafeBitCast(value, to: Int.self))) }
+        if V.self == Bool.self { return .bool(unsafeBitCast(value, to: Bool.self)) }
+        if V.self == Double.self { return .double(unsafeBitCast(value, to: Double.self)) }
+        return nil
+    }
+
     static func from(_ any: Any) -> QueryValue? {
         // The common constants first: one concrete cast costs less than the
         // optional checks below (which a nil or wrapped value needs).

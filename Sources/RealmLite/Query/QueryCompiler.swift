@@ -57,6 +57,7 @@ struct QueryCompiler {
     var resolver: PathResolver { PathResolver(root: info, format: format, selfPath: selfPath) }
 
     func compile(_ predicate: QueryPredicate) throws -> CompiledQuery {
+        if let lookup = indexedEquality(predicate) { return lookup }
         if case .comparison(let original) = predicate, original.op != .text {
             // A lone comparison (a lookup) is normalized once for the filter and the probe.
             let c = try normalized(original)

@@ -26,7 +26,7 @@ extension Results {
         compiler.useIndexes = useIndexes
         let compiled = try predicate.map { try compiler.compile($0) }
         let plan = QueryPlan(info: parts.info, base: parts.base, predicate: predicate, compiled: compiled, orderings: orderings)
-        return Results(realm: realmInstance, source: .query(plan))
+        return Results(derivedFrom: self, source: .query(plan))
     }
 
     /// Adds a predicate (checked against the class first, for messages that quote the format).
@@ -45,7 +45,7 @@ extension Results {
         guard let previous = parts.predicate else {
             // The first filter: what was just compiled is the whole query.
             let plan = QueryPlan(info: parts.info, base: parts.base, predicate: predicate, compiled: compiled, orderings: parts.orderings)
-            return Results(realm: realmInstance, source: .query(plan))
+            return Results(derivedFrom: self, source: .query(plan))
         }
         return try with(predicate: .and(previous, predicate), orderings: parts.orderings, useIndexes: useIndexes)
     }

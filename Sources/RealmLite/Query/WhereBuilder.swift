@@ -94,6 +94,15 @@ public struct Query<T> {
             caseInsensitive: options.contains(.caseInsensitive), diacriticInsensitive: options.contains(.diacriticInsensitive)))))
     }
 
+    /// `compare` with a constant of the property's own type: a String, Int,
+    /// Bool or Double is read without the dynamic casts of
+    /// `QueryValue.from` (a lookup loop builds one query per value).
+    func compareConstant<U, V>(_ op: QueryOperator, _ value: V) -> Query<U> {
+        guard case .path(let path) = node, let constant = QueryValue.plain(value) else { return compare(op, value) }
+        return Query<U>(.predicate(.comparison(QueryComparison(left: .keyPath(path, position: -1), op: op,
+                                                               right: .value(constant, position: -1)))))
+    }
+
     /// A custom type persisted as an embedded object compares memberwise,
     /// as in RealmSwift: `$0.point == p` is `point.x == p.x AND point.y ==
     /// p.y`, through nested embedded objects.
@@ -127,10 +136,10 @@ public struct Query<T> {
     /// The property equals `rhs` (`==`; objects compare by row, nil matches
     /// nil). Strings compare exactly; use ``equals(_:options:)-(String,_)`` for
     /// `[c]`/`[d]`.
-    public static func == (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.equal, rhs) }
+    public static func == (lhs: Query, rhs: T) -> Query<Bool> { lhs.compareConstant(.equal, rhs) }
     /// The property does not equal `rhs` (`!=`); a nil value is unequal to
     /// every non-nil `rhs`.
-    public static func != (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.notEqual, rhs) }
+    public static func != (lhs: Query, rhs: T) -> Query<Bool> { lhs.compareConstant(.notEqual, rhs) }
 
     /// The property's value is one of `values` (IN).
     public func `in`<S: Sequence>(_ values: S) -> Query<Bool> where S.Element == T {
@@ -243,13 +252,13 @@ extension Optional: _QueryComparable where Wrapped: _QueryComparable {}
 
 extension Query where T: _CustomPersistable, T.PersistedType: _QueryComparable {
     /// The property's persisted value is less than `rhs`'s.
-    public static func < (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.less, rhs) }
+    public static func < (lhs: Query, rhs: T) -> Query<Bool> { lhs.compareConstant(.less, rhs) }
     /// The property's persisted value is less than or equal to `rhs`'s.
-    public static func <= (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.lessOrEqual, rhs) }
+    public static func <= (lhs: Query, rhs: T) -> Query<Bool> { lhs.compareConstant(.lessOrEqual, rhs) }
     /// The property's persisted value is greater than `rhs`'s.
-    public static func > (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.greater, rhs) }
+    public static func > (lhs: Query, rhs: T) -> Query<Bool> { lhs.compareConstant(.greater, rhs) }
     /// The property's persisted value is greater than or equal to `rhs`'s.
-    public static func >= (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.greaterOrEqual, rhs) }
+    public static func >= (lhs: Query, rhs: T) -> Query<Bool> { lhs.compareConstant(.greaterOrEqual, rhs) }
 }
 
 extension Query where T: _CustomPersistable {
@@ -267,25 +276,25 @@ extension Query where T: _OptionalCustomPersistable {
 extension Query where T: _OptionalCustomPersistable, T._CustomWrapped.PersistedType: _QueryComparable {
     /// The property's persisted value is less than `rhs`'s; nil matches no
     /// ordering.
-    public static func < (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.less, rhs) }
+    public static func < (lhs: Query, rhs: T) -> Query<Bool> { lhs.compareConstant(.less, rhs) }
     /// The property's persisted value is less than or equal to `rhs`'s.
-    public static func <= (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.lessOrEqual, rhs) }
+    public static func <= (lhs: Query, rhs: T) -> Query<Bool> { lhs.compareConstant(.lessOrEqual, rhs) }
     /// The property's persisted value is greater than `rhs`'s.
-    public static func > (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.greater, rhs) }
+    public static func > (lhs: Query, rhs: T) -> Query<Bool> { lhs.compareConstant(.greater, rhs) }
     /// The property's persisted value is greater than or equal to `rhs`'s.
-    public static func >= (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.greaterOrEqual, rhs) }
+    public static func >= (lhs: Query, rhs: T) -> Query<Bool> { lhs.compareConstant(.greaterOrEqual, rhs) }
 }
 
 extension Query where T: _QueryComparable {
     /// The property is less than `rhs`. An object whose optional property is
     /// nil does not match any ordering.
-    public static func < (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.less, rhs) }
+    public static func < (lhs: Query, rhs: T) -> Query<Bool> { lhs.compareConstant(.less, rhs) }
     /// The property is less than or equal to `rhs`.
-    public static func <= (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.lessOrEqual, rhs) }
+    public static func <= (lhs: Query, rhs: T) -> Query<Bool> { lhs.compareConstant(.lessOrEqual, rhs) }
     /// The property is greater than `rhs`.
-    public static func > (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.greater, rhs) }
+    public static func > (lhs: Query, rhs: T) -> Query<Bool> { lhs.compareConstant(.greater, rhs) }
     /// The property is greater than or equal to `rhs`.
-    public static func >= (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.greaterOrEqual, rhs) }
+    public static func >= (lhs: Query, rhs: T) -> Query<Bool> { lhs.compareConstant(.greaterOrEqual, rhs) }
 
     /// low <= value <= high (BETWEEN).
     public func contains(_ range: ClosedRange<T>) -> Query<Bool> where T: Comparable {
