@@ -28,7 +28,9 @@ struct cs_cursor {
 };
 
 /* Bytes of assembled keys one next_batch returns at most (it stops early). */
-enum { BATCH_ARENA = 8192 };
+/* BATCH_SLACK: room past the arena's last key for the fixed-size copies
+ * in cs_cursor_next_batch. */
+enum { BATCH_ARENA = 8192, BATCH_SLACK = 32 };
 
 static void unlink_cursor(cs_cursor *c)
 {
@@ -245,6 +247,19 @@ int cs_cursor_get(cs_cursor *c, cs_val *key, cs_val *val, cs_cursor_op op)
     return rc;
 }
 
+/* 16 bytes, always as moves: a plain memcpy of 16 beside one of n is merged
+ * by the compiler into a library call of either size. */
+static inline __attribute__((always_inline)) void copy16(uint8_t *dst, const uint8_t *src)
+{
+#if defined(__has_builtin) && __has_builtin(__builtin_memcpy_inline)
+    __builtin_memcpy_inline(dst, src, 16);
+#else
+    uint64_t a = rd64(src), b = rd64(src + 8);
+    memcpy(dst, &a, 8);
+    memcpy(dst + 8, &b, 8);
+#endif
+}
+
 int cs_cursor_next_batch(cs_cursor *c, cs_val *keys, cs_val *vals, size_t cap, size_t *n)
 {
     if (!n || cap == 0) return cs_fail(CS_EINVAL, "cs_cursor_next_batch: NULL count or zero capacity");
@@ -264,12 +279,15 @@ int cs_cursor_next_batch(cs_cursor *c, cs_val *keys, cs_val *vals, size_t cap, s
     bool compact = node_is_compact(pg);
     uint32_t used = 0, plen = node_prefix_len(pg);
     if (compact && keys) {
-        if (!c->arena && !(c->arena = malloc(BATCH_ARENA))) return cs_fail(CS_ENOMEM, "cursor batch arena");
+        if (!c->arena && !(c->arena = malloc(BATCH_ARENA + BATCH_SLACK))) return cs_fail(CS_ENOMEM, "cursor batch arena");
         memcpy(c->arena, k.data, k.size);
         k.data = c->arena;
         used = (uint32_t)k.size;
     }
     if (keys) keys[0] = k;
+    /* The prefix, padded so that a 16-byte copy of a shorter one stays inside. */
+    uint8_t pfx[LEAF6_PREFIX_MAX + 16] = {0};
+    if (compact && keys) memcpy(pfx, node_prefix(pg, psize), plen);
     while (got < cap && idx + 1u < count && !compact) {
         idx++;
         if (idx + 2u < count) __builtin_prefetch(pg + node_slot(pg, idx + 2));
@@ -310,8 +328,16 @@ int cs_cursor_next_batch(cs_cursor *c, cs_val *keys, cs_val *vals, size_t cap, s
         p->idx[leaf] = (uint16_t)idx;
         uint8_t *kb = keys ? c->arena + used : NULL;
         if (keys) {
-            memcpy(kb, node_prefix(pg, psize), plen);
-            memcpy(kb + plen, cell.sfx, cell.sl);
+            /* Short keys (object keys, collection entries) take two fixed
+             * 16-byte copies, which compile to moves, instead of two calls;
+             * the suffix's 16 bytes must lie inside the page. */
+            if (plen <= 16 && cell.sl <= 16 && cell.sfx + 16 <= pg + psize) {
+                copy16(kb, pfx);
+                copy16(kb + plen, cell.sfx);
+            } else {
+                memcpy(kb, pfx, plen);
+                memcpy(kb + plen, cell.sfx, cell.sl);
+            }
             keys[got] = (cs_val){kb, plen + cell.sl};
             used += plen + cell.sl;
         }
