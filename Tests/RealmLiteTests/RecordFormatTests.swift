@@ -1,0 +1,208 @@
+import CStorage
+import Foundation
+import XCTest
+@testable import RealmLite
+
+/// The classes of Tests/Fixtures/pre-recordfmt.realm (object format 6:
+/// every record's var end offsets are u32; make-pre-recordfmt.swift.txt).
+final class RFPet: Object {
+    @Persisted var name = ""
+    @Persisted var age = 0
+}
+
+final class RFAll: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var bool = false
+    @Persisted var int = 0
+    @Persisted var int8: Int8 = 0
+    @Persisted var int16: Int16 = 0
+    @Persisted var int32: Int32 = 0
+    @Persisted var int64: Int64 = 0
+    @Persisted var float: Float = 0
+    @Persisted var double = 0.0
+    @Persisted var string = ""
+    @Persisted var data = Data()
+    @Persisted var date = Date(timeIntervalSinceReferenceDate: 0)
+    @Persisted var decimal = Decimal128(0)
+    @Persisted var objectId = try! ObjectId(string: "000000000000000000000000")
+    @Persisted var uuid = UUID(uuidString: "00000000-0000-0000-0000-000000000000")!
+    @Persisted var any: AnyRealmValue = .none
+    @Persisted var optInt: Int?
+    @Persisted var optString: String?
+    @Persisted var optDouble: Double?
+    @Persisted var optData: Data?
+    @Persisted var optDecimal: Decimal128?
+    @Persisted var optObjectId: ObjectId?
+    @Persisted var pet: RFPet?
+    @Persisted var ints: List<Int>
+    @Persisted var strings: List<String>
+    @Persisted var pets: List<RFPet>
+    @Persisted var intSet: MutableSet<Int>
+    @Persisted var intMap: Map<String, Int>
+}
+
+final class RFMigratedV0: Object {
+    override class func className() -> String { "RFMigrated" }
+    @Persisted var title = ""
+    @Persisted var size = 0
+}
+
+final class RFMigratedV1: Object {
+    override class func className() -> String { "RFMigrated" }
+    @Persisted var title = ""
+    @Persisted var size = 0
+    @Persisted var rating = 7
+    @Persisted var label = "fresh"
+}
+
+/// What object `i` of the fixture holds (and what the tests write).
+enum RFValues {
+    static let ints: [Int] = [0, 1, -1, 127, 128, -128, -129, 255, 256, 32767, 32768, -32768, -32769,
+                              Int(Int32.max), Int(Int32.max) + 1, Int(Int32.min), Int(Int32.min) - 1, .max, .min]
+    /// Strings around the offset widths' boundaries.
+    static func text(_ i: Int) -> String {
+        let lengths = [0, 1, 9, 200, 255, 256, 300, 1000]
+        return String(repeating: Character(UnicodeScalar(UInt8(97 + i % 26))), count: lengths[i % lengths.count])
+    }
+    static func fill(_ o: RFAll, _ i: Int, pets: [RFPet]) {
+        let n = ints[i % ints.count]
+        o.id = i
+        o.bool = i % 2 == 0
+        o.int = n
+        o.int8 = Int8(truncatingIfNeeded: n)
+        o.int16 = Int16(truncatingIfNeeded: n)
+        o.int32 = Int32(truncatingIfNeeded: n)
+        o.int64 = Int64(n)
+        o.float = Float(i) / 4
+        o.double = Double(n) / 3
+        o.string = text(i)
+        o.data = Data(text(i + 3).utf8.prefix(i * 37 % 500))
+        o.date = Date(timeIntervalSinceReferenceDate: Double(i) * 1000.5)
+        o.decimal = try! Decimal128(string: "\(i).50")
+        o.objectId = try! ObjectId(string: String(format: "%024x", i))
+        o.uuid = UUID(uuidString: String(format: "00000000-0000-0000-0000-%012x", i))!
+        o.any = [AnyRealmValue.int(n), .string(String(text(i + 1).prefix(300))), .none, .double(1.5), .object(pets[0])][i % 5]
+        o.optInt = i % 3 == 0 ? nil : n
+        o.optString = i % 3 == 1 ? nil : String(text(i + 2).prefix(300))
+        o.optDouble = i % 3 == 2 ? nil : Double(i)
+        o.optData = i % 2 == 0 ? nil : Data([UInt8(i & 0xFF)])
+        o.optDecimal = i % 2 == 1 ? nil : Decimal128(i)
+        o.optObjectId = i % 4 == 0 ? nil : try! ObjectId(string: String(format: "%024x", i + 1000))
+        o.pet = i % 3 == 0 ? nil : pets[i % pets.count]
+        let size = [0, 3, 64, 65, 200][i % 5]
+        o.ints.append(objectsIn: (0..<size).map { ints[($0 + i) % ints.count] })
+        o.strings.append(objectsIn: (0..<size).map { "s\($0)" })
+        o.pets.append(objectsIn: (0..<size).map { pets[$0 % pets.count] })
+        o.intSet.insert(objectsIn: (0..<size).map { ints[$0 % ints.count] &+ $0 })
+        for k in 0..<size { o.intMap["k\(k)"] = ints[k % ints.count] }
+    }
+    static let count = 26
+}
+
+/// Record format 7 (Storage/Record.swift): var end offsets as wide as the
+/// record needs; files of formats 1-6 read as they are.
+final class RecordFormatTests: CollectionsTreeTestCase {
+    let types: [ObjectBase.Type] = [RFAll.self, RFPet.self, RFMigratedV1.self]
+
+    /// `o` holds what RFValues.fill wrote for object `i`.
+    func assertHolds(_ o: RFAll, _ i: Int, file: StaticString = #filePath, line: UInt = #line) {
+        let pets = (0..<5).map { p in RFPet(value: ["name": "pet\(p)", "age": RFValues.ints[p + 10]]) }
+        let e = RFAll()
+        RFValues.fill(e, i, pets: pets)
+        let label = "object \(i)"
+        XCTAssertEqual(o.id, e.id, label, file: file, line: line)
+        XCTAssertEqual(o.bool, e.bool, label, file: file, line: line)
+        XCTAssertEqual(o.int, e.int, label, file: file, line: line)
+        XCTAssertEqual(o.int8, e.int8, label, file: file, line: line)
+        XCTAssertEqual(o.int16, e.int16, label, file: file, line: line)
+        XCTAssertEqual(o.int32, e.int32, label, file: file, line: line)
+        XCTAssertEqual(o.int64, e.int64, label, file: file, line: line)
+        XCTAssertEqual(o.float, e.float, label, file: file, line: line)
+        XCTAssertEqual(o.double, e.double, label, file: file, line: line)
+        XCTAssertEqual(o.string, e.string, label, file: file, line: line)
+        XCTAssertEqual(o.data, e.data, label, file: file, line: line)
+        XCTAssertEqual(o.date, e.date, label, file: file, line: line)
+        XCTAssertEqual(o.decimal, e.decimal, label, file: file, line: line)
+        XCTAssertEqual(o.objectId, e.objectId, label, file: file, line: line)
+        XCTAssertEqual(o.uuid, e.uuid, label, file: file, line: line)
+        if case .object(let pet) = e.any {
+            XCTAssertEqual(o.any.object(RFPet.self)?.name, (pet as? RFPet)?.name, label, file: file, line: line)
+        } else {
+            XCTAssertEqual(o.any, e.any, label, file: file, line: line)
+        }
+        XCTAssertEqual(o.optInt, e.optInt, label, file: file, line: line)
+        XCTAssertEqual(o.optString, e.optString, label, file: file, line: line)
+        XCTAssertEqual(o.optDouble, e.optDouble, label, file: file, line: line)
+        XCTAssertEqual(o.optData, e.optData, label, file: file, line: line)
+        XCTAssertEqual(o.optDecimal, e.optDecimal, label, file: file, line: line)
+        XCTAssertEqual(o.optObjectId, e.optObjectId, label, file: file, line: line)
+        XCTAssertEqual(o.pet?.name, e.pet?.name, label, file: file, line: line)
+        XCTAssertEqual(Array(o.ints), Array(e.ints), label, file: file, line: line)
+        XCTAssertEqual(Array(o.strings), Array(e.strings), label, file: file, line: line)
+        XCTAssertEqual(o.pets.map(\.name), e.pets.map(\.name), label, file: file, line: line)
+        XCTAssertEqual(Set(o.intSet), Set(e.intSet), label, file: file, line: line)
+        XCTAssertEqual(Dictionary(uniqueKeysWithValues: o.intMap.asKeyValueSequence().map { ($0.key, $0.value) }),
+                       Dictionary(uniqueKeysWithValues: e.intMap.asKeyValueSequence().map { ($0.key, $0.value) }),
+                       label, file: file, line: line)
+    }
+
+    /// Every object of the fixture's classes, and queries over them.
+    func assertFixture(_ realm: Realm, written: Bool, file: StaticString = #filePath, line: UInt = #line) {
+        let all = realm.objects(RFAll.self).sorted(byKeyPath: "id")
+        XCTAssertEqual(all.count, RFValues.count, file: file, line: line)
+        for (i, o) in all.enumerated() {
+            if written && i == 1 {
+                XCTAssertEqual(o.string, "rewritten", file: file, line: line)
+                continue
+            }
+            assertHolds(o, i, file: file, line: line)
+        }
+        for n in [0, -1, 128, Int.min, Int.max] {
+            let expected = (0..<RFValues.count).filter { RFValues.ints[$0 % RFValues.ints.count] == n }.count
+            XCTAssertEqual(all.filter("int == %@", n).count, expected, "int == \(n)", file: file, line: line)
+        }
+        for i in [0, 4, 5, 7] {
+            let expected = (0..<RFValues.count).filter { RFValues.text($0) == RFValues.text(i) && !(written && $0 == 1) }
+            XCTAssertEqual(Array(all.filter("string == %@", RFValues.text(i)).map(\.id)), expected, file: file, line: line)
+        }
+        XCTAssertEqual(all.filter("optString == nil").count, (0..<RFValues.count).filter { $0 % 3 == 1 }.count,
+                       file: file, line: line)
+        XCTAssertEqual(all.filter("ANY ints == %@", Int.min).count, all.filter { $0.ints.contains(Int.min) }.count,
+                       file: file, line: line)
+        XCTAssertEqual(all.filter("strings.@count == 65").count, all.filter { $0.strings.count == 65 }.count,
+                       file: file, line: line)
+        let migrated = realm.objects(RFMigratedV1.self).sorted(byKeyPath: "size")
+        XCTAssertEqual(migrated.map(\.title), ["old0", "new", String(repeating: "o", count: 300)], file: file, line: line)
+        XCTAssertEqual(migrated.map(\.rating), [7, 1, 7], file: file, line: line)
+        XCTAssertEqual(migrated.map(\.label), ["fresh", "x", "fresh"], file: file, line: line)
+        XCTAssertEqual(migrated.filter("rating == 7 AND title == 'old0'").count, 1, file: file, line: line)
+    }
+
+    var fixtureConfiguration: Realm.Configuration {
+        Realm.Configuration(fileURL: fileURL, schemaVersion: 1, objectTypes: types)
+    }
+
+    /// Tests/Fixtures/pre-recordfmt.realm was written by object format 6:
+    /// read as it is, written, reopened.
+    func testAFileWrittenBeforeFormat7IsReadAndWritten() throws {
+        ListTree.setThreshold(64)
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fixtures/pre-recordfmt.realm")
+        try FileManager.default.copyItem(at: fixture, to: fileURL)
+        try autoreleasepool {
+            let realm = try Realm(configuration: fixtureConfiguration)
+            assertFixture(realm, written: false)
+            try realm.write {
+                realm.object(ofType: RFAll.self, forPrimaryKey: 1)!.string = "rewritten"
+                realm.objects(RFMigratedV1.self).filter("size == 300").first!.rating = 7
+            }
+            assertFixture(realm, written: true)
+            try assertConsistent(realm, "fixture after a write")
+        }
+        try autoreleasepool {
+            let realm = try Realm(configuration: fixtureConfiguration)
+            assertFixture(realm, written: true)
+            try assertConsistent(realm, "fixture reopened")
+        }
+    }
+}
