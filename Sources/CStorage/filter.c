@@ -82,15 +82,23 @@ static int validate(const cs_filter *f, size_t *min_size)
     return CS_OK;
 }
 
+/* A var end offset `w` bytes wide (1, 2 or 4), little-endian. */
+static uint32_t rd_offset(const uint8_t *p, unsigned w)
+{
+    return w == 1 ? p[0] : w == 2 ? (uint32_t)(p[0] | p[1] << 8) : rd32(p);
+}
+
 /* Variable field `index` of value v, or false if it lies outside the value. */
 static bool var_field(const cs_filter *f, const uint8_t *v, size_t size, uint32_t index, const uint8_t **p,
                       size_t *len)
 {
-    uint64_t end_at = (uint64_t)f->var_table + 4u * (uint64_t)index;
-    if (end_at + 4 > size) return false;
-    uint32_t end = rd32(v + end_at), start = index ? rd32(v + end_at - 4) : 0;
-    if (start > end || (uint64_t)f->var_data + end > size) return false;
-    *p = v + f->var_data + start;
+    unsigned w = f->compact_offsets ? cs_record_offset_width(size) : 4u;
+    uint64_t data = f->compact_offsets ? (uint64_t)f->var_table + w * (uint64_t)f->var_count : f->var_data;
+    uint64_t end_at = (uint64_t)f->var_table + w * (uint64_t)index;
+    if (end_at + w > size) return false;
+    uint32_t end = rd_offset(v + end_at, w), start = index ? rd_offset(v + end_at - w, w) : 0;
+    if (start > end || data + end > size) return false;
+    *p = v + data + start;
     *len = end - start;
     return true;
 }

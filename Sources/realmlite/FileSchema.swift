@@ -12,7 +12,7 @@ struct FileSchema: Decodable {
     var format: Int?
 
     /// The newest object format this tool reads (StoredSchema.currentFormat).
-    static let knownFormat = 6
+    static let knownFormat = 7
 
     static func decode(_ bytes: [UInt8], path: String) throws -> FileSchema {
         let schema: FileSchema
@@ -49,6 +49,8 @@ struct FileClass: Decodable {
     var generations: [Int]?
     /// A record of the current layout holding the columns older generations lack.
     var defaults: Data?
+    /// Var end offsets 1, 2 or 4 bytes wide by the record's size (object format 7); nil: u32.
+    var compactOffsets: Bool?
 
     var primaryKey: FileProperty? { properties.first { $0.primaryKey } }
     var isKeyed: Bool { keyedByPrimaryKey == true }

@@ -88,7 +88,8 @@ struct RowEncoder {
             }
             row.objectKey = key
         }
-        var record = [UInt8](repeating: 0, count: layout.varDataStart)
+        // u32 end offsets first; narrowed at the end in classes with compact ones.
+        var record = [UInt8](repeating: 0, count: layout.varTableStart + 4 * layout.varCount)
         // Written in the current generation (Records.swift); retired var
         // fields between live ones end where the previous field does.
         if layout.headerSize > 0 { record[0] = UInt8((cls.generations?.count ?? 1) - 1) }
@@ -141,6 +142,7 @@ struct RowEncoder {
             }
         }
         endVarFields(through: layout.varCount)
+        if layout.compactOffsets { record = Self.narrowingOffsets(record, layout) }
         row.record = record
         return row
     }
@@ -287,6 +289,20 @@ struct RowEncoder {
     static func key(_ bytes: [UInt8]) -> UInt64 { bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) } }
 
     static func append(_ v: UInt32, to out: inout [UInt8]) { out += le32(v) }
+
+    /// `record` (u32 end offsets) with offsets as wide as its size calls for
+    /// (the narrowest width whose record size maps to it: Records.swift).
+    static func narrowingOffsets(_ record: [UInt8], _ layout: RecordLayout) -> [UInt8] {
+        let table = layout.varTableStart, count = layout.varCount, data = table + 4 * count
+        let width = [1, 2, 4].first { layout.offsetWidth(record.count - (4 - $0) * count) == $0 }!
+        guard width < 4 else { return record }
+        var out = Array(record[0..<table])
+        for j in 0..<count {
+            let end = record.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: table + 4 * j, as: UInt32.self)) }
+            out += le32(UInt32(end)).prefix(width)
+        }
+        return out + record[data...]
+    }
 
     private func store(_ v: UInt32, at offset: Int, in record: inout [UInt8]) {
         record.replaceSubrange(offset..<(offset + 4), with: Self.le32(v))

@@ -4,7 +4,10 @@ import Foundation
 // Records of the object layer, read as Sources/RealmLite/Storage/Record.swift
 // writes them (docs/OBJECTS.md, "Records"):
 //
-//   [generation: u8] [null bitmap: ceil(n/8)] [fixed slots] [u32 LE end offset x nvar] [var bytes]
+//   [generation: u8] [null bitmap: ceil(n/8)] [fixed slots] [LE end offset x nvar] [var bytes]
+//
+// The end offsets are u32, or in classes with `compactOffsets`
+// cs_record_offset_width(record size) bytes wide.
 //
 // The columns are the stored schema's stored properties in order (retired
 // ones too), minus the primary key of a class keyed by it (its value is the
@@ -35,6 +38,7 @@ struct RecordLayout {
     let nullBytes: Int
     let fixedEnd: Int
     let varCount: Int
+    let compactOffsets: Bool
     /// Older generations' layouts, by generation (empty: one generation).
     let generations: [RecordLayout]
     /// The stored defaults record (a record of this layout), for columns a
@@ -48,6 +52,7 @@ struct RecordLayout {
         let storage = cls.properties.filter { $0.isStored && !(cls.isKeyed && $0.primaryKey) }
         let stored = storage.prefix(columnCount ?? storage.count)
         headerSize = cls.generations == nil ? 0 : 1
+        compactOffsets = cls.compactOffsets == true
         nullBytes = (stored.count + 7) / 8
         var fixed = headerSize + nullBytes, vars = 0
         var columns: [Column] = []
@@ -85,27 +90,47 @@ struct RecordLayout {
     }
 
     var varTableStart: Int { fixedEnd }
-    var varDataStart: Int { fixedEnd + 4 * varCount }
+    /// The smallest record of this layout (every var field empty).
+    var minimumSize: Int { fixedEnd + (compactOffsets ? 1 : 4) * varCount }
+
+    /// The width of the var end offsets of a record of `size` bytes.
+    func offsetWidth(_ size: Int) -> Int { compactOffsets ? Int(cs_record_offset_width(size)) : 4 }
+
+    func varDataStart(_ size: Int) -> Int { fixedEnd + offsetWidth(size) * varCount }
+
+    func varEnd(_ record: UnsafeRawBufferPointer, _ index: Int) -> Int {
+        let width = offsetWidth(record.count), at = varTableStart + width * index
+        switch width {
+        case 1: return Int(record[at])
+        case 2: return Int(record[at]) | Int(record[at + 1]) << 8
+        default: return Int(record.loadUnaligned(fromByteOffset: at, as: UInt32.self))
+        }
+    }
 
     /// Why `record` does not fit this layout (or its generation's), or nil if it does.
     func problem(_ record: UnsafeRawBufferPointer) -> String? {
         guard let layout = layout(of: record) else {
-            return record.isEmpty ? "empty, the layout needs at least \(varDataStart) bytes"
+            return record.isEmpty ? "empty, the layout needs at least \(minimumSize) bytes"
                 : "generation \(record[0]), the class has \(generations.count + 1)"
         }
-        if layout.headerSize > 0 && !generations.isEmpty && defaults.count < varDataStart {
-            return "the class's stored defaults have \(defaults.count) bytes, the layout needs at least \(varDataStart)"
+        if layout.headerSize > 0 && !generations.isEmpty && defaults.count < minimumSize {
+            return "the class's stored defaults have \(defaults.count) bytes, the layout needs at least \(minimumSize)"
         }
         return layout.fitProblem(record)
     }
 
     private func fitProblem(_ record: UnsafeRawBufferPointer) -> String? {
+        let varDataStart = varDataStart(record.count)
         if record.count < varDataStart {
             return "\(record.count) bytes, the layout needs at least \(varDataStart)"
         }
+        let width = offsetWidth(record.count)
+        if compactOffsets && varCount > 0 && width > 1 && offsetWidth(record.count - (width - width / 2) * varCount) < width {
+            return "var end offsets \(width) bytes wide, but the record fits narrower ones (it has two encodings)"
+        }
         var previous = 0
         for i in 0..<varCount {
-            let end = Int(record.loadUnaligned(fromByteOffset: varTableStart + 4 * i, as: UInt32.self))
+            let end = varEnd(record, i)
             if end < previous || varDataStart + end > record.count {
                 return "variable field \(i) ends at \(end), outside \(previous)...\(record.count - varDataStart)"
             }
@@ -166,8 +191,8 @@ struct RecordLayout {
     }
 
     func varField(_ record: UnsafeRawBufferPointer, _ index: Int) -> UnsafeRawBufferPointer {
-        let end = Int(record.loadUnaligned(fromByteOffset: varTableStart + 4 * index, as: UInt32.self))
-        let start = index == 0 ? 0 : Int(record.loadUnaligned(fromByteOffset: varTableStart + 4 * (index - 1), as: UInt32.self))
+        let end = varEnd(record, index), start = index == 0 ? 0 : varEnd(record, index - 1)
+        let varDataStart = varDataStart(record.count)
         return UnsafeRawBufferPointer(rebasing: record[(varDataStart + start)..<(varDataStart + end)])
     }
 

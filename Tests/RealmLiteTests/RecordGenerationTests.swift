@@ -371,8 +371,21 @@ extension RecordGenerationTests {
         XCTAssertEqual(Set(rawRecords(realm).values.map { $0.first }), [0])
     }
 
+    /// A GItemV0 record without its generation byte (null bitmap, `size`,
+    /// two var fields) with its var end offsets `width` bytes wide, as u32.
+    private func widenedOffsets(_ record: [UInt8], width: Int) -> [UInt8] {
+        let table = 1 + 8
+        var out = Array(record[0..<table])
+        for j in 0..<2 {
+            let end = record[(table + width * j)..<(table + width * (j + 1))].reversed().reduce(0) { $0 << 8 | Int($1) }
+            withUnsafeBytes(of: UInt32(end).littleEndian) { out += $0 }
+        }
+        return out + record[(table + 2 * width)...]
+    }
+
     /// Strips the generation byte from the class's records and the
-    /// generations from the stored schema, and marks the file format 2.
+    /// generations from the stored schema (and the compact offsets format 2
+    /// did not have), and marks the file format 2.
     private func rewriteAsFormat2(className: String) throws {
         var env: OpaquePointer?
         XCTAssertEqual(cs_env_open(fileURL.path, nil, &env), 0)
@@ -398,6 +411,7 @@ extension RecordGenerationTests {
             var cls = cls
             cls["generations"] = nil
             cls["defaults"] = nil
+            cls["compactOffsets"] = nil
             return cls
         }
         put(meta, schemaKey, [UInt8](try JSONSerialization.data(withJSONObject: schema)))
@@ -409,7 +423,7 @@ extension RecordGenerationTests {
         while rc == 0 {
             let record = [UInt8](UnsafeRawBufferPointer(start: value.data, count: value.size))
             XCTAssertEqual(record.first, 0)
-            records.append(([UInt8](UnsafeRawBufferPointer(start: key.data, count: key.size)), Array(record.dropFirst())))
+            records.append(([UInt8](UnsafeRawBufferPointer(start: key.data, count: key.size)), widenedOffsets(Array(record.dropFirst()), width: Int(cs_record_offset_width(record.count)))))
             rc = cs_cursor_get(cursor, &key, &value, CS_NEXT)
         }
         cs_cursor_close(cursor)

@@ -20,7 +20,8 @@ final class StoredSchemaReaderTests: XCTestCase {
                                            property("owner", .object, optional: true, objectClass: "Person"),
                                            property("tags", .string, collection: .list), property("old", .double, retired: true),
                                            property("ratings", .any, collection: .map)],
-                              keyedByPrimaryKey: true, swiftType: "8Tests3DogC", generations: [3, 5], defaults: Data([0, 1, 255, 7]))
+                              keyedByPrimaryKey: true, swiftType: "8Tests3DogC", generations: [3, 5], defaults: Data([0, 1, 255, 7]),
+                              compactOffsets: true)
         let person = StoredClass(name: "Person", embedded: false,
                                  properties: [property("dogs", .linkingObjects, collection: .list, objectClass: "Dög ✓", origin: "owner"),
                                               property("born", .date, optional: true), property("uuid", .UUID)],

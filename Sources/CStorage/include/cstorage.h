@@ -622,7 +622,9 @@ typedef struct cs_value_test {
  * fields sit at the offsets the tests name. Variable fields
  * (CS_TEST_BYTES_EQ): at byte var_table of the value, a u32 LE end offset
  * per field (relative to var_data); field i spans [end[i-1], end[i]) after
- * var_data, end[-1] = 0. With has_tag, every value must start with the byte
+ * var_data, end[-1] = 0. With compact_offsets, the end offsets are
+ * cs_record_offset_width(value size) bytes wide and var data starts right
+ * after var_count of them (var_data is then unused). With has_tag, every value must start with the byte
  * `tag` (the layout the offsets describe): a value that does not is one the
  * filter cannot read, and the call fails with CS_EFORMAT. */
 typedef struct cs_filter {
@@ -635,7 +637,19 @@ typedef struct cs_filter {
     uint32_t var_data;
     uint8_t has_tag;            /* 0: values carry no tag                     */
     uint8_t tag;
+    uint8_t compact_offsets;    /* 0: u32 end offsets (var_data)              */
+    uint32_t var_count;         /* with compact_offsets: end offsets          */
 } cs_filter;
+
+/* The width in bytes of the var end offsets of an object record of
+ * `record_size` bytes whose class has compact offsets (object format 7):
+ * 1 below 256 bytes, 2 below 65536, else 4. The object layer writes the
+ * narrowest width whose record size maps to it, so each record has one
+ * encoding. No errors; pure. */
+static inline unsigned cs_record_offset_width(size_t record_size)
+{
+    return record_size < 0x100u ? 1u : record_size < 0x10000u ? 2u : 4u;
+}
 
 /* Evaluate `filter` on vals[0..n). Writes the indexes of matching values to
  * `matches` (NULL: count only; else room for n) and their number to

@@ -19,7 +19,7 @@ open class ObjectBase: CustomStringConvertible, Hashable {
     // core, which `_realm` holds, and by the ClassInfo, which its env keeps).
     @usableFromInline @exclusivity(unchecked) final var _hot: UnsafeMutablePointer<HotState>?
     @usableFromInline @exclusivity(unchecked) final var _slots: UnsafeMutablePointer<ColumnSlot>?
-    @usableFromInline @exclusivity(unchecked) final var _layout = RecordLayout(columnCount: 0, headerSize: 0, nullBytes: 0, fixedSize: 0, varCount: 0)
+    @usableFromInline @exclusivity(unchecked) final var _layout = RecordLayout(columnCount: 0, headerSize: 0, nullBytes: 0, fixedSize: 0, varCount: 0, compactOffsets: false)
     /// The record, valid while `_recordGeneration == _realm.generation`.
     @usableFromInline @exclusivity(unchecked) final var _record: UnsafeRawPointer?
     @usableFromInline @exclusivity(unchecked) final var _recordSize = 0

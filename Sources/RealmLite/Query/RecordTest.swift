@@ -146,8 +146,9 @@ struct RecordTest {
             try constants.withUnsafeBufferPointer { constants in
                 var filter = cs_filter(tests: tests.baseAddress, ntests: UInt32(tests.count), entry: entry,
                                        constants: constants.baseAddress, nconstants: constants.count,
-                                       var_table: UInt32(layout.varTableStart), var_data: UInt32(layout.varDataStart),
-                                       has_tag: generation == nil ? 0 : 1, tag: generation ?? 0)
+                                       var_table: UInt32(layout.varTableStart), var_data: UInt32(layout.varTableStart + 4 * layout.varCount),
+                                       has_tag: generation == nil ? 0 : 1, tag: generation ?? 0,
+                                       compact_offsets: layout.compactOffsets ? 1 : 0, var_count: UInt32(layout.varCount))
                 return try body(&filter)
             }
         }

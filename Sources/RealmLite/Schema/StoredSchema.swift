@@ -17,16 +17,22 @@ struct StoredSchema: Codable, Equatable {
     /// it would change texts without changing their index), 5 since a
     /// List's field may be a marker naming its elements in the lists tree
     /// (Storage/ListTree.swift), 6 since a MutableSet's or Map's field may
-    /// be such a marker too (Storage/SetMapTree.swift). Files of formats 1-5
-    /// are read as they are and marked 6 when first opened for writing: any
-    /// write may move a collection into the tree.
+    /// be such a marker too (Storage/SetMapTree.swift), 7 since a class's
+    /// records may have var end offsets as wide as their size needs
+    /// (StoredClass.compactOffsets, Storage/Record.swift). Files of formats
+    /// 1-6 are read as they are and marked 7 when first opened for writing:
+    /// any write may move a collection into the tree or add a class whose
+    /// records have compact offsets. Their classes keep u32 offsets (the
+    /// marker is per class, fixed when the class is first stored, like
+    /// `generations`) until a migration rewrites their records: records are
+    /// never converted in place, so a read-only open reads them as they are.
     /// A reader refuses a file of a format newer than it knows, rather than
     /// misread its records (a version that knew nothing of keyed classes
     /// would look for a primary key in records that do not hold it).
     var format: Int? = StoredSchema.currentFormat
 
     /// The newest format this version reads.
-    static let currentFormat = 6
+    static let currentFormat = 7
 
     /// The format a file whose schema is this one is written with: the
     /// current one, since any write may put a collection in the tree.
@@ -83,6 +89,11 @@ struct StoredClass: Codable, Equatable {
     /// that generation read for them (the defaults when those properties
     /// were added: stored, because the program's defaults may change later).
     var defaults: Data?
+    /// Records' var end offsets are 1, 2 or 4 bytes by the record's size
+    /// (Storage/Record.swift); nil: always u32 (classes first stored before
+    /// object format 7). Fixed when the class is first stored; a migration
+    /// that rewrites the records stores the class anew (then true).
+    var compactOffsets: Bool?
 
     init(_ descriptor: ClassDescriptor) {
         name = descriptor.name
@@ -95,6 +106,7 @@ struct StoredClass: Codable, Equatable {
                 && !property.isIndexed
         } ?? false
         generations = [storageProperties.count]
+        compactOffsets = true
     }
 
     /// The properties records hold, in record order (retired ones too).

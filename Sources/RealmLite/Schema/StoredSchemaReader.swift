@@ -39,7 +39,7 @@ struct StoredSchemaReader {
 
     private mutating func storedClass() -> StoredClass? {
         var name: String?, embedded: Bool?, properties: [StoredProperty]?
-        var keyed: Bool?, swiftType: String?, generations: [Int]?, defaults: Data?
+        var keyed: Bool?, swiftType: String?, generations: [Int]?, defaults: Data?, compactOffsets: Bool?
         let ok = object { key, reader in
             switch key {
             case "name": name = reader.string(); return name != nil
@@ -49,6 +49,7 @@ struct StoredSchemaReader {
             case "swiftType": return reader.optional { swiftType = $0.string(); return swiftType != nil }
             case "generations":
                 return reader.optional { generations = $0.array { $0.integer().flatMap { Int(exactly: $0) } }; return generations != nil }
+            case "compactOffsets": return reader.optional { compactOffsets = $0.bool(); return compactOffsets != nil }
             case "defaults":
                 return reader.optional { defaults = $0.string().flatMap { Data(base64Encoded: $0) }; return defaults != nil }
             default: return false // a field this reader does not know: JSONDecoder reads it
@@ -56,7 +57,7 @@ struct StoredSchemaReader {
         }
         guard ok, let name, let embedded, let properties else { return nil }
         return StoredClass(name: name, embedded: embedded, properties: properties, keyedByPrimaryKey: keyed,
-                           swiftType: swiftType, generations: generations, defaults: defaults)
+                           swiftType: swiftType, generations: generations, defaults: defaults, compactOffsets: compactOffsets)
     }
 
     private mutating func storedProperty() -> StoredProperty? {
@@ -204,7 +205,7 @@ struct StoredSchemaReader {
 
 extension StoredClass {
     init(name: String, embedded: Bool, properties: [StoredProperty], keyedByPrimaryKey: Bool?, swiftType: String?,
-         generations: [Int]?, defaults: Data?) {
+         generations: [Int]?, defaults: Data?, compactOffsets: Bool? = nil) {
         self.name = name
         self.embedded = embedded
         self.properties = properties
@@ -212,6 +213,7 @@ extension StoredClass {
         self.swiftType = swiftType
         self.generations = generations
         self.defaults = defaults
+        self.compactOffsets = compactOffsets
     }
 }
 

@@ -4,13 +4,18 @@
 //                                         format 3 (RecordGenerations.swift)
 //   [null bitmap: ceil(n/8) bytes]        bit i set = stored column i is nil
 //   [fixed slots]                          scalars and link keys, little-endian
-//   [var end offsets: u32 x nvar]          end of var field j, relative to var data
+//   [var end offsets: w bytes x nvar]      end of var field j, relative to var data
 //   [var data]                             strings, data, decimals, collections
 //
+// w, the width of the end offsets, is 4 in classes stored before object
+// format 7 (StoredClass.compactOffsets absent). Since, it follows from the
+// record's size alone: 1 byte below 256, 2 below 65536, else 4, so a
+// reader needs no header byte and a record has one encoding (the writer
+// takes the narrowest width whose record size still maps to it).
 // Column order, slot offsets and var indexes come from the class's stored
 // schema (ClassInfo), so a field read is: one bit test plus one unaligned
-// load, or two u32 loads for a variable-size field. FileLayout.swift has the
-// whole file's layout; docs/OBJECTS.md says why.
+// load, or two offset loads for a variable-size field. FileLayout.swift has
+// the whole file's layout; docs/OBJECTS.md says why.
 
 @usableFromInline
 struct RecordLayout: Sendable {
@@ -21,8 +26,49 @@ struct RecordLayout: Sendable {
     @usableFromInline let nullBytes: Int
     @usableFromInline let fixedSize: Int
     @usableFromInline let varCount: Int
+    /// Var end offsets as wide as the record's size needs (object format
+    /// 7); false: always u32.
+    @usableFromInline let compactOffsets: Bool
+
+    @inlinable
+    init(columnCount: Int, headerSize: Int, nullBytes: Int, fixedSize: Int, varCount: Int, compactOffsets: Bool) {
+        self.columnCount = columnCount
+        self.headerSize = headerSize
+        self.nullBytes = nullBytes
+        self.fixedSize = fixedSize
+        self.varCount = varCount
+        self.compactOffsets = compactOffsets
+    }
+
     @inlinable var varTableStart: Int { headerSize + nullBytes + fixedSize }
-    @inlinable var varDataStart: Int { headerSize + nullBytes + fixedSize + 4 * varCount }
+    /// The smallest record of this layout (every var field empty).
+    var minimumSize: Int { varTableStart + (compactOffsets ? 1 : 4) * varCount }
+
+    /// The width of the var end offsets in a record of `size` bytes.
+    @inlinable @inline(__always)
+    func offsetWidth(recordSize size: Int) -> Int {
+        // The same rule as cs_record_offset_width (cstorage.h), which the
+        // engine's filters and the realmlite tool use.
+        !compactOffsets ? 4 : size < 0x100 ? 1 : size < 0x10000 ? 2 : 4
+    }
+
+    /// The width a record with `dataLength` bytes of var data is written with.
+    func offsetWidth(dataLength: Int) -> Int {
+        guard compactOffsets else { return 4 }
+        let base = varTableStart + dataLength
+        return base + varCount < 0x100 ? 1 : base + 2 * varCount < 0x10000 ? 2 : 4
+    }
+}
+
+extension UnsafeMutableRawPointer {
+    /// Stores a var end offset `width` bytes wide, little-endian.
+    func storeOffset(_ value: Int, width: Int) {
+        switch width {
+        case 1: storeBytes(of: UInt8(value), as: UInt8.self)
+        case 2: storeBytes(of: UInt16(value).littleEndian, as: UInt16.self)
+        default: storeBytes(of: UInt32(value).littleEndian, as: UInt32.self)
+        }
+    }
 }
 
 /// Where one column lives in a record. Trivial, so hot reads copy no refs.
@@ -65,12 +111,28 @@ struct RecordView {
         UnsafeRawBufferPointer(start: base + Int(slot.offset), count: Int(slot.width))
     }
 
+    /// End offset `index` of a var table at `table` with offsets `width` bytes wide.
+    @inlinable @inline(__always)
+    func varEnd(_ table: Int, _ index: Int, _ width: Int) -> Int {
+        switch width {
+        case 1: return Int(base.load(fromByteOffset: table + index, as: UInt8.self))
+        case 2: return Int(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: table + 2 * index, as: UInt16.self)))
+        default: return Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: table + 4 * index, as: UInt32.self)))
+        }
+    }
+
+    /// Where the var data starts in this record.
+    @inlinable @inline(__always)
+    func varDataStart(_ layout: RecordLayout) -> Int {
+        layout.varTableStart + layout.offsetWidth(recordSize: size) * layout.varCount
+    }
+
     @inlinable @inline(__always)
     func variable(_ index: Int, _ layout: RecordLayout) -> UnsafeRawBufferPointer {
-        let table = layout.varTableStart
-        let end = Int(base.loadUnaligned(fromByteOffset: table + 4 * index, as: UInt32.self))
-        let start = index == 0 ? 0 : Int(base.loadUnaligned(fromByteOffset: table + 4 * (index - 1), as: UInt32.self))
-        return UnsafeRawBufferPointer(start: base + layout.varDataStart + start, count: end - start)
+        let table = layout.varTableStart, width = layout.offsetWidth(recordSize: size)
+        let end = varEnd(table, index, width)
+        let start = index == 0 ? 0 : varEnd(table, index - 1, width)
+        return UnsafeRawBufferPointer(start: base + table + width * layout.varCount + start, count: end - start)
     }
 
     /// The bytes of a column: the fixed slot, or the var field.
@@ -97,7 +159,8 @@ public struct _RecordWriter {
         self.realm = realm
         layout = info.layout
         bytes = buffer
-        let start = layout.varDataStart
+        // Written with u32 end offsets; narrowed once the last is known.
+        let start = layout.varTableStart + 4 * layout.varCount
         if bytes.count < start {
             bytes.reserveCapacity(start + 64)
             bytes.append(contentsOf: repeatElement(0, count: start - bytes.count))
@@ -106,6 +169,7 @@ public struct _RecordWriter {
         }
         bytes.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
         if layout.headerSize > 0 { bytes[0] = info.generation }
+        if info.lastLiveVarField < 0 && layout.varCount > 0 { endVarFields(through: layout.varCount) }
     }
 
     /// Writes a column's value: nil, fixed-slot bytes or var-field bytes.
@@ -130,15 +194,28 @@ public struct _RecordWriter {
 
     /// Ends var fields nextVar..<end at the current end of the record.
     private mutating func endVarFields(through end: Int) {
-        let offset = UInt32(bytes.count - layout.varDataStart)
+        guard nextVar < end else { return }
+        let table = layout.varTableStart
+        let offset = bytes.count - table - 4 * layout.varCount
         while nextVar < end {
-            withUnsafeBytes(of: offset.littleEndian) { endBytes in
-                bytes.withUnsafeMutableBytes { dest in
-                    (dest.baseAddress! + layout.varTableStart + 4 * nextVar).copyMemory(from: endBytes.baseAddress!, byteCount: 4)
-                }
-            }
+            bytes.withUnsafeMutableBytes { ($0.baseAddress! + table + 4 * nextVar).storeOffset(offset, width: 4) }
             nextVar += 1
         }
+        if nextVar == layout.varCount && layout.compactOffsets { narrowOffsets(dataLength: offset) }
+    }
+
+    /// Rewrites the u32 end offsets at the width the record's size calls for.
+    private mutating func narrowOffsets(dataLength: Int) {
+        let width = layout.offsetWidth(dataLength: dataLength)
+        guard width < 4 else { return }
+        let table = layout.varTableStart, count = layout.varCount
+        bytes.withUnsafeMutableBytes { raw in
+            let view = RecordView(base: UnsafeRawPointer(raw.baseAddress!), size: raw.count)
+            for j in 0..<count { (raw.baseAddress! + table + width * j).storeOffset(view.varEnd(table, j, 4), width: width) }
+            let data = table + 4 * count
+            (raw.baseAddress! + table + width * count).copyMemory(from: raw.baseAddress! + data, byteCount: dataLength)
+        }
+        bytes.removeLast((4 - width) * count)
     }
 
     mutating func write(_ column: Int, isNull: Bool, _ array: [UInt8]) {
@@ -171,19 +248,23 @@ func replacingColumn(_ record: RecordView, _ slot: ColumnSlot, _ layout: RecordL
         let index = Int(slot.offset)
         let oldField = record.variable(index, layout)
         let delta = (isNull ? 0 : raw.count) - oldField.count
+        let table = layout.varTableStart, width = layout.offsetWidth(recordSize: record.size)
+        let dataStart = table + width * layout.varCount
         let fieldStart = oldField.baseAddress! - record.base
-        out.reserveCapacity(record.size + delta)
-        out.appendRaw(UnsafeRawBufferPointer(rebasing: old[0..<fieldStart]))
-        if !isNull { out.appendRaw(raw) }
-        out.appendRaw(UnsafeRawBufferPointer(rebasing: old[(fieldStart + oldField.count)...]))
-        // Shift the end offsets of this and later var fields.
+        // The new size may call for another offset width.
+        let newWidth = layout.offsetWidth(dataLength: record.size - dataStart + delta)
+        out.reserveCapacity(record.size + delta + (newWidth - width) * layout.varCount)
+        out.appendRaw(UnsafeRawBufferPointer(rebasing: old[0..<table]))
+        out.append(contentsOf: repeatElement(0, count: newWidth * layout.varCount))
         out.withUnsafeMutableBytes { dest in
-            for j in index..<layout.varCount {
-                let at = layout.varTableStart + 4 * j
-                let end = Int(dest.loadUnaligned(fromByteOffset: at, as: UInt32.self)) + delta
-                dest.storeBytes(of: UInt32(end), toByteOffset: at, as: UInt32.self)
+            for j in 0..<layout.varCount {
+                let end = record.varEnd(table, j, width) + (j >= index ? delta : 0)
+                (dest.baseAddress! + table + newWidth * j).storeOffset(end, width: newWidth)
             }
         }
+        out.appendRaw(UnsafeRawBufferPointer(rebasing: old[dataStart..<fieldStart]))
+        if !isNull { out.appendRaw(raw) }
+        out.appendRaw(UnsafeRawBufferPointer(rebasing: old[(fieldStart + oldField.count)...]))
     }
     let byte = Int(slot.nullBit) >> 3, mask: UInt8 = 1 << UInt8(slot.nullBit & 7)
     if isNull { out[byte] |= mask } else { out[byte] &= ~mask }

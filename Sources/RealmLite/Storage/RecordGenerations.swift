@@ -5,6 +5,9 @@ import Foundation
 //
 //   [generation: u8] [null bitmap] [fixed slots] [var end offsets] [var data]
 //
+// (Record.swift has the widths of the var end offsets: every generation of
+// a class has the same rule, StoredClass.compactOffsets.)
+//
 // A class's storage columns (StoredClass.storageProperties) only ever grow
 // at the end: an added property appends a column, a removed one stays in
 // the layout as a retired column that nothing reads. Each such change that
@@ -34,7 +37,7 @@ struct PositionalLayout {
     /// Per storage position.
     let slots: [ColumnSlot]
 
-    init<C: Collection>(_ properties: C, headerSize: Int) where C.Element == StoredProperty {
+    init<C: Collection>(_ properties: C, headerSize: Int, compactOffsets: Bool) where C.Element == StoredProperty {
         let nullBytes = (properties.count + 7) / 8
         var fixed = headerSize + nullBytes, varCount = 0
         var slots: [ColumnSlot] = []
@@ -52,7 +55,7 @@ struct PositionalLayout {
         }
         self.slots = slots
         layout = RecordLayout(columnCount: properties.count, headerSize: headerSize, nullBytes: nullBytes,
-                              fixedSize: fixed - headerSize - nullBytes, varCount: varCount)
+                              fixedSize: fixed - headerSize - nullBytes, varCount: varCount, compactOffsets: compactOffsets)
     }
 }
 
@@ -72,7 +75,7 @@ final class RecordGenerations: @unchecked Sendable {
         guard let generations = stored.generations, generations.count > 1 else { return nil }
         let properties = stored.storageProperties
         current = UInt8(generations.count - 1)
-        layouts = generations.map { PositionalLayout(properties.prefix($0), headerSize: 1) }
+        layouts = generations.map { PositionalLayout(properties.prefix($0), headerSize: 1, compactOffsets: stored.compactOffsets == true) }
         retired = properties.map { $0.retired == true }
         defaults = stored.defaults.map { [UInt8]($0) } ?? []
     }
@@ -98,7 +101,7 @@ final class RecordGenerations: @unchecked Sendable {
         if first == current { return false }
         guard Int(first) < layouts.count - 1 else { throw corrupt("a record of generation \(first)") }
         let old = layouts[Int(first)]
-        guard record.count >= old.layout.varDataStart, defaults.count >= layouts.last!.layout.varDataStart else {
+        guard record.count >= old.layout.minimumSize, defaults.count >= layouts.last!.layout.minimumSize else {
             throw corrupt("a record shorter than its layout")
         }
         return store(upgradedSize(record))
@@ -110,13 +113,8 @@ final class RecordGenerations: @unchecked Sendable {
         let view = RecordView(base: record.baseAddress!, size: record.count)
         return defaults.withUnsafeBytes { rawDefaults in
             let fallback = RecordView(base: rawDefaults.baseAddress!, size: rawDefaults.count)
-            var size = now.layout.varDataStart
-            for position in 0..<now.slots.count where now.slots[position].width == 0 && !retired[position] {
-                let (source, slot, layout) = position < old.slots.count
-                    ? (view, old.slots[position], old.layout) : (fallback, now.slots[position], now.layout)
-                if !source.isNull(slot) { size += source.variable(Int(slot.offset), layout).count }
-            }
-            return size
+            let data = view.varDataLength(from: old, defaults: fallback, current: now, retired: retired)
+            return now.layout.varTableStart + now.layout.offsetWidth(dataLength: data) * now.layout.varCount + data
         }
     }
 
@@ -144,12 +142,12 @@ final class RecordGenerations: @unchecked Sendable {
         guard let previousDefaults = previous.defaults, let generations = next.generations else { return Data(prototype) }
         let properties = next.storageProperties
         let oldCount = generations[generations.count - 2]
-        let old = PositionalLayout(properties.prefix(oldCount), headerSize: 1)
-        let current = PositionalLayout(properties, headerSize: 1)
+        let old = PositionalLayout(properties.prefix(oldCount), headerSize: 1, compactOffsets: next.compactOffsets == true)
+        let current = PositionalLayout(properties, headerSize: 1, compactOffsets: next.compactOffsets == true)
         // The previous defaults hold the previous generation's columns; the
         // new ones come from the prototype.
         let retired = properties.map { $0.retired == true }
-        var merged = [UInt8](repeating: 0, count: previousDefaults.count + prototype.count + current.layout.varDataStart)
+        var merged = [UInt8](repeating: 0, count: previousDefaults.count + prototype.count + current.layout.varTableStart + 4 * current.layout.varCount)
         let size = [UInt8](previousDefaults).withUnsafeBytes { raw in
             prototype.withUnsafeBytes { rawPrototype in
                 merged.withUnsafeMutableBytes { dest in
@@ -165,6 +163,18 @@ final class RecordGenerations: @unchecked Sendable {
 }
 
 extension RecordView {
+    /// The bytes of var data this record (of layout `old`, a prefix of
+    /// `current`) has in `current`, its missing columns from `defaults`.
+    func varDataLength(from old: PositionalLayout, defaults fallback: RecordView, current: PositionalLayout, retired: [Bool]) -> Int {
+        var length = 0
+        for position in 0..<current.slots.count where current.slots[position].width == 0 && !retired[position] {
+            let (source, slot, layout) = position < old.slots.count
+                ? (self, old.slots[position], old.layout) : (fallback, current.slots[position], current.layout)
+            if !source.isNull(slot) { length += source.variable(Int(slot.offset), layout).count }
+        }
+        return length
+    }
+
     /// Writes this record (of layout `old`, a prefix of `current`) in
     /// `current` to `dest`: its own columns, then those of `defaults` (a
     /// record of `current`); retired columns are written nil. `dest` must
@@ -174,9 +184,11 @@ extension RecordView {
                defaults fallback: RecordView, current: PositionalLayout, retired: [Bool]) -> Int {
         let layout = current.layout
         let out = dest.baseAddress!
-        out.initializeMemory(as: UInt8.self, repeating: 0, count: layout.varDataStart)
+        let width = layout.offsetWidth(dataLength: varDataLength(from: old, defaults: fallback, current: current, retired: retired))
+        let dataStart = layout.varTableStart + width * layout.varCount
+        out.initializeMemory(as: UInt8.self, repeating: 0, count: dataStart)
         out.storeBytes(of: generation, as: UInt8.self)
-        var end = layout.varDataStart
+        var end = dataStart
         for position in 0..<current.slots.count {
             let slot = current.slots[position]
             let (source, sourceSlot, sourceLayout) = position < old.slots.count
@@ -192,8 +204,7 @@ extension RecordView {
                 end += field.count
             }
             if slot.width == 0 {
-                (out + layout.varTableStart + 4 * Int(slot.offset)).storeBytes(of: UInt32(end - layout.varDataStart).littleEndian,
-                                                                              toByteOffset: 0, as: UInt32.self)
+                (out + layout.varTableStart + width * Int(slot.offset)).storeOffset(end - dataStart, width: width)
             }
         }
         return end
