@@ -205,4 +205,109 @@ final class RecordFormatTests: CollectionsTreeTestCase {
             try assertConsistent(realm, "fixture reopened")
         }
     }
+
+    /// The fixture's data written by this version (compact offsets), then
+    /// the same checks: every property type, nils, two generations.
+    func testEveryPropertyTypeRoundTripsWithCompactOffsets() throws {
+        ListTree.setThreshold(64)
+        try autoreleasepool {
+            let realm = try Realm(configuration: Realm.Configuration(fileURL: fileURL, schemaVersion: 0, objectTypes: [RFMigratedV0.self]))
+            try realm.write {
+                realm.create(RFMigratedV0.self, value: ["title": "old0", "size": -1])
+                realm.create(RFMigratedV0.self, value: ["title": String(repeating: "o", count: 300), "size": 300])
+            }
+        }
+        try autoreleasepool {
+            let realm = try Realm(configuration: fixtureConfiguration)
+            try realm.write {
+                realm.create(RFMigratedV1.self, value: ["title": "new", "size": 128, "rating": 1, "label": "x"])
+                let pets = (0..<5).map { p in realm.create(RFPet.self, value: ["name": "pet\(p)", "age": RFValues.ints[p + 10]]) }
+                for i in 0..<RFValues.count {
+                    let o = RFAll()
+                    RFValues.fill(o, i, pets: pets)
+                    realm.add(o)
+                }
+            }
+            let stored = realm.core.schemaState.stored!
+            XCTAssertEqual(stored.format, 7)
+            XCTAssertEqual(stored.classes.map(\.compactOffsets), stored.classes.map { _ in true })
+            assertFixture(realm, written: false)
+            try realm.write {
+                realm.object(ofType: RFAll.self, forPrimaryKey: 1)!.string = "rewritten"
+                realm.objects(RFMigratedV1.self).filter("size == 300").first!.rating = 7
+            }
+            assertFixture(realm, written: true)
+            try assertConsistent(realm, "after a write")
+        }
+        try autoreleasepool {
+            let realm = try Realm(configuration: fixtureConfiguration)
+            assertFixture(realm, written: true)
+        }
+    }
+
+    /// The raw record of `pet`.
+    func rawRecord(_ realm: Realm, _ pet: RFPet) -> [UInt8] {
+        records(realm, realm.core.schemaState.byName["RFPet"]!.objectsTree).first { $0.key == pet._key }!.record
+    }
+
+    /// A record's end offsets take the narrowest width its size allows, on
+    /// insert and on every update that crosses a width's boundary; reads,
+    /// the engine's filters and the checker follow.
+    func testOffsetWidthsFollowTheRecordSize() throws {
+        // RFPet: generation 1 + null bitmap 1 + age 8, one var field.
+        func expectedSize(_ length: Int) -> Int {
+            10 + length + (10 + 1 + length < 0x100 ? 1 : 10 + 2 + length < 0x10000 ? 2 : 4)
+        }
+        let lengths = [0, 1, 244, 245, 246, 300, 65_523, 65_524, 65_525, 70_000, 245, 0, 65_524, 244]
+        try withRealm([RFPet.self]) { realm in
+            var pets: [RFPet] = []
+            try realm.write {
+                for (i, length) in lengths.enumerated() {
+                    pets.append(realm.create(RFPet.self, value: ["name": String(repeating: "n", count: length), "age": RFValues.ints[i]]))
+                }
+            }
+            for (i, length) in lengths.enumerated() {
+                XCTAssertEqual(rawRecord(realm, pets[i]).count, expectedSize(length), "a name of \(length) bytes")
+                XCTAssertEqual(pets[i].name.utf8.count, length)
+                XCTAssertEqual(pets[i].age, RFValues.ints[i])
+            }
+            for length in Set(lengths) {
+                XCTAssertEqual(realm.objects(RFPet.self).filter("name == %@", String(repeating: "n", count: length)).count,
+                               lengths.filter { $0 == length }.count, "the engine's filter reads \(length)")
+            }
+            // Updates: each object through every length (across each boundary both ways).
+            for step in 1..<lengths.count {
+                try realm.write {
+                    for (i, pet) in pets.enumerated() { pet.name = String(repeating: "u", count: lengths[(i + step) % lengths.count]) }
+                }
+                for (i, pet) in pets.enumerated() {
+                    let length = lengths[(i + step) % lengths.count]
+                    XCTAssertEqual(rawRecord(realm, pet).count, expectedSize(length), "updated to \(length) bytes")
+                    XCTAssertEqual(pet.name, String(repeating: "u", count: length))
+                    XCTAssertEqual(pet.age, RFValues.ints[i], "the fixed slot before the table is kept")
+                }
+            }
+            try assertConsistent(realm, "after the updates")
+        }
+    }
+
+    /// A format-6 file: its classes keep u32 offsets (read as they are), a
+    /// class added later gets compact ones, and the file is marked 7.
+    func testOldClassesKeepTheirOffsetsAndNewClassesAreCompact() throws {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fixtures/pre-recordfmt.realm")
+        try FileManager.default.copyItem(at: fixture, to: fileURL)
+        let realm = try Realm(configuration: Realm.Configuration(fileURL: fileURL, schemaVersion: 1, objectTypes: types + [GOwner.self]))
+        let stored = realm.core.schemaState.stored!
+        XCTAssertEqual(stored.format, 7, "marked 7 when opened for writing")
+        XCTAssertNil(stored.class(named: "RFAll")!.compactOffsets)
+        XCTAssertEqual(stored.class(named: "GOwner")!.compactOffsets, true)
+        let pet = realm.objects(RFPet.self).first!
+        XCTAssertEqual(rawRecord(realm, pet).count, 10 + 4 + pet.name.utf8.count, "u32 offsets as written")
+        try realm.write { pet.name = "renamed" }
+        XCTAssertEqual(rawRecord(realm, pet).count, 10 + 4 + 7, "a class keeps its offsets on update")
+        try realm.write { realm.create(GOwner.self, value: ["name": "ann"]) }
+        XCTAssertEqual(realm.objects(GOwner.self).filter("name == 'ann'").count, 1)
+        try assertConsistent(realm, "old and new classes")
+    }
 }
