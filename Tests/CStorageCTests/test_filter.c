@@ -75,7 +75,7 @@ static cs_value_test test_of(uint8_t kind, uint8_t null_mask, uint32_t offset, i
 
 static cs_filter filter_of(const cs_value_test *tests, uint32_t n, int32_t entry, const char *constants) {
     cs_filter f = {tests, n, entry, (const uint8_t *)constants, constants ? strlen(constants) : 0, VAR_TABLE,
-                   VAR_DATA, 0, 0};
+                   VAR_DATA, 0, 0, 0, 0};
     return f;
 }
 
@@ -428,10 +428,64 @@ static void tags(void) {
     CHECK_EQ(n, 3);
 }
 
+/* Compact end offsets (object format 7): their width follows from the
+ * value's size (cs_record_offset_width), and the filter reads the string
+ * at 1, 2 and 4 bytes; an offset past the value's end is CS_ECORRUPT. */
+static void compact_offsets(void) {
+    CHECK_EQ(cs_record_offset_width(0), 1u);
+    CHECK_EQ(cs_record_offset_width(255), 1u);
+    CHECK_EQ(cs_record_offset_width(256), 2u);
+    CHECK_EQ(cs_record_offset_width(65535), 2u);
+    CHECK_EQ(cs_record_offset_width(65536), 4u);
+    static const size_t lengths[] = {0, 3, 232, 233, 300, 65511, 65512, 70000};
+    enum { N = sizeof lengths / sizeof lengths[0] };
+    static uint8_t *bytes[N];
+    cs_val vals[N];
+    for (unsigned k = 0; k < N; k++) {
+        size_t len = lengths[k];
+        unsigned w = len + VAR_TABLE + 1 < 0x100 ? 1 : len + VAR_TABLE + 2 < 0x10000 ? 2 : 4;
+        size_t size = VAR_TABLE + w + len;
+        CHECK_EQ(cs_record_offset_width(size), w);
+        bytes[k] = calloc(1, size);
+        REQUIRE(bytes[k]);
+        uint32_t end = (uint32_t)len;
+        memcpy(bytes[k] + VAR_TABLE, &end, w); /* little-endian */
+        memset(bytes[k] + VAR_TABLE + w, k == 1 ? 'a' : 'b', len);
+        vals[k] = V(bytes[k], size);
+    }
+    cs_value_test t = test_of(CS_TEST_BYTES_EQ, 0, 0, CS_FILTER_TRUE, CS_FILTER_FALSE);
+    t.low = 0;
+    t.high = 3;
+    cs_filter f = filter_of(&t, 1, 0, "aaa");
+    f.compact_offsets = 1;
+    f.var_count = 1;
+    uint32_t idx[N];
+    size_t n = 0;
+    CHECK_OK(cs_filter_values(&f, vals, N, idx, &n));
+    CHECK_EQ(n, 1);
+    CHECK_EQ(idx[0], 1u);
+    static char want[70001];
+    for (unsigned k = 0; k < N; k++) {
+        memset(want, 'b', lengths[k]);
+        t.high = (int64_t)lengths[k];
+        f = filter_of(&t, 1, 0, want);
+        f.compact_offsets = 1;
+        f.var_count = 1;
+        f.nconstants = lengths[k];
+        CHECK_OK(cs_filter_values(&f, vals, N, idx, &n));
+        CHECK_EQ(n, k == 1 ? 0u : 1u);
+        if (k != 1) CHECK_EQ(idx[0], k);
+    }
+    bytes[2][VAR_TABLE] = 250; /* past the value's end */
+    CHECK_RC(cs_filter_values(&f, vals, N, NULL, &n), CS_ECORRUPT);
+    for (unsigned k = 0; k < N; k++) free(bytes[k]);
+}
+
 int main(void) {
     agreement();
     tree_counts();
     tags();
     refusals();
+    compact_offsets();
     return test_report();
 }

@@ -308,7 +308,7 @@ final class SetMapTreeTests: CollectionsTreeTestCase {
             XCTAssertEqual(realm.objects(PreSetTreeOwner.self).filter("ANY tags == 't250'").first?.id, 2)
         }
         try withRealm(old) { realm in
-            XCTAssertEqual(realm.core.schemaState.stored?.format, 6, "marked as format 6 on open")
+            XCTAssertEqual(realm.core.schemaState.stored?.format, StoredSchema.currentFormat, "marked as the current format on open")
             check(realm, extra: false)
             let owner = try XCTUnwrap(realm.object(ofType: PreSetTreeOwner.self, forPrimaryKey: 2))
             XCTAssertNil(marker(owner, "tags"), "format 5 kept sets in the record")
