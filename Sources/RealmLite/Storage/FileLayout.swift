@@ -25,7 +25,10 @@ import CStorage
 //
 // A record (Record.swift), one value per object:
 //
-//   [null bitmap: ceil(n/8)] [fixed slots] [u32 LE end offset x nvar] [var bytes]
+//   [generation: u8] [null bitmap: ceil(n/8)] [fixed slots] [LE end offset x nvar] [var bytes]
+//
+// End offsets are u32, or 1/2/4 bytes by the record's size in classes
+// stored since object format 7 (Record.swift).
 //
 // Fixed slots are little-endian scalars and link keys; var fields hold
 // strings, data, decimals and collections (CollectionCodec.swift). Slot
