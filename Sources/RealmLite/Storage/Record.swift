@@ -121,12 +121,6 @@ struct RecordView {
         }
     }
 
-    /// Where the var data starts in this record.
-    @inlinable @inline(__always)
-    func varDataStart(_ layout: RecordLayout) -> Int {
-        layout.varTableStart + layout.offsetWidth(recordSize: size) * layout.varCount
-    }
-
     @inlinable @inline(__always)
     func variable(_ index: Int, _ layout: RecordLayout) -> UnsafeRawBufferPointer {
         let table = layout.varTableStart, width = layout.offsetWidth(recordSize: size)
