@@ -10,8 +10,16 @@ import XCTest
 final class ListAppendRunTests: CollectionsTreeTestCase {
     let types: [ObjectBase.Type] = [TreeListOwner.self, TreeListPet.self, TreeListPart.self]
 
+    /// An owner whose list of `count` elements is in the tree (a list
+    /// written with its new record stays in it until a change).
     private func makeOwner(_ realm: Realm, id: Int = 1, count: Int = 10) throws -> TreeListOwner {
-        try realm.write { realm.create(TreeListOwner.self, value: ["id": id, "numbers": Array(0..<count)]) }
+        let owner = try realm.write {
+            let owner = realm.create(TreeListOwner.self, value: ["id": id])
+            owner.numbers.append(objectsIn: 0..<count)
+            return owner
+        }
+        XCTAssertNotNil(owner.numbers.field?.spilledList)
+        return owner
     }
 
     /// The marker in the owner's record as the engine holds it, read
