@@ -131,14 +131,16 @@ final class ListAppendTests: CollectionsTreeTestCase {
             let state = realm.core.write!.listAppend
             let id = try XCTUnwrap(first.numbers.field?.spilledList?.id)
             realm.delete(first)
-            // Keys counter...counter+19, then five removed at the front: same
-            // id, serial and count as the deleted list's last append.
-            let second = realm.create(TreeListOwner.self, value: ["id": 2, "numbers": Array(100..<120)])
-            for _ in 0..<5 { second.numbers.removeFirst() }
+            // In the tree from the first removal (serial 0, keys
+            // counter...counter+15), the second makes serial 1: the same id,
+            // serial and count as the deleted list's last run of appends.
+            let second = realm.create(TreeListOwner.self, value: ["id": 2, "numbers": Array(100..<117)])
+            second.numbers.removeFirst()
+            second.numbers.removeFirst()
             let marker = try XCTUnwrap(second.numbers.field?.spilledList)
             XCTAssertEqual([marker.id, UInt64(marker.serial), UInt64(marker.count)], [id, UInt64(state.serial), UInt64(state.count)])
             second.numbers.append(7)
-            XCTAssertEqual(Array(second.numbers), Array(105..<120) + [7])
+            XCTAssertEqual(Array(second.numbers), Array(102..<117) + [7])
         }
         XCTAssertEqual(treeEntries(realm), 16)
         try assertConsistent(realm, "after the reused id")

@@ -108,7 +108,11 @@ struct CollectionField {
         if count == 0 {
             return realm.updateColumn(owner, column, isNull: false, UnsafeRawBufferPointer(start: nil, count: 0), linkDelta: delta)
         }
-        let marker = SpilledList(count: count, id: list.id, serial: list.serial &+ 1)
+        writeMarker(SpilledList(count: count, id: list.id, serial: list.serial &+ 1), delta)
+    }
+
+    /// Writes `marker` (not empty) in place of the field's marker.
+    func writeMarker(_ marker: SpilledList, _ delta: (removed: [UInt64], added: [UInt64]) = ([], [])) {
         marker.withEncoded { raw in
             // A marker replaces a marker of the same size: rewritten in place when nothing links.
             if delta.removed.isEmpty, delta.added.isEmpty, realm.overwriteField(owner, column, raw) { return }

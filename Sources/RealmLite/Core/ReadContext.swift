@@ -10,6 +10,9 @@ import Foundation
 final class ReadContext {
     let txn: EngineTxn
     private var cursors: [cs_tree: EngineCursor] = [:]
+    /// The tree of the last cursor handed out, and that cursor: a loop of
+    /// reads of one tree (list index access) skips the dictionary's hashing.
+    private var lastCursor: (tree: cs_tree, cursor: EngineCursor?) = (absentTree, nil)
     /// Bumped by every cursor hand-out: an iterator that saw another value
     /// re-seeks, since someone else may have moved the shared cursor.
     private(set) var claims: UInt64 = 0
@@ -64,9 +67,14 @@ final class ReadContext {
     func cursor(_ tree: cs_tree) -> EngineCursor? {
         guard tree != absentTree else { return nil }
         claims &+= 1
-        if let cursor = cursors[tree] { return cursor }
+        if lastCursor.tree == tree, let cursor = lastCursor.cursor { return cursor }
+        if let cursor = cursors[tree] {
+            lastCursor = (tree, cursor)
+            return cursor
+        }
         guard let cursor = txn.openCursor(tree) else { return nil }
         cursors[tree] = cursor
+        lastCursor = (tree, cursor)
         return cursor
     }
 
@@ -74,11 +82,15 @@ final class ReadContext {
     func closeCursors() {
         for cursor in cursors.values { cursor.close() }
         cursors = [:]
+        lastCursor = (absentTree, nil)
     }
 
     /// Drops the cursors without closing them: the engine closed them with
     /// their write transaction.
-    func forgetCursors() { cursors = [:] }
+    func forgetCursors() {
+        cursors = [:]
+        lastCursor = (absentTree, nil)
+    }
 
     /// Closes the cursors and ends the transaction.
     func close() {

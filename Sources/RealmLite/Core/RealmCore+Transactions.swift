@@ -50,6 +50,8 @@ extension RealmCore {
         guard let transaction = write else {
             throw Realm.Error(.wrongTransactionState, "Cannot commit: the Realm is not in a write transaction.")
         }
+        // A run of appends' pending marker (ListAppend.swift), before the error check: writing it may fail.
+        transaction.flushListAppend()
         if let error = transaction.error {
             cancelWriteTransaction()
             throw error
@@ -88,6 +90,7 @@ extension RealmCore {
         guard let transaction = write else {
             realmFatal(.wrongTransactionState, "Cannot cancel: the Realm is not in a write transaction.")
         }
+        transaction.discardListAppend()
         transaction.context.forgetCursors()
         write = nil
         transaction.txn.abort()

@@ -159,7 +159,10 @@ public final class RealmCore {
         if frozenReaders != nil { return } // FrozenReaders ends its transactions
         env.unregister(self)
         CoreCache.shared.remove(self)
-        if let write { write.txn.abort() }
+        if let write {
+            write.discardListAppend()
+            write.txn.abort()
+        }
         reads?.close()
         realmLog(.debug, Category.sdk, "Closed a Realm instance of '\(env.path)'")
     }

@@ -10,9 +10,19 @@ import CStorage
 /// writes themselves are there, next to the raw calls they wrap).
 /// Every change bumps the core's generation: accessors re-read their record.
 final class WriteTransaction {
-    /// The engine transaction and its cursors (closed by the engine at commit or abort).
-    let context: ReadContext
+    /// The engine transaction and its cursors (closed by the engine at
+    /// commit or abort). Every read and write reaches the engine through
+    /// here, so a run of appends' pending marker is written first.
+    var context: ReadContext {
+        @inline(__always) get {
+            if _slowPath(hot.pointee.listAppendPending) { flushListAppend() }
+            return engineContext
+        }
+    }
     var txn: EngineTxn { context.txn }
+    /// `context` without writing a pending marker: only for the puts of
+    /// the run that leaves it pending (ListAppend.swift).
+    let engineContext: ReadContext
     /// The first failure of this write.
     private(set) var error: Realm.Error?
     /// Next object key per class, loaded on first use (RealmCore+Schema.swift).
@@ -43,10 +53,10 @@ final class WriteTransaction {
     let attempt = UInt64.random(in: 1...UInt64.max)
     var deleteSerial: UInt64 = 0
     /// The core's hot state (the core owns it and outlives its writes).
-    private let hot: UnsafeMutablePointer<HotState>
+    let hot: UnsafeMutablePointer<HotState>
 
     init(txn: EngineTxn, hot: UnsafeMutablePointer<HotState>) {
-        context = ReadContext(txn: txn)
+        engineContext = ReadContext(txn: txn)
         self.hot = hot
     }
 

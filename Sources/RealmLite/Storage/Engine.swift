@@ -377,6 +377,16 @@ extension WriteTransaction {
         return true
     }
 
+    /// put() that leaves a run of appends' marker pending: only for that
+    /// run's own elements (ListAppend.swift).
+    @discardableResult @inline(__always)
+    func putInAppendRun(_ tree: cs_tree, _ key: cs_val, _ value: cs_val, _ what: @autoclosure () -> String) -> Bool {
+        let rc = engineContext.txn.put(tree, key, value)
+        changed()
+        if _slowPath(rc != csOK) { fail(storageError(rc, what())); return false }
+        return true
+    }
+
     @discardableResult
     func put(_ tree: cs_tree, _ key: [UInt8], _ value: [UInt8], _ what: @autoclosure () -> String) -> Bool {
         withBytesKey(key) { k in withBytesKey(value) { put(tree, k, $0, what()) } }

@@ -200,6 +200,10 @@ struct HotState {
     /// actor, frozen, or unknown: then every read takes the full check).
     @usableFromInline let confinedToken: UInt
     @usableFromInline let isFrozen: Bool
+    /// A run of appends has not written its list's marker yet
+    /// (Storage/ListAppend.swift): the write transaction writes it before
+    /// anything else reaches the engine.
+    var listAppendPending = false
 
     /// True if the caller may read through this core without further checks.
     @inlinable @inline(__always)

@@ -64,7 +64,7 @@ if runs("single") {
 }
 if runs("many") {
     let realm = try memoryRealm("many")
-    for (i, size) in [1_000, 30_000, big].enumerated() {
+    for (i, size) in [1_000, 10_000, 30_000, 100_000, big].enumerated() {
         let o = try owner(in: realm, id: i, size: 0)
         let t = try seconds { try realm.write { for r in 0..<size { o.numbers.append(r) } } }
         precondition(o.numbers.count == size && o.numbers[size - 1] == size - 1)
