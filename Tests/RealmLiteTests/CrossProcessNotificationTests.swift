@@ -47,14 +47,30 @@ final class CrossProcessNotificationTests: RealmTestCase {
     func testACommitBeforeTheWatcherStartsIsDelivered() throws {
         let realm = try Realm(configuration: Realm.Configuration(fileURL: fileURL, objectTypes: [Dog.self]))
         XCTAssertFalse(realm.core.env.isWatching, "no thread at open")
-        guard let (child, output) = runChildTest("RealmLiteTests.CrossProcessNotificationTests/testCommitFromAChildProcess",
-                                                 [crossProcessCommitVariable: fileURL.path]) else { return }
+        // The child runs from another thread: waiting for a process turns the
+        // waiting thread's run loop, which here must not be the main one.
+        let path = fileURL.path
+        let result = Protected<(Process, String)?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            let ran = runChildTest("RealmLiteTests.CrossProcessNotificationTests/testCommitFromAChildProcess",
+                                   [crossProcessCommitVariable: path])
+            result.withLock { $0 = ran }
+            done.signal()
+        }.start()
+        done.wait()
+        guard let (child, output) = result.withLock({ $0 }) else { return }
         XCTAssertEqual(child.terminationStatus, 0, output)
+        XCTAssertFalse(realm.core.env.isWatching, "no turn yet")
         XCTAssertEqual(realm.objects(Dog.self).count, 0, "not refreshed yet")
         let delivered = expectation(description: "the other process's dog")
+        // The initial call may already include it (the refresh can land
+        // before the initial results are computed): either call will do.
         let token = realm.objects(Dog.self).observe { change in
-            if case let .update(results, _, insertions, _) = change, insertions.map({ results[$0].name }) == ["from the child"] {
-                delivered.fulfill()
+            switch change {
+            case .initial(let results), .update(let results, _, _, _):
+                if results.map(\.name) == ["from the child"] { delivered.fulfill() }
+            case .error: break
             }
         }
         defer { token.invalidate() }
