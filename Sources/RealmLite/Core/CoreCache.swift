@@ -19,7 +19,9 @@ final class CoreCache: @unchecked Sendable {
 
     private let lock = NSLock()
     private var table: [Key: Unmanaged<RealmCore>] = [:]
-    private var keys: [UInt64: Key] = [:]
+    /// Each cached core's key, by serial: an array, for the reason
+    /// LiveCores gives (a `[UInt64: _]` would cost a conformance scan).
+    private var keys: [(serial: UInt64, key: Key)] = []
 
     func core(for configuration: Realm.Configuration, in confinement: Confinement) throws -> RealmCore {
         guard let context = confinement.cacheKey else {
@@ -45,14 +47,15 @@ final class CoreCache: @unchecked Sendable {
         defer { lock.unlock() }
         if let raced = table[key]?.takeUnretainedValue() { return raced }
         table[key] = Unmanaged.passUnretained(core)
-        keys[core.serial] = key
+        keys.append((core.serial, key))
         return core
     }
 
     func remove(_ core: RealmCore) {
         lock.lock()
         defer { lock.unlock() }
-        guard let key = keys.removeValue(forKey: core.serial) else { return }
+        guard let index = keys.firstIndex(where: { $0.serial == core.serial }) else { return }
+        let key = keys.remove(at: index).key
         if table[key]?.toOpaque() == Unmanaged.passUnretained(core).toOpaque() { table[key] = nil }
     }
 }

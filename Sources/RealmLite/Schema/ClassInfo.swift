@@ -202,9 +202,9 @@ final class SchemaState: @unchecked Sendable {
 
     let classes: [ClassInfo]
     let byName: [String: ClassInfo]
-    let byType: [ObjectIdentifier: ClassInfo]
+    let byType: IdentityTable<ClassInfo>
     /// For each class: the (origin class, link column) pairs that link to it.
-    let incoming: [ObjectIdentifier: [(ClassInfo, Int)]]
+    let incoming: IdentityTable<[(ClassInfo, Int)]>
     /// Every AnyRealmValue column: each may link to any class.
     let mixedColumns: [(ClassInfo, Int)]
     let stored: StoredSchema?
@@ -213,13 +213,13 @@ final class SchemaState: @unchecked Sendable {
         self.classes = classes
         self.stored = stored
         byName = Dictionary(classes.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-        byType = Dictionary(classes.map { (ObjectIdentifier($0.type), $0) }, uniquingKeysWith: { a, _ in a })
-        var incoming: [ObjectIdentifier: [(ClassInfo, Int)]] = [:]
+        byType = IdentityTable(classes.map { (ObjectIdentifier($0.type), $0) })
+        var incoming = IdentityTable<[(ClassInfo, Int)]>()
         for info in classes {
             for column in info.columns {
                 guard let targetName = column.property.objectClassName, let target = byName[targetName] else { continue }
                 column.target = target
-                if column.isLink { incoming[ObjectIdentifier(target), default: []].append((info, column.index)) }
+                if column.isLink { incoming[ObjectIdentifier(target)] = (incoming[ObjectIdentifier(target)] ?? []) + [(info, column.index)] }
             }
         }
         // Linking objects: find the origin's link column.

@@ -110,7 +110,7 @@ extension RealmCore {
         var sharing: [String: Int] = [:]
         for type in program { sharing[type.className(), default: 0] += 1 }
         let storedClasses = Dictionary(stored?.classes.map { ($0.name, $0) } ?? [], uniquingKeysWith: { a, _ in a })
-        var agrees: [ObjectIdentifier: Bool] = [:] // a class is compared once, whichever closures it is in
+        var agrees = IdentityTable<Bool>() // a class is compared once, whichever closures it is in
         var taken = env.schema.withLock { state in state.byName.mapValues { ObjectIdentifier($0.descriptor.type) } }
         var accepted: [ObjectBase.Type] = []
         for type in program where sharing[type.className()] == 1 {

@@ -76,7 +76,7 @@ struct PropertyDescriptor: @unchecked Sendable {
 }
 
 enum SchemaDiscovery {
-    private static let cache = Mutex<[ObjectIdentifier: ClassDescriptor]>([:])
+    private static let cache = Mutex(IdentityTable<ClassDescriptor>())
 
     /// The descriptor of `type`, discovered on first use.
     static func descriptor(for type: ObjectBase.Type) throws -> ClassDescriptor {
@@ -92,11 +92,11 @@ enum SchemaDiscovery {
 
     /// `types` and every class reachable from them through links.
     static func closure(of types: [ObjectBase.Type]) throws -> [ClassDescriptor] {
-        var seen = Set<ObjectIdentifier>()
+        var seen = IdentityTable<Bool>()
         var result: [ClassDescriptor] = []
         var pending = types
         while let next = pending.popLast() {
-            guard seen.insert(ObjectIdentifier(next)).inserted else { continue }
+            guard seen.insert(ObjectIdentifier(next), true) else { continue }
             let descriptor = try descriptor(for: next)
             result.append(descriptor)
             pending.append(contentsOf: descriptor.referencedTypes)

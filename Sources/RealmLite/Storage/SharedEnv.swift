@@ -49,8 +49,16 @@ final class SharedEnv: @unchecked Sendable {
     let collectionChanges = CollectionChangeLog()
     /// The live cores on this file, told when a commit lands.
     private let cores = LiveCores()
-    /// Wakes the cores when another process commits (nil in memory).
-    private let watcher: CommitWatcher?
+    /// Wakes the cores when another process commits (never in memory).
+    /// Not started at open: only a core that can be scheduled on (main
+    /// actor, queue, actor) can be woken, and its thread is started on that
+    /// core's next turn (the earliest an autorefresh could run there), so
+    /// opening and closing a Realm create and join no thread.
+    private let watcher = Mutex<WatcherState>(.none)
+    /// The commit sequence when the file was opened: a watcher started
+    /// later waits from it, so no commit since the open goes unseen.
+    private let openedAtSeq: UInt64
+    private let inMemory: Bool
     /// This process's commits on the file (the engine's commit hook notes
     /// them): the watcher leaves those to didCommit.
     private let ownCommits: OwnCommits
@@ -62,11 +70,15 @@ final class SharedEnv: @unchecked Sendable {
         self.path = path
         self.isReadOnly = isReadOnly
         self.ownCommits = ownCommits
-        watcher = inMemory ? nil : CommitWatcher(handle: handle, cores: cores, ownCommits: ownCommits)
+        self.inMemory = inMemory
+        var seq: UInt64 = 0
+        cs_env_commit_seq(handle, &seq)
+        openedAtSeq = seq
     }
 
     deinit {
-        watcher?.stop() // before the env closes: its thread waits on the lock file
+        // Before the env closes: the watcher's thread waits on the lock file.
+        if case .running(let watcher) = watcher.withLock({ $0 }) { watcher.stop() }
         notifier.stop()
         cs_env_close(handle)
         Unmanaged.passUnretained(ownCommits).release() // the commit hook's reference
@@ -76,7 +88,40 @@ final class SharedEnv: @unchecked Sendable {
         }
     }
 
-    func register(_ core: RealmCore) { cores.register(core) }
+    func register(_ core: RealmCore) {
+        cores.register(core)
+        if !inMemory { startWatcher(forTurnOf: core) }
+    }
+
+    private enum WatcherState {
+        case none, scheduled, running(CommitWatcher)
+    }
+
+    /// Starts the commit watcher on `core`'s next turn, once per file; not
+    /// for a core that cannot be scheduled on (a plain thread, a task),
+    /// which no watcher could wake.
+    private func startWatcher(forTurnOf core: RealmCore) {
+        let first = watcher.withLock { state -> Bool in
+            guard case .none = state else { return false }
+            state = .scheduled
+            return true
+        }
+        guard first else { return }
+        let scheduled = core.confinement.schedule { [weak self] in
+            guard let self else { return }
+            watcher.withLock { state in
+                guard case .scheduled = state else { return }
+                state = .running(CommitWatcher(handle: handle, cores: cores, ownCommits: ownCommits, from: openedAtSeq))
+            }
+        }
+        if !scheduled { watcher.withLock { $0 = .none } }
+    }
+
+    /// True once the commit watcher's thread was started (tests).
+    var isWatching: Bool {
+        if case .running = watcher.withLock({ $0 }) { return true }
+        return false
+    }
 
     func unregister(_ core: RealmCore) { cores.unregister(core) }
 
@@ -204,18 +249,23 @@ final class SharedEnv: @unchecked Sendable {
 final class LiveCores: @unchecked Sendable {
     // @unchecked: `cores` is guarded by `lock`.
     private let lock = NSLock()
-    private var cores: [UInt64: Unmanaged<RealmCore>] = [:]
+    /// An array, not a dictionary by serial: a file has a few live cores,
+    /// and the first `[UInt64: _]` of a process would cost a run-time
+    /// conformance scan (see IdentityTable) on the open path.
+    private var cores: [(serial: UInt64, core: Unmanaged<RealmCore>)] = []
 
     func register(_ core: RealmCore) {
-        lock.withLock { cores[core.serial] = Unmanaged.passUnretained(core) }
+        lock.withLock { cores.append((core.serial, Unmanaged.passUnretained(core))) }
     }
 
     func unregister(_ core: RealmCore) {
-        lock.withLock { cores[core.serial] = nil }
+        lock.withLock {
+            if let index = cores.firstIndex(where: { $0.serial == core.serial }) { cores.remove(at: index) }
+        }
     }
 
     func core(_ serial: UInt64) -> RealmCore? {
-        lock.withLock { cores[serial]?.takeUnretainedValue() }
+        lock.withLock { cores.first { $0.serial == serial }?.core.takeUnretainedValue() }
     }
 
     /// Every live core but `serial`'s (0: all) may advance.
@@ -262,11 +312,14 @@ final class CommitWatcher: @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     private let finished = Atomic<Bool>(false)
     private var thread: pthread_t?
+    private let startSeq: UInt64
 
-    init(handle: OpaquePointer, cores: LiveCores, ownCommits: OwnCommits) {
+    /// Watches commits published after `seq` (cs_env_commit_seq).
+    init(handle: OpaquePointer, cores: LiveCores, ownCommits: OwnCommits, from seq: UInt64) {
         self.handle = handle
         self.cores = cores
         self.ownCommits = ownCommits
+        startSeq = seq
         var thread = pthread_t()
         let context = Unmanaged.passRetained(self).toOpaque()
         let rc = pthread_create(&thread, nil, { context in
@@ -297,8 +350,7 @@ final class CommitWatcher: @unchecked Sendable {
     }
 
     private func run() {
-        var seq: UInt64 = 0
-        cs_env_commit_seq(handle, &seq)
+        var seq = startSeq
         while !stopping.load(ordering: .acquiring) {
             guard cs_env_wait_commit(handle, &seq, 1000) == csOK, !stopping.load(ordering: .acquiring) else { continue }
             var last: UInt64 = 0
