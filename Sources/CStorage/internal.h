@@ -176,8 +176,9 @@ int node_cell_size(const uint8_t *pg, uint32_t psize, unsigned i, uint32_t *size
  * "child 0" reports the damage instead of reading past the page. */
 static inline bool branch_cell_ok(const uint8_t *pg, uint32_t psize, unsigned i)
 {
+    /* off in [PAGE_HDR, psize - BRANCH_CELL_HDR] as one unsigned compare. */
     uint32_t off = node_slot(pg, i);
-    return CS_LIKELY(off >= PAGE_HDR && off + BRANCH_CELL_HDR <= psize);
+    return CS_LIKELY(off - PAGE_HDR <= psize - PAGE_HDR - BRANCH_CELL_HDR);
 }
 static inline uint64_t branch_child(const uint8_t *pg, uint32_t psize, unsigned i)
 {
@@ -639,7 +640,8 @@ static inline void bt_prefetch_sibling(const cs_txn *t, const bt_path *p, bool f
     for (uint32_t off = 0; off < t->psize; off += 64) __builtin_prefetch(np + off);
 }
 int bt_seek_rank(cs_txn *t, const cs_tree_desc *d, uint64_t rank, bt_path *p);
-int bt_rank(cs_txn *t, const bt_path *p, uint64_t *rank);
+/* The rank of the entry the path ends at (d: the tree it was taken in). */
+int bt_rank(cs_txn *t, const cs_tree_desc *d, const bt_path *p, uint64_t *rank);
 /* The path's entry. A compact leaf's key is assembled into kbuf
  * (CS_MAX_KEY bytes; may be NULL when key is): key->data points there. */
 int bt_read(cs_txn *t, const bt_path *p, uint8_t *kbuf, cs_val *key, cs_val *val);
