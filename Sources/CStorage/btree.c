@@ -1,6 +1,8 @@
 /*
- * btree.c — copy-on-write B+ tree: search, insert with split, delete with
- * merge/redistribute, rank access.
+ * btree.c — changing a copy-on-write B+ tree: insert with split, delete
+ * with merge/redistribute, clearing, and the append hints that let puts in
+ * key order skip the descent (searching is in btree_search.c, rank access
+ * in btree_rank.c).
  *
  * Writes first touch the whole root-to-leaf path (pager.c: each page gets a
  * private copy at a new page number, parents re-pointed top-down), then
@@ -15,215 +17,11 @@
  * copy-on-write.
  */
 #include "internal.h"
+#include "internal.h"
 
 #include <stdlib.h>
 
 #define MAX_CELL_BUF (CS_MAX_PAGE_SIZE / 3 + 64)
-
-/* ---- reading ---- */
-
-static inline __attribute__((always_inline)) int load_node_in(cs_txn *t, uint64_t pgno, bool want_leaf, bool clean, const uint8_t **out)
-{
-    int rc;
-    clean = clean || t->rdonly;
-    uint64_t limit = t->rdonly ? t->meta.next_pgno : t->next_pgno;
-    /* A clean page inside the file and the map: page_get_in's answer, inline. */
-    if (clean && CS_LIKELY(pgno >= 2 && pgno < limit && pgno < t->map_pages))
-        *out = t->map + (pgno << t->env->psize_shift);
-    else if ((rc = page_get_in(t, pgno, clean, out)))
-        return rc;
-    if ((rc = node_check(*out, t->psize, pgno))) return rc;
-    if (node_is_leaf(*out) != want_leaf || node_n(*out) == 0)
-        return cs_fail(CS_ECORRUPT, "page %llu: expected a non-empty %s page", (unsigned long long)pgno,
-                       want_leaf ? "leaf" : "branch");
-    return CS_OK;
-}
-
-static int load_node(cs_txn *t, uint64_t pgno, bool want_leaf, const uint8_t **out)
-{
-    return load_node_in(t, pgno, want_leaf, false, out);
-}
-
-int bt_descend(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, bt_path *p, bool *exact)
-{
-    p->depth = 0;
-    *exact = false;
-    if (d->root == 0) return CS_NOTFOUND;
-    if (d->depth == 0 || d->depth > CS_MAX_DEPTH) return cs_fail(CS_ETOODEEP, "tree depth %u", d->depth);
-    uint64_t pgno = d->root;
-    bool clean = t->rdonly;
-    /* The separators around the child taken (unknown at the tree's edges),
-     * for its search's interpolation guess; none for text keys (bisected). */
-    cs_key fences[2] = {{NULL, 0}, {NULL, 0}}, *fence = key_is_text(k, kl) ? NULL : fences;
-    for (int level = 0;; level++) {
-        const uint8_t *pg;
-        bool leaf = level + 1 == (int)d->depth;
-        int rc = load_node_in(t, pgno, leaf, clean, &pg);
-        if (rc) return rc;
-        clean = clean || page_is_mapped(t, pg);
-        unsigned idx;
-        p->pgno[level] = pgno;
-        p->pg[level] = pg;
-        if (leaf) {
-            if ((rc = node_search_leaf(pg, t->psize, k, kl, fence, &idx, exact))) return rc;
-            p->idx[level] = (uint16_t)idx;
-            p->depth = level + 1;
-            return CS_OK;
-        }
-        if ((rc = node_search_branch(pg, t->psize, k, kl, fence, &idx))) return rc;
-        p->idx[level] = (uint16_t)idx;
-        if (fence && idx > 0 && (rc = node_key(pg, t->psize, idx, &fence[0]))) return rc;
-        if (fence && idx + 1u < node_n(pg) && (rc = node_key(pg, t->psize, idx + 1, &fence[1]))) return rc;
-        pgno = branch_child(pg, t->psize, idx);
-        /* The next page is the leaf: its entry count is this cell's count. */
-        if (clean && level + 2 == (int)d->depth && pgno >= 2 && pgno < t->map_pages)
-            node_prefetch_leaf(t->map + (pgno << t->env->psize_shift), t->psize, (unsigned)branch_count(pg, t->psize, idx), k, kl,
-                               fence);
-    }
-}
-
-/* Fill levels from..depth-1 going down the first (or last) child. */
-static int descend_edge(cs_txn *t, bt_path *p, int from, int depth, bool last)
-{
-    for (int level = from; level < depth; level++) {
-        if (level > 0) p->pgno[level] = branch_child(p->pg[level - 1], t->psize, p->idx[level - 1]);
-        int rc = load_node(t, p->pgno[level], level == depth - 1, &p->pg[level]);
-        if (rc) return rc;
-        p->idx[level] = (uint16_t)(last ? node_n(p->pg[level]) - 1 : 0);
-    }
-    p->depth = depth;
-    return CS_OK;
-}
-
-int bt_edge(cs_txn *t, const cs_tree_desc *d, bool last, bt_path *p)
-{
-    p->depth = 0;
-    if (d->root == 0) return CS_NOTFOUND;
-    if (d->depth == 0 || d->depth > CS_MAX_DEPTH) return cs_fail(CS_ETOODEEP, "tree depth %u", d->depth);
-    p->pgno[0] = d->root;
-    return descend_edge(t, p, 0, (int)d->depth, last);
-}
-
-int bt_step(cs_txn *t, bt_path *p, bool forward)
-{
-    int leaf = p->depth - 1, l = leaf;
-    while (l >= 0) {
-        unsigned n = node_n(p->pg[l]);
-        if (forward ? p->idx[l] + 1u < n : p->idx[l] > 0) break;
-        l--;
-    }
-    if (l < 0) return CS_NOTFOUND;
-    p->idx[l] = (uint16_t)(p->idx[l] + (forward ? 1 : -1));
-    if (l == leaf) return CS_OK;
-    bt_path save = *p;
-    int rc = descend_edge(t, p, l + 1, p->depth, !forward);
-    if (rc) *p = save;
-    return rc;
-}
-
-int bt_seek_rank(cs_txn *t, const cs_tree_desc *d, uint64_t rank, bt_path *p)
-{
-    p->depth = 0;
-    if (rank >= d->entries || d->root == 0) return CS_NOTFOUND;
-    uint64_t pgno = d->root;
-    for (int level = 0; level < (int)d->depth; level++) {
-        bool leaf = level == (int)d->depth - 1;
-        int rc = load_node(t, pgno, leaf, &p->pg[level]);
-        if (rc) return rc;
-        const uint8_t *pg = p->pg[level];
-        p->pgno[level] = pgno;
-        unsigned n = node_n(pg), i = 0;
-        if (leaf) {
-            if (rank >= n) return cs_fail(CS_ECORRUPT, "page %llu: entry counts disagree", (unsigned long long)pgno);
-            p->idx[level] = (uint16_t)rank;
-            p->depth = level + 1;
-            return CS_OK;
-        }
-        for (; i < n; i++) {
-            uint64_t c = branch_count(pg, t->psize, i);
-            if (rank < c) break;
-            rank -= c;
-        }
-        if (i == n) return cs_fail(CS_ECORRUPT, "page %llu: entry counts disagree", (unsigned long long)pgno);
-        p->idx[level] = (uint16_t)i;
-        pgno = branch_child(pg, t->psize, i);
-    }
-    return cs_fail(CS_ECORRUPT, "tree depth does not match its pages");
-}
-
-int bt_rank(cs_txn *t, const bt_path *p, uint64_t *rank)
-{
-    CS_UNUSED(t);
-    uint64_t r = 0;
-    for (int level = 0; level < p->depth - 1; level++)
-        for (unsigned i = 0; i < p->idx[level]; i++) r += branch_count(p->pg[level], t->psize, i);
-    *rank = r + p->idx[p->depth - 1];
-    return CS_OK;
-}
-
-int bt_read(cs_txn *t, const bt_path *p, uint8_t *kbuf, cs_val *key, cs_val *val)
-{
-    const uint8_t *pg = p->pg[p->depth - 1];
-    unsigned idx = p->idx[p->depth - 1];
-    uint32_t psize = t->psize, kl, vl;
-    const uint8_t *k, *v;
-    bool ovf;
-    if (node_is_compact(pg)) {
-        leaf6_cell c;
-        uint32_t plen = node_prefix_len(pg);
-        if (CS_UNLIKELY(!leaf6_parse(pg, psize, idx, &c) || plen + c.sl > CS_MAX_KEY)) return node_bad_cell(pg, idx);
-        if (key) {
-            memcpy(kbuf, node_prefix(pg, psize), plen);
-            memcpy(kbuf + plen, c.sfx, c.sl);
-        }
-        k = kbuf;
-        kl = plen + c.sl;
-        v = c.v;
-        ovf = c.vw & 1;
-        vl = c.vw >> 1;
-    } else {
-        uint32_t off = node_slot(pg, idx);
-        if (CS_UNLIKELY(off < PAGE_HDR || off + LEAF_CELL_HDR > psize)) return node_bad_cell(pg, idx);
-        kl = rd16(pg + off);
-        vl = rd32(pg + off + 2);
-        k = pg + off + LEAF_CELL_HDR;
-        v = k + kl;
-        ovf = vl & VLEN_OVERFLOW;
-        vl &= ~VLEN_OVERFLOW;
-        if (CS_UNLIKELY(off + LEAF_CELL_HDR + kl + (ovf ? OVERFLOW_REF : vl) > psize))
-            return cs_fail(CS_ECORRUPT, "page %llu: cell %u out of bounds", (unsigned long long)PH(pg)->pgno, idx);
-    }
-    if (key) {
-        key->data = k;
-        key->size = kl;
-    }
-    if (!val) return CS_OK;
-    if (ovf) {
-        const uint8_t *run;
-        uint64_t op = rd64(v);
-        uint32_t np = ovf_pages(psize, vl);
-        int rc = page_get_run(t, op, np, &run);
-        if (rc) return rc;
-        if (PH(run)->type != PT_OVERFLOW || PH(run)->npages != np || PH(run)->pgno != op)
-            return cs_fail(CS_ECORRUPT, "overflow run at page %llu: bad header", (unsigned long long)op);
-        v = run + PAGE_HDR;
-    }
-    val->data = v;
-    val->size = vl;
-    return CS_OK;
-}
-
-static bool hint_leaf(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, bt_path *p, bool *exact);
-
-int bt_get(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, cs_val *val)
-{
-    bt_path p;
-    bool exact = false;
-    int rc;
-    if (!hint_leaf(t, d, k, kl, &p, &exact) && (rc = bt_descend(t, d, k, kl, &p, &exact))) return rc;
-    if (!exact) return CS_NOTFOUND;
-    return bt_read(t, &p, NULL, NULL, val);
-}
 
 /* ---- writing ---- */
 
@@ -506,7 +304,7 @@ static void hint_record(cs_txn *t, const cs_tree_desc *d, const bt_path *p)
  * within the leaf's first..last keys (so a search would land there too).
  * Puts and gets in key order (an update loop, a migration rewriting every
  * object) then skip the branch searches. False if it does not hold. */
-static bool hint_leaf(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, bt_path *p, bool *exact)
+bool bt_hint_leaf(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, bt_path *p, bool *exact)
 {
     if (t->rdonly) return false;
     bt_hint *h = hint_find(t, d);
@@ -585,7 +383,7 @@ int bt_put(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl, const void
     }
     bt_path p;
     bool exact = false;
-    if (!hint_path(t, d, k, kl, &p) && !hint_leaf(t, d, k, kl, &p, &exact) &&
+    if (!hint_path(t, d, k, kl, &p) && !bt_hint_leaf(t, d, k, kl, &p, &exact) &&
         (rc = bt_descend(t, d, k, kl, &p, &exact)))
         return rc;
     if (exact && (flags & CS_NOOVERWRITE)) return CS_EXISTS;
@@ -792,7 +590,7 @@ static int free_subtree(cs_txn *t, cs_tree_desc *d, uint64_t pgno, int level)
     if (level >= (int)d->depth) return cs_fail(CS_ECORRUPT, "tree deeper than its descriptor");
     const uint8_t *pg;
     bool leaf = level == (int)d->depth - 1;
-    int rc = load_node(t, pgno, leaf, &pg);
+    int rc = bt_load_node(t, pgno, leaf, false, &pg);
     if (rc) return rc;
     unsigned n = node_n(pg);
     for (unsigned i = 0; i < n && rc == CS_OK; i++) {

@@ -417,5 +417,5 @@ int cs_cursor_index(cs_cursor *c, uint64_t *out)
     if (rc) return rc;
     if (!out) return cs_fail(CS_EINVAL, "cs_cursor_index: NULL out");
     if (c->state != CUR_ON) return cs_fail(CS_EINVAL, "cursor is not on an entry");
-    return bt_rank(c->txn, &c->path, out);
+    return bt_rank(c->txn, d, &c->path, out);
 }

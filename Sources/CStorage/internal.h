@@ -11,7 +11,7 @@
  *  L2  os        io.c lock.c: data-file writes/flushes/growth, mappings and the page-buffer pool; the lock file (writer mutex, reader table, published meta); calls L0-L1
  *  L3  txnstate  internal.h: struct cs_txn and the gates txn_check/txn_note (inline); calls L0
  *  L4  pager     pager.c: pages as a txn sees them, dirty pages, allocation, copy-on-write; calls L0-L3
- *  L5  btree     btree.c relocate.c: search, insert/split, delete/merge, rank over one tree descriptor; auto-shrink's page moves; calls L0-L4
+ *  L5  btree     btree_search.c btree_rank.c btree.c relocate.c: search, insert/split, delete/merge, rank over one tree descriptor; auto-shrink's page moves; calls L0-L4
  *  L6  trees     tree.c: the tree-name registry, the catalog, a txn's descriptors, cs_tree_* and cs_get/put/del/count; calls L0-L5
  *  L7  access    cursor.c diff.c filter.c fts.c: cursors, snapshot diffs, value filters, full-text index and search; calls L0-L6
  *  L8  txn       txn.c: begin (snapshot or writer), clone, reset, renew, abort; calls L0-L7
@@ -176,8 +176,9 @@ int node_cell_size(const uint8_t *pg, uint32_t psize, unsigned i, uint32_t *size
  * "child 0" reports the damage instead of reading past the page. */
 static inline bool branch_cell_ok(const uint8_t *pg, uint32_t psize, unsigned i)
 {
+    /* off in [PAGE_HDR, psize - BRANCH_CELL_HDR] as one unsigned compare. */
     uint32_t off = node_slot(pg, i);
-    return CS_LIKELY(off >= PAGE_HDR && off + BRANCH_CELL_HDR <= psize);
+    return CS_LIKELY(off - PAGE_HDR <= psize - PAGE_HDR - BRANCH_CELL_HDR);
 }
 static inline uint64_t branch_child(const uint8_t *pg, uint32_t psize, unsigned i)
 {
@@ -583,7 +584,7 @@ void dirty_release_all(cs_txn *t);
  * to `units` (may be NULL); *nunits = how many were written in all. */
 int pager_write_dirty(cs_txn *t, cs_commit_unit *units, uint32_t cap, uint32_t *nunits);
 
-/* ==== L5 btree: btree.c relocate.c ==== */
+/* ==== L5 btree: btree_search.c btree_rank.c btree.c relocate.c ==== */
 
 /* Overflow pages of a value of vlen bytes (I10). */
 static inline uint32_t ovf_pages(uint32_t psize, uint64_t vlen)
@@ -598,6 +599,27 @@ typedef struct bt_path {
     const uint8_t *pg[CS_MAX_DEPTH];
     uint16_t idx[CS_MAX_DEPTH];
 } bt_path;
+/* Page pgno of a descent, checked as a non-empty node of the kind expected
+ * (I8, I9). `clean`: the page is known not to be dirty in this txn (an
+ * ancestor was a mapped page), so a page inside the map is read from it
+ * without the dirty-page lookup. */
+static inline __attribute__((always_inline)) int bt_load_node(cs_txn *t, uint64_t pgno, bool want_leaf, bool clean,
+                                                              const uint8_t **out)
+{
+    int rc;
+    clean = clean || t->rdonly;
+    uint64_t limit = t->rdonly ? t->meta.next_pgno : t->next_pgno;
+    /* A clean page inside the file and the map: page_get_in's answer, inline. */
+    if (clean && CS_LIKELY(pgno >= 2 && pgno < limit && pgno < t->map_pages))
+        *out = t->map + (pgno << t->env->psize_shift);
+    else if ((rc = page_get_in(t, pgno, clean, out)))
+        return rc;
+    if ((rc = node_check(*out, t->psize, pgno))) return rc;
+    if (node_is_leaf(*out) != want_leaf || node_n(*out) == 0)
+        return cs_fail(CS_ECORRUPT, "page %llu: expected a non-empty %s page", (unsigned long long)pgno,
+                       want_leaf ? "leaf" : "branch");
+    return CS_OK;
+}
 int bt_descend(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, bt_path *p, bool *exact);
 int bt_edge(cs_txn *t, const cs_tree_desc *d, bool last, bt_path *p);
 int bt_step(cs_txn *t, bt_path *p, bool forward);   /* CS_NOTFOUND at end */
@@ -618,11 +640,15 @@ static inline void bt_prefetch_sibling(const cs_txn *t, const bt_path *p, bool f
     for (uint32_t off = 0; off < t->psize; off += 64) __builtin_prefetch(np + off);
 }
 int bt_seek_rank(cs_txn *t, const cs_tree_desc *d, uint64_t rank, bt_path *p);
-int bt_rank(cs_txn *t, const bt_path *p, uint64_t *rank);
+/* The rank of the entry the path ends at (d: the tree it was taken in). */
+int bt_rank(cs_txn *t, const cs_tree_desc *d, const bt_path *p, uint64_t *rank);
 /* The path's entry. A compact leaf's key is assembled into kbuf
  * (CS_MAX_KEY bytes; may be NULL when key is): key->data points there. */
 int bt_read(cs_txn *t, const bt_path *p, uint8_t *kbuf, cs_val *key, cs_val *val);
 int bt_get(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, cs_val *val);
+/* A write txn's path to the leaf holding k from its last put in d, if it
+ * still holds (btree.c, "Append hints"); false otherwise (then descend). */
+bool bt_hint_leaf(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, bt_path *p, bool *exact);
 int bt_put(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl, const void *v, size_t vl, unsigned flags);
 int bt_del(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl);
 int bt_clear(cs_txn *t, cs_tree_desc *d);

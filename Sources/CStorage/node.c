@@ -310,7 +310,7 @@ int node_search_leaf(const uint8_t *pg, uint32_t psize, const uint8_t *k, uint32
     /* Every key starts with the prefix: compare k with it once, then
      * search the suffixes with k's own. */
     uint32_t plen = node_prefix_len(pg), n = plen < kl ? plen : kl;
-    int c = n ? memcmp(k, node_prefix(pg, psize), n) : 0;
+    int c = key_cmp(k, n, node_prefix(pg, psize), n);
     if (c != 0 || kl < plen) {
         *exact = false;
         *idx = c > 0 ? node_n(pg) : 0;
@@ -319,7 +319,7 @@ int node_search_leaf(const uint8_t *pg, uint32_t psize, const uint8_t *k, uint32
     /* Fences outside the prefix bound nothing useful here: read the ends. */
     cs_key f[2] = {{NULL, 0}, {NULL, 0}};
     for (int j = 0; fence && j < 2; j++)
-        if (fence[j].p && fence[j].len >= plen && memcmp(fence[j].p, k, plen) == 0)
+        if (fence[j].p && fence[j].len >= plen && key_cmp(fence[j].p, plen, k, plen) == 0)
             f[j] = (cs_key){fence[j].p + plen, fence[j].len - plen};
     return node_search(pg, psize, true, true, 0, node_n(pg), k + plen, kl - plen, fence ? f : NULL, idx, exact);
 }

@@ -1,0 +1,75 @@
+/*
+ * collection_lookup.c: the engine's share of MutableSet `contains` and List
+ * index access at 1M entries, in the key shapes of the collections tree
+ * (docs/OBJECTS.md): set entries keyed by an 8-byte big-endian id and an
+ * Int's 8 stored bytes (cs_get, half of them absent), list entries by an
+ * 8-byte id, a length byte and a 3-byte big-endian counter
+ * (cs_cursor_seek_index at random ranks, and cs_get of random elements).
+ * In-memory env, as the collection benchmark. Build it against any engine
+ * revision to compare:
+ *   clang -std=c11 -O2 -g -gdwarf-4 -D_GNU_SOURCE -I<tree>/Sources/CStorage/include \
+ *     -I<tree>/Sources/CStorage -o collection_lookup collection_lookup.c \
+ *     <tree>/Sources/CStorage/[a-z]*.c -lpthread -lm
+ *   ./collection_lookup [entries] [ops] [set,list] [reps]
+ * Instructions per operation of one phase (callgrind):
+ *   valgrind --tool=callgrind --toggle-collect=run_seek ./collection_lookup 1000000 200000 list 1
+ */
+#include "cstorage.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdint.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void){struct timespec ts;clock_gettime(CLOCK_MONOTONIC,&ts);return ts.tv_sec+ts.tv_nsec*1e-9;}
+static uint64_t rng=88172645463325252ull;
+static uint64_t xr(void){rng^=rng<<13;rng^=rng>>7;rng^=rng<<17;return rng;}
+static void be64(uint8_t*p,uint64_t v){for(int i=7;i>=0;i--){p[i]=(uint8_t)v;v>>=8;}}
+#define CK(x) do{int _r=(x); if(_r){fprintf(stderr,"%s: %d\n",#x,_r);exit(1);}}while(0)
+static cs_txn*T; static cs_tree SET,LIST; static uint64_t *ELEMS; static size_t N; static uint64_t SUM;
+__attribute__((noinline)) void run_set(size_t ops){ uint8_t k[16]; for(size_t i=0;i<ops;i++){ be64(k,7); uint64_t e = ELEMS[xr()%N]; if(i&1) e^=1ull<<63; memcpy(k+8,&e,8); cs_val val; int rc=cs_get(T,SET,(cs_val){k,16},&val); if(rc==0) SUM+=*(const uint8_t*)val.data; } }
+__attribute__((noinline)) void run_seek(cs_cursor*c,size_t ops){ for(size_t i=0;i<ops;i++){ cs_val kk,vv; CK(cs_cursor_seek_index(c,xr()%N,&kk,&vv)); SUM+=*(const uint8_t*)vv.data; } }
+__attribute__((noinline)) void run_listget(size_t ops){ uint8_t k[16]; for(size_t i=0;i<ops;i++){ uint64_t j=xr()%N+1; be64(k,9); k[8]=3; k[9]=(uint8_t)(j>>16); k[10]=(uint8_t)(j>>8); k[11]=(uint8_t)j; cs_val vv; CK(cs_get(T,LIST,(cs_val){k,12},&vv)); SUM+=*(const uint8_t*)vv.data; } }
+int main(int argc,char**argv){
+    size_t n = argc>1? strtoull(argv[1],0,10):1000000;
+    size_t ops = argc>2? strtoull(argv[2],0,10):2000000;
+    const char *which = argc>3? argv[3]:"set,list";
+    cs_env*env; cs_options o; memset(&o,0,sizeof o); o.flags=CS_ENV_IN_MEMORY; o.durability=CS_DURABLE_NO_SYNC;
+    CK(cs_env_open("lookup-bench",&o,&env));
+    cs_txn*t; cs_tree set,list;
+    CK(cs_txn_begin(env,0,&t));
+    CK(cs_tree_open(t,"set",CS_CREATE,&set));
+    CK(cs_tree_open(t,"list",CS_CREATE,&list));
+    uint8_t k[16]; uint64_t v=0;
+    /* set<Int>: owner id (BE) ++ element's 8 bytes (LE Int: unordered bytes) */
+    uint64_t *elems = malloc(n*8);
+    for(size_t i=0;i<n;i++){ elems[i]=xr(); be64(k,7); memcpy(k+8,&elems[i],8); v=i; CK(cs_put(t,set,(cs_val){k,16},(cs_val){&v,8},0)); }
+    /* list: list id ++ length byte ++ 3-byte BE counter */
+    for(size_t i=0;i<n;i++){ be64(k,9); k[8]=3; k[9]=(uint8_t)((i+1)>>16); k[10]=(uint8_t)((i+1)>>8); k[11]=(uint8_t)(i+1); v=i; CK(cs_put(t,list,(cs_val){k,12},(cs_val){&v,8},0)); }
+    CK(cs_txn_commit(t));
+    CK(cs_txn_begin(env,CS_TXN_RDONLY,&t));
+    CK(cs_tree_open(t,"set",0,&set)); CK(cs_tree_open(t,"list",0,&list));
+    uint64_t sum=0;
+    int reps = argc>4? atoi(argv[4]):3; T=t; SET=set; LIST=list; ELEMS=elems; N=n;
+    for(int rep=0;rep<reps;rep++){
+    if(strstr(which,"set")){
+        double t0=now();
+        run_set(ops);
+        double dt=now()-t0; printf("set get (half hits): %.0f ns/op  %.2fM/s\n", dt/ops*1e9, ops/dt/1e6);
+    }
+    if(strstr(which,"list")){
+        cs_cursor*c; CK(cs_cursor_open(t,list,&c));
+        double t0=now();
+        run_seek(c,ops);
+        double dt=now()-t0; printf("list seek_index: %.0f ns/op  %.2fM/s\n", dt/ops*1e9, ops/dt/1e6);
+        t0=now();
+        run_listget(ops);
+        dt=now()-t0; printf("list get: %.0f ns/op  %.2fM/s\n", dt/ops*1e9, ops/dt/1e6);
+        cs_cursor_close(c);
+    }
+    }
+    cs_txn_abort(t); cs_env_close(env);
+    fprintf(stderr,"sum %llu\n",(unsigned long long)(sum+SUM));
+    return 0;
+}
