@@ -54,7 +54,7 @@ final class SharedEnv: @unchecked Sendable {
     /// actor, queue, actor) can be woken, and its thread is started on that
     /// core's next turn (the earliest an autorefresh could run there), so
     /// opening and closing a Realm create and join no thread.
-    private let watcher = Mutex<WatcherState>(.none)
+    private let watcher = Protected<WatcherState>(.none)
     /// The commit sequence when the file was opened: a watcher started
     /// later waits from it, so no commit since the open goes unseen.
     private let openedAtSeq: UInt64
