@@ -236,14 +236,12 @@ static int check_freelist(checker *c)
     if (t->meta.fl_pgno) c->r->pages_freelist = t->meta.fl_npages;
     if (rc == CS_OK) rc = freelist_rest(&base, cursor, &fl);
     if (rc == CS_OK) rc = freelist_join(&fl, &delta);
-    if (!run_ok) {
-        /* mark reported the run itself */
-    } else if (rc) {
+    if (run_ok && rc) { /* else mark reported the run itself */
         const char *detail = cs_last_error_detail();
         /* The details mostly begin with "free list: " already. */
         if (strncmp(detail, "free list: ", 11) == 0) detail += 11;
         problem(c, "I11 free list: %s", detail);
-    } else {
+    } else if (run_ok) {
         for (size_t i = 0; i < fl.free.n; i++) {
             mark(c, fl.free.v[i].start, fl.free.v[i].len, "free extent");
             c->r->pages_free += fl.free.v[i].len;
@@ -269,7 +267,7 @@ int cs_check_each(cs_env *env, cs_check_report *report, cs_check_fn fn, void *ct
 {
     if (!env || !report) return cs_fail(CS_EINVAL, "cs_check: NULL argument");
     cs_txn *t;
-    int rc;
+    int rc, tries = 0;
 again:
     memset(report, 0, sizeof *report);
     if ((rc = cs_txn_begin(env, CS_TXN_RDONLY, &t))) return rc;
@@ -286,7 +284,8 @@ again:
     if (check_freelist(&c) == CS_EBUSY) {
         free(c.seen);
         cs_txn_abort(t);
-        goto again;
+        if (++tries < 1000) goto again;
+        return cs_fail(CS_EBUSY, "cs_check: commits keep replacing the snapshot's free list: check again");
     }
     uint64_t leaked = 0, first = 0;
     for (uint64_t i = 0; i < c.npages; i++)

@@ -341,7 +341,7 @@ int cs_env_get_info(cs_env *env, cs_env_info *out)
 {
     if (!env || !out) return cs_fail(CS_EINVAL, "cs_env_get_info: NULL argument");
     cs_txn *t;
-    int rc;
+    int rc, tries = 0;
 again:
     memset(out, 0, sizeof *out);
     rc = cs_txn_begin(env, CS_TXN_RDONLY, &t);
@@ -384,6 +384,6 @@ again:
         }
     }
     cs_txn_commit(t);
-    if (rc == CS_EBUSY) goto again; /* newer commits replaced the snapshot's delta */
+    if (rc == CS_EBUSY && ++tries < 1000) goto again; /* newer commits replaced the snapshot's delta */
     return rc;
 }

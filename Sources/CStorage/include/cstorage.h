@@ -512,7 +512,9 @@ int cs_check(cs_env *env, cs_check_report *report);
  * NULL (then this is cs_check). Used by the realmlite tool's check command.
  * Errors as cs_check: CS_EINVAL NULL env or report; CS_ECORRUPT problems
  * found; from cs_txn_begin (CS_EREADERS, CS_EBADTXN ...) or CS_ENOMEM if it
- * could not run (no problem reported then). */
+ * could not run (no problem reported then); CS_EBUSY if other writers'
+ * commits replaced the snapshot's free-list delta a thousand times in a
+ * row (check again when they pause). */
 typedef void (*cs_check_fn)(void *ctx, const char *problem);
 int cs_check_each(cs_env *env, cs_check_report *report, cs_check_fn fn, void *ctx);
 
