@@ -4,8 +4,10 @@
  *
  * Commit of write txn N (holding the writer mutex):
  *   C1 write the changed tree descriptors into the catalog (copy-on-write);
- *   C2 build the new free-list run: free extents, the pending groups, and
- *      group N (the pages N freed, including the old run);
+ *   C2 the free list: a delta for the meta (the change since the base run:
+ *      format.h, FREE-LIST DELTA) when it fits, else a new run with free
+ *      extents, the pending groups, and group N (the pages N freed,
+ *      including the old run);
  *   C3 write every dirty page, sorted               (CS_STAGE_DATA_WRITTEN)
  *   C4 flush the data                               (CS_STAGE_DATA_SYNCED)
  *   C5 write the meta into the page that does not hold the newest durable
