@@ -1,8 +1,7 @@
 /*
  * freelist.c — persistent free space.
  *
- * The free list is one run of pages rewritten by every commit (format.h,
- * FREE-LIST RUN). It holds `free` extents, reusable at once, and groups of
+ * The free list is a run of pages (format.h, FREE-LIST RUN). It holds `free` extents, reusable at once, and groups of
  * pages freed by a commit T, which stay untouched while any reader holds a
  * snapshot older than T: those pages are still part of that snapshot. The
  * writer moves groups into `free` once no reader needs them
