@@ -42,6 +42,13 @@ static int commit_delta(cs_txn *t, cs_meta *m, bool *done)
     cs_env *env = t->env;
     *done = false;
     if (t->fl_full || t->bskipped) return CS_OK;
+    /* Auto-shrink cuts free pages at the file end, which no cursor can say. */
+    if (env->auto_shrink) {
+        bool at_end = t->pool.n && t->pool.v[t->pool.n - 1].start + t->pool.v[t->pool.n - 1].len == t->next_pgno;
+        for (size_t i = t->bpool_head; !at_end && i < t->bpool.n; i++)
+            at_end = t->bpool.v[i].start + t->bpool.v[i].len == t->next_pgno;
+        if (at_end) return CS_OK;
+    }
     cs_freelist nd = t->fl;
     nd.free = t->pool;
     size_t extra = t->freed.n ? 16 + 16 * t->freed.n : 0; /* an upper bound before normalizing */
@@ -239,7 +246,19 @@ static int shrink_step(cs_txn *t, unsigned *moved)
     if (!t->env->auto_shrink) return CS_OK;
     uint64_t nfree = 0;
     for (size_t i = t->pool_head; i < t->pool.n; i++) nfree += t->pool.v[i].len;
+    for (size_t i = t->bpool_head; i < t->bpool.n; i++) nfree += t->bpool.v[i].len;
     if (nfree < 64 || nfree * 16 < t->next_pgno) return CS_OK;
+    /* Relocation wants the lowest free pages first, which the delta's
+     * allocation order is not: this commit writes the whole list. */
+    if (!t->fl_full && t->bpool.n > t->bpool_head) {
+        t->bpool.n -= t->bpool_head;
+        memmove(t->bpool.v, t->bpool.v + t->bpool_head, t->bpool.n * sizeof *t->bpool.v);
+        int rc = extvec_merge(&t->pool, t->pool.v + t->pool_head, t->pool.n - t->pool_head, &t->bpool);
+        if (rc) return rc;
+        t->pool_head = 0;
+    }
+    t->fl_full = true;
+    t->bpool.n = t->bpool_head = 0;
     return tree_relocate(t, t->next_pgno - nfree, SHRINK_VISITS, moved);
 }
 

@@ -197,13 +197,6 @@ static int begin_write(cs_txn *t, bool try_only)
         memmove(t->bgroups.groups, t->bgroups.groups + k, (t->bgroups.ngroups - k) * sizeof *t->bgroups.groups);
         t->bgroups.ngroups -= k;
     }
-    /* Auto-shrink wants the lowest free pages and cuts the file end, which
-     * no cursor can say: such commits write the whole list. */
-    if (env->auto_shrink) {
-        t->fl_full = true;
-        if (t->bpool.n && (rc = extvec_merge(&t->pool, t->pool.v, t->pool.n, &t->bpool))) goto fail;
-        t->bpool.n = 0;
-    }
     return CS_OK;
 fail:
     lock_writer_release(&env->lock);
