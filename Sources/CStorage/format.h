@@ -131,7 +131,8 @@
  *  reusable now, groups (txnid > B, ascending) pending. The free list of
  *  the meta is then (sequence after cursor) + (delta extents), disjoint.
  *  A commit whose delta does not fit beside its units (or that allocated
- *  base pages out of order, or runs auto-shrink) writes a new run holding
+ *  base pages out of order, or whose auto-shrink step relocates pages or
+ *  cuts the file end) writes a new run holding
  *  the whole list instead, with its group the old run, and no delta.
  *  Crash argument: the delta is inside the meta's 512 checksummed bytes,
  *  so it stands or falls with its meta (I1); the base run is a page set
