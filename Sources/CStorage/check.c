@@ -222,32 +222,40 @@ static void check_catalog(checker *c)
     if (rc != CS_NOTFOUND && rc != CS_OK) problem(c, "I8 node structure: catalog walk failed: %s", cs_last_error_detail());
 }
 
-static void check_freelist(checker *c)
+/* Marks the run, the base's sequence after the delta's cursor and the
+ * delta's extents (I6 finds a page both free and reachable, or lost).
+ * CS_EBUSY: the snapshot's delta is gone (newer commits), check again. */
+static int check_freelist(checker *c)
 {
     cs_txn *t = c->t;
-    if (!t->meta.fl_pgno) return;
-    if (!mark(c, t->meta.fl_pgno, t->meta.fl_npages, "free-list run")) return;
-    c->r->pages_freelist = t->meta.fl_npages;
-    const uint8_t *run;
-    cs_freelist fl;
-    if (page_get_run(t, t->meta.fl_pgno, t->meta.fl_npages, &run) ||
-        freelist_load(run, t->meta.fl_npages, t->psize, t->meta.next_pgno, &fl)) {
+    cs_freelist base = {0}, delta = {0}, fl = {0};
+    uint64_t base_txnid, cursor;
+    int rc = txn_load_freelist(t, &base, &base_txnid, &cursor, &delta);
+    if (rc == CS_EBUSY) return rc;
+    bool run_ok = !t->meta.fl_pgno || mark(c, t->meta.fl_pgno, t->meta.fl_npages, "free-list run");
+    if (t->meta.fl_pgno) c->r->pages_freelist = t->meta.fl_npages;
+    if (rc == CS_OK) rc = freelist_rest(&base, cursor, &fl);
+    if (rc == CS_OK) rc = freelist_join(&fl, &delta);
+    if (run_ok && rc) { /* else mark reported the run itself */
         const char *detail = cs_last_error_detail();
-        /* freelist_load's details mostly begin with "free list: " already. */
+        /* The details mostly begin with "free list: " already. */
         if (strncmp(detail, "free list: ", 11) == 0) detail += 11;
         problem(c, "I11 free list: %s", detail);
-        return;
-    }
-    for (size_t i = 0; i < fl.free.n; i++) {
-        mark(c, fl.free.v[i].start, fl.free.v[i].len, "free extent");
-        c->r->pages_free += fl.free.v[i].len;
-    }
-    for (size_t g = 0; g < fl.ngroups; g++)
-        for (size_t i = 0; i < fl.groups[g].ext.n; i++) {
-            mark(c, fl.groups[g].ext.v[i].start, fl.groups[g].ext.v[i].len, "pending extent");
-            c->r->pages_pending += fl.groups[g].ext.v[i].len;
+    } else if (run_ok) {
+        for (size_t i = 0; i < fl.free.n; i++) {
+            mark(c, fl.free.v[i].start, fl.free.v[i].len, "free extent");
+            c->r->pages_free += fl.free.v[i].len;
         }
+        for (size_t g = 0; g < fl.ngroups; g++)
+            for (size_t i = 0; i < fl.groups[g].ext.n; i++) {
+                mark(c, fl.groups[g].ext.v[i].start, fl.groups[g].ext.v[i].len, "pending extent");
+                c->r->pages_pending += fl.groups[g].ext.v[i].len;
+            }
+    }
+    freelist_free(&base);
+    freelist_free(&delta);
     freelist_free(&fl);
+    return CS_OK;
 }
 
 int cs_check(cs_env *env, cs_check_report *report)
@@ -258,10 +266,11 @@ int cs_check(cs_env *env, cs_check_report *report)
 int cs_check_each(cs_env *env, cs_check_report *report, cs_check_fn fn, void *ctx)
 {
     if (!env || !report) return cs_fail(CS_EINVAL, "cs_check: NULL argument");
-    memset(report, 0, sizeof *report);
     cs_txn *t;
-    int rc = cs_txn_begin(env, CS_TXN_RDONLY, &t);
-    if (rc) return rc;
+    int rc, tries = 0;
+again:
+    memset(report, 0, sizeof *report);
+    if ((rc = cs_txn_begin(env, CS_TXN_RDONLY, &t))) return rc;
     checker c = {.t = t, .r = report, .fn = fn, .ctx = ctx, .npages = t->meta.next_pgno};
     c.seen = calloc(1, (size_t)(c.npages / 8 + 1));
     if (!c.seen) {
@@ -272,7 +281,12 @@ int cs_check_each(cs_env *env, cs_check_report *report, cs_check_fn fn, void *ct
     mark(&c, 0, 2, "meta pages");
     report->pages_meta = 2;
     check_catalog(&c);
-    check_freelist(&c);
+    if (check_freelist(&c) == CS_EBUSY) {
+        free(c.seen);
+        cs_txn_abort(t);
+        if (++tries < 1000) goto again;
+        return cs_fail(CS_EBUSY, "cs_check: commits keep replacing the snapshot's free list: check again");
+    }
     uint64_t leaked = 0, first = 0;
     for (uint64_t i = 0; i < c.npages; i++)
         if (!(c.seen[i >> 3] & (1u << (i & 7))) && leaked++ == 0) first = i;

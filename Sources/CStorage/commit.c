@@ -4,8 +4,10 @@
  *
  * Commit of write txn N (holding the writer mutex):
  *   C1 write the changed tree descriptors into the catalog (copy-on-write);
- *   C2 build the new free-list run: free extents, the pending groups, and
- *      group N (the pages N freed, including the old run);
+ *   C2 the free list: a delta for the meta (the change since the base run:
+ *      format.h, FREE-LIST DELTA) when it fits, else a new run with free
+ *      extents, the pending groups, and group N (the pages N freed,
+ *      including the old run);
  *   C3 write every dirty page, sorted               (CS_STAGE_DATA_WRITTEN)
  *   C4 flush the data                               (CS_STAGE_DATA_SYNCED)
  *   C5 write the meta into the page that does not hold the newest durable
@@ -31,31 +33,90 @@
 #include <time.h>
 #include <unistd.h>
 
-/* C2: this commit's free-list run. On success env->fl holds the new list
- * (a cache, valid once the commit is published). */
+/* C2 when the change since the base fits the meta (format.h, FREE-LIST
+ * DELTA): the delta's free pages (pool, with the pages born and freed here
+ * merged in by the caller), its pending groups and this commit's, and the
+ * cursor. True if it was written into t->delta; else nothing changed. */
+static int commit_delta(cs_txn *t, cs_meta *m, bool *done)
+{
+    cs_env *env = t->env;
+    *done = false;
+    if (t->fl_full || t->bskipped) return CS_OK;
+    /* Auto-shrink cuts free pages at the file end, which no cursor can say. */
+    if (env->auto_shrink) {
+        bool at_end = t->pool.n && t->pool.v[t->pool.n - 1].start + t->pool.v[t->pool.n - 1].len == t->next_pgno;
+        for (size_t i = t->bpool_head; !at_end && i < t->bpool.n; i++)
+            at_end = t->bpool.v[i].start + t->bpool.v[i].len == t->next_pgno;
+        if (at_end) return CS_OK;
+    }
+    cs_freelist nd = t->fl;
+    nd.free = t->pool;
+    size_t extra = t->freed.n ? 16 + 16 * t->freed.n : 0; /* an upper bound before normalizing */
+    size_t bytes = freelist_delta_size(&nd) + extra;
+    /* The units of a single-flush commit come first (pager_write_dirty
+     * lists one per dirty entry; the run is not written). */
+    size_t room = CS_META_TAIL - (t->dirty_n <= CS_META_UNITS ? t->dirty_n * sizeof(cs_commit_unit) : 0);
+    if (bytes > room) return CS_OK;
+    int rc = CS_OK;
+    if (t->freed.n) {
+        extvec_normalize(&t->freed);
+        rc = freelist_add_group(&t->fl, t->txnid, &t->freed);
+        if (rc) return rc;
+        nd = t->fl;
+        nd.free = t->pool;
+    }
+    uint64_t cursor = env->fl_cursor + t->btaken;
+    freelist_delta_encode(cursor, &nd, t->delta);
+    m->hdr.upper = (uint16_t)freelist_delta_size(&nd);
+    /* The cache: the same base, the new cursor and delta. */
+    freelist_free(&env->fl);
+    env->fl = nd;
+    env->fl_cursor = cursor;
+    memset(&t->fl, 0, sizeof t->fl);
+    memset(&t->pool, 0, sizeof t->pool);
+    *done = true;
+    return CS_OK;
+}
+
+/* C2: the free list of this commit: a delta in the meta when it fits, else
+ * a new run with all of it (the old run joins this commit's group). On
+ * success env's cache holds the new list (valid once the commit is
+ * published). */
 static int commit_freelist(cs_txn *t, cs_meta *m)
 {
-    cs_freelist nf = {0};
-    nf.groups = t->fl.groups;
-    nf.ngroups = t->fl.ngroups;
-    nf.cap = t->fl.cap;
-    memset(&t->fl, 0, sizeof t->fl);
-    /* This commit's group: what it freed, plus the old free-list run. */
-    int rc = CS_OK;
-    if (t->meta.fl_pgno) rc = extvec_push(&t->freed, t->meta.fl_pgno, t->meta.fl_npages);
+    cs_env *env = t->env;
+    m->version = CS_FORMAT_VERSION;
+    m->hdr.upper = 0;
+    /* What is still free: the unused pool plus pages born and freed here. */
+    int rc = extvec_merge(&t->pool, t->pool.v + t->pool_head, t->pool.n - t->pool_head, &t->reuse);
+    if (rc) return rc;
+    t->pool_head = 0;
+    t->reuse.n = 0;
+    bool done;
+    if ((rc = commit_delta(t, m, &done)) || done) return rc;
+
+    /* The whole list: the base's pending groups, then the delta's, then
+     * this commit's group (what it freed, plus the old run); free pages
+     * from the delta and from what is left of the base's sequence. */
+    cs_freelist nf = t->bgroups;
+    memset(&t->bgroups, 0, sizeof t->bgroups);
+    rc = freelist_join(&nf, &t->fl);
+    if (rc == CS_OK && t->bpool.n > t->bpool_head) {
+        t->bpool.n -= t->bpool_head;
+        memmove(t->bpool.v, t->bpool.v + t->bpool_head, t->bpool.n * sizeof *t->bpool.v);
+        rc = extvec_merge(&t->pool, t->pool.v, t->pool.n, &t->bpool);
+    }
+    t->bpool.n = t->bpool_head = 0;
+    if (rc == CS_OK && t->meta.fl_pgno) rc = extvec_push(&t->freed, t->meta.fl_pgno, t->meta.fl_npages);
     if (rc == CS_OK && t->freed.n) {
         extvec_normalize(&t->freed);
         rc = freelist_add_group(&nf, t->txnid, &t->freed);
     }
-    /* What is still free: the unused pool plus pages born and freed here. */
-    if (rc == CS_OK) rc = extvec_merge(&t->pool, t->pool.v + t->pool_head, t->pool.n - t->pool_head, &t->reuse);
     if (rc) goto out;
-    t->pool_head = 0;
-    t->reuse.n = 0;
     /* Auto-shrink: free pages at the end of the file leave it (I13). The
      * pool holds only pages no reader and no fallback meta reaches (I7), so
      * next_pgno may drop below them; the run is allocated after the cut. */
-    if (t->env->auto_shrink && t->pool.n) {
+    if (env->auto_shrink && t->pool.n) {
         cs_extent *last = &t->pool.v[t->pool.n - 1];
         if (last->start + last->len == t->next_pgno) {
             t->next_pgno = last->start;
@@ -80,13 +141,12 @@ static int commit_freelist(cs_txn *t, cs_meta *m)
         m->fl_npages = np;
     }
 out:
-    if (rc == CS_OK) {
-        freelist_free(&t->env->fl);
-        t->env->fl = nf; /* becomes the cache once the commit succeeds */
-        t->env->fl_txnid = 0;
-    } else {
-        freelist_free(&nf);
-    }
+    freelist_free(&env->fl);
+    freelist_free(&env->fl_base);
+    env->fl_cursor = 0;
+    env->fl_base_txnid = t->txnid;
+    if (rc == CS_OK) env->fl_base = nf; /* becomes the cache once the commit succeeds */
+    else freelist_free(&nf);
     return rc;
 }
 
@@ -99,7 +159,8 @@ static void hook(cs_env *env, cs_commit_stage s, uint64_t txnid)
  * so a torn write leaves that one; then flush if asked. `units` (a
  * single-flush commit) are listed after the meta so that open can tell
  * whether the data reached the disk too. Caller holds the writer mutex. */
-static int write_meta(cs_env *env, cs_meta *m, bool flush, const cs_commit_unit *units, uint32_t nunits);
+static int write_meta(cs_env *env, cs_meta *m, bool flush, const cs_commit_unit *units, uint32_t nunits,
+                      const uint8_t *delta);
 
 /* Before this build's first meta in a file of an older format version:
  * both meta pages become copies of the durable meta at this version, each
@@ -128,14 +189,16 @@ static int upgrade_metas(cs_env *env)
     if (!meta_valid(page[h->durable_slot], 0) || d.txnid != h->durable_txnid)
         return cs_fail(CS_ECORRUPT, "the durable meta page does not hold the durable commit");
     d.version = CS_FORMAT_VERSION;
+    d.hdr.upper = 0; /* no delta: the run holds the whole list */
     env->metas_old = false; /* write_meta below must not come back here */
-    int rc = write_meta(env, &d, true, NULL, 0);
-    if (rc == CS_OK) rc = write_meta(env, &d, true, NULL, 0);
+    int rc = write_meta(env, &d, true, NULL, 0, NULL);
+    if (rc == CS_OK) rc = write_meta(env, &d, true, NULL, 0, NULL);
     if (rc) env->metas_old = true;
     return rc;
 }
 
-static int write_meta(cs_env *env, cs_meta *m, bool flush, const cs_commit_unit *units, uint32_t nunits)
+static int write_meta(cs_env *env, cs_meta *m, bool flush, const cs_commit_unit *units, uint32_t nunits,
+                      const uint8_t *delta)
 {
     int urc = upgrade_metas(env);
     if (urc) return urc;
@@ -151,6 +214,7 @@ static int write_meta(cs_env *env, cs_meta *m, bool flush, const cs_commit_unit 
     memset(page, 0, sizeof page);
     memcpy(page, m, sizeof *m);
     if (nunits) memcpy(page + sizeof *m, units, nunits * sizeof *units);
+    if (meta_delta_len(m)) memcpy(page + sizeof *m + nunits * sizeof *units, delta, meta_delta_len(m));
     m->hdr.checksum = 0;
     memcpy(page, m, sizeof *m);
     m->hdr.checksum = cs_page_checksum(page, CS_META_BYTES);
@@ -182,7 +246,19 @@ static int shrink_step(cs_txn *t, unsigned *moved)
     if (!t->env->auto_shrink) return CS_OK;
     uint64_t nfree = 0;
     for (size_t i = t->pool_head; i < t->pool.n; i++) nfree += t->pool.v[i].len;
+    for (size_t i = t->bpool_head; i < t->bpool.n; i++) nfree += t->bpool.v[i].len;
     if (nfree < 64 || nfree * 16 < t->next_pgno) return CS_OK;
+    /* Relocation wants the lowest free pages first, which the delta's
+     * allocation order is not: this commit writes the whole list. */
+    if (!t->fl_full && t->bpool.n > t->bpool_head) {
+        t->bpool.n -= t->bpool_head;
+        memmove(t->bpool.v, t->bpool.v + t->bpool_head, t->bpool.n * sizeof *t->bpool.v);
+        int rc = extvec_merge(&t->pool, t->pool.v + t->pool_head, t->pool.n - t->pool_head, &t->bpool);
+        if (rc) return rc;
+        t->pool_head = 0;
+    }
+    t->fl_full = true;
+    t->bpool.n = t->bpool_head = 0;
     return tree_relocate(t, t->next_pgno - nfree, SHRINK_VISITS, moved);
 }
 
@@ -223,7 +299,8 @@ static int commit_write(cs_txn *t, bool deferred)
     m.catalog = t->catalog;
     /* One flush for data and meta when the meta can list everything the
      * commit wrote and nothing deferred is waiting (format.h: TWO WAYS). */
-    bool single = !deferred && env->durability == CS_DURABLE_FULL && nunits > 0 && nunits <= CS_META_UNITS &&
+    bool single = !deferred && env->durability == CS_DURABLE_FULL && nunits > 0 &&
+                  nunits * sizeof(cs_commit_unit) + meta_delta_len(&m) <= CS_META_TAIL &&
                   t->meta.txnid == env->lock.hdr->durable_txnid && !(env->flags & CS_ENV_TWO_FLUSH);
     /* I13: truncate only after a durable commit whose base was the durable
      * meta: a crash then falls back at most to that base, and the file keeps
@@ -232,7 +309,7 @@ static int commit_write(cs_txn *t, bool deferred)
      * an OS crash may damage such a file anyway.) */
     bool may_truncate = env->auto_shrink && !deferred && t->meta.txnid == env->lock.hdr->durable_txnid;
     if (single) {
-        if ((rc = write_meta(env, &m, true, units, nunits))) goto fail; /* C5, C6: one flush */
+        if ((rc = write_meta(env, &m, true, units, nunits, t->delta))) goto fail; /* C5, C6: one flush */
     } else if (!deferred) {
         if (env->durability != CS_DURABLE_NO_SYNC && (rc = io_sync(env))) { /* C4 */
             /* After a failed flush the kernel may have dropped our pages:
@@ -241,7 +318,7 @@ static int commit_write(cs_txn *t, bool deferred)
             goto fail;
         }
         hook(env, CS_STAGE_DATA_SYNCED, t->txnid);
-        if ((rc = write_meta(env, &m, env->durability == CS_DURABLE_FULL, NULL, 0))) goto fail; /* C5, C6 */
+        if ((rc = write_meta(env, &m, env->durability == CS_DURABLE_FULL, NULL, 0, t->delta))) goto fail; /* C5, C6 */
     } else {
         m.hdr.type = PT_META;
         m.hdr.txnid = m.txnid;
@@ -250,7 +327,7 @@ static int commit_write(cs_txn *t, bool deferred)
         uint64_t keep = m.next_pgno > t->meta.next_pgno ? m.next_pgno : t->meta.next_pgno;
         io_shrink_file(env, keep * t->psize);
     }
-    lock_publish_meta(&env->lock, &m); /* C7 */
+    lock_publish_meta(&env->lock, &m, t->delta); /* C7 */
     env->fl_txnid = m.txnid; /* env->fl now matches the published meta */
     hook(env, CS_STAGE_DONE, t->txnid);
     txn_free(t);
@@ -303,11 +380,13 @@ int commit_flush_deferred(cs_env *env, bool *flushed)
     if (rc == CS_OK && atomic_load(&env->panic))
         rc = cs_fail(CS_EPANIC, "an earlier flush failed: close and reopen the database");
     cs_meta m;
+    uint8_t delta[CS_META_TAIL];
     lock_read_meta(&env->lock, &m);
     if (rc == CS_OK && m.txnid > env->lock.hdr->durable_txnid) {
-        rc = io_sync(env); /* C4 */
-        if (rc) atomic_store(&env->panic, 1);
-        else rc = write_meta(env, &m, true, NULL, 0); /* C5, C6 */
+        /* The writer mutex is held: the published meta stays this one. */
+        if (!lock_read_delta(&env->lock, m.txnid, delta)) rc = cs_fail(CS_ECORRUPT, "the published meta changed under the writer mutex");
+        else if ((rc = io_sync(env))) atomic_store(&env->panic, 1); /* C4 */
+        else rc = write_meta(env, &m, true, NULL, 0, delta); /* C5, C6 */
         *flushed = rc == CS_OK;
     }
     lock_writer_release(&env->lock);

@@ -51,7 +51,8 @@ static bool all_zero(const uint8_t *p, size_t n)
 }
 
 /* Read the newest valid meta of an existing file. */
-static int read_meta(cs_env *env, uint64_t size, cs_meta *out, uint32_t *slot, bool *fresh, bool *retry)
+/* delta: CS_META_TAIL bytes, receives the meta's free-list delta. */
+static int read_meta(cs_env *env, uint64_t size, cs_meta *out, uint32_t *slot, uint8_t *delta, bool *fresh, bool *retry)
 {
     *retry = false;
     size_t want = 2 * CS_MAX_PAGE_SIZE;
@@ -78,6 +79,7 @@ static int read_meta(cs_env *env, uint64_t size, cs_meta *out, uint32_t *slot, b
         uint32_t version = 0;
         if (ps) {
             rc = meta_choose_durable(buf, buf + ps, (size_t)n, env->fd, out, slot);
+            if (rc == CS_OK) memcpy(delta, meta_delta(buf + (size_t)*slot * ps, out), meta_delta_len(out));
             for (int i = 0; i < 2; i++) {
                 const uint8_t *mp = buf + (size_t)i * ps;
                 if ((size_t)n >= (size_t)i * ps + CS_META_BYTES && meta_valid(mp, 0) && rd32(mp + 40) < CS_FORMAT_VERSION)
@@ -123,7 +125,7 @@ static int read_meta(cs_env *env, uint64_t size, cs_meta *out, uint32_t *slot, b
     return rc;
 }
 
-static int open_data(cs_env *env, const cs_options *o, cs_meta *meta, uint32_t *slot)
+static int open_data(cs_env *env, const cs_options *o, cs_meta *meta, uint32_t *slot, uint8_t *delta)
 {
     bool in_memory = env->flags & CS_ENV_IN_MEMORY, rdonly = env->flags & CS_ENV_RDONLY;
     if (in_memory) env->fd = memfd_create("cstorage", MFD_CLOEXEC);
@@ -135,10 +137,10 @@ static int open_data(cs_env *env, const cs_options *o, cs_meta *meta, uint32_t *
     env->file_size = (uint64_t)st.st_size;
     bool fresh = st.st_size == 0, retry = false;
     if (!fresh) {
-        int rc = read_meta(env, (uint64_t)st.st_size, meta, slot, &fresh, &retry);
+        int rc = read_meta(env, (uint64_t)st.st_size, meta, slot, delta, &fresh, &retry);
         for (int i = 0; rc && retry && i < 100 && fstat(env->fd, &st) == 0; i++) {
             env->file_size = (uint64_t)st.st_size;
-            rc = read_meta(env, (uint64_t)st.st_size, meta, slot, &fresh, &retry);
+            rc = read_meta(env, (uint64_t)st.st_size, meta, slot, delta, &fresh, &retry);
         }
         if (rc) return rc;
         if (!fresh) {
@@ -182,14 +184,15 @@ int cs_env_open(const char *path, const cs_options *opts, cs_env **out)
     bool first = false, locked = false;
     cs_meta meta;
     uint32_t meta_slot = 0;
+    uint8_t delta[CS_META_TAIL];
     int rc = env->path ? CS_OK : cs_fail(CS_ENOMEM, "path");
     if (rc == CS_OK) rc = lock_open(&env->lock, path, o.file_mode ? o.file_mode : 0644, o.max_readers,
                                     o.flags & CS_ENV_IN_MEMORY, &first);
     locked = rc == CS_OK;
-    if (rc == CS_OK) rc = open_data(env, &o, &meta, &meta_slot);
+    if (rc == CS_OK) rc = open_data(env, &o, &meta, &meta_slot, delta);
     if (rc == CS_OK) {
         env->psize_shift = (uint32_t)__builtin_ctz(env->psize);
-        if (first) rc = lock_init_header(&env->lock, &meta, meta_slot);
+        if (first) rc = lock_init_header(&env->lock, &meta, delta, meta_slot);
         else lock_clear_dead(&env->lock);
         /* Only the first process reads the metas as the truth: then no
          * writer can be mid-commit, and a newer meta means a crash. */
@@ -250,6 +253,7 @@ int cs_env_close(cs_env *env)
     lock_close(&env->lock);
     tree_names_free(env);
     freelist_free(&env->fl);
+    freelist_free(&env->fl_base);
     free(env->stage);
     free(env->reloc_key);
     free(env->path);
@@ -336,9 +340,11 @@ int cs_env_readers(cs_env *env, cs_reader_fn fn, void *ctx)
 int cs_env_get_info(cs_env *env, cs_env_info *out)
 {
     if (!env || !out) return cs_fail(CS_EINVAL, "cs_env_get_info: NULL argument");
-    memset(out, 0, sizeof *out);
     cs_txn *t;
-    int rc = cs_txn_begin(env, CS_TXN_RDONLY, &t);
+    int rc, tries = 0;
+again:
+    memset(out, 0, sizeof *out);
+    rc = cs_txn_begin(env, CS_TXN_RDONLY, &t);
     if (rc == CS_EREADERS) {
         /* No slot to pin a snapshot: report what needs none. */
         cs_meta m;
@@ -363,17 +369,21 @@ int cs_env_get_info(cs_env *env, cs_env_info *out)
     out->max_readers = env->lock.max_readers;
     struct stat st;
     out->file_size = fstat(env->fd, &st) == 0 ? (uint64_t)st.st_size : 0;
-    if (t->meta.fl_pgno) {
-        const uint8_t *run;
+    {
         cs_freelist fl;
-        rc = page_get_run(t, t->meta.fl_pgno, t->meta.fl_npages, &run);
-        if (rc == CS_OK) rc = freelist_load(run, t->meta.fl_npages, t->psize, t->meta.next_pgno, &fl);
+        rc = txn_snapshot_freelist(t, &fl);
+        /* A delta keeps the base's groups as they were when the base was
+         * written: count those no reader needs any more as free. */
+        uint64_t limit = env->lock.hdr->durable_txnid - 1;
+        if (out->oldest_reader && out->oldest_reader < limit) limit = out->oldest_reader;
         if (rc == CS_OK) {
+            rc = freelist_release(&fl, limit);
             out->free_pages = extvec_pages(&fl.free);
             for (size_t i = 0; i < fl.ngroups; i++) out->pending_pages += extvec_pages(&fl.groups[i].ext);
             freelist_free(&fl);
         }
     }
     cs_txn_commit(t);
+    if (rc == CS_EBUSY && ++tries < 1000) goto again; /* newer commits replaced the snapshot's delta */
     return rc;
 }

@@ -31,12 +31,14 @@
  *  META PAGE (only the first 512 bytes are written: one sector, so a power
  *  loss cannot tear it across sectors; the checksum catches a torn write):
  *    32   8  magic       "CSTORE\0\1"
- *    40   4  version     format version: 2 (compact leaves); 1 files are
- *                        read as they are, and the first commit of this
- *                        build rewrites both metas as version 2 (durable
- *                        one last, each flushed) before any meta names a
- *                        compact leaf, so a version-1 build refuses the
- *                        file rather than fall back to an old meta
+ *    40   4  version     format version: 3 (free-list delta in the meta;
+ *                        2 brought compact leaves); 1 and 2 files are read
+ *                        as they are, and the first commit of this build
+ *                        rewrites both metas as version 3 (durable one
+ *                        last, each flushed) before any meta names a
+ *                        compact leaf or carries a delta, so an older build
+ *                        refuses the file rather than fall back to an old
+ *                        meta
  *    44   4  page_size
  *    48   8  txnid       commit that wrote this meta; a commit writes the
  *                        page that does NOT hold the newest durable meta,
@@ -50,6 +52,9 @@
  *   128 384  units       single-flush commits only (header nkeys = n > 0):
  *                        n x (u64 pgno, u32 npages, u32 checksum), every
  *                        page or run the commit wrote; zero otherwise
+ *   then     delta       version 3, header upper = its length in bytes
+ *                        (0 = none; 16 n + upper <= 384): the free list's
+ *                        change since the run fl_pgno (FREE-LIST DELTA)
  *
  *  TWO WAYS TO COMMIT (CS_DURABLE_FULL). Either the data is flushed, then
  *  the meta is written and flushed (two flushes), or — when the commit wrote
@@ -112,6 +117,28 @@
  *    | ngroups x (u64 txnid, u64 nextents, nextents x (u64 start, u64 len))
  *  `free` extents are reusable now; each group holds the pages freed by
  *  commit `txnid`, reusable once no reader holds a snapshot older than it.
+ *  The run is a BASE, written by commit B (its header txnid) and kept by
+ *  later commits whose change to the list fits their meta's delta.
+ *
+ *  FREE-LIST DELTA (version-3 meta, after the units):
+ *    u64 cursor | u64 nfree | u64 ngroups | extents and groups as in the run
+ *  The base's SEQUENCE is its free extents, then each group's extents, in
+ *  the order the run stores them. `cursor` pages from the front of the
+ *  sequence have been allocated since B (allocation takes base pages only
+ *  in sequence order, and a group's only once it is reusable); the rest
+ *  keeps its base status (free, or pending in its group). The delta's own
+ *  extents are pages freed after B and not allocated since: `free` ones
+ *  reusable now, groups (txnid > B, ascending) pending. The free list of
+ *  the meta is then (sequence after cursor) + (delta extents), disjoint.
+ *  A commit whose delta does not fit beside its units (or that allocated
+ *  base pages out of order, or whose auto-shrink step relocates pages or
+ *  cuts the file end) writes a new run holding
+ *  the whole list instead, with its group the old run, and no delta.
+ *  Crash argument: the delta is inside the meta's 512 checksummed bytes,
+ *  so it stands or falls with its meta (I1); the base run is a page set
+ *  every meta naming it reaches, freed only by the commit that replaces it
+ *  and reused only under I7's rule like any freed page; so the meta open
+ *  lands on names exactly one free list, built from pages it reaches.
  *
  *  CATALOG: a B+ tree (descriptor in the meta) mapping tree name -> tree
  *  descriptor.
@@ -170,7 +197,10 @@
  *   I10 overflow runs: the run of a value of vlen bytes has type overflow,
  *       its own pgno and npages = ceil((32 + vlen) / page size).
  *   I11 free list: the run parses (counts within the run, groups in
- *       ascending txnid) and every extent lies in [2, next_pgno).
+ *       ascending txnid) and every extent lies in [2, next_pgno); the
+ *       delta parses, its cursor lies within the base's sequence and its
+ *       groups follow the base's commit, ascending, up to the meta's. I6
+ *       counts the sequence after the cursor and the delta's extents.
  *   I12 catalog: every catalog value is a 48-byte tree descriptor with
  *       root < next_pgno and depth <= CS_MAX_DEPTH.
  *  Across snapshots (auto-shrink, cs_options.auto_shrink):
@@ -190,13 +220,14 @@
 #include <stdint.h>
 
 #define CS_MAGIC 0x0100455241544353ull /* "CSTORE\0\1" little-endian */
-#define CS_FORMAT_VERSION 2u /* metas written; 1 is read too (type-3 leaves only) */
+#define CS_FORMAT_VERSION 3u /* metas written; 1 (type-3 leaves only) and 2 (no delta) are read too */
 #define CS_FORMAT_VERSION_MIN 1u
 #define CS_DEFAULT_PAGE_SIZE 4096u
 #define CS_MIN_PAGE_SIZE 4096u
 #define CS_MAX_PAGE_SIZE 32768u /* offsets are u16 */
 #define CS_META_BYTES 512u
 #define CS_META_UNITS 24u /* (512 - 128) / 16: units a single-flush meta lists */
+#define CS_META_TAIL 384u /* bytes after the meta struct: units, then the delta */
 
 /* One page or run written by a commit, as listed by a single-flush meta. */
 typedef struct cs_commit_unit {
@@ -265,8 +296,9 @@ _Static_assert(sizeof(cs_meta) == 128, "meta is 128 bytes");
  * 3 trusts its memory of the file size and could leave the file shorter than
  * its commit after a cut, so builds of the two versions must not share a
  * file at once: the lock file refuses the other. 5: compact leaves (data
- * format 2), which a version-4 build sharing the file could not read. */
-#define CS_LOCK_VERSION 5u
+ * format 2), which a version-4 build sharing the file could not read. 6: the
+ * published meta's free-list delta (data format 3). */
+#define CS_LOCK_VERSION 6u
 #define CS_LOCK_PID_BASE (1ull << 32)
 
 typedef struct cs_reader_slot {
@@ -286,6 +318,8 @@ typedef struct cs_lock_hdr {
     _Atomic uint64_t meta_seq; /* publishes so far; meta[meta_seq & 1] is  */
     cs_meta meta[2];           /* the newest committed meta (two copies, so
                                   a writer killed mid-publish leaves it whole) */
+    uint8_t delta[2][CS_META_TAIL]; /* meta[i]'s free-list delta (hdr.upper
+                                  bytes): writers and cs_check read it     */
     uint64_t durable_txnid;    /* newest meta written to the file; deferred
                                   commits are newer (writer mutex guards)   */
     uint32_t durable_slot;     /* meta page (0/1) holding durable_txnid     */

@@ -1,13 +1,16 @@
 /*
  * freelist.c — persistent free space.
  *
- * The free list is one run of pages rewritten by every commit (format.h,
- * FREE-LIST RUN). It holds `free` extents, reusable at once, and groups of
+ * The free list is a run of pages (format.h, FREE-LIST RUN). It holds `free` extents, reusable at once, and groups of
  * pages freed by a commit T, which stay untouched while any reader holds a
  * snapshot older than T: those pages are still part of that snapshot. The
  * writer moves groups into `free` once no reader needs them
  * (freelist_release). Extents keep the list small: a large delete frees long
  * runs of neighbouring pages.
+ *
+ * The run is a base that small commits keep: their meta carries the change
+ * (format.h, FREE-LIST DELTA), encoded and decoded here; freelist_rest and
+ * freelist_join rebuild the whole list from base and delta.
  */
 #include "internal.h"
 
@@ -103,17 +106,10 @@ static int get_extents(const uint8_t **pp, const uint8_t *end, uint64_t n, uint6
     return CS_OK;
 }
 
-int freelist_load(const uint8_t *run, uint64_t npages, uint32_t psize, uint64_t next_pgno,
-                  cs_freelist *out)
+/* nfree | ngroups | extents | groups, from p (at most end). */
+static int parse_list(const uint8_t *p, const uint8_t *end, uint64_t next_pgno, cs_freelist *out)
 {
-    memset(out, 0, sizeof *out);
-    const cs_page_hdr *h = PH(run);
-    size_t len = (size_t)npages * psize;
-    if (h->type != PT_FREELIST || h->npages != npages)
-        return cs_fail(CS_ECORRUPT, "free list run at page %llu: bad header", (unsigned long long)h->pgno);
-    if (cs_page_checksum(run, len) != h->checksum)
-        return cs_fail(CS_ECORRUPT, "free list run at page %llu: checksum mismatch", (unsigned long long)h->pgno);
-    const uint8_t *p = run + PAGE_HDR, *end = run + len;
+    if ((size_t)(end - p) < 16) return cs_fail(CS_ECORRUPT, "free list: counts past end");
     uint64_t nfree = rd64(p), ngroups = rd64(p + 8);
     p += 16;
     int rc = get_extents(&p, end, nfree, next_pgno, &out->free);
@@ -130,6 +126,89 @@ int freelist_load(const uint8_t *run, uint64_t npages, uint32_t psize, uint64_t 
         if (rc == CS_OK) rc = freelist_add_group(out, txnid, &ev);
         extvec_free(&ev);
     }
+    return rc;
+}
+
+int freelist_load(const uint8_t *run, uint64_t npages, uint32_t psize, uint64_t next_pgno,
+                  cs_freelist *out)
+{
+    memset(out, 0, sizeof *out);
+    const cs_page_hdr *h = PH(run);
+    size_t len = (size_t)npages * psize;
+    if (h->type != PT_FREELIST || h->npages != npages)
+        return cs_fail(CS_ECORRUPT, "free list run at page %llu: bad header", (unsigned long long)h->pgno);
+    if (cs_page_checksum(run, len) != h->checksum)
+        return cs_fail(CS_ECORRUPT, "free list run at page %llu: checksum mismatch", (unsigned long long)h->pgno);
+    int rc = parse_list(run + PAGE_HDR, run + len, next_pgno, out);
     if (rc) freelist_free(out);
+    return rc;
+}
+
+size_t freelist_delta_size(const cs_freelist *delta) { return 8 + freelist_serial_size(delta, 0); }
+
+void freelist_delta_encode(uint64_t cursor, const cs_freelist *delta, uint8_t *out)
+{
+    wr64(out, cursor);
+    freelist_serialize(delta, out + 8);
+}
+
+int freelist_delta_decode(const uint8_t *p, size_t len, uint64_t base_txnid, uint64_t txnid, uint64_t next_pgno,
+                          uint64_t *cursor, cs_freelist *out)
+{
+    memset(out, 0, sizeof *out);
+    if (len < 24) return cs_fail(CS_ECORRUPT, "free list: delta of %zu bytes", len);
+    *cursor = rd64(p);
+    int rc = parse_list(p + 8, p + len, next_pgno, out);
+    if (rc == CS_OK && out->ngroups &&
+        (out->groups[0].txnid <= base_txnid || out->groups[out->ngroups - 1].txnid > txnid))
+        rc = cs_fail(CS_ECORRUPT, "free list: delta groups %llu..%llu outside commits %llu..%llu",
+                     (unsigned long long)out->groups[0].txnid, (unsigned long long)out->groups[out->ngroups - 1].txnid,
+                     (unsigned long long)base_txnid + 1, (unsigned long long)txnid);
+    if (rc) freelist_free(out);
+    return rc;
+}
+
+/* Push what is left of ev after skipping *skip pages from its front. */
+static int rest_of(const cs_extvec *ev, uint64_t *skip, cs_extvec *out)
+{
+    for (size_t i = 0; i < ev->n; i++) {
+        if (*skip >= ev->v[i].len) {
+            *skip -= ev->v[i].len;
+            continue;
+        }
+        int rc = extvec_push(out, ev->v[i].start + *skip, ev->v[i].len - *skip);
+        *skip = 0;
+        if (rc) return rc;
+    }
+    return CS_OK;
+}
+
+int freelist_rest(const cs_freelist *base, uint64_t cursor, cs_freelist *out)
+{
+    memset(out, 0, sizeof *out);
+    uint64_t skip = cursor;
+    int rc = rest_of(&base->free, &skip, &out->free);
+    for (size_t g = 0; rc == CS_OK && g < base->ngroups; g++) {
+        cs_extvec ev = {0};
+        rc = rest_of(&base->groups[g].ext, &skip, &ev);
+        if (rc == CS_OK && ev.n) rc = freelist_add_group(out, base->groups[g].txnid, &ev);
+        extvec_free(&ev);
+    }
+    if (rc == CS_OK && skip)
+        rc = cs_fail(CS_ECORRUPT, "free list: delta cursor %llu past the base's %llu pages", (unsigned long long)cursor,
+                     (unsigned long long)(cursor - skip));
+    if (rc) freelist_free(out);
+    return rc;
+}
+
+int freelist_join(cs_freelist *dst, cs_freelist *src)
+{
+    int rc = src->free.n ? extvec_merge(&dst->free, dst->free.v, dst->free.n, &src->free) : CS_OK;
+    for (size_t g = 0; rc == CS_OK && g < src->ngroups; g++) {
+        if (dst->ngroups && dst->groups[dst->ngroups - 1].txnid >= src->groups[g].txnid)
+            rc = cs_fail(CS_ECORRUPT, "free list: groups out of order");
+        else rc = freelist_add_group(dst, src->groups[g].txnid, &src->groups[g].ext);
+    }
+    freelist_free(src);
     return rc;
 }

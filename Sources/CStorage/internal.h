@@ -97,6 +97,10 @@ void extvec_free(cs_extvec *ev);
 /* ---- meta.c ---- */
 void meta_seal(cs_meta *m);                        /* sets the checksum  */
 bool meta_valid(const uint8_t *page, uint32_t psize_hint);
+/* Bytes of m's free-list delta (0 before version 3), and where they lie in
+ * its page (after the units; meta_valid checked that they fit). */
+uint32_t meta_delta_len(const cs_meta *m);
+const uint8_t *meta_delta(const uint8_t *page, const cs_meta *m);
 /* An intact meta page of another format version (*version set). */
 bool meta_other_version(const uint8_t *page, uint32_t *version);
 /* Pick the newest valid meta of a file's first two pages. Returns CS_OK,
@@ -336,6 +340,18 @@ void freelist_serialize(const cs_freelist *fl, uint8_t *payload);
  * bounds against next_pgno and the checksum. */
 int freelist_load(const uint8_t *run, uint64_t npages, uint32_t psize,
                   uint64_t next_pgno, cs_freelist *out);
+/* The delta of a version-3 meta (format.h, FREE-LIST DELTA): its bytes,
+ * written from the cursor and the delta's own list, and read back with
+ * bounds (extents within next_pgno, groups in (base_txnid, txnid]). */
+size_t freelist_delta_size(const cs_freelist *delta);
+void freelist_delta_encode(uint64_t cursor, const cs_freelist *delta, uint8_t *out);
+int freelist_delta_decode(const uint8_t *p, size_t len, uint64_t base_txnid, uint64_t txnid, uint64_t next_pgno,
+                          uint64_t *cursor, cs_freelist *out);
+/* The base's sequence after its first `cursor` pages, as a list (the free
+ * extents left, then each group's); CS_ECORRUPT if the cursor is past it. */
+int freelist_rest(const cs_freelist *base, uint64_t cursor, cs_freelist *out);
+/* dst += src (src's groups must follow dst's); src is consumed. */
+int freelist_join(cs_freelist *dst, cs_freelist *src);
 
 /* ==== L2 os: io.c lock.c ==== */
 
@@ -355,11 +371,15 @@ typedef struct cs_lock {
  * (lock_init_header) before lock_open_done. */
 int lock_open(cs_lock *lk, const char *path, uint32_t mode, uint32_t max_readers,
               bool in_memory, bool *first);
-int lock_init_header(cs_lock *lk, const cs_meta *meta, uint32_t meta_slot);
+/* delta: the meta's free-list delta (meta_delta_len bytes). */
+int lock_init_header(cs_lock *lk, const cs_meta *meta, const uint8_t *delta, uint32_t meta_slot);
 int lock_open_done(cs_lock *lk, bool first);
 void lock_close(cs_lock *lk);
-void lock_publish_meta(cs_lock *lk, const cs_meta *meta);
+void lock_publish_meta(cs_lock *lk, const cs_meta *meta, const uint8_t *delta);
 void lock_read_meta(const cs_lock *lk, cs_meta *out);
+/* The published meta's delta into out (CS_META_TAIL bytes), if that meta
+ * is still commit txnid's; false once a newer one replaced it. */
+bool lock_read_delta(const cs_lock *lk, uint64_t txnid, uint8_t *out);
 /* Commits published so far (meta_seq), and waiting for the next one: true
  * once it differs from `seen`, false after timeout_ms (or a wakeup by
  * lock_wake_waiters). A futex on the lock file, so any process's commit
@@ -438,7 +458,12 @@ struct cs_env {
     cs_mapping *_Atomic map;    /* newest mapping; older ones on ->next     */
     uint64_t file_size;
     tree_registry names;        /* cs_tree handle -> name (tree.c only)     */
-    cs_freelist fl;             /* free list as of commit fl_txnid (cache)  */
+    /* Free list as of commit fl_txnid (a cache): the base run's list, the
+     * delta's cursor into it and the delta's own list (format.h). */
+    cs_freelist fl_base;
+    uint64_t fl_base_txnid;     /* commit that wrote the base run           */
+    uint64_t fl_cursor;
+    cs_freelist fl;
     uint64_t fl_txnid;
     uint8_t **page_pool;        /* recycled page buffers                    */
     size_t npool, cap_pool;
@@ -518,11 +543,20 @@ struct cs_txn {
     dirty_entry *dirty;
     size_t dirty_cap, dirty_n;
     uint64_t next_pgno;
-    cs_extvec pool;             /* allocatable extents, sorted              */
+    cs_extvec pool;             /* allocatable extents, sorted (the delta's
+                                   free pages; all of them in full mode)   */
     size_t pool_head;
+    cs_extvec bpool;            /* the base's reusable sequence after the
+                                   cursor, in sequence order               */
+    size_t bpool_head;
+    uint64_t btaken;            /* pages taken from bpool's front           */
+    bool bskipped;              /* ... or not from its front: no delta     */
+    bool fl_full;               /* this commit writes a whole new run      */
+    cs_freelist bgroups;        /* the base's groups not yet reusable       */
     cs_extvec reuse;            /* allocated and freed in this txn          */
     cs_extvec freed;            /* pages of older snapshots freed now       */
-    cs_freelist fl;             /* groups not yet reusable                  */
+    cs_freelist fl;             /* the delta's groups not yet reusable      */
+    uint8_t delta[CS_META_TAIL];/* the commit's delta (meta hdr.upper bytes)*/
     uint8_t *scratch;           /* 3 pages for node rebuilds                */
     cs_cellref *refs;           /* cells of two pages plus one (rebuilds)   */
     uint8_t *decode;            /* two decoded compact leaves (lazy)        */
@@ -697,6 +731,13 @@ void txn_free(cs_txn *t);
 /* The writer after a dead one (writer mutex held): adopt a meta it wrote
  * but did not publish. */
 int txn_resync_dead_writer(cs_env *env);
+/* The free list of t's snapshot: its base run's list, the delta's cursor
+ * and the delta's own list (txn_load_freelist), or all of it in one list
+ * (txn_snapshot_freelist: what cs_check and cs_env_get_info count).
+ * CS_EBUSY if newer commits have replaced the snapshot's delta in the lock
+ * file and in both meta pages: take a newer snapshot. */
+int txn_load_freelist(cs_txn *t, cs_freelist *base, uint64_t *base_txnid, uint64_t *cursor, cs_freelist *delta);
+int txn_snapshot_freelist(cs_txn *t, cs_freelist *out);
 /* Logs what was noted under a lock (a dead writer's recovery, dead
  * readers cleared). Call it holding no engine lock. */
 void txn_log_pending(cs_env *env);

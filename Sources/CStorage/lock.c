@@ -133,7 +133,7 @@ int lock_open(cs_lock *lk, const char *path, uint32_t mode, uint32_t max_readers
     return CS_OK;
 }
 
-int lock_init_header(cs_lock *lk, const cs_meta *meta, uint32_t meta_slot)
+int lock_init_header(cs_lock *lk, const cs_meta *meta, const uint8_t *delta, uint32_t meta_slot)
 {
     cs_lock_hdr *h = lk->hdr;
     /* lock_open left the region zeroed (a fresh anonymous map, or the file
@@ -144,6 +144,7 @@ int lock_init_header(cs_lock *lk, const cs_meta *meta, uint32_t meta_slot)
     h->max_readers = lk->max_readers;
     h->mutex_size = sizeof(pthread_mutex_t);
     h->meta[0] = *meta; /* meta_seq is 0 */
+    if (meta_delta_len(meta)) memcpy(h->delta[0], delta, meta_delta_len(meta));
     h->durable_txnid = meta->txnid;
     h->durable_slot = meta_slot;
     pthread_mutexattr_t a;
@@ -176,7 +177,7 @@ void lock_close(cs_lock *lk)
     lk->fd = -1;
 }
 
-void lock_publish_meta(cs_lock *lk, const cs_meta *meta)
+void lock_publish_meta(cs_lock *lk, const cs_meta *meta, const uint8_t *delta)
 {
     /* Fill the copy readers are not using, then switch to it: a writer
      * killed in between leaves the current meta whole (with an odd/even
@@ -187,6 +188,8 @@ void lock_publish_meta(cs_lock *lk, const cs_meta *meta)
     uint64_t s = atomic_load_explicit(&h->meta_seq, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
     memcpy((void *)&h->meta[(s + 1) & 1], meta, sizeof *meta);
+    uint32_t dl = meta_delta_len(meta);
+    if (dl) memcpy(h->delta[(s + 1) & 1], delta, dl);
     atomic_store_explicit(&h->meta_seq, s + 1, memory_order_release);
     /* A waiter registers before it reads meta_seq, so one that saw the old
      * value is counted here (seq_cst on both sides). */
@@ -229,6 +232,21 @@ void lock_read_meta(const cs_lock *lk, cs_meta *out)
         memcpy(out, (const void *)&h->meta[s1 & 1], sizeof *out);
         atomic_thread_fence(memory_order_acquire);
         if (atomic_load_explicit(&h->meta_seq, memory_order_relaxed) == s1) return;
+    }
+}
+
+bool lock_read_delta(const cs_lock *lk, uint64_t txnid, uint8_t *out)
+{
+    cs_lock_hdr *h = lk->hdr;
+    for (;;) {
+        uint64_t s1 = atomic_load_explicit(&h->meta_seq, memory_order_acquire);
+        cs_meta m;
+        memcpy(&m, (const void *)&h->meta[s1 & 1], sizeof m);
+        uint32_t dl = meta_delta_len(&m);
+        if (dl > CS_META_TAIL) dl = 0; /* torn copy: the sequence check retries */
+        memcpy(out, h->delta[s1 & 1], dl);
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&h->meta_seq, memory_order_relaxed) == s1) return m.txnid == txnid;
     }
 }
 

@@ -41,7 +41,15 @@ bool meta_valid(const uint8_t *page, uint32_t psize_hint)
     if (m.fl_pgno && (m.fl_pgno < 2 || m.fl_npages == 0 || m.fl_pgno >= m.next_pgno ||
                       m.fl_npages > m.next_pgno - m.fl_pgno))
         return false;
+    if (m.version >= 3 && (uint32_t)m.hdr.nkeys * sizeof(cs_commit_unit) + m.hdr.upper > CS_META_TAIL) return false;
     return true;
+}
+
+uint32_t meta_delta_len(const cs_meta *m) { return m->version >= 3 ? m->hdr.upper : 0; }
+
+const uint8_t *meta_delta(const uint8_t *page, const cs_meta *m)
+{
+    return page + sizeof *m + (size_t)m->hdr.nkeys * sizeof(cs_commit_unit);
 }
 
 bool meta_other_version(const uint8_t *page, uint32_t *version)

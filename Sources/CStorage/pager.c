@@ -125,8 +125,29 @@ int page_get_run(cs_txn *t, uint64_t pgno, uint64_t npages, const uint8_t **out)
     return CS_OK;
 }
 
-/* Take npages contiguous pages from the pool (first fit), from pages this
- * txn freed itself, or from the end of the file. */
+/* First fit in v from *head: the page taken, or 0 (*at = its extent). */
+static uint64_t take_from(cs_extvec *v, size_t *head, uint32_t npages, size_t *at)
+{
+    for (size_t i = *head; i < v->n; i++) {
+        cs_extent *e = &v->v[i];
+        if (e->len < npages) continue;
+        uint64_t p = e->start;
+        e->start += npages;
+        e->len -= npages;
+        *at = i;
+        if (e->len == 0) {
+            if (i == *head) ++*head;
+            else memmove(e, e + 1, (v->n - i - 1) * sizeof *e), v->n--;
+        }
+        return p;
+    }
+    return 0;
+}
+
+/* Take npages contiguous pages: from pages this txn freed itself, the
+ * delta's free pages (first fit), the base's sequence (in order, so that
+ * the delta's cursor says what was taken: format.h), or the end of the
+ * file. */
 static uint64_t take_pages(cs_txn *t, uint32_t npages)
 {
     if (npages == 1 && t->reuse.n) {
@@ -135,19 +156,15 @@ static uint64_t take_pages(cs_txn *t, uint32_t npages)
         if (e->len == 0) t->reuse.n--;
         return p;
     }
-    for (size_t i = t->pool_head; i < t->pool.n; i++) {
-        cs_extent *e = &t->pool.v[i];
-        if (e->len < npages) continue;
-        uint64_t p = e->start;
-        e->start += npages;
-        e->len -= npages;
-        if (e->len == 0) {
-            if (i == t->pool_head) t->pool_head++;
-            else memmove(e, e + 1, (t->pool.n - i - 1) * sizeof *e), t->pool.n--;
-        }
+    size_t at, head = t->bpool_head;
+    uint64_t p = take_from(&t->pool, &t->pool_head, npages, &at);
+    if (p) return p;
+    if ((p = take_from(&t->bpool, &t->bpool_head, npages, &at))) {
+        if (at == head) t->btaken += npages;
+        else t->bskipped = true;
         return p;
     }
-    uint64_t p = t->next_pgno;
+    p = t->next_pgno;
     t->next_pgno += npages;
     return p;
 }

@@ -62,10 +62,13 @@ int txn_resync_dead_writer(cs_env *env)
     uint32_t slot;
     int rc = n < 2 * (ssize_t)env->psize ? cs_fail(CS_EIO, "cannot read meta pages")
                                          : meta_choose_durable(buf, buf + env->psize, (size_t)n, env->fd, &fm, &slot);
-    free(buf);
-    if (rc) return rc;
+    if (rc) {
+        free(buf);
+        return rc;
+    }
     lock_read_meta(&env->lock, &lm);
-    if (fm.txnid > lm.txnid) lock_publish_meta(&env->lock, &fm);
+    if (fm.txnid > lm.txnid) lock_publish_meta(&env->lock, &fm, meta_delta(buf + (size_t)slot * env->psize, &fm));
+    free(buf);
     if (fm.txnid > env->lock.hdr->durable_txnid) {
         env->lock.hdr->durable_txnid = fm.txnid;
         env->lock.hdr->durable_slot = slot;
@@ -93,6 +96,55 @@ void txn_log_pending(cs_env *env)
                env->path, dead, dead == 1 ? "" : "s");
 }
 
+int txn_load_freelist(cs_txn *t, cs_freelist *base, uint64_t *base_txnid, uint64_t *cursor, cs_freelist *delta)
+{
+    cs_env *env = t->env;
+    freelist_free(base);
+    freelist_free(delta);
+    *base_txnid = *cursor = 0;
+    int rc = CS_OK;
+    if (t->meta.fl_pgno) {
+        const uint8_t *run;
+        rc = page_get_run(t, t->meta.fl_pgno, t->meta.fl_npages, &run);
+        if (rc == CS_OK) rc = freelist_load(run, t->meta.fl_npages, t->psize, t->meta.next_pgno, base);
+        if (rc == CS_OK) *base_txnid = PH(run)->txnid;
+    }
+    uint32_t dl = meta_delta_len(&t->meta);
+    if (rc == CS_OK && dl) {
+        /* The published meta's delta, or (a newer commit since) the one in
+         * the meta page of this commit, while no later commit has reused it. */
+        uint8_t buf[CS_META_TAIL];
+        const uint8_t *d = NULL;
+        uint8_t page[CS_META_BYTES];
+        if (lock_read_delta(&env->lock, t->meta.txnid, buf)) d = buf;
+        for (uint32_t s = 0; !d && env->fd >= 0 && s < 2; s++) {
+            cs_meta m;
+            if (pread(env->fd, page, sizeof page, (off_t)s * env->psize) != (ssize_t)sizeof page || !meta_valid(page, 0)) continue;
+            memcpy(&m, page, sizeof m);
+            if (m.txnid == t->meta.txnid && meta_delta_len(&m) == dl) d = meta_delta(page, &m);
+        }
+        if (!d) rc = cs_fail(CS_EBUSY, "the free list of snapshot %llu is gone: newer commits replaced it",
+                             (unsigned long long)t->meta.txnid);
+        else rc = freelist_delta_decode(d, dl, *base_txnid, t->meta.txnid, t->meta.next_pgno, cursor, delta);
+    }
+    if (rc) freelist_free(base);
+    return rc;
+}
+
+int txn_snapshot_freelist(cs_txn *t, cs_freelist *out)
+{
+    cs_freelist base = {0}, delta = {0};
+    uint64_t base_txnid, cursor;
+    memset(out, 0, sizeof *out);
+    int rc = txn_load_freelist(t, &base, &base_txnid, &cursor, &delta);
+    if (rc == CS_OK) rc = freelist_rest(&base, cursor, out);
+    if (rc == CS_OK) rc = freelist_join(out, &delta);
+    freelist_free(&base);
+    freelist_free(&delta);
+    if (rc) freelist_free(out);
+    return rc;
+}
+
 static int begin_write(cs_txn *t, bool try_only)
 {
     cs_env *env = t->env;
@@ -118,22 +170,33 @@ static int begin_write(cs_txn *t, bool try_only)
     atomic_thread_fence(memory_order_seq_cst);
     uint64_t limit = free_limit(env, t->meta.txnid);
     if (env->fl_txnid != t->meta.txnid) {
-        freelist_free(&env->fl);
         env->fl_txnid = 0;
-        if (t->meta.fl_pgno) {
-            const uint8_t *run;
-            t->rdonly = true; /* read the committed run through the map */
-            rc = page_get_run(t, t->meta.fl_pgno, t->meta.fl_npages, &run);
-            t->rdonly = false;
-            if (rc || (rc = freelist_load(run, t->meta.fl_npages, t->psize, t->meta.next_pgno, &env->fl))) goto fail;
-        }
+        t->rdonly = true; /* read the committed run through the map */
+        rc = txn_load_freelist(t, &env->fl_base, &env->fl_base_txnid, &env->fl_cursor, &env->fl);
+        t->rdonly = false;
+        if (rc) goto fail;
     }
-    t->fl = env->fl; /* the txn owns the list until commit or abort */
+    t->fl = env->fl; /* the txn owns the delta until commit or abort */
     memset(&env->fl, 0, sizeof env->fl);
     env->fl_txnid = 0;
     if ((rc = freelist_release(&t->fl, limit))) goto fail;
     t->pool = t->fl.free;
     memset(&t->fl.free, 0, sizeof t->fl.free);
+    /* The base's sequence after the cursor: its free extents, then the
+     * groups' as far as they are reusable (groups ascend, so that is a
+     * prefix); the rest stays pending in bgroups. */
+    if ((rc = freelist_rest(&env->fl_base, env->fl_cursor, &t->bgroups))) goto fail;
+    t->bpool = t->bgroups.free;
+    memset(&t->bgroups.free, 0, sizeof t->bgroups.free);
+    size_t k = 0;
+    for (; k < t->bgroups.ngroups && t->bgroups.groups[k].txnid <= limit; k++) {
+        if ((rc = extvec_append(&t->bpool, &t->bgroups.groups[k].ext))) goto fail;
+        extvec_free(&t->bgroups.groups[k].ext);
+    }
+    if (k) {
+        memmove(t->bgroups.groups, t->bgroups.groups + k, (t->bgroups.ngroups - k) * sizeof *t->bgroups.groups);
+        t->bgroups.ngroups -= k;
+    }
     return CS_OK;
 fail:
     lock_writer_release(&env->lock);
@@ -162,7 +225,9 @@ int cs_txn_begin(cs_env *env, unsigned flags, cs_txn **out)
         free(t->refs);
         free(t->decode);
         freelist_free(&t->fl);
+        freelist_free(&t->bgroups);
         extvec_free(&t->pool);
+        extvec_free(&t->bpool);
         free(t);
         txn_log_pending(env);
         return rc;
@@ -211,6 +276,8 @@ void txn_free(cs_txn *t)
     } else {
         dirty_release_all(t);
         extvec_free(&t->pool);
+        extvec_free(&t->bpool);
+        freelist_free(&t->bgroups);
         extvec_free(&t->reuse);
         extvec_free(&t->freed);
         freelist_free(&t->fl);

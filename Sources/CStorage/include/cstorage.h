@@ -60,12 +60,13 @@ extern "C" {
 #define CSTORAGE_VERSION_MINOR 0
 #define CSTORAGE_VERSION_PATCH 0
 #define CSTORAGE_VERSION_STRING "1.0.0"
-/* The data-file format this build writes. It also opens version-1 files
- * (read as they are; the first commit marks the file version 2, and leaves
- * become compact leaves as commits copy them); a file of any other version
- * gives CS_EFORMAT, and a version-1 build refuses version-2 files.
+/* The data-file format this build writes. It also opens version-1 and
+ * version-2 files (read as they are; the first commit marks the file
+ * version 3, leaves become compact leaves as commits copy them, and metas
+ * start carrying free-list deltas); a file of any other version gives
+ * CS_EFORMAT, and older builds refuse version-3 files.
  * format.h, CS_FORMAT_VERSION. */
-#define CSTORAGE_FORMAT_VERSION 2
+#define CSTORAGE_FORMAT_VERSION 3
 
 /* ---- Error codes --------------------------------------------------------- */
 enum cs_error {
@@ -511,7 +512,9 @@ int cs_check(cs_env *env, cs_check_report *report);
  * NULL (then this is cs_check). Used by the realmlite tool's check command.
  * Errors as cs_check: CS_EINVAL NULL env or report; CS_ECORRUPT problems
  * found; from cs_txn_begin (CS_EREADERS, CS_EBADTXN ...) or CS_ENOMEM if it
- * could not run (no problem reported then). */
+ * could not run (no problem reported then); CS_EBUSY if other writers'
+ * commits replaced the snapshot's free-list delta a thousand times in a
+ * row (check again when they pause). */
 typedef void (*cs_check_fn)(void *ctx, const char *problem);
 int cs_check_each(cs_env *env, cs_check_report *report, cs_check_fn fn, void *ctx);
 

@@ -1,20 +1,26 @@
-/* test_format_v1.c — a file written by the format-version-1 engine
- * (fixtures/format-v1.cstore) stays readable and writable by this build:
- * every entry of its trees reads back, writes and deletes on it commit, and
- * cs_check finds it clean before and after. The fixture's content is a pure
- * function of (tree, index) below, so the test needs no copy of the data.
+/* test_format_old.c — files written by older engine formats stay readable
+ * and writable by this build: every entry of their trees reads back, writes
+ * and deletes on them commit, and cs_check finds them clean before and
+ * after. fixtures/format-v1.cstore was written by the format-version-1
+ * engine (type-3 leaves); fixtures/format-v2.cstore by the version-2 one
+ * (compact leaves), churned under a held reader so that its free-list run
+ * holds many free extents and pending groups. The content of both is a
+ * pure function of (tree, index) below, so the test needs no copy of it.
  *
  * Regenerate (only with a build of the format the fixture is named after):
- *   FIXTURE_WRITE=Tests/CStorageCTests/fixtures/format-v1.cstore build/asan/test_format_v1
+ *   FIXTURE_WRITE=Tests/CStorageCTests/fixtures/format-v2.cstore build/asan/test_format_old
  */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "format.h"
 #include "test.h"
 
-#define FIXTURE "Tests/CStorageCTests/fixtures/format-v1.cstore"
+#define FORMAT_NOW CS_FORMAT_VERSION
+
+#define FIXTURE_DIR "Tests/CStorageCTests/fixtures/"
 
 /* The fixture's trees: object-style 8-byte keys with record-sized values,
  * list-style 12-byte keys with 8-byte values, text keys, and values large
@@ -69,6 +75,33 @@ static void write_fixture(const char *path)
         }
         REQUIRE_OK(cs_txn_commit(txn));
     }
+    /* Churn that leaves the content as it was: commit c rewrites every 8th
+     * person and deletes every 8th list entry, and the entries come back in
+     * later commits. Readers held over commits 4-9 and 12-15 keep the pages
+     * those commits free pending (the second reader's until the end), and
+     * the rewritten leaves scatter free pages across the file. */
+    cs_tree people = test_open_tree(env, TREES[0]), lists = test_open_tree(env, TREES[1]);
+    cs_txn *reader = NULL;
+    for (unsigned c = 0; c < 16; c++) {
+        if (c == 4 || c == 12) REQUIRE_OK(cs_txn_begin(env, CS_TXN_RDONLY, &reader));
+        if (c == 10) cs_txn_abort(reader);
+        cs_txn *txn;
+        REQUIRE_OK(cs_txn_begin(env, 0, &txn));
+        for (unsigned i = c % 8; i < N_PEOPLE; i += 8) {
+            size_t kl = fx_key(0, i, key), vl = fx_val(0, i, val);
+            REQUIRE_OK(cs_put(txn, people, V(key, kl), V(val, vl), 0));
+        }
+        for (unsigned i = c % 8; i < N_LISTS; i += 8) {
+            size_t kl = fx_key(1, i, key), vl = fx_val(1, i, val);
+            if (c < 8) REQUIRE_OK(cs_del(txn, lists, V(key, kl)));
+            else REQUIRE_OK(cs_put(txn, lists, V(key, kl), V(val, vl), 0));
+        }
+        REQUIRE_OK(cs_txn_commit(txn));
+    }
+    cs_env_info info;
+    REQUIRE_OK(cs_env_get_info(env, &info));
+    REQUIRE(info.free_pages > 20 && info.pending_pages > 20);
+    cs_txn_abort(reader);
     cs_check_report rep;
     REQUIRE_OK(cs_check(env, &rep));
     REQUIRE_OK(cs_env_close(env));
@@ -119,16 +152,14 @@ static void verify(cs_env *env, bool changed)
     cs_txn_abort(txn);
 }
 
-int main(void)
+/* Open a copy of fixture `name`, read it, write to it, check it, reopen it. */
+static void test_fixture(const char *name, bool churned)
 {
-    const char *out = getenv("FIXTURE_WRITE");
-    if (out) {
-        write_fixture(out);
-        return test_report();
-    }
     /* A copy: the test writes to it. */
-    tpath p = test_path("v1.cstore");
-    FILE *in = fopen(FIXTURE, "rb"), *cp = fopen(p.s, "wb");
+    char src[256];
+    snprintf(src, sizeof src, FIXTURE_DIR "%s", name);
+    tpath p = test_path(name);
+    FILE *in = fopen(src, "rb"), *cp = fopen(p.s, "wb");
     REQUIRE(in && cp);
     char buf[65536];
     size_t n;
@@ -141,8 +172,14 @@ int main(void)
     cs_check_report rep;
     CHECK_OK(cs_check(env, &rep));
     CHECK(rep.pages_leaf > 20 && rep.pages_overflow > 10 && rep.trees == 4);
+    if (churned) {
+        /* What the fixture is for: a free list of many extents, some pending. */
+        cs_env_info info;
+        CHECK_OK(cs_env_get_info(env, &info));
+        CHECK(info.free_pages > 20 && info.pending_pages > 20);
+        CHECK(rep.pages_freelist >= 1);
+    }
     verify(env, false);
-
     /* Writes: overwrite, delete, and add a tree entry; pages the commit copies are rewritten. */
     static uint8_t val[32768];
     uint8_t key[64];
@@ -162,9 +199,10 @@ int main(void)
     CHECK_EQ(rep.errors, 0);
     REQUIRE_OK(cs_env_close(env));
 
-    /* Both metas now say version 2 (a version-1 build, which takes only
-     * version-1 metas, refuses the file instead of falling back to one),
-     * the leaves the commit copied are compact and the others still type 3. */
+    /* Both metas now say the current version (a build of an older format
+     * refuses the file instead of falling back to an old meta whose snapshot
+     * this build may have rewritten); in the version-1 file the leaves the
+     * commit copied are compact and the others still type 3. */
     {
         FILE *f = fopen(p.s, "rb");
         REQUIRE(f);
@@ -175,18 +213,43 @@ int main(void)
             uint32_t version;
             memcpy(&type, page + 4, 2);
             memcpy(&version, page + 40, 4);
-            if (pgno < 2) CHECK_EQ(version, 2);
+            if (pgno < 2) CHECK_EQ(version, FORMAT_NOW);
             leaf3 += type == 3, leaf6 += type == 6;
             pgno++;
         }
         fclose(f);
-        CHECK(leaf3 > 0 && leaf6 > 0);
+        if (!churned) CHECK(leaf3 > 0 && leaf6 > 0);
+        else CHECK(leaf6 > 0);
     }
 
-    /* Reopened: still all there and clean. */
+    /* Reopened: still all there and clean, and more commits on it too. */
     REQUIRE_OK(test_open(p.s, 0, &env));
     verify(env, true);
     CHECK_OK(cs_check(env, &rep));
+    CHECK_EQ(rep.errors, 0);
+    for (unsigned c = 0; c < 40; c++) {
+        REQUIRE_OK(cs_txn_begin(env, 0, &txn));
+        REQUIRE_OK(cs_tree_open(txn, "people", 0, &people));
+        for (unsigned i = c; i < N_PEOPLE; i += 400) CHECK_OK(cs_put(txn, people, V(key, fx_key(0, i, key)), V(val, fx_val(0, i, val)), 0));
+        REQUIRE_OK(cs_txn_commit(txn));
+    }
+    CHECK_OK(cs_check(env, &rep));
+    CHECK_EQ(rep.errors, 0);
     REQUIRE_OK(cs_env_close(env));
+    REQUIRE_OK(test_open(p.s, 0, &env));
+    CHECK_OK(cs_check(env, &rep));
+    CHECK_EQ(rep.errors, 0);
+    REQUIRE_OK(cs_env_close(env));
+}
+
+int main(void)
+{
+    const char *out = getenv("FIXTURE_WRITE");
+    if (out) {
+        write_fixture(out);
+        return test_report();
+    }
+    test_fixture("format-v1.cstore", false);
+    test_fixture("format-v2.cstore", true);
     return test_report();
 }
