@@ -1,11 +1,111 @@
+import CStorage
+import Foundation
+
 // A lookup (`where { $0.name == x }`, `filter("name == %@", x)`) is the
 // query an app runs most, once per value: the general compiler's closures,
 // normalizations and path checks were a quarter of its cost. The shape
 // "indexed String or Int property of the class == constant of its type"
-// compiles here to one filter and one index key; every other predicate, and
-// every other shape of this one (nil, [c], a primary key, a mixed or
-// optional-typed constant), goes through the general compiler, whose
-// results these must equal (QueryLookupTests compares the two).
+// compiles here to an IndexedLookup: the column's facts and the constant,
+// nothing allocated. Its filter and index probe are built only if a
+// general evaluation asks for them; `first` and `count` read the index
+// directly (QueryPlan.swift). Every other predicate, and every other shape
+// of this one (nil, [c], a primary key, a mixed or optional-typed
+// constant), goes through the general compiler, whose results these must
+// equal (QueryLookupTests compares the two).
+
+/// `property == constant` on an indexed String or Int column of the class.
+/// The shape (column, slot, index tree) is the ClassInfo's, so a plan made
+/// for one file or schema is never used with another; the constant is
+/// bound per query.
+struct IndexedLookup {
+    enum Constant {
+        case string(String)
+        case int(Int64)
+    }
+    let column: Column
+    let slot: ColumnSlot
+    let layout: RecordLayout
+    let constant: Constant
+
+    /// Calls `body` with the constant's index key, encoded on the stack.
+    @inline(__always)
+    func withKey<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        switch constant {
+        case .string(var s):
+            return s.withUTF8 { withIndexKey(.string, isNull: false, UnsafeRawBufferPointer($0), body) }
+        case .int(let v):
+            return withInt64Bytes(v) { withIndexKey(.int, isNull: false, $0, body) }
+        }
+    }
+
+    /// True if `record`'s value equals the constant (the index narrows to a
+    /// key, which long strings share: the record decides).
+    @inline(__always)
+    func matches(_ record: RecordView) -> Bool {
+        guard !record.isNull(slot) else { return false }
+        switch constant {
+        case .string(var s):
+            let field = record.field(slot, layout)
+            return s.withUTF8 { bytes in
+                field.count == bytes.count && (bytes.isEmpty || memcmp(field.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
+            }
+        case .int(let v):
+            return Int64(littleEndian: record.fixed(slot).loadUnaligned(as: Int64.self)) == v
+        }
+    }
+
+    /// The general plan's filter (iteration, observation, chained queries).
+    var filter: RowFilter {
+        let lookup = self
+        return { _, record, _ in lookup.matches(record) }
+    }
+
+    /// The general plan's probe: the entries of the constant's index key.
+    var probe: IndexProbe {
+        IndexProbe(column: column, tree: column.indexTree, isPrimaryKey: false, keys: [withKey { [UInt8]($0) }])
+    }
+
+    /// Calls `body` with each match (object key, current record) in object
+    /// key order until it returns false. Seeks the transaction's shared
+    /// cursor on the index (opening one per query was a third of the
+    /// engine's work); whoever moved it last, the seek positions it.
+    @inline(__always)
+    func forEachMatch(_ realm: RealmCore, _ info: ClassInfo, _ body: (UInt64, cs_val) -> Bool) {
+        guard let cursor = realm.cursor(column.indexTree) else { return }
+        withKey { key in
+            cursor.forEach(prefix: key, values: false) { entry, _ in
+                // A longer entry is another value; one of the same length
+                // is this value or, for a truncated key, a string sharing
+                // its first bytes, which the record tells apart.
+                guard entry.size == key.count + 8 else { return false }
+                let objectKey = keyValue(entry, at: entry.size - 8)
+                guard let value = realm.loadRecord(info, objectKey) else { return true }
+                guard matches(RecordView(base: UnsafeRawPointer(value.data!), size: value.size)) else { return true }
+                return body(objectKey, value)
+            }
+        }
+    }
+
+    /// The first match, in object key order.
+    func first(_ realm: RealmCore, _ info: ClassInfo) -> ObjectBase? {
+        var found: ObjectBase?
+        forEachMatch(realm, info) { key, value in
+            found = realm.materialize(info, key: key, record: value)
+            return false
+        }
+        return found
+    }
+
+    /// The number of matches.
+    func count(_ realm: RealmCore, _ info: ClassInfo) -> Int {
+        var count = 0
+        forEachMatch(realm, info) { _, _ in
+            count += 1
+            return true
+        }
+        return count
+    }
+}
 
 extension QueryCompiler {
     /// The compiled query of `property == constant` on an indexed String or
@@ -19,25 +119,12 @@ extension QueryCompiler {
               let index = info.descriptor.propertyIndex[components[0]] else { return nil }
         let column = info.columns[index]
         guard column.collection == .none, column.isIndexed, !column.isPrimary else { return nil }
-        let slot = info.slots[column.index], layout = info.layout
-        let filter: RowFilter
+        let constant: IndexedLookup.Constant
         switch (column.type, value) {
-        case (.string, .string(let s)):
-            let bytes = Array(s.utf8)
-            filter = { _, record, _ in
-                guard !record.isNull(slot) else { return false }
-                let field = record.field(slot, layout)
-                return field.count == bytes.count && bytesEqual(field, 0, bytes)
-            }
-        case (.int, .int(let v)):
-            filter = { _, record, _ in
-                !record.isNull(slot) && Int64(littleEndian: record.fixed(slot).loadUnaligned(as: Int64.self)) == v
-            }
-        default:
-            return nil
+        case (.string, .string(let s)): constant = .string(s)
+        case (.int, .int(let v)): constant = .int(v)
+        default: return nil
         }
-        guard let key = indexKeyOf(value, column) else { return nil }
-        return CompiledQuery(filter: filter, probe: IndexProbe(column: column, tree: column.indexTree, isPrimaryKey: false, keys: [key]),
-                             test: nil)
+        return CompiledQuery(lookup: IndexedLookup(column: column, slot: info.slots[column.index], layout: info.layout, constant: constant))
     }
 }

@@ -38,12 +38,32 @@ struct IndexRange {
 }
 
 struct CompiledQuery {
-    let filter: RowFilter
-    /// Set when the whole predicate implies `column IN keys` on an index.
-    let probe: IndexProbe?
+    private let compiledFilter: RowFilter?
+    private let compiledProbe: IndexProbe?
     /// The same predicate evaluated on record bytes without closures, when
     /// it is simple enough (RecordTest.swift); scans prefer it.
     let test: RecordTest?
+    /// Set for `property == constant` on an index (QueryCompiler+Lookup.swift),
+    /// which needs no closure or probe until a general evaluation asks.
+    let lookup: IndexedLookup?
+
+    init(filter: @escaping RowFilter, probe: IndexProbe?, test: RecordTest?) {
+        compiledFilter = filter
+        compiledProbe = probe
+        self.test = test
+        lookup = nil
+    }
+
+    init(lookup: IndexedLookup) {
+        compiledFilter = nil
+        compiledProbe = nil
+        test = nil
+        self.lookup = lookup
+    }
+
+    var filter: RowFilter { compiledFilter ?? lookup!.filter }
+    /// Set when the whole predicate implies `column IN keys` on an index.
+    var probe: IndexProbe? { lookup?.probe ?? compiledProbe }
 }
 
 struct QueryCompiler {

@@ -115,6 +115,7 @@ final class QueryPlan {
     /// collecting rows; anything else evaluates the plan (and caches it).
     func count(_ realm: RealmCore) -> Int {
         if !realm.isFrozen, cachedGeneration == realm.generation, cachedGeneration != 0 { return cachedKeys.count }
+        if !realm.isFrozen, case .all = base, let lookup = compiled?.lookup, orderings.isEmpty { return lookup.count(realm, info) }
         // An index that answers the whole predicate (full-text search) counts without reading records.
         if case .all = base, let probe = compiled?.probe, probe.exact, orderings.isEmpty { return probe.candidates(realm, info).count }
         guard case .all = base, compiled?.probe == nil,
@@ -142,6 +143,7 @@ final class QueryPlan {
         // the lock (current), so check frozen before reading the cache.
         guard !realm.isFrozen, orderings.isEmpty,
               !(cachedGeneration == realm.generation && cachedGeneration != 0) else { return object(at: 0, realm) }
+        if case .all = base, let lookup = compiled?.lookup { return lookup.first(realm, info) }
         var first: (key: UInt64, record: cs_val)?
         if forEachInOrder(realm, { key, record in first = (key, record); return false }) {
             // One index value, read in key order: no rows to collect.
@@ -228,10 +230,11 @@ final class QueryPlan {
             }) {
                 // A limited evaluation read the candidates in order, up to the limit.
             } else if let probe = compiled?.probe {
+                let filter = filter!
                 for key in probe.candidates(realm, info) {
                     guard let value = realm.loadRecord(info, key) else { continue }
                     let record = RecordView(base: UnsafeRawPointer(value.data!), size: value.size)
-                    if probe.exact || filter!(realm, record, key) { rows.append(key, record) }
+                    if probe.exact || filter(realm, record, key) { rows.append(key, record) }
                     if rows.isFull { break }
                 }
             } else if let test = compiled?.test, scanMatching(realm, test, into: &rows) {
@@ -271,7 +274,12 @@ final class QueryPlan {
     /// match (key, current record) in key order until it returns false,
     /// and returns true. False, calling nothing, for any other plan.
     private func forEachInOrder(_ realm: RealmCore, _ body: (UInt64, cs_val) -> Bool) -> Bool {
-        guard case .all = base, let probe = compiled?.probe, let filter = compiled?.filter else { return false }
+        guard case .all = base else { return false }
+        if let lookup = compiled?.lookup {
+            lookup.forEachMatch(realm, info, body)
+            return true
+        }
+        guard let probe = compiled?.probe, let filter = compiled?.filter else { return false }
         return probe.forEachInOrder(realm) { key in
             guard let value = realm.loadRecord(info, key) else { return true }
             guard filter(realm, RecordView(base: UnsafeRawPointer(value.data!), size: value.size), key) else { return true }

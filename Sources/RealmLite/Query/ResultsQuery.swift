@@ -52,7 +52,7 @@ extension Results {
 
     func checkedFilter(_ format: String, arguments: [Any], useIndexes: Bool = true) throws -> Results<Element> {
         if let plan = valuePlan { return try valueFilter(plan, format, arguments) }
-        let (predicate, descriptors) = try QueryParser.parseWithDescriptors(format, arguments)
+        let (predicate, descriptors) = try QueryFormatCache.parse(format, arguments)
         var results = try adding(predicate, format: format, useIndexes: useIndexes)
         for descriptor in descriptors {
             switch descriptor {
