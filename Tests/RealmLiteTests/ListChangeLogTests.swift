@@ -120,6 +120,46 @@ final class ListChangeLogTests: CollectionsTreeTestCase {
         XCTAssertEqual(CollectionChangeLog.compared.load(ordering: .relaxed) - compared, 0)
     }
 
+    /// A removal followed in the same write by an insertion where it was is
+    /// a deletion and an insertion, as when the versions are compared; only
+    /// a set by index is a modification. (Two such edits once merged into
+    /// one "replace in place".)
+    func testARemovalThenAnInsertionThereIsNotAModification() throws {
+        let realm = try openRealm(types)
+        try realm.write {
+            realm.create(TreeListOwner.self, value: ["id": 1]).numbers.append(objectsIn: [1, 2, 3])
+            realm.create(TreeListOwner.self, value: ["id": 2]).numbers.append(7)
+        }
+        let list = realm.object(ofType: TreeListOwner.self, forPrimaryKey: 1)!.numbers
+        let single = realm.object(ofType: TreeListOwner.self, forPrimaryKey: 2)!.numbers
+        var changes: [[[Int]]] = [], singleChanges: [[[Int]]] = []
+        let tokens = [
+            list.observe { change in
+                if case let .update(_, deletions, insertions, modifications) = change { changes.append([deletions, insertions, modifications]) }
+            },
+            single.observe { change in
+                if case let .update(_, deletions, insertions, modifications) = change { singleChanges.append([deletions, insertions, modifications]) }
+            },
+        ]
+        defer { tokens.forEach { $0.invalidate() } }
+        nextTurn()
+        let compared = CollectionChangeLog.compared.load(ordering: .relaxed)
+        try realm.write { list.remove(at: 1); list.insert(9, at: 1) }
+        nextTurn()
+        try realm.write { list.remove(at: 2); list.append(8) }
+        nextTurn()
+        try realm.write { list[0] = 5; list.append(6) }
+        nextTurn()
+        // The only element removed (the list leaves the tree) and another appended.
+        try realm.write { single.remove(at: 0); single.append(4) }
+        nextTurn()
+        XCTAssertEqual(changes, [[[1], [1], []], [[2], [2], []], [[], [3], [0]]])
+        XCTAssertEqual(singleChanges, [[[0], [0], []]])
+        XCTAssertEqual(Array(list), [5, 9, 8, 6])
+        XCTAssertEqual(Array(single), [4])
+        XCTAssertEqual(CollectionChangeLog.compared.load(ordering: .relaxed) - compared, 0, "every change folded from the log")
+    }
+
     func testALinkedObjectChangeInABigListIsAModification() throws {
         let realm = try openRealm(types)
         try realm.write {

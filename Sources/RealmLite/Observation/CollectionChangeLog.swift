@@ -164,7 +164,9 @@ extension CollectionEdit {
     mutating func absorb(_ next: Operation) -> Bool {
         switch next {
         case .replace(let nextRange, let added):
-            guard case .replace(let range, let count) = operation, nextRange.isEmpty,
+            // Not after a removal: `count < range.count` elements deleted, then
+            // inserted there, would read as modified in place.
+            guard case .replace(let range, let count) = operation, nextRange.isEmpty, count >= range.count,
                   nextRange.lowerBound == range.lowerBound + count else { return false }
             operation = .replace(range, count: count + added)
         case .put(let moreAdded, let moreReplaced):
