@@ -160,6 +160,37 @@ final class ListChangeLogTests: CollectionsTreeTestCase {
         XCTAssertEqual(CollectionChangeLog.compared.load(ordering: .relaxed) - compared, 0, "every change folded from the log")
     }
 
+    /// A list replaced as a whole (create with update, setValue) is
+    /// reported, however many times it gets the same length.
+    func testAWholeListReplacedIsReported() throws {
+        let realm = try openRealm(types)
+        try realm.write { realm.create(TreeListOwner.self, value: ["id": 1, "numbers": [1, 2, 3]]) }
+        let owner = realm.object(ofType: TreeListOwner.self, forPrimaryKey: 1)!
+        var seen: [[Int]] = []
+        let token = owner.numbers.observe { change in
+            switch change {
+            case .initial(let list): seen.append(Array(list))
+            case .update(let list, let deletions, let insertions, let modifications):
+                var applied = seen.last!
+                for i in deletions.sorted(by: >) { applied.remove(at: i) }
+                for i in insertions.sorted() { applied.insert(list[i], at: i) }
+                for i in modifications { applied[i] = list[i] }
+                XCTAssertEqual(applied, Array(list), "\(seen.last!) + change")
+                seen.append(Array(list))
+            case .error(let error): XCTFail("\(error)")
+            }
+        }
+        defer { token.invalidate() }
+        nextTurn()
+        for values in [[4, 5, 6], [7, 8, 9], [1], [2]] {
+            try realm.write { realm.create(TreeListOwner.self, value: ["id": 1, "numbers": values], update: .modified) }
+            nextTurn()
+        }
+        try realm.write { owner.setValue([3], forKey: "numbers") }
+        nextTurn()
+        XCTAssertEqual(seen, [[1, 2, 3], [4, 5, 6], [7, 8, 9], [1], [2], [3]])
+    }
+
     func testALinkedObjectChangeInABigListIsAModification() throws {
         let realm = try openRealm(types)
         try realm.write {
