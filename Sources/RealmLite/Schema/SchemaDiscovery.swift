@@ -5,8 +5,9 @@ import Synchronization
 // process without code generation or the Objective-C runtime.
 //
 // `SchemaDiscovery.descriptor(for:)` is the single seam the rest of RealmLite
-// uses. Today it reflects: the runtime's field list (`_forEachField`, the
-// same metadata Mirror reads) gives each stored field's name, type and byte
+// uses. Today it reflects: the class's field records (FieldRecords.swift,
+// or for classes that reader does not handle `_forEachField`, the same
+// metadata Mirror reads) give each stored field's name, type and byte
 // offset; @Persisted fields become properties; a prototype instance gives
 // their options (primaryKey/indexed/originProperty). A macro could later
 // supply the same ClassDescriptor directly.
