@@ -145,12 +145,27 @@ enum FieldRecords {
                                  _ context: UnsafeRawPointer?) -> (any _Persistable.Type)? {
         let optional = length > 2 && endsInPlainSg(argument, length)
         let bare = optional ? length - 2 : length
-        guard let type = _getTypeByMangledNameInContext(argument, UInt(bare), genericContext: context, genericArguments: nil)
+        guard let type = standardType(argument, bare)
+                ?? _getTypeByMangledNameInContext(argument, UInt(bare), genericContext: context, genericArguments: nil)
         else { return nil }
         let id = ObjectIdentifier(type)
         if !optional && id == ObjectIdentifier(AnyRealmValue.self) { return AnyRealmValue.self }
         guard let primitive = builtInPrimitives.first(where: { ObjectIdentifier($0) == id }) else { return nil }
         return optional ? optionalValueType(primitive) : persistableValueType(primitive)
+    }
+
+    /// The standard library's one-letter substitutions (`Si`: Int...),
+    /// without running the demangler.
+    private static func standardType(_ name: UnsafePointer<UInt8>, _ length: Int) -> Any.Type? {
+        guard length == 2, name[0] == UInt8(ascii: "S") else { return nil }
+        switch name[1] {
+        case UInt8(ascii: "i"): return Int.self
+        case UInt8(ascii: "S"): return String.self
+        case UInt8(ascii: "d"): return Double.self
+        case UInt8(ascii: "b"): return Bool.self
+        case UInt8(ascii: "f"): return Float.self
+        default: return nil
+        }
     }
 
     /// Whether the name's last two bytes are the `Sg` (Optional) operator,
