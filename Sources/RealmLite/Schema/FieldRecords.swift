@@ -30,6 +30,10 @@ enum FieldRecords {
     /// declaration order from the root class down (`_forEachField`'s order);
     /// nil if this reader does not handle the class's layout.
     static func persistedFields(of type: ObjectBase.Type) -> [PersistedField]? {
+        #if canImport(ObjectiveC)
+        // Class metadata has three more words with Objective-C interop.
+        return nil
+        #else
         var chain: [UnsafeRawPointer] = []
         var next: AnyClass? = type
         while let cls = next, !isModelBase(cls) {
@@ -41,6 +45,7 @@ enum FieldRecords {
             guard appendFields(of: metadata, to: &fields) else { return nil }
         }
         return fields
+        #endif
     }
 
     /// RealmLite's own base classes declare no @Persisted fields.
