@@ -19,6 +19,24 @@ private final class MixedFields: Object {
     @Persisted var mood: Mood?
 }
 
+/// A model subclassing a model: its fields follow the superclass's.
+private class BaseModel: Object {
+    @Persisted var base = 0
+    @Persisted var baseName: String?
+}
+
+private final class DerivedModel: BaseModel {
+    @Persisted var derived = 0.0
+    @Persisted var tags: List<Int>
+}
+
+/// A generic model class: its field offsets are not at a fixed place, so
+/// the field-record reader leaves it to reflection.
+private final class GenericModel<T>: Object {
+    @Persisted var name = ""
+    @Persisted var count = 0
+}
+
 /// Discovery reads a Persisted<V> field's V from the field type's metadata
 /// (no protocol cast): every kind of V gives its own type back, and nothing
 /// else is taken for a property.
@@ -68,5 +86,71 @@ final class SchemaDiscoveryTests: XCTestCase {
         try realm.write { realm.add(object) }
         XCTAssertEqual(realm.objects(MixedFields.self).first?.mood, .sad)
         XCTAssertEqual(realm.objects(MixedFields.self).first?.name, "abc")
+    }
+
+    /// Every class of the tests' models of every property kind (built-in
+    /// values and their optionals, collections of each, links, linking
+    /// objects, embedded objects, enums, custom persistable types, a
+    /// subclass, non-Persisted fields) gives from its field records the same
+    /// fields, offsets and value types as from the runtime's reflection.
+    func testFieldRecordsAgreeWithReflection() throws {
+        let types: [ObjectBase.Type] = [
+            AllTypes.self, Bag.self, Dog.self, Person.self, Owner.self, Pet.self, Address.self, Geo.self,
+            RFAll.self, MixedFields.self, CustomHolder.self, Product.self, OptionalSkuKeyed.self,
+            FailableHolder.self, CEPlace.self, CELocation.self, MixedHolder.self, Kennel.self,
+            BaseModel.self, DerivedModel.self,
+        ]
+        for type in types {
+            let fast = try XCTUnwrap(FieldRecords.persistedFields(of: type), "\(type)")
+            let reflected = SchemaDiscovery.reflectedFields(of: type)
+            XCTAssertFalse(fast.isEmpty, "\(type)")
+            XCTAssertEqual(fast.map(\.name), reflected.map(\.name), "\(type)")
+            XCTAssertEqual(fast.map(\.offset), reflected.map(\.offset), "\(type)")
+            XCTAssertEqual(fast.map { ObjectIdentifier($0.valueType) }, reflected.map { ObjectIdentifier($0.valueType) },
+                           "\(type): \(fast.map(\.valueType)) vs \(reflected.map(\.valueType))")
+        }
+        XCTAssertEqual(FieldRecords.persistedFields(of: DerivedModel.self)?.map(\.name), ["_base", "_baseName", "_derived", "_tags"])
+    }
+
+    /// The descriptors discovery builds (so the stored schema) are those the
+    /// reflection path gives.
+    func testDescriptorsMatchTheReflectionPath() throws {
+        for type in [AllTypes.self, Bag.self, Owner.self, Pet.self, CustomHolder.self, CEPlace.self] as [ObjectBase.Type] {
+            let descriptor = try SchemaDiscovery.descriptor(for: type)
+            let reflected = SchemaDiscovery.reflectedFields(of: type)
+            XCTAssertEqual(descriptor.properties.map(\.name), reflected.map { String($0.name.dropFirst()) })
+            XCTAssertEqual(descriptor.properties.map { ObjectIdentifier($0.accessor.valueType) },
+                           reflected.map { ObjectIdentifier($0.valueType) })
+        }
+    }
+
+    /// Built-in values and their optionals come from the static table; other
+    /// types (collections, optionals of them) are not in it.
+    func testBuiltInTableResolvesMangledValueTypes() {
+        func resolve(_ mangled: String) -> Any.Type? {
+            Array(mangled.utf8).withUnsafeBufferPointer { FieldRecords.builtInValueType($0.baseAddress!, $0.count, nil) }
+                .map { $0 as Any.Type }
+        }
+        XCTAssertTrue(resolve("Si") == Int.self)
+        XCTAssertTrue(resolve("SS") == String.self)
+        XCTAssertTrue(resolve("Sd") == Double.self)
+        XCTAssertTrue(resolve("Sb") == Bool.self)
+        XCTAssertTrue(resolve("Sf") == Float.self)
+        XCTAssertTrue(resolve("s5Int64V") == Int64.self)
+        XCTAssertTrue(resolve("SiSg") == Int?.self)
+        XCTAssertTrue(resolve("SSSg") == String?.self)
+        XCTAssertTrue(resolve("SbSg") == Bool?.self)
+        XCTAssertNil(resolve("SaySiG"))
+        XCTAssertNil(resolve("SaySiGSg"))
+        XCTAssertNil(resolve("s6UInt64V"))
+    }
+
+    /// A class the reader does not handle (generic) is discovered through
+    /// reflection, with the same properties.
+    func testGenericModelFallsBackToReflection() throws {
+        XCTAssertNil(FieldRecords.persistedFields(of: GenericModel<Int>.self))
+        let descriptor = try SchemaDiscovery.descriptor(for: GenericModel<Int>.self)
+        XCTAssertEqual(descriptor.properties.map(\.name), ["name", "count"])
+        XCTAssertEqual(descriptor.properties.map(\.shape.type), [.string, .int])
     }
 }

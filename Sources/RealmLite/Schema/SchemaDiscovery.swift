@@ -5,8 +5,9 @@ import Synchronization
 // process without code generation or the Objective-C runtime.
 //
 // `SchemaDiscovery.descriptor(for:)` is the single seam the rest of RealmLite
-// uses. Today it reflects: the runtime's field list (`_forEachField`, the
-// same metadata Mirror reads) gives each stored field's name, type and byte
+// uses. Today it reflects: the class's field records (FieldRecords.swift,
+// or for classes that reader does not handle `_forEachField`, the same
+// metadata Mirror reads) give each stored field's name, type and byte
 // offset; @Persisted fields become properties; a prototype instance gives
 // their options (primaryKey/indexed/originProperty). A macro could later
 // supply the same ClassDescriptor directly.
@@ -111,23 +112,35 @@ enum SchemaDiscovery {
             throw Realm.Error(.invalidSchema, "'\(name)' must subclass Object or EmbeddedObject.")
         }
         let prototype = type.init()
-        var properties: [PropertyDescriptor] = []
-        // Options: `.classType` (spelled by value: the static var is not
-        // concurrency-safe to name under Swift 6).
-        _ = _forEachField(of: type, options: _EachFieldOptions(rawValue: 1 << 0)) { fieldName, offset, fieldType, _ in
-            guard let valueType = persistedValueType(fieldType) else { return true }
-            var propertyName = String(cString: fieldName)
+        let fields = FieldRecords.persistedFields(of: type) ?? reflectedFields(of: type)
+        let properties = fields.map { field in
+            var propertyName = field.name
             if propertyName.hasPrefix("_") { propertyName.removeFirst() }
-            let accessor = makeAccessor(valueType, offset: offset, className: name, propertyName: propertyName)
+            let accessor = makeAccessor(field.valueType, offset: field.offset, className: name, propertyName: propertyName)
             let options = accessor.options(of: prototype)
-            properties.append(PropertyDescriptor(
+            return PropertyDescriptor(
                 name: propertyName, shape: accessor.shape,
                 isPrimary: options.flags & 1 != 0, isIndexed: options.flags & 2 != 0,
-                originProperty: options.originProperty, accessor: accessor, isFullText: options.flags & 4 != 0))
-            return true
+                originProperty: options.originProperty, accessor: accessor, isFullText: options.flags & 4 != 0)
         }
         try validate(name: name, isEmbedded: isEmbedded, properties)
         return ClassDescriptor(type: type, name: name, isEmbedded: isEmbedded, properties: properties)
+    }
+
+    /// The @Persisted fields as the runtime's reflection gives them: every
+    /// field's type instantiated (the path for classes FieldRecords does not
+    /// read, and the reference its tests compare with).
+    static func reflectedFields(of type: ObjectBase.Type) -> [PersistedField] {
+        var fields: [PersistedField] = []
+        // Options: `.classType` (spelled by value: the static var is not
+        // concurrency-safe to name under Swift 6).
+        _ = _forEachField(of: type, options: _EachFieldOptions(rawValue: 1 << 0)) { fieldName, offset, fieldType, _ in
+            if let valueType = persistedValueType(fieldType) {
+                fields.append(PersistedField(name: String(cString: fieldName), offset: offset, valueType: valueType))
+            }
+            return true
+        }
+        return fields
     }
 
     private static func validate(name: String, isEmbedded: Bool, _ properties: [PropertyDescriptor]) throws {
@@ -172,18 +185,12 @@ enum SchemaDiscovery {
 // requirement (`Value: _Persistable`), which together are the existential
 // `any _Persistable.Type`.
 
-/// The type descriptor every Persisted<V> shares.
-private let persistedDescriptor: UInt = {
-    let instance: Any.Type = Persisted<Int>.self
-    return unsafeBitCast(instance, to: UnsafeRawPointer.self).load(fromByteOffset: MemoryLayout<UInt>.size, as: UInt.self)
-}()
-
 /// V, if `fieldType` is Persisted<V>.
 func persistedValueType(_ fieldType: Any.Type) -> (any _Persistable.Type)? {
     let word = MemoryLayout<UInt>.size
     let metadata = unsafeBitCast(fieldType, to: UnsafeRawPointer.self)
     guard metadata.load(as: UInt.self) == 0x200,
-          metadata.load(fromByteOffset: word, as: UInt.self) == persistedDescriptor else { return nil }
+          metadata.load(fromByteOffset: word, as: UInt.self) == persistedTypeDescriptor else { return nil }
     let arguments = (metadata.load(fromByteOffset: 2 * word, as: UnsafeRawPointer.self),
                      metadata.load(fromByteOffset: 3 * word, as: UnsafeRawPointer.self))
     return unsafeBitCast(arguments, to: (any _Persistable.Type).self)

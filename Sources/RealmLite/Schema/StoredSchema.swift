@@ -182,6 +182,8 @@ struct StoredProperty: Codable, Equatable {
 
 /// Human-readable differences between the stored class and the code's.
 func schemaDifferences(stored: StoredClass, code: StoredClass) -> [String] {
+    // The usual open: nothing changed, no tables by name to build.
+    if stored.sameSchema(as: code) { return [] }
     var differences: [String] = []
     let cls = code.name
     if stored.embedded != code.embedded {
