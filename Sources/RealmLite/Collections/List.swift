@@ -37,7 +37,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
             guard let field else { return unmanaged[position] }
             if let list = field.spilledList {
                 field.checkIndex(position, list.count)
-                return field.decode(Element.self, field.realm.listElement(list, position), at: .index(position))
+                return field.realm.withListElement(list, position) { field.decode(Element.self, $0, at: .index(position)) }
             }
             let view = field.view
             field.checkIndex(position, view.count)
@@ -307,12 +307,12 @@ public struct ListIterator<Element: RealmCollectionValue>: IteratorProtocol {
         defer { index += 1 }
         if let cursor, claims == realm.cursorClaims, generation == realm.generation,
            let entry = cursor.next(), entry.key.size > 8, keyValue(entry.key) == spilled.id {
-            return field.decode(Element.self, bytes(of: entry.value), at: .index(index))
+            return spilled.encoding.withField(bytes(of: entry.value)) { field.decode(Element.self, $0, at: .index(index)) }
         }
-        let element = realm.listElement(spilled, index)
+        let element = realm.withListElement(spilled, index) { field.decode(Element.self, $0, at: .index(index)) }
         cursor = realm.cursor(realm.listsTree())
         claims = realm.cursorClaims
         generation = realm.generation
-        return field.decode(Element.self, element, at: .index(index))
+        return element
     }
 }

@@ -1,0 +1,172 @@
+// Int elements (every width, optional or not) of Lists, MutableSets and Map
+// values in the collections tree are stored as canonical zigzag varints
+// (1 byte for -64...63, 2 up to ±8192, ..., 10 for Int.min/max), not as the
+// 8 bytes LE their fields hold: a List<Int> element of small magnitude then
+// costs about 5 bytes less of the file. An optional's nil is the single
+// byte 0x80, which no varint is (its last byte has the high bit clear).
+// One encoding per value, so set membership still compares stored bytes.
+//
+// Only collections whose id is at least `ListTree.compactIDBase` (allocated
+// since object format `StoredSchema.compactIntsFormat`) use it: the id names
+// the entries' encoding, so a collection written by an older format keeps
+// its 8-byte elements and is read as it is (no conversion on open), and any
+// reader of the tree, which sees the id in every key, can tell the two
+// apart. Everything above the tree sees the field's bytes: the helpers of
+// ListTree.swift and SetMapTree.swift encode on the way in and decode on
+// the way out.
+
+/// How a tree collection's entries store its elements (or map values).
+struct TreeElementEncoding: Equatable {
+    enum Ints: Equatable { case required, optional }
+
+    /// Int elements as varints (nil: the field's bytes).
+    var ints: Ints?
+    /// Map entries: the value after the entry's key is encoded.
+    var isMap = false
+
+    static let plain = TreeElementEncoding(ints: nil)
+
+    init(ints: Ints?, isMap: Bool = false) {
+        self.ints = ints
+        self.isMap = isMap
+    }
+
+    /// What a collection of this type stores when its id is compact.
+    init(type: PropertyType, optional: Bool, collection: _CollectionKind) {
+        ints = type == .int && collection != .none ? (optional ? .optional : .required) : nil
+        isMap = collection == .map
+    }
+
+    init(_ column: Column) {
+        self.init(type: column.type, optional: column.isOptional, collection: column.collection)
+    }
+
+    init(_ property: StoredProperty) {
+        self.init(type: property.type, optional: property.optional, collection: property.collection)
+    }
+
+    /// This encoding for the collection `id` names: the field's bytes for ids older than compact ones.
+    func forID(_ id: UInt64) -> TreeElementEncoding {
+        id >= ListTree.compactIDBase || ints == nil ? self : .plain
+    }
+
+    var isPlain: Bool { ints == nil }
+
+    static let nilByte: UInt8 = 0x80
+
+    /// The stored form of element (or map entry) bytes as a field holds them.
+    func stored(_ element: UnsafeRawBufferPointer) -> [UInt8] {
+        guard let ints else { return Array(element) }
+        var out: [UInt8] = []
+        out.reserveCapacity(isMap ? element.count : 10)
+        var value = element
+        if isMap {
+            let split = MapEntry.split(element)
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: element[..<(element.count - split.value.count)]))
+            value = split.value
+        }
+        if ints == .optional {
+            guard value.first == 1, value.count == 9 else {
+                out.append(Self.nilByte)
+                return out
+            }
+            value = UnsafeRawBufferPointer(rebasing: value[1...])
+        }
+        ZigzagVarint.append(Int64(littleEndian: value.loadUnaligned(as: Int64.self)), to: &out)
+        return out
+    }
+
+    /// stored() of an element (not a map entry) lent to `body`, built on the stack.
+    @inline(__always)
+    func withStoredElement<R>(_ element: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        guard let ints, !isMap else { return body(element) }
+        if ints == .optional, element.first != 1 { return withUnsafeBytes(of: Self.nilByte) { body($0) } }
+        let value = Int64(littleEndian: element.loadUnaligned(fromByteOffset: ints == .optional ? 1 : 0, as: Int64.self))
+        return withUnsafeTemporaryAllocation(byteCount: 10, alignment: 1) { out in
+            body(UnsafeRawBufferPointer(rebasing: out[..<ZigzagVarint.store(value, into: out)]))
+        }
+    }
+
+    func stored(_ element: [UInt8]) -> [UInt8] {
+        isPlain ? element : element.withUnsafeBytes { stored($0) }
+    }
+
+    /// The field's bytes of a stored element lent to `body` (decoded on the
+    /// stack); a damaged element stops, as reads of a damaged file do.
+    @inline(__always)
+    func withField<R>(_ stored: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        guard let ints else { return body(stored) }
+        var head = UnsafeRawBufferPointer(start: stored.baseAddress, count: 0)
+        var tail = stored
+        if isMap {
+            let split = MapEntry.split(stored)
+            head = UnsafeRawBufferPointer(rebasing: stored[..<(stored.count - split.value.count)])
+            tail = split.value
+        }
+        let value: Int64?
+        if ints == .optional, tail.count == 1, tail[0] == Self.nilByte {
+            value = nil
+        } else {
+            guard let decoded = ZigzagVarint.decode(tail) else {
+                realmFatal(.invalidValue, "An element of a collection in the file is damaged (not a varint); restore the file from a copy.")
+            }
+            value = decoded
+        }
+        return withUnsafeTemporaryAllocation(byteCount: head.count + 9, alignment: 8) { out in
+            if let base = head.baseAddress { out.baseAddress!.copyMemory(from: base, byteCount: head.count) }
+            var end = head.count
+            if ints == .optional {
+                out[end] = value == nil ? 0 : 1
+                end += 1
+            }
+            if let value {
+                out.storeBytes(of: value.littleEndian, toByteOffset: end, as: Int64.self)
+                end += 8
+            }
+            return body(UnsafeRawBufferPointer(rebasing: out[..<end]))
+        }
+    }
+
+    /// withField() copied out.
+    func field(_ stored: UnsafeRawBufferPointer) -> [UInt8] {
+        isPlain ? Array(stored) : withField(stored) { Array($0) }
+    }
+}
+
+/// Canonical zigzag LEB128 (one encoding per value).
+enum ZigzagVarint {
+    static func append(_ value: Int64, to out: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(byteCount: 10, alignment: 1) { buffer in
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[..<store(value, into: buffer)]))
+        }
+    }
+
+    /// Writes `value` at the start of `out` (10 bytes of room); returns its length.
+    @inline(__always)
+    static func store(_ value: Int64, into out: UnsafeMutableRawBufferPointer) -> Int {
+        var zigzag = UInt64(bitPattern: (value << 1) ^ (value >> 63))
+        var n = 0
+        while zigzag >= 0x80 {
+            out[n] = UInt8(truncatingIfNeeded: zigzag) | 0x80
+            zigzag >>= 7
+            n += 1
+        }
+        out[n] = UInt8(zigzag)
+        return n + 1
+    }
+
+    /// The value of `bytes` if they are exactly one canonical varint.
+    static func decode(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+        guard !bytes.isEmpty, bytes.count <= 10, bytes[bytes.count - 1] & 0x80 == 0 else { return nil }
+        // Canonical: no high zero group, and the tenth byte holds one bit.
+        if bytes.count > 1, bytes[bytes.count - 1] == 0 { return nil }
+        if bytes.count == 10, bytes[9] > 1 { return nil }
+        var zigzag: UInt64 = 0
+        for i in 0..<bytes.count {
+            let byte = bytes[i]
+            if i < bytes.count - 1, byte & 0x80 == 0 { return nil }
+            zigzag |= UInt64(byte & 0x7F) << (7 * UInt64(i))
+        }
+        return Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)
+    }
+}
