@@ -157,3 +157,128 @@ final class IntTreeEncodingTests: CollectionsTreeTestCase {
         try withRealm([IntTreeOwner.self]) { check($0, changes: [5, -300]) }
     }
 }
+
+extension IntTreeEncodingTests {
+    /// The stored values of a tree collection's entries, in tree order.
+    func storedEntries(_ owner: IntTreeOwner, _ property: String) throws -> (list: SpilledList, values: [[UInt8]]) {
+        let info = try XCTUnwrap(owner._info)
+        let c = try XCTUnwrap(info.columns.firstIndex { $0.name == property })
+        let core = owner.realm!.core
+        let list = try XCTUnwrap(SpilledList(owner._currentRecord().field(info.slots[c], info.layout), type: TreeElementEncoding(info.columns[c])),
+                                 "\(property) is in the tree")
+        var values: [[UInt8]] = []
+        let cursor = try XCTUnwrap(core.cursor(core.listsTree()))
+        list.prefix.withUnsafeBytes { prefix in
+            cursor.forEach(prefix: prefix) { _, value in
+                values.append([UInt8](copying: bytes(of: value)))
+                return true
+            }
+        }
+        return (list, values)
+    }
+
+    func testVarintsAreCanonicalAndRoundTrip() {
+        for value in IntEdges.values.map(Int64.init) {
+            var out: [UInt8] = []
+            ZigzagVarint.append(value, to: &out)
+            let zigzag = UInt64(bitPattern: (value << 1) ^ (value >> 63))
+            XCTAssertEqual(out.count, max(1, (64 - zigzag.leadingZeroBitCount + 6) / 7), "length of \(value)")
+            XCTAssertEqual(out.withUnsafeBytes { ZigzagVarint.decode($0) }, value)
+        }
+        XCTAssertEqual(([0x7F] as [UInt8]).withUnsafeBytes { ZigzagVarint.decode($0) }, -64)
+        XCTAssertEqual(([0x80, 0x01] as [UInt8]).withUnsafeBytes { ZigzagVarint.decode($0) }, 64)
+        // Not canonical, or not one varint: a high zero group, a trailing continuation, too long, a bit past 64.
+        for bad: [UInt8] in [[], [0x80], [0x80, 0x00], [0x81, 0x80], [0x01, 0x01], Array(repeating: 0xFF, count: 10) + [0x01],
+                             Array(repeating: 0xFF, count: 9) + [0x02]] {
+            XCTAssertNil(bad.withUnsafeBytes { ZigzagVarint.decode($0) }, "\(bad)")
+        }
+    }
+
+    /// Edge values in every kind of tree collection: stored as varints of
+    /// their length, read back, across reopening; lookups find each value
+    /// and no neighbour.
+    func testEdgeValuesAreStoredAsVarintsAndRoundTrip() throws {
+        try withRealm([IntTreeOwner.self]) { realm in
+            try realm.write {
+                for id in 0..<3 { IntEdges.fill(realm.create(IntTreeOwner.self, value: ["id": id])) }
+            }
+            check(realm, changes: [])
+            let owner = try XCTUnwrap(realm.object(ofType: IntTreeOwner.self, forPrimaryKey: 0))
+            let ints = try storedEntries(owner, "ints")
+            XCTAssertGreaterThanOrEqual(ints.list.id, ListTree.compactIDBase)
+            XCTAssertEqual(ints.values.map(\.count), IntEdges.ints(0).map { value in
+                var out: [UInt8] = []
+                ZigzagVarint.append(Int64(value), to: &out)
+                return out.count
+            })
+            // Int.min, Int.min + 1, Int.max: zigzag 2^64 - 1, - 3, - 2.
+            let ones = [UInt8](repeating: 0xFF, count: 8)
+            let first3: [[UInt8]] = [[0xFF] + ones + [0x01], [0xFD] + ones + [0x01], [0xFE] + ones + [0x01]]
+            XCTAssertEqual(Array(ints.values.prefix(3)), first3)
+            XCTAssertEqual(try storedEntries(owner, "small").values.map(\.count).max(), 2)
+            let optionals = try storedEntries(owner, "optionals").values
+            XCTAssertEqual(optionals[2], [TreeElementEncoding.nilByte])
+            XCTAssertEqual(optionals[5], [0x00], "0 is one byte, with no tag")
+            XCTAssertEqual(try storedEntries(owner, "set").values.count, IntEdges.set(0).count)
+            XCTAssertTrue(try storedEntries(owner, "optionalSet").values.contains([TreeElementEncoding.nilByte]))
+            XCTAssertTrue(try storedEntries(owner, "map").values.allSatisfy { $0.count <= 4 + 4 + 10 }, "key length, key, varint")
+
+            for value in IntEdges.values {
+                XCTAssertTrue(owner.set.contains(value), "set contains \(value)")
+                XCTAssertEqual(owner.optionalSet.contains(value), IntEdges.optionalSet(0).contains(value), "optional set: \(value)")
+                XCTAssertEqual(owner.ints.index(of: value), IntEdges.ints(0).firstIndex(of: value))
+            }
+            XCTAssertTrue(owner.optionalSet.contains(nil))
+            for absent in [2, -3, 62, 66, -66, 8190, -8194, Int.max - 2, Int.min + 2] {
+                XCTAssertFalse(owner.set.contains(absent), "set holds no \(absent)")
+                XCTAssertNil(owner.ints.index(of: absent))
+            }
+            for (i, value) in IntEdges.ints(0).enumerated() {
+                XCTAssertEqual(owner.map["k\(i)"], value)
+                XCTAssertEqual(owner.optionalMap["k\(i)"], IntEdges.optionals(0)[i])
+                XCTAssertEqual(owner.ints[i], value)
+            }
+            XCTAssertNil(owner.map["missing"])
+            XCTAssertEqual(Array(owner.freeze().ints), IntEdges.ints(0))
+        }
+        try withRealm([IntTreeOwner.self]) { realm in
+            check(realm, changes: [])
+            try realm.write { for owner in owners(realm) { IntTreeModel.change(owner, 64) } }
+            check(realm, changes: [64])
+            try assertConsistent(realm, "after changes")
+        }
+    }
+
+    /// Queries, aggregates, sorting and distinct read the varints as numbers.
+    func testQueriesAndAggregatesReadTreeInts() throws {
+        try withRealm([IntTreeOwner.self]) { realm in
+            try realm.write {
+                for id in 0..<3 { IntEdges.fill(realm.create(IntTreeOwner.self, value: ["id": id])) }
+            }
+            let all = realm.objects(IntTreeOwner.self)
+            let owner = try XCTUnwrap(realm.object(ofType: IntTreeOwner.self, forPrimaryKey: 2))
+            let expected = IntEdges.ints(2)
+            for value in [-65, 64, 8192, -8193, Int.max, Int.min] {
+                let holders = (0..<3).filter { IntEdges.ints($0).contains(value) }
+                XCTAssertEqual(all.filter("ANY ints == %@", value).map(\.id).sorted(), holders, "ANY ints == \(value)")
+            }
+            XCTAssertEqual(all.filter("ANY small == -64").count, 2)
+            XCTAssertEqual(all.filter("ANY optionals == nil").count, 3)
+            XCTAssertEqual(all.filter("ints.@count == %@", expected.count).map(\.id), [2])
+            XCTAssertEqual(all.filter("set.@count > 10").count, 2)
+            XCTAssertEqual(all.filter("ANY set IN %@", [-8193, 5]).count, 2)
+            XCTAssertEqual(all.filter("ANY map.@values == %@", Int.min + 1).count, 2)
+            XCTAssertEqual(all.filter("small.@min == -128 AND small.@max == 127").count, 2)
+            let smallSum = IntEdges.smalls(2).reduce(0) { $0 + Int($1) }
+            XCTAssertEqual(all.filter("small.@sum == %@", smallSum).map(\.id), [2])
+            XCTAssertEqual(owner.ints.min(), Int.min)
+            XCTAssertEqual(owner.ints.max(), Int.max)
+            XCTAssertEqual(owner.map.max(), Int.max)
+            XCTAssertEqual(owner.set.min(), Int.min)
+            XCTAssertEqual(Array(owner.ints.sorted(ascending: true)), expected.sorted())
+            XCTAssertEqual(Array(owner.ints.distinct()), expected.reduce(into: [Int]()) { if !$0.contains($1) { $0.append($1) } })
+            XCTAssertEqual(Array(owner.ints.filter("self > 8191")), expected.filter { $0 > 8191 })
+            XCTAssertEqual(Set(owner.set.sorted(ascending: false)), IntEdges.set(2))
+        }
+    }
+}
