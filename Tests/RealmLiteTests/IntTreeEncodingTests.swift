@@ -145,8 +145,15 @@ final class IntTreeEncodingTests: CollectionsTreeTestCase {
             XCTAssertEqual(realm.objects(IntTreeOwner.self).filter("ANY ints == %@", Int.min).count, 3)
             XCTAssertEqual(realm.objects(IntTreeOwner.self).filter("ANY set == %@", 8192).count, 2)
             XCTAssertEqual(realm.objects(IntTreeOwner.self).filter("ANY optionalSet == nil").count, 3)
+            XCTAssertEqual(realm.core.schemaState.stored?.format, StoredSchema.currentFormat, "marked as the current format on open")
+            let owner = try XCTUnwrap(realm.object(ofType: IntTreeOwner.self, forPrimaryKey: 0))
+            let old = try storedEntries(owner, "optionals")
+            XCTAssertLessThan(old.list.id, ListTree.compactIDBase)
+            XCTAssertEqual(old.list.encoding, .plain)
+            XCTAssertEqual(Set(old.values.map(\.count)), [1, 9], "the fixture's elements: tag byte and 8 bytes")
             try realm.write { for owner in owners(realm) { IntTreeModel.change(owner, 5) } }
             check(realm, changes: [5])
+            XCTAssertEqual(Set(try storedEntries(owner, "optionals").values.map(\.count)), [1, 9], "changes keep a collection's encoding")
             try assertConsistent(realm, "fixture after a write")
         }
         try withRealm([IntTreeOwner.self]) { realm in
@@ -154,7 +161,21 @@ final class IntTreeEncodingTests: CollectionsTreeTestCase {
             try realm.write { for owner in owners(realm) { IntTreeModel.change(owner, -300) } }
             check(realm, changes: [5, -300])
         }
-        try withRealm([IntTreeOwner.self]) { check($0, changes: [5, -300]) }
+        try withRealm([IntTreeOwner.self]) { realm in
+            check(realm, changes: [5, -300])
+            // Emptied, a collection returns to its record; grown again, it takes a compact id.
+            let owner = try XCTUnwrap(realm.object(ofType: IntTreeOwner.self, forPrimaryKey: 2))
+            let elements = Array(owner.optionals)
+            try realm.write {
+                owner.optionals.removeAll()
+                owner.optionals.append(objectsIn: elements)
+            }
+            let renewed = try storedEntries(owner, "optionals")
+            XCTAssertGreaterThanOrEqual(renewed.list.id, ListTree.compactIDBase)
+            XCTAssertLessThan(renewed.values.map(\.count).reduce(0, +), elements.count * 9)
+            check(realm, changes: [5, -300])
+            try assertConsistent(realm, "fixture, a collection renewed")
+        }
     }
 }
 
