@@ -261,6 +261,12 @@ extension IntTreeEncodingTests {
                 XCTAssertEqual(owner.ints[i], value)
             }
             XCTAssertNil(owner.map["missing"])
+            // A key too long for an entry decoded on the stack.
+            let long = String(repeating: "k", count: 300)
+            try realm.write { owner.optionalMap[long] = Int.min }
+            XCTAssertEqual(owner.optionalMap[long], Int.min)
+            XCTAssertEqual(owner.optionalMap.asKeyValueSequence().first { $0.key == long }?.value, Int.min)
+            try realm.write { owner.optionalMap.removeObject(for: long) }
             XCTAssertEqual(Array(owner.freeze().ints), IntEdges.ints(0))
         }
         try withRealm([IntTreeOwner.self]) { realm in

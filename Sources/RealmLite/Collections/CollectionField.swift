@@ -28,7 +28,7 @@ struct CollectionField {
     }
 
     /// How this column's elements are stored in the tree (before the id says which encoding).
-    var treeElements: TreeElementEncoding { TreeElementEncoding(owner._info.unsafelyUnwrapped.columns[column]) }
+    var treeElements: TreeElementEncoding { owner._info.unsafelyUnwrapped.columns[column].treeElements }
 
     /// The marker of a list stored in the lists tree (ListTree.swift), or nil.
     var spilledList: SpilledList? {

@@ -38,7 +38,7 @@ struct TreeElementEncoding: Equatable {
     }
 
     init(_ column: Column) {
-        self.init(type: column.type, optional: column.isOptional, collection: column.collection)
+        self = column.treeElements
     }
 
     init(_ property: StoredProperty) {
@@ -80,11 +80,18 @@ struct TreeElementEncoding: Equatable {
     @inline(__always)
     func withStoredElement<R>(_ element: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> R) -> R {
         guard let ints, !isMap else { return body(element) }
-        if ints == .optional, element.first != 1 { return withUnsafeBytes(of: Self.nilByte) { body($0) } }
-        let value = Int64(littleEndian: element.loadUnaligned(fromByteOffset: ints == .optional ? 1 : 0, as: Int64.self))
-        return withUnsafeTemporaryAllocation(byteCount: 10, alignment: 1) { out in
-            body(UnsafeRawBufferPointer(rebasing: out[..<ZigzagVarint.store(value, into: out)]))
+        // A tuple, not withUnsafeTemporaryAllocation: that instantiates
+        // generic metadata per call when the caller is unspecialized.
+        var out: (UInt64, UInt64) = (0, 0)
+        let count = withUnsafeMutableBytes(of: &out) { out -> Int in
+            if ints == .optional, element.first != 1 {
+                out[0] = Self.nilByte
+                return 1
+            }
+            let value = Int64(littleEndian: element.loadUnaligned(fromByteOffset: ints == .optional ? 1 : 0, as: Int64.self))
+            return ZigzagVarint.store(value, into: out)
         }
+        return withUnsafeBytes(of: &out) { body(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
     }
 
     func stored(_ element: [UInt8]) -> [UInt8] {
@@ -95,36 +102,53 @@ struct TreeElementEncoding: Equatable {
     /// stack); a damaged element stops, as reads of a damaged file do.
     @inline(__always)
     func withField<R>(_ stored: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> R) -> R {
-        guard let ints else { return body(stored) }
-        var head = UnsafeRawBufferPointer(start: stored.baseAddress, count: 0)
-        var tail = stored
-        if isMap {
-            let split = MapEntry.split(stored)
-            head = UnsafeRawBufferPointer(rebasing: stored[..<(stored.count - split.value.count)])
-            tail = split.value
+        guard ints != nil else { return body(stored) }
+        if isMap { return withMapEntryField(stored, body) }
+        var out: (UInt64, UInt64) = (0, 0)
+        let count = withUnsafeMutableBytes(of: &out) { decode(stored, into: $0) }
+        return withUnsafeBytes(of: &out) { body(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+    }
+
+    /// withField() of a map entry: its key as it is, then the value decoded.
+    private func withMapEntryField<R>(_ stored: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        let value = MapEntry.split(stored).value
+        let head = UnsafeRawBufferPointer(rebasing: stored[..<(stored.count - value.count)])
+        // Entries with short keys are built on the stack.
+        var out: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+        guard head.count + 9 <= MemoryLayout.size(ofValue: out) else {
+            var entry = Array(head) + [UInt8](repeating: 0, count: 9)
+            let count = entry.withUnsafeMutableBytes { decode(value, into: UnsafeMutableRawBufferPointer(rebasing: $0[head.count...])) }
+            return entry.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[..<(head.count + count)])) }
         }
-        let value: Int64?
-        if ints == .optional, tail.count == 1, tail[0] == Self.nilByte {
-            value = nil
+        let count = withUnsafeMutableBytes(of: &out) { out in
+            out.baseAddress!.copyMemory(from: head.baseAddress!, byteCount: head.count)
+            return head.count + decode(value, into: UnsafeMutableRawBufferPointer(rebasing: out[head.count...]))
+        }
+        return withUnsafeBytes(of: &out) { body(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+    }
+
+    /// Writes the field form of a stored Int element (not a map entry) at
+    /// the start of `out` (9 bytes of room); returns its length.
+    @inline(__always)
+    private func decode(_ stored: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) -> Int {
+        let optional = ints == .optional
+        if optional, stored.count == 1, stored[0] == Self.nilByte {
+            out[0] = 0
+            return 1
+        }
+        let value: Int64
+        if stored.count == 1, stored[0] < 0x80 {
+            let zigzag = Int64(stored[0])
+            value = (zigzag >> 1) ^ -(zigzag & 1)
         } else {
-            guard let decoded = ZigzagVarint.decode(tail) else {
+            guard let decoded = ZigzagVarint.decode(stored) else {
                 realmFatal(.invalidValue, "An element of a collection in the file is damaged (not a varint); restore the file from a copy.")
             }
             value = decoded
         }
-        return withUnsafeTemporaryAllocation(byteCount: head.count + 9, alignment: 8) { out in
-            if let base = head.baseAddress { out.baseAddress!.copyMemory(from: base, byteCount: head.count) }
-            var end = head.count
-            if ints == .optional {
-                out[end] = value == nil ? 0 : 1
-                end += 1
-            }
-            if let value {
-                out.storeBytes(of: value.littleEndian, toByteOffset: end, as: Int64.self)
-                end += 8
-            }
-            return body(UnsafeRawBufferPointer(rebasing: out[..<end]))
-        }
+        if optional { out[0] = 1 }
+        out.storeBytes(of: value.littleEndian, toByteOffset: optional ? 1 : 0, as: Int64.self)
+        return optional ? 9 : 8
     }
 
     /// withField() copied out.
