@@ -309,4 +309,23 @@ extension IntTreeEncodingTests {
             XCTAssertEqual(Set(owner.set.sorted(ascending: false)), IntEdges.set(2))
         }
     }
+
+    /// A migration's old values read tree Ints as numbers.
+    func testMigrationReadsOldTreeInts() throws {
+        try withRealm([IntTreeOwner.self]) { realm in
+            try realm.write { IntEdges.fill(realm.create(IntTreeOwner.self, value: ["id": 0])) }
+        }
+        nonisolated(unsafe) var ints: [Int] = [], optionals: [Int?] = [], map: [String: Int] = [:]
+        let configuration = Realm.Configuration(fileURL: fileURL, schemaVersion: 1, migrationBlock: { migration, _ in
+            migration.enumerateObjects(ofType: "IntTreeOwner") { old, _ in
+                ints = (old!["ints"] as? [Any])?.compactMap { $0 as? Int } ?? []
+                optionals = (old!["optionals"] as? [Any])?.map { $0 as? Int } ?? []
+                map = ((old!["map"] as? [String: Any]) ?? [:]).compactMapValues { $0 as? Int }
+            }
+        }, objectTypes: [IntTreeOwner.self])
+        _ = try Realm(configuration: configuration)
+        XCTAssertEqual(ints, IntEdges.ints(0))
+        XCTAssertEqual(optionals, IntEdges.optionals(0))
+        XCTAssertEqual(map, IntEdges.map(0))
+    }
 }
