@@ -284,6 +284,8 @@ public struct ListIterator<Element: RealmCollectionValue>: IteratorProtocol {
     private var cursor: EngineCursor?
     private var claims: UInt64 = 0
     private var generation: UInt64 = 0
+    /// Where Int elements stored as varints are decoded (ListTree.swift).
+    private var scratch: ElementScratch?
 
     init(list: List<Element>) {
         self.list = list
@@ -307,7 +309,12 @@ public struct ListIterator<Element: RealmCollectionValue>: IteratorProtocol {
         defer { index += 1 }
         if let cursor, claims == realm.cursorClaims, generation == realm.generation,
            let entry = cursor.next(), entry.key.size > 8, keyValue(entry.key) == spilled.id {
-            return spilled.encoding.withField(bytes(of: entry.value)) { field.decode(Element.self, $0, at: .index(index)) }
+            var element = bytes(of: entry.value)
+            if !spilled.encoding.isPlain {
+                if scratch == nil { scratch = ElementScratch() }
+                element = spilled.encoding.fieldBytes(element, scratch: scratch.unsafelyUnwrapped.bytes)
+            }
+            return field.decode(Element.self, element, at: .index(index))
         }
         let element = realm.withListElement(spilled, index) { field.decode(Element.self, $0, at: .index(index)) }
         cursor = realm.cursor(realm.listsTree())

@@ -109,6 +109,15 @@ struct TreeElementEncoding: Equatable {
         return withUnsafeBytes(of: &out) { body(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
     }
 
+    /// The field's bytes of a stored element (not a map entry): itself when
+    /// plain, else decoded into `scratch` (16 bytes). For loops in generic
+    /// code, where withField's closure would not be specialized.
+    @inline(__always)
+    func fieldBytes(_ stored: UnsafeRawBufferPointer, scratch: UnsafeMutableRawPointer) -> UnsafeRawBufferPointer {
+        guard ints != nil, !isMap else { return stored }
+        return UnsafeRawBufferPointer(start: scratch, count: decode(stored, into: UnsafeMutableRawBufferPointer(start: scratch, count: 16)))
+    }
+
     /// withField() of a map entry: its key as it is, then the value decoded.
     private func withMapEntryField<R>(_ stored: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> R) -> R {
         let value = MapEntry.split(stored).value
@@ -155,6 +164,12 @@ struct TreeElementEncoding: Equatable {
     func field(_ stored: UnsafeRawBufferPointer) -> [UInt8] {
         isPlain ? Array(stored) : withField(stored) { Array($0) }
     }
+}
+
+/// Room for one decoded element, owned by an iterator.
+final class ElementScratch {
+    let bytes = UnsafeMutableRawPointer.allocate(byteCount: 16, alignment: 8)
+    deinit { bytes.deallocate() }
 }
 
 /// Canonical zigzag LEB128 (one encoding per value).
