@@ -61,8 +61,8 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
             guard let field else { return unmanaged[key] }
             if let marker = field.spilledEntries {
                 return withMapKeyBytes(key) { bytes in
-                    field.withEntry(marker, bytes) { entry in
-                        entry.map { field.decode(Value.self, MapEntry.split($0).value, at: .key(Array(bytes))) }
+                    field.realm.withMapValue(marker, bytes) { value in
+                        value.map { field.decode(Value.self, $0, at: .key(Array(bytes))) }
                     }
                 }
             }

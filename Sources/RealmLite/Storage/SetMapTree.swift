@@ -89,6 +89,19 @@ extension RealmCore {
         }
     }
 
+    /// The value (as the field holds it) of a tree map's entry for `key`,
+    /// lent to `body` (nil if absent): only the value is decoded.
+    func withMapValue<R>(_ marker: SpilledList, _ key: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer?) -> R) -> R {
+        guard let ints = marker.encoding.ints, !EntryKey.isLong(key) else {
+            return withEntryValue(marker, key, isMap: true) { body($0.map { MapEntry.split($0).value }) }
+        }
+        let tree = listsTree()
+        guard tree != absentTree,
+              let stored = EntryKey.withKey(marker.id, key, { txn.get(tree, $0, "Reading a collection entry").map { bytes(of: $0) } })
+        else { return body(nil) }
+        return TreeElementEncoding(ints: ints).withField(MapEntry.split(stored).value) { body($0) }
+    }
+
     /// A set element (`isMap` false) as its tree entries are keyed (the
     /// marker's encoding), or a map key as it is, lent to `body`.
     @inline(__always)
