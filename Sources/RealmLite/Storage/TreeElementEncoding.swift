@@ -1,6 +1,6 @@
 // Int elements (every width, optional or not) of Lists, MutableSets and Map
 // values in the collections tree are stored as canonical zigzag varints
-// (1 byte for -64...63, 2 up to ±8192, ..., 10 for Int.min/max), not as the
+// (1 byte for -64...63, 2 for -8192...8191, ..., 10 for Int.min/max), not the
 // 8 bytes LE their fields hold: a List<Int> element of small magnitude then
 // costs about 5 bytes less of the file. An optional's nil is the single
 // byte 0x80, which no varint is (its last byte has the high bit clear).
