@@ -143,7 +143,10 @@ struct RecordLayout {
                 continue
             }
             if property.type != .any, let marker = ListMarker(field) {
-                if let lists, let stored = try? lists.elements(marker.id), stored.count != marker.count {
+                guard let lists else { continue }
+                let stored: [[UInt8]]?
+                do { stored = try lists.elements(marker.id, property) } catch { return "property \(property.name): \(error)" }
+                if let stored, stored.count != marker.count {
                     return "property \(property.name): the \(property.collection) holds \(marker.count) elements, the collections tree \(stored.count)"
                 }
                 continue
@@ -220,14 +223,14 @@ struct RecordLayout {
             return Value.scalar(property.type, field)
         case .list, .set:
             if property.type != .any, let marker = ListMarker(field) {
-                let stored = (try? lists?.elements(marker.id)) ?? nil
+                let stored = (try? lists?.elements(marker.id, property)) ?? nil
                 return .array((stored ?? []).map { $0.withUnsafeBytes { Value.element(property, $0) } })
             }
             let elements = ElementArray(bytes: field)
             return .array((0..<elements.count).map { Value.element(property, elements.element($0)) })
         case .map:
             if property.type != .any, let marker = ListMarker(field) {
-                let stored = ((try? lists?.elements(marker.id)) ?? nil) ?? []
+                let stored = ((try? lists?.elements(marker.id, property)) ?? nil) ?? []
                 return .map(stored.map { entry in entry.withUnsafeBytes { mapEntryValue(property, $0) } })
             }
             let elements = ElementArray(bytes: field)
@@ -482,8 +485,10 @@ final class ListReader {
         tree = try file.tree("realm:lists")
     }
 
-    /// The elements of list `id` in order; nil without a lists tree.
-    func elements(_ id: UInt64) throws -> [[UInt8]]? {
+    /// The elements of collection `id` of `property` in order, as a field
+    /// holds them (TreeInts.swift); nil without a lists tree. Throws if one
+    /// is damaged.
+    func elements(_ id: UInt64, _ property: FileProperty) throws -> [[UInt8]]? {
         guard let tree else { return nil }
         var elements: [[UInt8]] = []
         var cursor: OpaquePointer?
@@ -498,7 +503,15 @@ final class ListReader {
         }
         while rc == 0, key.size > 8,
               UInt64(bigEndian: UnsafeRawPointer(key.data!).loadUnaligned(as: UInt64.self)) == id {
-            elements.append(Array(UnsafeRawBufferPointer(start: value.data, count: value.size)))
+            let stored = Array(UnsafeRawBufferPointer(start: value.data, count: value.size))
+            if TreeInts.apply(id, property) {
+                guard let field = TreeInts.field(stored, property) else {
+                    throw CLIError("element \(elements.count) of the collections tree is not a varint (\(stored.count) bytes)")
+                }
+                elements.append(field)
+            } else {
+                elements.append(stored)
+            }
             rc = cs_cursor_get(cursor, &key, &value, CS_NEXT)
         }
         if rc != 0 && rc != Int32(CS_NOTFOUND.rawValue) { try file.check(rc) }

@@ -61,3 +61,37 @@ extension CLITests {
         XCTAssertTrue(dump.stdout.contains(#""k99":99"#), dump.stdout)
     }
 }
+
+final class CLITreeInts: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var numbers: List<Int?>
+    @Persisted var set: MutableSet<Int>
+    @Persisted var scores: Map<String, Int?>
+}
+
+extension CLITests {
+    /// Int elements in the tree are varints (one byte up to ±64, ten for
+    /// Int.min): check is clean and dump prints the numbers.
+    func testIntsInTheTreeCheckCleanAndDumpAsNumbers() throws {
+        let url = URL(fileURLWithPath: path)
+        let edges: [Int?] = [Int.min, -65, -64, -1, nil, 0, 63, 64, 8191, 8192, Int.max]
+        let values = (0..<80).map { edges[$0 % edges.count] }
+        do {
+            let realm = try Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [CLITreeInts.self]))
+            try realm.write {
+                let owner = realm.create(CLITreeInts.self, value: ["id": 1])
+                owner.numbers.append(objectsIn: values)
+                owner.set.insert(objectsIn: (0..<100).map { $0 * 1_000_003 - 50_000_000 } + [Int.min, Int.max])
+                for (i, value) in values.enumerated() { owner.scores["k\(i)"] = value }
+            }
+        }
+        let check = try run(["check", path])
+        XCTAssertEqual(check.status, 0, check.stdout + check.stderr)
+        let dump = try run(["dump", path, "--class", "CLITreeInts"])
+        XCTAssertEqual(dump.status, 0, dump.stderr)
+        let numbers = values.map { $0.map(String.init) ?? "null" }
+        XCTAssertTrue(dump.stdout.contains(#""numbers":["# + numbers.joined(separator: ",") + "]"), dump.stdout)
+        XCTAssertTrue(dump.stdout.contains("\(Int.min)") && dump.stdout.contains("\(-50_000_000 + 99 * 1_000_003)"), dump.stdout)
+        XCTAssertTrue(dump.stdout.contains(#""k79":-64,"k8":8191"#), dump.stdout)
+    }
+}

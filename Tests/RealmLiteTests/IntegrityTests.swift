@@ -143,7 +143,7 @@ extension RealmTestCase {
                 record.withUnsafeBytes { raw in
                     let view = RecordView(base: raw.baseAddress!, size: raw.count)
                     for c in info.treeColumns {
-                        guard let list = SpilledList(view.field(info.slots[c], info.layout)) else { continue }
+                        guard let list = SpilledList(view.field(info.slots[c], info.layout), type: TreeElementEncoding(info.columns[c])) else { continue }
                         XCTAssertEqual(realm.core.listElements(list).count, list.count, "\(label): \(info.name).\(info.columns[c].name) list \(list.id)", file: file, line: line)
                         listed += list.count
                     }

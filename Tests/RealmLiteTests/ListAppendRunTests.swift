@@ -32,7 +32,7 @@ final class ListAppendRunTests: CollectionsTreeTestCase {
         let record = core.currentRecord(info, owner._key, value)
         let view = RecordView(base: UnsafeRawPointer(record.data!), size: record.size)
         let column = try XCTUnwrap(info.columns.firstIndex { $0.name == "numbers" })
-        return try XCTUnwrap(SpilledList(view.field(info.slots[column], info.layout)))
+        return try XCTUnwrap(SpilledList(view.field(info.slots[column], info.layout), type: TreeElementEncoding(info.columns[column])))
     }
 
     func testARunWritesItsMarkerOnceAndLeavesItPendingMeanwhile() throws {

@@ -269,7 +269,7 @@ final class ListTreeTests: CollectionsTreeTestCase {
             let owner = try XCTUnwrap(realm.object(ofType: PreTreeOwner.self, forPrimaryKey: 2))
             try realm.write { owner.numbers.append(objectsIn: 0..<5) }
             let c = try XCTUnwrap(owner._info!.columns.firstIndex { $0.name == "numbers" })
-            XCTAssertNotNil(SpilledList(owner._currentRecord().field(owner._info!.slots[c], owner._info!.layout)), "a change moves the long list to the tree")
+            XCTAssertNotNil(SpilledList(owner._currentRecord().field(owner._info!.slots[c], owner._info!.layout), type: .plain), "a change moves the long list to the tree")
             check(realm, extra: 5)
             try assertConsistent(realm, "fixture")
         }

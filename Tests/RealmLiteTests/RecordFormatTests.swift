@@ -229,7 +229,7 @@ final class RecordFormatTests: CollectionsTreeTestCase {
                 }
             }
             let stored = realm.core.schemaState.stored!
-            XCTAssertEqual(stored.format, 7)
+            XCTAssertEqual(stored.format, StoredSchema.currentFormat)
             XCTAssertEqual(stored.classes.map(\.compactOffsets), stored.classes.map { _ in true })
             assertFixture(realm, written: false)
             try realm.write {
@@ -299,7 +299,7 @@ final class RecordFormatTests: CollectionsTreeTestCase {
         try FileManager.default.copyItem(at: fixture, to: fileURL)
         let realm = try Realm(configuration: Realm.Configuration(fileURL: fileURL, schemaVersion: 1, objectTypes: types + [GOwner.self]))
         let stored = realm.core.schemaState.stored!
-        XCTAssertEqual(stored.format, 7, "marked 7 when opened for writing")
+        XCTAssertEqual(stored.format, StoredSchema.currentFormat, "marked current when opened for writing")
         XCTAssertNil(stored.class(named: "RFAll")!.compactOffsets)
         XCTAssertEqual(stored.class(named: "GOwner")!.compactOffsets, true)
         let pet = realm.objects(RFPet.self).first!

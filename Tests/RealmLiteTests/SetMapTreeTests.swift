@@ -72,7 +72,7 @@ final class SetMapTreeTests: CollectionsTreeTestCase {
 
     func marker(_ object: ObjectBase, _ property: String) -> SpilledList? {
         guard let c = object._info!.columns.firstIndex(where: { $0.name == property }) else { return nil }
-        return SpilledList(object._currentRecord().field(object._info!.slots[c], object._info!.layout))
+        return SpilledList(object._currentRecord().field(object._info!.slots[c], object._info!.layout), type: TreeElementEncoding(object._info!.columns[c]))
     }
 
     /// A string, sometimes longer than EntryKey.directLength (keyed by a prefix and a hash).

@@ -153,7 +153,11 @@ final class ObjectOpsRun {
         return realm.create(FuzzPet.self, value: ["id": id])
     }
 
-    func value() -> Int { reader.byte() - 128 }
+    /// Mostly small; the top bytes give values whose varints (tree Ints) are long.
+    func value() -> Int {
+        let b = reader.byte()
+        return b < 250 ? b - 128 : [Int.min, Int.max, 1 << 40, -(1 << 40) - 1, 8192, -8193][b - 250]
+    }
     func name() -> String? {
         let b = reader.byte()
         return b == 0 ? nil : "n\(b % 40)"

@@ -17,10 +17,15 @@ extension CollectionField {
         return values.compactMap { $0.withUnsafeBytes { linkTarget(ofElement: $0, kind) } }
     }
 
-    /// The stored value of the entry whose element or map key is `content`
-    /// (valid until the next write), or nil.
-    func entry(_ marker: SpilledList, _ content: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
-        realm.entryValue(marker, content, isMap: kind == .map)
+    /// The value (as the field holds it) of the entry whose element or map
+    /// key is `content`, lent to `body` (nil if absent).
+    func withEntry<R>(_ marker: SpilledList, _ content: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer?) -> R) -> R {
+        realm.withEntryValue(marker, content, isMap: kind == .map, body)
+    }
+
+    /// True if the set or map holds the element or map key `content`.
+    func hasEntry(_ marker: SpilledList, _ content: UnsafeRawBufferPointer) -> Bool {
+        withEntry(marker, content) { $0 != nil }
     }
 
     /// Stores set elements or map entries (each replacing the one with the
@@ -77,7 +82,7 @@ extension CollectionField {
         let view = self.view
         guard view.count > ListTree.threshold else { return }
         let write = realm.requireWrite("modify '\(name)'")
-        let marker = realm.storeEntries(view.elements, isMap: kind == .map, in: write)
+        let marker = realm.storeEntries(view.elements, type: treeElements, in: write)
         marker.encoded.withUnsafeBytes { realm.updateColumn(owner, column, isNull: false, $0, linkDelta: ([], [])) }
     }
 }

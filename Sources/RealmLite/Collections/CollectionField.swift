@@ -23,15 +23,18 @@ struct CollectionField {
         let info = owner._info.unsafelyUnwrapped
         let field = record.field(info.slots[column], info.layout)
         if _slowPath(isNested) { return ElementArrayView(bytes: nestedArray(in: field) ?? UnsafeRawBufferPointer(start: nil, count: 0)) }
-        if _slowPath(field.count == ListTree.markerSize) { return realm.elementArray(field) }
+        if _slowPath(field.count == ListTree.markerSize) { return realm.elementArray(field, type: treeElements) }
         return ElementArrayView(bytes: field)
     }
+
+    /// How this column's elements are stored in the tree (before the id says which encoding).
+    var treeElements: TreeElementEncoding { owner._info.unsafelyUnwrapped.columns[column].treeElements }
 
     /// The marker of a list stored in the lists tree (ListTree.swift), or nil.
     var spilledList: SpilledList? {
         if isNested { return nil }
         let info = owner._info.unsafelyUnwrapped
-        return SpilledList(owner._currentRecord().field(info.slots[column], info.layout))
+        return SpilledList(owner._currentRecord().field(info.slots[column], info.layout), type: treeElements)
     }
 
     /// The number of elements, without reading them.
@@ -85,7 +88,7 @@ struct CollectionField {
             // Too long for the record: the elements move to the lists tree.
             let write = realm.requireWrite("modify '\(name)'")
             let elements = bytes.withUnsafeBytes { ElementArrayView(bytes: $0).elements }
-            let list = realm.listStore(elements, in: write)
+            let list = realm.listStore(elements, type: treeElements, in: write)
             return list.encoded.withUnsafeBytes { realm.updateColumn(owner, column, isNull: false, $0, linkDelta: delta ?? ([], [])) }
         }
         bytes.withUnsafeBytes { realm.updateColumn(owner, column, isNull: false, $0, linkDelta: delta) }
@@ -108,7 +111,7 @@ struct CollectionField {
         if count == 0 {
             return realm.updateColumn(owner, column, isNull: false, UnsafeRawBufferPointer(start: nil, count: 0), linkDelta: delta)
         }
-        writeMarker(SpilledList(count: count, id: list.id, serial: list.serial &+ 1), delta)
+        writeMarker(list.updated(count: count, serial: list.serial &+ 1), delta)
     }
 
     /// Writes `marker` (not empty) in place of the field's marker.

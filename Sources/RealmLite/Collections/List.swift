@@ -37,7 +37,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
             guard let field else { return unmanaged[position] }
             if let list = field.spilledList {
                 field.checkIndex(position, list.count)
-                return field.decode(Element.self, field.realm.listElement(list, position), at: .index(position))
+                return field.realm.withListElement(list, position) { field.decode(Element.self, $0, at: .index(position)) }
             }
             let view = field.view
             field.checkIndex(position, view.count)
@@ -284,6 +284,8 @@ public struct ListIterator<Element: RealmCollectionValue>: IteratorProtocol {
     private var cursor: EngineCursor?
     private var claims: UInt64 = 0
     private var generation: UInt64 = 0
+    /// Where Int elements stored as varints are decoded (ListTree.swift).
+    private var scratch: ElementScratch?
 
     init(list: List<Element>) {
         self.list = list
@@ -307,12 +309,17 @@ public struct ListIterator<Element: RealmCollectionValue>: IteratorProtocol {
         defer { index += 1 }
         if let cursor, claims == realm.cursorClaims, generation == realm.generation,
            let entry = cursor.next(), entry.key.size > 8, keyValue(entry.key) == spilled.id {
-            return field.decode(Element.self, bytes(of: entry.value), at: .index(index))
+            var element = bytes(of: entry.value)
+            if !spilled.encoding.isPlain {
+                if scratch == nil { scratch = ElementScratch() }
+                element = spilled.encoding.fieldBytes(element, scratch: scratch.unsafelyUnwrapped.bytes)
+            }
+            return field.decode(Element.self, element, at: .index(index))
         }
-        let element = realm.listElement(spilled, index)
+        let element = realm.withListElement(spilled, index) { field.decode(Element.self, $0, at: .index(index)) }
         cursor = realm.cursor(realm.listsTree())
         claims = realm.cursorClaims
         generation = realm.generation
-        return field.decode(Element.self, element, at: .index(index))
+        return element
     }
 }

@@ -60,8 +60,11 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
         get {
             guard let field else { return unmanaged[key] }
             if let marker = field.spilledEntries {
-                guard let entry = withMapKeyBytes(key, { field.entry(marker, $0) }) else { return nil }
-                return field.decode(Value.self, MapEntry.split(entry).value, at: .key(key._rlmKeyBytes))
+                return withMapKeyBytes(key) { bytes in
+                    field.realm.withMapValue(marker, bytes) { value in
+                        value.map { field.decode(Value.self, $0, at: .key(Array(bytes))) }
+                    }
+                }
             }
             let view = field.view
             let search = key._rlmKeyBytes.withUnsafeBytes { mapSearch(view, $0) }

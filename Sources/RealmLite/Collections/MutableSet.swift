@@ -34,7 +34,7 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
         guard let field else { return unmanaged[position] }
         if let marker = field.spilledEntries {
             field.checkIndex(position, marker.count)
-            return field.decode(field.realm.listElement(marker, position))
+            return field.realm.withListElement(marker, position) { field.decode($0) }
         }
         let view = field.view
         field.checkIndex(position, view.count)
@@ -46,7 +46,7 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
     public func contains(_ object: Element) -> Bool {
         guard let field else { return unmanaged.contains(object) }
         if let marker = field.spilledEntries {
-            return withLookupBytes(object, field.realm) { field.entry(marker, $0) != nil } ?? false
+            return withLookupBytes(object, field.realm) { field.hasEntry(marker, $0) } ?? false
         }
         guard let bytes = lookupBytes(object, field.realm) else { return false }
         return field.firstIndex(of: bytes) != nil
@@ -68,7 +68,7 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
         if field.isMixed, let error = encoded.lazy.compactMap(mixedSetElementError).first { return field.realm.fail(error) }
         if let marker = field.spilledEntries {
             var seen = Set<[UInt8]>()
-            let added = encoded.filter { $0.withUnsafeBytes({ field.entry(marker, $0) }) == nil && seen.insert($0).inserted }
+            let added = encoded.filter { !$0.withUnsafeBytes({ field.hasEntry(marker, $0) }) && seen.insert($0).inserted }
             if !added.isEmpty { field.putEntries(marker, added) }
             return
         }

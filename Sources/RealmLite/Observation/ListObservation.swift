@@ -110,7 +110,7 @@ extension RealmCore {
         }
         guard linkedHere else { return change }
         var positions: [Int] = []
-        for (index, element) in listElements(SpilledList(count: count, id: id, serial: serial)).enumerated() {
+        for (index, element) in listElements(SpilledList(count: count, id: id, serial: serial, type: TreeElementEncoding(column))).enumerated() {
             let linked = element.withUnsafeBytes { linkTarget(ofElement: $0, .list) }
             if let linked, changed.contains(keyIdentity(linked)) { positions.append(index) }
         }

@@ -58,8 +58,9 @@ extension RealmCore {
               case .tree(let newID, let newSerial, let newCount) = to,
               let folded = foldEntries(key, from: base, from, to) else { return nil }
         guard case .edited(let fold) = folded else { return (Array(0..<oldCount), Array(0..<newCount), []) }
-        let old = SpilledList(count: oldCount, id: oldID, serial: oldSerial)
-        let new = SpilledList(count: newCount, id: newID, serial: newSerial)
+        let type = TreeElementEncoding(owner.info.columns[column])
+        let old = SpilledList(count: oldCount, id: oldID, serial: oldSerial, type: type)
+        let new = SpilledList(count: newCount, id: newID, serial: newSerial, type: type)
         var deletions: [Int] = [], insertions: [Int] = []
         for element in fold.deleted {
             guard let position = base.entryRank(old, element, isMap: false) else { return nil }
@@ -98,7 +99,7 @@ extension RealmCore {
             let linkedHere = changed.contains { backlinkSources(column, target: identityKey($0)).contains(owner.key) }
             if linkedHere {
                 var modified = Set(modifications)
-                for entry in listElements(SpilledList(count: count, id: id, serial: serial)) {
+                for entry in listElements(SpilledList(count: count, id: id, serial: serial, type: TreeElementEncoding(column))) {
                     let (mapKey, linked) = entry.withUnsafeBytes { ([UInt8](copying: MapEntry.split($0).key), linkTarget(ofElement: $0, .map)) }
                     if let linked, changed.contains(keyIdentity(linked)), fold.isKept(mapKey) { modified.insert(mapKey) }
                 }

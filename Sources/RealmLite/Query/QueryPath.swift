@@ -159,6 +159,7 @@ struct PathResolver {
         // To-many: collections of values or objects, linking objects.
         let tagged = column.isOptional
         let isMap = column.collection == .map
+        let treeType = TreeElementEncoding(column)
         // Visits each element's bytes (nil element = .null).
         let elements: (RealmCore, RecordView, UInt64, (QueryOperand) -> Bool) -> Bool
         if column.type == .linkingObjects {
@@ -172,7 +173,7 @@ struct PathResolver {
             }
         } else {
             elements = { realm, record, _, visit in
-                let view = realm.elementArray(record.field(slot, layout))
+                let view = realm.elementArray(record.field(slot, layout), type: treeType)
                 for i in 0..<view.count {
                     var element = view.element(i)
                     if isMap { element = MapEntry.split(element).value }
@@ -185,7 +186,7 @@ struct PathResolver {
         let collection = CollectionSource(elements: elements, elementType: elementType, target: column.target,
                                           isObject: isObject, isMap: isMap, isList: column.collection == .list,
                                           tagged: tagged,
-                                          field: column.type == .linkingObjects ? nil : { $0.elementArray($1.field(slot, layout)) }, name: "\(info.name).\(name)")
+                                          field: column.type == .linkingObjects ? nil : { $0.elementArray($1.field(slot, layout), type: treeType) }, name: "\(info.name).\(name)")
         return try collectionPath(collection, rest, position: position, text: text)
     }
 

@@ -23,6 +23,8 @@ final class Column: @unchecked Sendable {
     /// An AnyRealmValue column (or collection of): it may link to objects of
     /// any class (Storage/MixedLinks.swift).
     let isMixed: Bool
+    /// How its elements are stored in the collections tree (TreeElementEncoding.swift).
+    let treeElements: TreeElementEncoding
     /// Secondary index tree (`indexed: true`), else absentTree.
     var indexTree: cs_tree = absentTree
     /// Full-text index tree, else absentTree.
@@ -46,6 +48,7 @@ final class Column: @unchecked Sendable {
         isFullText = property.isFullText
         isLink = property.shape.type == .object
         isMixed = property.shape.type == .any
+        treeElements = TreeElementEncoding(type: type, optional: isOptional, collection: collection)
     }
 }
 

@@ -272,10 +272,10 @@ public final class Migration {
             case .none:
                 return decodeElement(property, field, tagged: false)
             case .list, .set:
-                let view = core.elementArray(field)
+                let view = core.elementArray(field, type: TreeElementEncoding(property))
                 return (0..<view.count).map { decodeElement(property, view.element($0), tagged: property.optional) as Any }
             case .map:
-                let view = core.elementArray(field)
+                let view = core.elementArray(field, type: TreeElementEncoding(property))
                 var map: [String: Any] = [:]
                 for i in 0..<view.count {
                     let (key, value) = MapEntry.split(view.element(i))

@@ -19,10 +19,13 @@ struct StoredSchema: Codable, Equatable {
     /// (Storage/ListTree.swift), 6 since a MutableSet's or Map's field may
     /// be such a marker too (Storage/SetMapTree.swift), 7 since a class's
     /// records may have var end offsets as wide as their size needs
-    /// (StoredClass.compactOffsets, Storage/Record.swift). Files of formats
-    /// 1-6 are read as they are and marked 7 when first opened for writing:
-    /// any write may move a collection into the tree or add a class whose
-    /// records have compact offsets. Their classes keep u32 offsets (the
+    /// (StoredClass.compactOffsets, Storage/Record.swift), 8
+    /// (`compactIntsFormat`) since collections in the tree may store Int
+    /// elements as varints (Storage/TreeElementEncoding.swift: per
+    /// collection, by its id, so older collections keep 8-byte elements).
+    /// Files of older formats are read as they are and marked current when
+    /// first opened for writing: any write may move a collection into the
+    /// tree or add a class whose records have compact offsets. Their classes keep u32 offsets (the
     /// marker is per class, fixed when the class is first stored, like
     /// `generations`) until a migration rewrites their records: records are
     /// never converted in place, so a read-only open reads them as they are.
@@ -31,8 +34,11 @@ struct StoredSchema: Codable, Equatable {
     /// would look for a primary key in records that do not hold it).
     var format: Int? = StoredSchema.currentFormat
 
+    /// Tree collections' Int elements may be varints (ListTree.compactIDBase).
+    static let compactIntsFormat = 8
+
     /// The newest format this version reads.
-    static let currentFormat = 7
+    static let currentFormat = compactIntsFormat
 
     /// The format a file whose schema is this one is written with: the
     /// current one, since any write may put a collection in the tree.

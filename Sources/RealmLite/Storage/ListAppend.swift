@@ -34,6 +34,8 @@ struct ListAppendState {
     var id: UInt64 = 0
     var serial: UInt32 = 0
     var count = 0
+    /// How the list's entries hold elements (its marker's).
+    var encoding = TreeElementEncoding.plain
     /// The marker is pending (WriteTransaction's hot state says so too).
     var deferred = false
     /// The count when the run began, and the list's state then for the
@@ -84,7 +86,7 @@ extension OrderKey {
 }
 
 extension RealmCore {
-    /// Puts `element` after the last entry of `list` (in the tree): after
+    /// Puts `element` (as the field holds it) after the last entry of `list` (in the tree): after
     /// the write's last append's key when `continues`, else after the key
     /// a seek finds. The key put is left in `write.listAppend.lastKey`.
     func listAppend(_ list: SpilledList, _ element: [UInt8], continues: Bool, in write: WriteTransaction) {
@@ -99,7 +101,7 @@ extension RealmCore {
             key.append(contentsOf: lastOrderKey(list, cursor) ?? OrderKey.counter(OrderKey.firstCounter - 1))
         }
         OrderKey.advance(&key, from: 8)
-        write.put(tree, key, element, "Storing a list element")
+        write.put(tree, key, list.encoding.stored(element), "Storing a list element")
     }
 }
 
@@ -109,10 +111,13 @@ extension WriteTransaction {
     @inline(__always)
     func continueAppendRun(_ element: [UInt8], tree: cs_tree, generation: () -> UInt64) {
         OrderKey.advance(&listAppend.lastKey, from: 8)
+        let encoding = listAppend.encoding
         let stored = listAppend.lastKey.withUnsafeBytes { key in
-            element.withUnsafeBytes { value in
-                putInAppendRun(tree, cs_val(data: key.baseAddress, size: key.count), cs_val(data: value.baseAddress, size: value.count),
-                               "Storing a list element")
+            element.withUnsafeBytes { field in
+                encoding.withStoredElement(field) { value in
+                    putInAppendRun(tree, cs_val(data: key.baseAddress, size: key.count), cs_val(data: value.baseAddress, size: value.count),
+                                   "Storing a list element")
+                }
             }
         }
         // A failed put leaves the count and the run as they were (commit throws its error).
@@ -133,7 +138,7 @@ extension WriteTransaction {
         listAppend.owner = nil
         let state = listAppend
         let field = CollectionField(owner: owner, column: state.column)
-        field.writeMarker(SpilledList(count: state.count, id: state.id, serial: state.serial))
+        field.writeMarker(SpilledList(count: state.count, id: state.id, serial: state.serial, type: state.encoding))
         if let before = state.logBefore {
             field.logEdit(.replace(state.startCount..<state.startCount, count: state.count - state.startCount), from: before)
         }
@@ -191,6 +196,7 @@ extension CollectionField {
         write.listAppend.owner = owner
         write.listAppend.column = column
         (write.listAppend.id, write.listAppend.serial, write.listAppend.count) = (list.id, list.serial &+ 1, list.count + 1)
+        write.listAppend.encoding = list.encoding
         write.listAppend.generation = realm.generation
         if isLink {
             write.listAppend.deferred = false

@@ -27,12 +27,18 @@ import Synchronization
 // when it becomes empty. AnyRealmValue lists (which may nest collections)
 // always stay in the record. Big MutableSets and Maps share this tree, the
 // marker and these helpers, keyed by content (SetMapTree.swift): ids are
-// unique across the three kinds.
+// unique across the three kinds. Ids from `compactIDBase` up store Int
+// elements as varints (TreeElementEncoding.swift); these helpers take and
+// give the field's element bytes either way.
 
 enum ListTree {
     static let name = "realm:lists"
     static let markerSize = 20
     static let markerTag: UInt32 = 0xFFFF_FFFF
+    /// New collections take ids from here up (object format
+    /// `StoredSchema.compactIntsFormat`): their Int elements are varints.
+    /// Older files' ids are below it (counted from 1).
+    static let compactIDBase: UInt64 = 1 << 63
 
     /// Lists longer than this after a change move to the lists tree.
     /// REALMLITE_LIST_TREE_THRESHOLD overrides it (tests run the list
@@ -51,19 +57,38 @@ struct SpilledList: Equatable {
     var count: Int
     var id: UInt64
     var serial: UInt32
+    /// How its entries hold elements: from its id and its elements' type.
+    var encoding: TreeElementEncoding
 
-    init(count: Int, id: UInt64, serial: UInt32) {
+    /// The list `id` of a column whose elements are of `type` (TreeElementEncoding(column)).
+    init(count: Int, id: UInt64, serial: UInt32, type: TreeElementEncoding) {
         self.count = count
         self.id = id
         self.serial = serial
+        encoding = type.forID(id)
     }
 
-    /// The marker in `field`, if the field is one.
-    init?(_ field: UnsafeRawBufferPointer) {
+    /// The marker in `field`, if the field is one, of a column whose
+    /// elements are of `type` (TreeElementEncoding(column)).
+    init?(_ field: UnsafeRawBufferPointer, type: TreeElementEncoding) {
         guard field.count == ListTree.markerSize, field.loadUnaligned(as: UInt32.self) == ListTree.markerTag.littleEndian else { return nil }
         count = Int(UInt32(littleEndian: field.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
         id = UInt64(littleEndian: field.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
         serial = UInt32(littleEndian: field.loadUnaligned(fromByteOffset: 16, as: UInt32.self))
+        encoding = type.forID(id)
+    }
+
+    /// True if `field` is a marker.
+    static func isMarker(_ field: UnsafeRawBufferPointer) -> Bool {
+        field.count == ListTree.markerSize && field.loadUnaligned(as: UInt32.self) == ListTree.markerTag.littleEndian
+    }
+
+    /// The same list with a new count and serial (its next marker).
+    func updated(count: Int, serial: UInt32) -> SpilledList {
+        var next = self
+        next.count = count
+        next.serial = serial
+        return next
     }
 
     var encoded: [UInt8] { withEncoded { Array($0) } }
@@ -124,8 +149,15 @@ extension RealmCore {
         return txn.count(listsTree(), "Counting list entries")
     }
 
-    /// Element `index` (checked by the caller) of a list in the tree: valid until the next write.
-    func listElement(_ list: SpilledList, _ index: Int) -> UnsafeRawBufferPointer {
+    /// Element `index` (checked by the caller) of a list in the tree, as
+    /// its field would hold it, lent to `body`.
+    @inline(__always)
+    func withListElement<R>(_ list: SpilledList, _ index: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        list.encoding.withField(storedListElement(list, index), body)
+    }
+
+    /// Element `index` of a list in the tree as stored: valid until the next write.
+    private func storedListElement(_ list: SpilledList, _ index: Int) -> UnsafeRawBufferPointer {
         guard let cursor = cursor(listsTree()) else { realmFatal(.invalidValue, "A list's elements are missing from the file.") }
         // Reads by index in one version share the list's first rank (a
         // frozen core, read from many threads, finds it each time).
@@ -140,31 +172,35 @@ extension RealmCore {
         return bytes(of: entry.value)
     }
 
-    /// Every element of a list in the tree, in order.
+    /// Every element of a list in the tree, in order, as its field would hold them.
     func listElements(_ list: SpilledList) -> [[UInt8]] {
         var elements: [[UInt8]] = []
         elements.reserveCapacity(list.count)
         guard let cursor = cursor(listsTree()) else { return [] }
+        let encoding = list.encoding
         list.prefix.withUnsafeBytes { prefix in
             cursor.forEach(prefix: prefix) { _, value in
-                elements.append([UInt8](copying: bytes(of: value)))
+                elements.append(encoding.field(bytes(of: value)))
                 return true
             }
         }
         return elements
     }
 
-    /// `field` as an element array: itself, or the elements of the list
-    /// its marker names, copied out of the tree (kept alive by `owner`).
-    func elementArray(_ field: UnsafeRawBufferPointer) -> ElementArrayView {
-        guard let list = SpilledList(field) else { return ElementArrayView(bytes: field) }
+    /// `field` (of a collection whose elements are of `type`) as an element
+    /// array: itself, or the elements of the list its marker names, copied
+    /// out of the tree (kept alive by `owner`).
+    func elementArray(_ field: UnsafeRawBufferPointer, type: TreeElementEncoding) -> ElementArrayView {
+        guard let list = SpilledList(field, type: type) else { return ElementArrayView(bytes: field) }
         let owned = OwnedBytes(encodeElementArray(listElements(list)))
         return ElementArrayView(bytes: owned.view, owner: owned)
     }
 
     /// linkTargets(), reading a collection in the tree from it.
     func resolvedLinkTargets(_ column: Column, isNull: Bool, _ field: UnsafeRawBufferPointer) -> [UInt64] {
-        guard column.collection != .none, let list = SpilledList(field) else { return linkTargets(column, isNull: isNull, field) }
+        guard column.collection != .none, let list = SpilledList(field, type: TreeElementEncoding(column)) else {
+            return linkTargets(column, isNull: isNull, field)
+        }
         return listElements(list).compactMap { $0.withUnsafeBytes { linkTarget(ofElement: $0, column.collection) } }
     }
 }
@@ -186,7 +222,7 @@ extension RealmCore {
         if kind == .set {
             let removed = removeEntry(list, withLinkBytes(target) { Array($0) }, isMap: false, in: write)
             let count = list.count - (removed == nil ? 0 : 1)
-            return count == 0 ? [] : SpilledList(count: count, id: list.id, serial: list.serial &+ 1).encoded
+            return count == 0 ? [] : list.updated(count: count, serial: list.serial &+ 1).encoded
         }
         if kind == .map {
             for entry in listElements(list) {
@@ -195,7 +231,7 @@ extension RealmCore {
                 parsed.value = [0]
                 putEntry(list, parsed.encoded, isMap: true, in: write)
             }
-            return SpilledList(count: list.count, id: list.id, serial: list.serial &+ 1).encoded
+            return list.updated(count: list.count, serial: list.serial &+ 1).encoded
         }
         let indexes = listElements(list).enumerated().compactMap { element in
             element.element.withUnsafeBytes { linkTarget(ofElement: $0, .list) } == target ? element.offset : nil
@@ -205,7 +241,7 @@ extension RealmCore {
             _ = listSplice(current, i..<(i + 1), [], in: write)
             current.count -= 1
         }
-        return current.count == 0 ? [] : SpilledList(count: current.count, id: list.id, serial: list.serial &+ 1).encoded
+        return current.count == 0 ? [] : list.updated(count: current.count, serial: list.serial &+ 1).encoded
     }
 
     /// Drops the tree collections of every object of a class (before its trees are cleared).
@@ -220,7 +256,7 @@ extension RealmCore {
                 let value = currentRecord(info, keyValue(key), raw)
                 let record = RecordView(base: UnsafeRawPointer(value.data!), size: value.size)
                 for c in columns {
-                    if let list = SpilledList(record.field(info.slots[c], info.layout)) { lists.append(list) }
+                    if let list = SpilledList(record.field(info.slots[c], info.layout), type: .plain) { lists.append(list) }
                 }
                 entry = cursor.next()
             }
@@ -230,8 +266,8 @@ extension RealmCore {
 }
 
 extension RealmCore {
-    /// Replaces elements `range` of a list in the tree with `newElements`;
-    /// returns the elements removed. O((range + new) log n), except when
+    /// Replaces elements `range` of a list in the tree with `newElements`
+    /// (as its field would hold them); returns the elements removed. O((range + new) log n), except when
     /// order keys run out of room between two neighbours: then the whole
     /// list is renumbered once.
     func listSplice(_ list: SpilledList, _ range: Range<Int>, _ newElements: [[UInt8]], in write: WriteTransaction) -> [[UInt8]] {
@@ -242,7 +278,7 @@ extension RealmCore {
             // An append: after the last key, found in one descent (no ranks).
             guard let keys = orderKeys(newElements.count, after: lastOrderKey(list, cursor), before: nil) else { return [] }
             for (key, element) in zip(keys, newElements) {
-                write.put(tree, prefix + key, element, "Storing a list element")
+                write.put(tree, prefix + key, list.encoding.stored(element), "Storing a list element")
             }
             return []
         }
@@ -251,7 +287,7 @@ extension RealmCore {
         removed.reserveCapacity(range.count)
         for _ in range {
             guard let entry = cursor.seek(toIndex: base + range.lowerBound) else { break }
-            removed.append([UInt8](copying: bytes(of: entry.value)))
+            removed.append(list.encoding.field(bytes(of: entry.value)))
             let key = [UInt8](copying: bytes(of: entry.key))
             write.delete(tree, key, "Removing a list element")
         }
@@ -268,7 +304,7 @@ extension RealmCore {
             return removed
         }
         for (key, element) in zip(keys, newElements) {
-            write.put(tree, prefix + key, element, "Storing a list element")
+            write.put(tree, prefix + key, list.encoding.stored(element), "Storing a list element")
         }
         return removed
     }
@@ -282,16 +318,17 @@ extension RealmCore {
         return [UInt8](copying: UnsafeRawBufferPointer(rebasing: bytes(of: entry.key)[8...]))
     }
 
-    /// Puts the elements of a list into the tree under a new id.
-    func listStore(_ elements: [[UInt8]], in write: WriteTransaction) -> SpilledList {
+    /// Puts the elements of a list (of a column whose elements are of
+    /// `type`) into the tree under a new id, in the compact id space.
+    func listStore(_ elements: [[UInt8]], type: TreeElementEncoding, in write: WriteTransaction) -> SpilledList {
         let tree = listsTree(create: true)
-        var id: UInt64 = 1
-        if let cursor = write.context.cursor(tree), let last = cursor.lastKey(), last.size >= 8 { id = keyValue(last) + 1 }
-        let list = SpilledList(count: elements.count, id: id, serial: 0)
+        var id = ListTree.compactIDBase
+        if let cursor = write.context.cursor(tree), let last = cursor.lastKey(), last.size >= 8 { id = max(id, keyValue(last) + 1) }
+        let list = SpilledList(count: elements.count, id: id, serial: 0, type: type)
         let prefix = list.prefix
         var counter = OrderKey.firstCounter
         for element in elements {
-            write.put(tree, prefix + OrderKey.counter(counter), element, "Storing a list element")
+            write.put(tree, prefix + OrderKey.counter(counter), list.encoding.stored(element), "Storing a list element")
             counter += 1
         }
         return list
@@ -361,7 +398,7 @@ extension RealmCore {
         let prefix = list.prefix
         var counter = OrderKey.firstCounter
         for element in elements {
-            write.put(tree, prefix + OrderKey.counter(counter), element, "Storing a list element")
+            write.put(tree, prefix + OrderKey.counter(counter), list.encoding.stored(element), "Storing a list element")
             counter += 1
         }
     }

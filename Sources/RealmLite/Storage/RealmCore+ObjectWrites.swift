@@ -356,7 +356,7 @@ extension RealmCore {
                     let sourceRecord = RecordView(base: UnsafeRawPointer(sourceValue.data!), size: sourceValue.size)
                     let slot = source.slots[c]
                     let field = sourceRecord.field(slot, source.layout)
-                    if column.collection != .none, let list = SpilledList(field) {
+                    if column.collection != .none, let list = SpilledList(field, type: TreeElementEncoding(column)) {
                         let copy = [UInt8](copying: bytes(of: sourceValue))
                         let marker = removingTreeLinks(to: key, from: list, column.collection, in: write)
                         let newRecord = copy.withUnsafeBytes { raw in
@@ -386,7 +386,7 @@ extension RealmCore {
                 }
             }
             for c in info.treeColumns {
-                if let list = SpilledList(view.field(info.slots[c], info.layout)) { listDrop(list, in: write) }
+                if let list = SpilledList(view.field(info.slots[c], info.layout), type: .plain) { listDrop(list, in: write) }
             }
             if let pk = info.primaryKeyColumn, !info.keyedByPrimaryKey {
                 let slot = info.slots[pk]

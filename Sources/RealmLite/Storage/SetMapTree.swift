@@ -19,7 +19,10 @@ import CStorage
 // collide. A set or map moves here when a change leaves it longer than
 // `ListTree.threshold`, and back to its field when it becomes empty.
 // AnyRealmValue sets and maps (whose elements compare by value, and may nest
-// collections) stay in the record.
+// collections) stay in the record. Elements and values are as the field
+// holds them at these helpers' boundary, stored as the marker's encoding
+// says (TreeElementEncoding.swift): a set of Int is keyed by each element's
+// varint, which is canonical, so membership still compares bytes.
 
 enum EntryKey {
     /// Longer element or key bytes are keyed by a prefix, a hash and a counter.
@@ -68,23 +71,54 @@ extension SpilledList {
 }
 
 extension RealmCore {
-    /// The stored value of the entry of a tree set (`isMap` false) or map
-    /// whose element or map key is `content` (valid until the next write),
-    /// or nil: one get, with no allocation unless the content is long.
-    func entryValue(_ marker: SpilledList, _ content: UnsafeRawBufferPointer, isMap: Bool) -> UnsafeRawBufferPointer? {
-        if EntryKey.isLong(content) { return findEntry(marker, Array(content), isMap: isMap)?.value }
+    /// The value (as the field holds it) of the entry of a tree set (`isMap`
+    /// false) or map whose element or map key is `content`, lent to `body`
+    /// (nil if absent): one get, with no allocation unless the content is long.
+    func withEntryValue<R>(_ marker: SpilledList, _ content: UnsafeRawBufferPointer, isMap: Bool,
+                           _ body: (UnsafeRawBufferPointer?) -> R) -> R {
+        if EntryKey.isLong(content) {
+            guard let found = findEntry(marker, Array(content), isMap: isMap) else { return body(nil) }
+            return marker.encoding.withField(found.value) { body($0) }
+        }
         let tree = listsTree()
-        guard tree != absentTree else { return nil }
-        return EntryKey.withKey(marker.id, content) { key in txn.get(tree, key, "Reading a collection entry").map { bytes(of: $0) } }
+        guard tree != absentTree else { return body(nil) }
+        return withStoredContent(marker, content, isMap: isMap) { content in
+            let stored = EntryKey.withKey(marker.id, content) { key in txn.get(tree, key, "Reading a collection entry").map { bytes(of: $0) } }
+            guard let stored else { return body(nil) }
+            return marker.encoding.withField(stored) { body($0) }
+        }
     }
 
-    /// The tree key and value of the entry of a tree set (`isMap` false) or
-    /// map whose element or map key is `content`; nil if absent. The value is
-    /// valid until the next write.
+    /// The value (as the field holds it) of a tree map's entry for `key`,
+    /// lent to `body` (nil if absent): only the value is decoded.
+    func withMapValue<R>(_ marker: SpilledList, _ key: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer?) -> R) -> R {
+        guard let ints = marker.encoding.ints, !EntryKey.isLong(key) else {
+            return withEntryValue(marker, key, isMap: true) { body($0.map { MapEntry.split($0).value }) }
+        }
+        let tree = listsTree()
+        guard tree != absentTree,
+              let stored = EntryKey.withKey(marker.id, key, { txn.get(tree, $0, "Reading a collection entry").map { bytes(of: $0) } })
+        else { return body(nil) }
+        return TreeElementEncoding(ints: ints).withField(MapEntry.split(stored).value) { body($0) }
+    }
+
+    /// A set element (`isMap` false) as its tree entries are keyed (the
+    /// marker's encoding), or a map key as it is, lent to `body`.
+    @inline(__always)
+    private func withStoredContent<R>(_ marker: SpilledList, _ content: UnsafeRawBufferPointer, isMap: Bool,
+                                      _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        if isMap || marker.encoding.isPlain { return body(content) }
+        return marker.encoding.withStoredElement(content, body)
+    }
+
+    /// The tree key and stored value of the entry of a tree set (`isMap`
+    /// false) or map whose element or map key is `content` (as the field
+    /// holds it); nil if absent. The value is valid until the next write.
     func findEntry(_ marker: SpilledList, _ content: [UInt8], isMap: Bool) -> (key: [UInt8], value: UnsafeRawBufferPointer)? {
         let tree = listsTree()
         guard tree != absentTree else { return nil }
-        return content.withUnsafeBytes { content in
+        let keyed = isMap ? content : marker.encoding.stored(content)
+        return keyed.withUnsafeBytes { content in
             let key = EntryKey.key(marker.id, content)
             if !EntryKey.isLong(content) {
                 let value = withBytesKey(key) { txn.get(tree, $0, "Reading a collection entry") }
@@ -103,38 +137,42 @@ extension RealmCore {
         }
     }
 
-    /// Stores `value` (a set element, or a map entry) in a tree set or map,
-    /// replacing the entry with the same content; returns the value replaced.
+    /// Stores `value` (a set element, or a map entry, as the field holds
+    /// it) in a tree set or map, replacing the entry with the same content;
+    /// returns the value replaced.
     @discardableResult
     func putEntry(_ marker: SpilledList, _ value: [UInt8], isMap: Bool, in write: WriteTransaction) -> [UInt8]? {
         let content = value.withUnsafeBytes { [UInt8](copying: SpilledList.content(of: $0, isMap: isMap)) }
+        let stored = marker.encoding.stored(value)
         if let existing = findEntry(marker, content, isMap: isMap) {
-            let old = [UInt8](copying: existing.value)
-            write.put(listsTree(create: true), existing.key, value, "Storing a collection entry")
+            let old = marker.encoding.field(existing.value)
+            write.put(listsTree(create: true), existing.key, stored, "Storing a collection entry")
             return old
         }
-        write.put(listsTree(create: true), newEntryKey(marker.id, content), value, "Storing a collection entry")
+        let keyed = isMap ? content : stored
+        write.put(listsTree(create: true), newEntryKey(marker.id, keyed), stored, "Storing a collection entry")
         return nil
     }
 
     /// Removes the entry whose element or map key is `content`; returns its value.
     func removeEntry(_ marker: SpilledList, _ content: [UInt8], isMap: Bool, in write: WriteTransaction) -> [UInt8]? {
         guard let existing = findEntry(marker, content, isMap: isMap) else { return nil }
-        let old = [UInt8](copying: existing.value)
+        let old = marker.encoding.field(existing.value)
         write.delete(listsTree(create: true), existing.key, "Removing a collection entry")
         return old
     }
 
     /// Puts a set's elements or a map's entries (distinct, as in its field)
-    /// into the tree under a new id.
-    func storeEntries(_ values: [[UInt8]], isMap: Bool, in write: WriteTransaction) -> SpilledList {
-        let marker = listStore([], in: write)
+    /// of a column whose elements are of `type` into the tree under a new id.
+    func storeEntries(_ values: [[UInt8]], type: TreeElementEncoding, in write: WriteTransaction) -> SpilledList {
+        let marker = listStore([], type: type, in: write)
         let tree = listsTree(create: true)
         for value in values {
-            let content = value.withUnsafeBytes { [UInt8](copying: SpilledList.content(of: $0, isMap: isMap)) }
-            write.put(tree, newEntryKey(marker.id, content), value, "Storing a collection entry")
+            let stored = marker.encoding.stored(value)
+            let content = stored.withUnsafeBytes { [UInt8](copying: SpilledList.content(of: $0, isMap: type.isMap)) }
+            write.put(tree, newEntryKey(marker.id, content), stored, "Storing a collection entry")
         }
-        return SpilledList(count: values.count, id: marker.id, serial: 0)
+        return marker.updated(count: values.count, serial: 0)
     }
 
     /// The key of a new entry (absent content): the content's key, or for

@@ -39,13 +39,14 @@ func row(_ label: String, _ value: String) {
 
 func format(_ value: Double) -> String { String(format: "%.3g", value) }
 
-/// An owner whose list holds `size` elements (appended in batches).
-func owner(in realm: Realm, id: Int, size: Int) throws -> BenchListOwner {
+/// An owner whose list holds `size` elements (appended in batches): 0,
+/// 1, 2, ... each times `scale`.
+func owner(in realm: Realm, id: Int, size: Int, scale: Int = 1) throws -> BenchListOwner {
     let owner = try realm.write { realm.create(BenchListOwner.self, value: ["id": id]) }
     var added = 0
     while added < size {
         let n = min(100_000, size - added)
-        try realm.write { owner.numbers.append(objectsIn: added..<(added + n)) }
+        try realm.write { owner.numbers.append(objectsIn: (added..<(added + n)).lazy.map { $0 &* scale }) }
         added += n
     }
     return owner
@@ -122,13 +123,13 @@ if runs("file") {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("collection-bench-\(getpid())")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
-    func fileBytes(_ size: Int) throws -> Int {
-        let url = directory.appendingPathComponent("list-\(size).realm")
+    func fileBytes(_ size: Int, scale: Int = 1) throws -> Int {
+        let url = directory.appendingPathComponent("list-\(size)-\(scale).realm")
         try autoreleasepoolish {
             let realm = try Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [BenchListOwner.self]))
-            _ = try owner(in: realm, id: 1, size: size)
+            _ = try owner(in: realm, id: 1, size: size, scale: scale)
         }
-        let compacted = directory.appendingPathComponent("list-\(size)-compact.realm")
+        let compacted = directory.appendingPathComponent("list-\(size)-\(scale)-compact.realm")
         try autoreleasepoolish {
             let realm = try Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [BenchListOwner.self]))
             try realm.writeCopy(toFile: compacted)
@@ -137,6 +138,9 @@ if runs("file") {
     }
     let empty = try fileBytes(0), full = try fileBytes(big)
     row("file bytes per List<Int> element (\(big), compacted)", format(Double(full - empty) / Double(big)))
+    // Values of large magnitude (past 2^48 or wrapped: varints of 8 to 10 bytes).
+    let large = try fileBytes(big, scale: (1 << 48) + 12_345)
+    row("… elements i × (2^48 + 12345), wrapping (\(big), compacted)", format(Double(large - empty) / Double(big)))
 }
 
 func autoreleasepoolish(_ body: () throws -> Void) rethrows { try body() }
