@@ -37,7 +37,8 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
             guard let field else { return unmanaged[position] }
             if let list = field.spilledList {
                 field.checkIndex(position, list.count)
-                return field.decode(Element.self, field.realm.listElement(list, position), at: .index(position))
+                let realm = field.realm
+                return field.decode(Element.self, realm.listElement(list, position), at: .index(position), in: realm)
             }
             let view = field.view
             field.checkIndex(position, view.count)

@@ -60,8 +60,9 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
         get {
             guard let field else { return unmanaged[key] }
             if let marker = field.spilledEntries {
-                guard let entry = withMapKeyBytes(key, { field.entry(marker, $0) }) else { return nil }
-                return field.decode(Value.self, MapEntry.split(entry).value, at: .key(key._rlmKeyBytes))
+                let realm = field.realm
+                guard let entry = withMapKeyBytes(key, { realm.entryValue(marker, $0, isMap: true) }) else { return nil }
+                return field.decode(Value.self, MapEntry.split(entry).value, at: .key(key._rlmKeyBytes), in: realm)
             }
             let view = field.view
             let search = key._rlmKeyBytes.withUnsafeBytes { mapSearch(view, $0) }

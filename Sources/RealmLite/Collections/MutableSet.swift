@@ -46,7 +46,8 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
     public func contains(_ object: Element) -> Bool {
         guard let field else { return unmanaged.contains(object) }
         if let marker = field.spilledEntries {
-            return withLookupBytes(object, field.realm) { field.entry(marker, $0) != nil } ?? false
+            let realm = field.realm
+            return withLookupBytes(object, realm) { realm.entryValue(marker, $0, isMap: false) != nil } ?? false
         }
         guard let bytes = lookupBytes(object, field.realm) else { return false }
         return field.firstIndex(of: bytes) != nil

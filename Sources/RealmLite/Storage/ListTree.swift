@@ -126,18 +126,22 @@ extension RealmCore {
 
     /// Element `index` (checked by the caller) of a list in the tree: valid until the next write.
     func listElement(_ list: SpilledList, _ index: Int) -> UnsafeRawBufferPointer {
-        guard let cursor = cursor(listsTree()) else { realmFatal(.invalidValue, "A list's elements are missing from the file.") }
+        let tree = listsTree()
         // Reads by index in one version share the list's first rank (a
         // frozen core, read from many threads, finds it each time).
         let base: Int
         if !isFrozen, listRankCache.id == list.id, listRankCache.generation == generation, generation != 0 {
             base = listRankCache.base
         } else {
+            guard let cursor = cursor(tree) else { realmFatal(.invalidValue, "A list's elements are missing from the file.") }
             base = listBaseRank(list, cursor)
             if !isFrozen { listRankCache = (list.id, generation, base) }
         }
-        guard let entry = cursor.seek(toIndex: base + index) else { realmFatal(.invalidValue, "A list's elements are missing from the file.") }
-        return bytes(of: entry.value)
+        // By rank without the shared cursor: no key assembled, no cursor moved.
+        guard let value = txn.value(tree, atIndex: base + index, "Reading a list element") else {
+            realmFatal(.invalidValue, "A list's elements are missing from the file.")
+        }
+        return bytes(of: value)
     }
 
     /// Every element of a list in the tree, in order.
