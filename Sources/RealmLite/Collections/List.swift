@@ -310,8 +310,9 @@ public struct ListIterator<Element: RealmCollectionValue>: IteratorProtocol {
            let entry = cursor.next(), entry.key.size > 8, keyValue(entry.key) == spilled.id {
             return field.decode(Element.self, bytes(of: entry.value), at: .index(index))
         }
-        let element = realm.listElement(spilled, index)
-        cursor = realm.cursor(realm.listsTree())
+        guard let start = realm.cursor(realm.listsTree()) else { realmFatal(.invalidValue, "A list's elements are missing from the file.") }
+        let element = realm.listElement(spilled, index, positioning: start)
+        cursor = start
         claims = realm.cursorClaims
         generation = realm.generation
         return field.decode(Element.self, element, at: .index(index))

@@ -125,23 +125,34 @@ extension RealmCore {
     }
 
     /// Element `index` (checked by the caller) of a list in the tree: valid until the next write.
+    /// Read by rank without the shared cursor: no key assembled, and the
+    /// cursor stays where it was (an iteration in progress keeps stepping).
     func listElement(_ list: SpilledList, _ index: Int) -> UnsafeRawBufferPointer {
-        let tree = listsTree()
-        // Reads by index in one version share the list's first rank (a
-        // frozen core, read from many threads, finds it each time).
-        let base: Int
-        if !isFrozen, listRankCache.id == list.id, listRankCache.generation == generation, generation != 0 {
-            base = listRankCache.base
-        } else {
-            guard let cursor = cursor(tree) else { realmFatal(.invalidValue, "A list's elements are missing from the file.") }
-            base = listBaseRank(list, cursor)
-            if !isFrozen { listRankCache = (list.id, generation, base) }
-        }
-        // By rank without the shared cursor: no key assembled, no cursor moved.
-        guard let value = txn.value(tree, atIndex: base + index, "Reading a list element") else {
+        guard let value = txn.value(listsTree(), atIndex: listFirstRank(list) + index, "Reading a list element") else {
             realmFatal(.invalidValue, "A list's elements are missing from the file.")
         }
         return bytes(of: value)
+    }
+
+    /// listElement() with `cursor` (this core's on the lists tree) left on
+    /// the element: where an iteration starts stepping.
+    func listElement(_ list: SpilledList, _ index: Int, positioning cursor: EngineCursor) -> UnsafeRawBufferPointer {
+        guard let entry = cursor.seek(toIndex: listFirstRank(list) + index) else {
+            realmFatal(.invalidValue, "A list's elements are missing from the file.")
+        }
+        return bytes(of: entry.value)
+    }
+
+    /// The rank of the list's first entry. Reads by index in one version
+    /// share it (a frozen core, read from many threads, finds it each time).
+    private func listFirstRank(_ list: SpilledList) -> Int {
+        if !isFrozen, listRankCache.id == list.id, listRankCache.generation == generation, generation != 0 {
+            return listRankCache.base
+        }
+        guard let cursor = cursor(listsTree()) else { realmFatal(.invalidValue, "A list's elements are missing from the file.") }
+        let base = listBaseRank(list, cursor)
+        if !isFrozen { listRankCache = (list.id, generation, base) }
+        return base
     }
 
     /// Every element of a list in the tree, in order.
