@@ -144,7 +144,8 @@ int bt_get(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, cs_v
     bt_path p;
     bool exact = false;
     int rc;
-    if (!bt_hint_leaf(t, d, k, kl, &p, &exact) && (rc = bt_descend(t, d, k, kl, &p, &exact))) return rc;
+    /* Append hints are a write txn's: a read skips the call. */
+    if ((t->rdonly || !bt_hint_leaf(t, d, k, kl, &p, &exact)) && (rc = bt_descend(t, d, k, kl, &p, &exact))) return rc;
     if (!exact) return CS_NOTFOUND;
     return bt_read(t, &p, NULL, NULL, val);
 }
