@@ -178,6 +178,9 @@ static inline __attribute__((always_inline)) bool interp_guess(const uint8_t *fk
  * page end down, in slot order, about equally sized), its cell. */
 static inline void prefetch_leaf_entry(const uint8_t *pg, uint32_t psize, unsigned n, unsigned g)
 {
+    /* n comes from the parent's count: a damaged one must not make an
+     * address outside the page (then (g + 1) * cell < psize below). */
+    if (g >= n || PAGE_HDR + 2 * (uint64_t)n >= psize) return;
     __builtin_prefetch(pg + PAGE_HDR + 2 * g);
     uint32_t cell = (psize - PAGE_HDR - 2 * n) / n;
     uint64_t at = psize - (uint64_t)(g + 1) * cell;
@@ -203,7 +206,7 @@ void node_prefetch_leaf_entry(const uint8_t *pg, uint32_t psize, unsigned n, uns
 {
     __builtin_prefetch(pg);
     __builtin_prefetch(pg + psize - 64);
-    if (n > 0 && idx < n) prefetch_leaf_entry(pg, psize, n, idx);
+    prefetch_leaf_entry(pg, psize, n, idx);
 }
 
 
