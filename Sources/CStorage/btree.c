@@ -326,7 +326,7 @@ bool bt_hint_leaf(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t k
         uint8_t fb[CS_MAX_KEY], lb[CS_MAX_KEY];
         if (node_leaf_key(pg, t->psize, 0, fb, &first) || node_leaf_key(pg, t->psize, n - 1, lb, &last)) return false;
         if (key_cmp(k, kl, first.p, first.len) < 0 || key_cmp(k, kl, last.p, last.len) > 0) return false;
-        if (node_search_leaf(pg, t->psize, k, kl, NULL, &idx, exact)) return false;
+        if (node_search_leaf(pg, t->psize, k, kl, NULL, -1, &idx, exact)) return false;
         p->idx[level] = (uint16_t)idx;
         p->depth = h->depth;
         return true;

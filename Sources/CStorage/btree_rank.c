@@ -71,6 +71,9 @@ int bt_seek_rank(cs_txn *t, const cs_tree_desc *d, uint64_t rank, bt_path *p)
         p->idx[level] = (uint16_t)i;
         total = branch_count(pg, t->psize, i);
         pgno = branch_child(pg, t->psize, i);
+        /* The leaf and the entry in it are known here: ask for its lines now. */
+        if (clean && level + 2 == (int)d->depth && pgno >= 2 && pgno < t->map_pages && total <= UINT16_MAX)
+            node_prefetch_leaf_entry(t->map + (pgno << t->env->psize_shift), t->psize, (unsigned)total, (unsigned)rank);
     }
 }
 

@@ -20,6 +20,7 @@ int bt_descend(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, 
     /* The separators around the child taken (unknown at the tree's edges),
      * for its search's interpolation guess; none for text keys (bisected). */
     cs_key fences[2] = {{NULL, 0}, {NULL, 0}}, *fence = key_is_text(k, kl) ? NULL : fences;
+    int guess = -1; /* the leaf's slot guessed by its prefetch */
     for (int level = 0;; level++) {
         const uint8_t *pg;
         bool leaf = level + 1 == (int)d->depth;
@@ -30,7 +31,7 @@ int bt_descend(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, 
         p->pgno[level] = pgno;
         p->pg[level] = pg;
         if (leaf) {
-            if ((rc = node_search_leaf(pg, t->psize, k, kl, fence, &idx, exact))) return rc;
+            if ((rc = node_search_leaf(pg, t->psize, k, kl, fence, guess, &idx, exact))) return rc;
             p->idx[level] = (uint16_t)idx;
             p->depth = level + 1;
             return CS_OK;
@@ -42,8 +43,8 @@ int bt_descend(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, 
         pgno = branch_child(pg, t->psize, idx);
         /* The next page is the leaf: its entry count is this cell's count. */
         if (clean && level + 2 == (int)d->depth && pgno >= 2 && pgno < t->map_pages)
-            node_prefetch_leaf(t->map + (pgno << t->env->psize_shift), t->psize, (unsigned)branch_count(pg, t->psize, idx), k, kl,
-                               fence);
+            guess = node_prefetch_leaf(t->map + (pgno << t->env->psize_shift), t->psize,
+                                       (unsigned)branch_count(pg, t->psize, idx), k, kl, fence);
     }
 }
 
@@ -143,7 +144,8 @@ int bt_get(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, cs_v
     bt_path p;
     bool exact = false;
     int rc;
-    if (!bt_hint_leaf(t, d, k, kl, &p, &exact) && (rc = bt_descend(t, d, k, kl, &p, &exact))) return rc;
+    /* Append hints are a write txn's: a read skips the call. */
+    if ((t->rdonly || !bt_hint_leaf(t, d, k, kl, &p, &exact)) && (rc = bt_descend(t, d, k, kl, &p, &exact))) return rc;
     if (!exact) return CS_NOTFOUND;
     return bt_read(t, &p, NULL, NULL, val);
 }

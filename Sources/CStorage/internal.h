@@ -270,18 +270,23 @@ static inline bool key_is_text(const uint8_t *k, uint32_t kl)
 /* Lower bound in a leaf (first key >= k); *exact if equal. `fence`: NULL to
  * bisect, else the node's key bounds from its parent ({NULL, 0} each when
  * unknown: the search reads its end keys instead), for an interpolation
- * guess. */
+ * guess. `guess`: node_prefetch_leaf's answer for these fences, or -1
+ * (any value gives the same result; a right one saves recomputing it). */
 int node_search_leaf(const uint8_t *pg, uint32_t psize, const uint8_t *k, uint32_t kl,
-                     const cs_key *fence, unsigned *idx, bool *exact);
+                     const cs_key *fence, int guess, unsigned *idx, bool *exact);
 /* Before a descent reads leaf pg (n entries, keys in [fence[0], fence[1])),
  * ask for the lines its search will want: the header, the slot that an
  * interpolation guess picks and, for a leaf filled by appends, that slot's
  * cell. Reads nothing of pg (prefetches never fault), so pg may be any
  * address in the map. Why: a lookup's leaf is usually a cache miss, and
- * header, slot and cell are read one after another; asked for at once,
- * their misses overlap. */
-void node_prefetch_leaf(const uint8_t *pg, uint32_t psize, unsigned n, const uint8_t *k, uint32_t kl,
-                        const cs_key *fence);
+ * header, prefix, slot and cell are read one after another; asked for at
+ * once, their misses overlap. Returns the slot guessed (for
+ * node_search_leaf), or -1 if none. */
+int node_prefetch_leaf(const uint8_t *pg, uint32_t psize, unsigned n, const uint8_t *k, uint32_t kl,
+                       const cs_key *fence);
+/* The same for reading entry idx of leaf pg (n entries): rank access knows
+ * both at the parent. */
+void node_prefetch_leaf_entry(const uint8_t *pg, uint32_t psize, unsigned n, unsigned idx);
 /* Child index in a branch for key k (last i with key[i] <= k, or 0). */
 int node_search_branch(const uint8_t *pg, uint32_t psize, const uint8_t *k, uint32_t kl,
                        const cs_key *fence, unsigned *idx);

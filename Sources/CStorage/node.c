@@ -173,22 +173,40 @@ static inline __attribute__((always_inline)) bool interp_guess(const uint8_t *fk
     return true;
 }
 
-void node_prefetch_leaf(const uint8_t *pg, uint32_t psize, unsigned n, const uint8_t *k, uint32_t kl,
-                        const cs_key *fence)
+/* The lines reading entry g of leaf pg (n entries) wants: its slot and,
+ * for a leaf filled by appends (the append hints keep it so: cells from the
+ * page end down, in slot order, about equally sized), its cell. */
+static inline void prefetch_leaf_entry(const uint8_t *pg, uint32_t psize, unsigned n, unsigned g)
 {
-    __builtin_prefetch(pg);
-    unsigned g;
-    if (n < INTERPOLATE_MIN || !fence || !fence[0].p || !fence[1].p ||
-        !interp_guess(fence[0].p, fence[0].len, fence[1].p, fence[1].len, k, kl, 0, n, &g))
-        return;
-    if (g >= n) g = n - 1;
+    /* n comes from the parent's count: a damaged one must not make an
+     * address outside the page (then (g + 1) * cell < psize below). */
+    if (g >= n || PAGE_HDR + 2 * (uint64_t)n >= psize) return;
     __builtin_prefetch(pg + PAGE_HDR + 2 * g);
-    /* A leaf filled by appends (the append hints keep it so) holds its
-     * cells from the page end down, in slot order, about equally sized. */
     uint32_t cell = (psize - PAGE_HDR - 2 * n) / n;
     uint64_t at = psize - (uint64_t)(g + 1) * cell;
     __builtin_prefetch(pg + at);
     if (at + 64 < psize) __builtin_prefetch(pg + at + 64);
+}
+
+int node_prefetch_leaf(const uint8_t *pg, uint32_t psize, unsigned n, const uint8_t *k, uint32_t kl, const cs_key *fence)
+{
+    __builtin_prefetch(pg);
+    /* A compact leaf's prefix (its last bytes) is compared before any cell. */
+    __builtin_prefetch(pg + psize - 64);
+    unsigned g;
+    if (n < INTERPOLATE_MIN || !fence || !fence[0].p || !fence[1].p ||
+        !interp_guess(fence[0].p, fence[0].len, fence[1].p, fence[1].len, k, kl, 0, n, &g))
+        return -1;
+    if (g >= n) g = n - 1;
+    prefetch_leaf_entry(pg, psize, n, g);
+    return (int)g;
+}
+
+void node_prefetch_leaf_entry(const uint8_t *pg, uint32_t psize, unsigned n, unsigned idx)
+{
+    __builtin_prefetch(pg);
+    __builtin_prefetch(pg + psize - 64);
+    prefetch_leaf_entry(pg, psize, n, idx);
 }
 
 
@@ -209,7 +227,7 @@ void node_prefetch_leaf(const uint8_t *pg, uint32_t psize, unsigned n, const uin
  * guess). */
 static inline __attribute__((always_inline)) int node_search(const uint8_t *pg, uint32_t psize, bool leaf, bool compact,
                                                               unsigned lo, unsigned hi, const uint8_t *k, uint32_t kl,
-                                                              const cs_key *fence, unsigned *first, bool *exact)
+                                                              const cs_key *fence, int guess, unsigned *first, bool *exact)
 {
     const uint8_t *mk;
     uint32_t ml;
@@ -267,8 +285,10 @@ static inline __attribute__((always_inline)) int node_search(const uint8_t *pg, 
             base = lo - 1;
             span = hi - lo + 1;
         }
-        unsigned g;
-        if (lo < hi && interp_guess(fk, fl, lk, ll, k, kl, base, span, &g)) {
+        /* A fenced node's guess depends on its fences alone: a caller that
+         * made it already (node_prefetch_leaf) passes it in. */
+        unsigned g = (unsigned)guess;
+        if (lo < hi && ((fenced && guess >= 0) || interp_guess(fk, fl, lk, ll, k, kl, base, span, &g))) {
             if (g < lo) g = lo;
             if (g > hi - 1) g = hi - 1;
             PROBE(g);
@@ -303,10 +323,10 @@ static inline __attribute__((always_inline)) int node_search(const uint8_t *pg, 
 }
 
 int node_search_leaf(const uint8_t *pg, uint32_t psize, const uint8_t *k, uint32_t kl, const cs_key *fence,
-                     unsigned *idx, bool *exact)
+                     int guess, unsigned *idx, bool *exact)
 {
     /* Lower bound: a leaf key equal to k stops the search (*exact). */
-    if (!node_is_compact(pg)) return node_search(pg, psize, true, false, 0, node_n(pg), k, kl, fence, idx, exact);
+    if (!node_is_compact(pg)) return node_search(pg, psize, true, false, 0, node_n(pg), k, kl, fence, guess, idx, exact);
     /* Every key starts with the prefix: compare k with it once, then
      * search the suffixes with k's own. */
     uint32_t plen = node_prefix_len(pg), n = plen < kl ? plen : kl;
@@ -321,7 +341,9 @@ int node_search_leaf(const uint8_t *pg, uint32_t psize, const uint8_t *k, uint32
     for (int j = 0; fence && j < 2; j++)
         if (fence[j].p && fence[j].len >= plen && key_cmp(fence[j].p, plen, k, plen) == 0)
             f[j] = (cs_key){fence[j].p + plen, fence[j].len - plen};
-    return node_search(pg, psize, true, true, 0, node_n(pg), k + plen, kl - plen, fence ? f : NULL, idx, exact);
+    /* Both suffix fences: the same window after their common prefix, so
+     * the same guess as on whole keys. */
+    return node_search(pg, psize, true, true, 0, node_n(pg), k + plen, kl - plen, fence ? f : NULL, guess, idx, exact);
 }
 
 int node_search_branch(const uint8_t *pg, uint32_t psize, const uint8_t *k, uint32_t kl, const cs_key *fence,
@@ -330,7 +352,7 @@ int node_search_branch(const uint8_t *pg, uint32_t psize, const uint8_t *k, uint
     /* key[0] is ignored: the last of keys 1..n-1 that is <= k. */
     unsigned first;
     bool exact;
-    int rc = node_search(pg, psize, false, false, 1, node_n(pg), k, kl, fence, &first, &exact);
+    int rc = node_search(pg, psize, false, false, 1, node_n(pg), k, kl, fence, -1, &first, &exact);
     if (rc) return rc;
     *idx = first - 1;
     return CS_OK;

@@ -280,6 +280,17 @@ int cs_get(cs_txn *txn, cs_tree tree, cs_val key, cs_val *val)
     return bt_get(txn, d, key.data, (uint32_t)key.size, val);
 }
 
+int cs_get_index(cs_txn *txn, cs_tree tree, uint64_t index, cs_val *val)
+{
+    int rc = txn_check(txn, false);
+    cs_tree_desc *d;
+    bt_path p;
+    if (rc) return rc;
+    if (!val) return cs_fail(CS_EINVAL, "cs_get_index: NULL val");
+    if ((rc = tree_desc_get(txn, tree, false, &d)) || (rc = bt_seek_rank(txn, d, index, &p))) return rc;
+    return bt_read(txn, &p, NULL, NULL, val);
+}
+
 int cs_put(cs_txn *txn, cs_tree tree, cs_val key, cs_val val, unsigned flags)
 {
     int rc = txn_check(txn, true);

@@ -51,6 +51,8 @@ static void test_empty_and_one(void) {
     k = VS("m");
     CHECK_RC(cs_cursor_get(c, &k, &v, CS_SEEK_EXACT), CS_NOTFOUND);
     CHECK_RC(cs_cursor_seek_index(c, 0, &k, &v), CS_NOTFOUND);
+    CHECK_RC(cs_get_index(t, tr, 0, &v), CS_NOTFOUND);
+    CHECK_RC(cs_get_index(t, tr, 0, NULL), CS_EINVAL);
     int r = cs_cursor_get(c, &k, &v, CS_CURRENT);
     CHECK(r == CS_NOTFOUND || r == CS_EINVAL);
     CHECK_OK(cs_cursor_close(c));
@@ -209,12 +211,15 @@ static void test_big_rank_write(void) {
     long bad = 0;
     for (uint32_t r = 0; r < n; r++) {
         uint64_t idx = ~0ull;
+        cs_val gv = {0};
         if (cs_cursor_seek_index(c, r, &k, &v) != CS_OK || cs_cursor_index(c, &idx) != CS_OK || idx != r ||
-            keynum(k) != (int)(2 * left[r]))
+            keynum(k) != (int)(2 * left[r]) || cs_get_index(t, g_big, r, &gv) != CS_OK || gv.size != v.size ||
+            memcmp(gv.data, v.data, v.size))
             if (bad++ < 5) test_fail_(__FILE__, __LINE__, "write-txn rank mismatch at %u", r);
     }
     CHECK_EQ(bad, 0);
     CHECK_RC(cs_cursor_seek_index(c, n, &k, &v), CS_NOTFOUND);
+    CHECK_RC(cs_get_index(t, g_big, n, &v), CS_NOTFOUND);
     CHECK_OK(cs_cursor_close(c));
     CHECK_OK(cs_txn_abort(t));
     free(left);
@@ -232,10 +237,12 @@ static void test_big_rank(void) {
     int r = cs_cursor_get(walk, &wk, NULL, CS_FIRST);
     for (uint64_t i = 0; i < BIG; i++) {
         uint64_t idx = ~0ull, widx = ~0ull;
+        cs_val gv = {0};
         if (r != CS_OK || cs_cursor_seek_index(c, i, &k, &v) != CS_OK ||
             cs_cursor_index(c, &idx) != CS_OK || cs_cursor_index(walk, &widx) != CS_OK ||
             idx != i || widx != i || keynum(k) != (int)(2 * i) ||
-            k.size != wk.size || memcmp(k.data, wk.data, k.size)) {
+            k.size != wk.size || memcmp(k.data, wk.data, k.size) ||
+            cs_get_index(t, g_big, i, &gv) != CS_OK || gv.data != v.data || gv.size != v.size) {
             if (bad++ < 5) test_fail_(__FILE__, __LINE__, "rank mismatch at %llu", (unsigned long long)i);
         }
         r = cs_cursor_get(walk, &wk, NULL, CS_NEXT);
@@ -243,6 +250,7 @@ static void test_big_rank(void) {
     CHECK_EQ(bad, 0);
     CHECK_RC(cs_cursor_seek_index(c, BIG, &k, &v), CS_NOTFOUND);
     CHECK_RC(cs_cursor_seek_index(c, ~0ull, &k, &v), CS_NOTFOUND);
+    CHECK_RC(cs_get_index(t, g_big, BIG, &v), CS_NOTFOUND);
     CHECK_OK(cs_cursor_close(c));
     CHECK_OK(cs_cursor_close(walk));
     CHECK_OK(cs_txn_abort(t));

@@ -242,6 +242,28 @@ final class ListTreeTests: CollectionsTreeTestCase {
         }
     }
 
+    /// Index reads go by rank without the Realm's shared cursor, so an
+    /// iteration must put that cursor on its first element itself: a loop
+    /// that stopped halfway leaves the cursor inside the same list.
+    func testIterationAfterAStoppedOneAndIndexReadsStartsAtTheFirstElement() throws {
+        let realm = try openRealm(types)
+        let owner = try realm.write {
+            let owner = realm.create(TreeListOwner.self, value: ["id": 1])
+            owner.numbers.append(objectsIn: 0..<300)
+            return owner
+        }
+        XCTAssertNotNil(owner.numbers.field?.spilledList)
+        XCTAssertEqual(owner.numbers[0], 0)
+        for n in owner.numbers where n == 150 { break }
+        XCTAssertEqual(owner.numbers[200], 200)
+        var seen: [Int] = []
+        for n in owner.numbers {
+            seen.append(n)
+            if seen.count % 7 == 0 { XCTAssertEqual(owner.numbers[299 - seen.count], 299 - seen.count) }
+        }
+        XCTAssertEqual(seen, Array(0..<300))
+    }
+
     /// Tests/Fixtures/pre-listtree.realm was written by RealmLite before the
     /// lists tree (object format 3; Tests/Fixtures/make-pre-listtree.swift.txt).
     func testAFileWrittenBeforeTheListsTreeIsReadAndMarked() throws {

@@ -383,6 +383,15 @@ int cs_tree_list(cs_txn *txn, cs_tree_list_fn fn, void *ctx);
  *   CS_EKEYSIZE  key empty or longer than CS_MAX_KEY
  *   CS_ECORRUPT, CS_ETOODEEP  a damaged page on the path (txn unaffected) */
 int cs_get(cs_txn *txn, cs_tree tree, cs_val key, cs_val *val);
+/* Read the value of the entry with 0-based index `index` in key order
+ * (rank access, O(log n)), as cs_cursor_seek_index without a cursor: no
+ * key is assembled and no position kept. *val points into the map (or a
+ * write txn's page), valid as cs_get's.
+ *   CS_OK        *val set
+ *   CS_NOTFOUND  index >= the tree's entry count (or no such tree)
+ *   CS_EINVAL    NULL val
+ *   CS_ECORRUPT, CS_ETOODEEP  a damaged page on the path (txn unaffected) */
+int cs_get_index(cs_txn *txn, cs_tree tree, uint64_t index, cs_val *val);
 /* Insert or replace key -> val (write txn). key and val are copied into the
  * txn before return (val may be 0 bytes, data NULL). Values earlier read
  * in this txn become invalid.

@@ -126,13 +126,15 @@ struct CollectionField {
     /// A stored element as `E`. Objects as DynamicObjects are of the
     /// column's linked class, which their type does not say (the dynamic
     /// API); every other type decodes itself.
+    /// `realm`: the managing core when the caller holds it already (each
+    /// `self.realm` checks the thread and retains the core).
     @inline(__always)
-    func decode<E: _RealmElement>(_ bytes: UnsafeRawBufferPointer) -> E {
+    func decode<E: _RealmElement>(_ bytes: UnsafeRawBufferPointer, in realm: RealmCore? = nil) -> E {
         if E.self == DynamicObject.self { return dynamicElement(bytes) as! E }
         if E.self == Optional<DynamicObject>.self {
             return (bytes.first == 1 ? dynamicElement(UnsafeRawBufferPointer(rebasing: bytes[1...])) : nil) as! E
         }
-        return E._rlmDecodeElement(bytes, realm)
+        return E._rlmDecodeElement(bytes, realm ?? self.realm)
     }
 
     private func dynamicElement(_ bytes: UnsafeRawBufferPointer) -> DynamicObject {

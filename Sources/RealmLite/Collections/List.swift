@@ -37,7 +37,8 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
             guard let field else { return unmanaged[position] }
             if let list = field.spilledList {
                 field.checkIndex(position, list.count)
-                return field.realm.withListElement(list, position) { field.decode(Element.self, $0, at: .index(position)) }
+                let realm = field.realm
+                return realm.withListElement(list, position) { field.decode(Element.self, $0, at: .index(position), in: realm) }
             }
             let view = field.view
             field.checkIndex(position, view.count)
@@ -316,8 +317,11 @@ public struct ListIterator<Element: RealmCollectionValue>: IteratorProtocol {
             }
             return field.decode(Element.self, element, at: .index(index))
         }
-        let element = realm.withListElement(spilled, index) { field.decode(Element.self, $0, at: .index(index)) }
-        cursor = realm.cursor(realm.listsTree())
+        guard let start = realm.cursor(realm.listsTree()) else { realmFatal(.invalidValue, "A list's elements are missing from the file.") }
+        let element = spilled.encoding.withField(realm.storedListElement(spilled, index, positioning: start)) {
+            field.decode(Element.self, $0, at: .index(index), in: realm)
+        }
+        cursor = start
         claims = realm.cursorClaims
         generation = realm.generation
         return element

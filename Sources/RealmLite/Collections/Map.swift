@@ -60,9 +60,10 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
         get {
             guard let field else { return unmanaged[key] }
             if let marker = field.spilledEntries {
+                let realm = field.realm
                 return withMapKeyBytes(key) { bytes in
-                    field.realm.withMapValue(marker, bytes) { value in
-                        value.map { field.decode(Value.self, $0, at: .key(Array(bytes))) }
+                    realm.withMapValue(marker, bytes) { value in
+                        value.map { field.decode(Value.self, $0, at: .key(Array(bytes)), in: realm) }
                     }
                 }
             }

@@ -21,9 +21,10 @@ extension CollectionField {
     /// Element `bytes` of this collection, found at `step`: a nested list or
     /// dictionary in an AnyRealmValue is returned live.
     @inline(__always)
-    func decode<E: _RealmElement>(_: E.Type, _ bytes: UnsafeRawBufferPointer, at step: @autoclosure () -> MixedStep) -> E {
-        if _slowPath(E.self == AnyRealmValue.self) { return decodeMixed(bytes, realm, asField: child(step())) as! E }
-        return decode(bytes)
+    func decode<E: _RealmElement>(_: E.Type, _ bytes: UnsafeRawBufferPointer, at step: @autoclosure () -> MixedStep,
+                                  in realm: RealmCore? = nil) -> E {
+        if _slowPath(E.self == AnyRealmValue.self) { return decodeMixed(bytes, realm ?? self.realm, asField: child(step())) as! E }
+        return decode(bytes, in: realm)
     }
 
     /// The element array (or map field) of the nested collection in the

@@ -225,6 +225,17 @@ struct EngineTxn {
         realmFatal(storageError(rc, what()))
     }
 
+    /// The value of the entry at rank `index` of `tree` (no cursor moves),
+    /// or nil past the end; stops on a storage failure.
+    func value(_ tree: cs_tree, atIndex index: Int, _ what: @autoclosure () -> String) -> cs_val? {
+        guard tree != absentTree, index >= 0 else { return nil }
+        var value = cs_val()
+        let rc = cs_get_index(handle, tree, UInt64(index), &value)
+        if _fastPath(rc == csOK) { return value }
+        if rc == csNotFound { return nil }
+        realmFatal(storageError(rc, what()))
+    }
+
     /// The value of `key`, or nil; throws on failure (reads while opening).
     func lookup(_ tree: cs_tree, _ key: cs_val, _ what: @autoclosure () -> String) throws -> cs_val? {
         guard tree != absentTree else { return nil }

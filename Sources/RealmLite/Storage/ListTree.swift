@@ -157,19 +157,34 @@ extension RealmCore {
     }
 
     /// Element `index` of a list in the tree as stored: valid until the next write.
+    /// Read by rank without the shared cursor: no key assembled, and the
+    /// cursor stays where it was (an iteration in progress keeps stepping).
     private func storedListElement(_ list: SpilledList, _ index: Int) -> UnsafeRawBufferPointer {
-        guard let cursor = cursor(listsTree()) else { realmFatal(.invalidValue, "A list's elements are missing from the file.") }
-        // Reads by index in one version share the list's first rank (a
-        // frozen core, read from many threads, finds it each time).
-        let base: Int
-        if !isFrozen, listRankCache.id == list.id, listRankCache.generation == generation, generation != 0 {
-            base = listRankCache.base
-        } else {
-            base = listBaseRank(list, cursor)
-            if !isFrozen { listRankCache = (list.id, generation, base) }
+        guard let value = txn.value(listsTree(), atIndex: listFirstRank(list) + index, "Reading a list element") else {
+            realmFatal(.invalidValue, "A list's elements are missing from the file.")
         }
-        guard let entry = cursor.seek(toIndex: base + index) else { realmFatal(.invalidValue, "A list's elements are missing from the file.") }
+        return bytes(of: value)
+    }
+
+    /// storedListElement() with `cursor` (this core's on the lists tree)
+    /// left on the element: where an iteration starts stepping.
+    func storedListElement(_ list: SpilledList, _ index: Int, positioning cursor: EngineCursor) -> UnsafeRawBufferPointer {
+        guard let entry = cursor.seek(toIndex: listFirstRank(list) + index) else {
+            realmFatal(.invalidValue, "A list's elements are missing from the file.")
+        }
         return bytes(of: entry.value)
+    }
+
+    /// The rank of the list's first entry. Reads by index in one version
+    /// share it (a frozen core, read from many threads, finds it each time).
+    private func listFirstRank(_ list: SpilledList) -> Int {
+        if !isFrozen, listRankCache.id == list.id, listRankCache.generation == generation, generation != 0 {
+            return listRankCache.base
+        }
+        guard let cursor = cursor(listsTree()) else { realmFatal(.invalidValue, "A list's elements are missing from the file.") }
+        let base = listBaseRank(list, cursor)
+        if !isFrozen { listRankCache = (list.id, generation, base) }
+        return base
     }
 
     /// Every element of a list in the tree, in order, as its field would hold them.

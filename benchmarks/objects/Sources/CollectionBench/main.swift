@@ -23,10 +23,21 @@ let only = CommandLine.arguments.firstIndex(of: "--only").map { CommandLine.argu
 func runs(_ section: String) -> Bool { only == nil || only == section }
 
 func seconds(_ body: () throws -> Void) rethrows -> Double {
-    let start = DispatchTime.now().uptimeNanoseconds
+    let start = DispatchTime.now().uptimeNanoseconds, cpuStart = threadCPU()
     try body()
+    lastCPU = threadCPU() - cpuStart
     return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
 }
+
+/// This thread's CPU time: steadier than wall time on a shared machine.
+func threadCPU() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// The CPU seconds of the last `seconds` call.
+nonisolated(unsafe) var lastCPU = 0.0
 
 func memoryRealm(_ name: String) throws -> Realm {
     try Realm(configuration: Realm.Configuration(inMemoryIdentifier: name, objectTypes: [BenchListOwner.self]))
@@ -86,11 +97,11 @@ if runs("read") {
     var sum = 0
     let access = seconds { for r in 0..<reps { sum &+= o.numbers[(r &* 7919) % big] } }
     precondition(sum != 0)
-    row("index access, List of \(big)", "\(format(access / Double(reps) * 1e6)) µs")
+    row("index access, List of \(big)", "\(format(access / Double(reps) * 1e6)) µs (cpu \(format(lastCPU / Double(reps) * 1e6)) µs)")
     var total = 0
     let iterate = seconds { for n in o.numbers { total &+= n } }
     precondition(total == (big - 1) * big / 2)
-    row("iterate a List<Int> of \(big)", "\(format(Double(big) / iterate)) elements/s")
+    row("iterate a List<Int> of \(big)", "\(format(Double(big) / iterate)) elements/s (cpu \(format(Double(big) / lastCPU)) /s)")
 }
 if runs("keyed") {
     // Sets and maps above 64 entries live in the collections tree: one
@@ -112,11 +123,11 @@ if runs("keyed") {
         var found = 0
         let contains = seconds { for r in 0..<reps where o.tags.contains((r &* 7919) % (2 * size)) { found += 1 } }
         precondition(found == (0..<reps).count { (($0 &* 7919) % (2 * size)) < size })
-        row("MutableSet contains, \(size) elements", "\(format(Double(reps) / contains)) /s")
+        row("MutableSet contains, \(size) elements", "\(format(Double(reps) / contains)) /s (cpu \(format(Double(reps) / lastCPU)) /s)")
         found = 0
         let lookup = seconds { for r in 0..<reps where o.scores["k\((r &* 7919) % size)"] != nil { found += 1 } }
         precondition(found == reps)
-        row("Map lookup, \(size) entries", "\(format(Double(reps) / lookup)) /s")
+        row("Map lookup, \(size) entries", "\(format(Double(reps) / lookup)) /s (cpu \(format(Double(reps) / lastCPU)) /s)")
     }
 }
 if runs("file") {
