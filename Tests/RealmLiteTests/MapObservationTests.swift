@@ -37,7 +37,7 @@ final class MapObservationTests: RealmTestCase {
             bag.scores["a"] = 10      // modified
             bag.scores["b"] = 2       // inserted
             bag.scores["c"] = nil     // deleted
-            bag.scores["d"] = 4       // same value: not a modification
+            bag.scores["d"] = 4       // same value: not seen in a map in the record (THREADING.md)
         }
         nextTurn()
         XCTAssertEqual(log, ["initial", "update"])
