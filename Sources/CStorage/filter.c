@@ -325,6 +325,9 @@ static inline __attribute__((always_inline)) int count_walk(count_state *s, unsi
         const uint8_t *pg = s->p.pg[leaf];
         unsigned n = node_n(pg);
         const bool compact = node_is_compact(pg);
+        /* A compact leaf's cells end where its prefix starts (a damaged
+         * prefix length leaves no room: every cell takes the checked path). */
+        const uint32_t plen = node_prefix_len(pg), top = plen < psize ? psize - plen : 0;
         bt_prefetch_sibling(s->t, &s->p, true);
         unsigned cn = s->c.n; /* in a register: the chunk's address escapes to eval_chunk */
         for (unsigned i = 0; i < n; i++) {
@@ -334,10 +337,21 @@ static inline __attribute__((always_inline)) int count_walk(count_state *s, unsi
             uint32_t vl;
             bool slow;
             if (compact) {
-                leaf6_cell cell;
-                slow = !leaf6_parse(pg, psize, i, &cell) || (cell.vw & 1) || (cell.vw >> 1) < need;
-                v = cell.v;
-                vl = cell.vw >> 1;
+                /* Key suffix and value word of one varint byte each (values
+                 * under 64 bytes, the common case) without the varint loop. */
+                const uint32_t off = node_slot(pg, i);
+                const uint16_t head = off + 2u <= top ? rd16(pg + off) : 0x8080;
+                if (CS_LIKELY(!(head & 0x8080))) {
+                    const uint32_t sl = head & 0x7f, vw = (uint32_t)head >> 8;
+                    vl = vw >> 1;
+                    v = pg + off + 2 + sl;
+                    slow = (off < PAGE_HDR) | (vw & 1) | (off + 2u + sl + vl > top) | (vl < need);
+                } else {
+                    leaf6_cell cell;
+                    slow = !leaf6_parse(pg, psize, i, &cell) || (cell.vw & 1) || (cell.vw >> 1) < need;
+                    v = cell.v;
+                    vl = cell.vw >> 1;
+                }
             } else {
                 uint32_t off = node_slot(pg, i), kl = 0;
                 vl = VLEN_OVERFLOW;
