@@ -227,7 +227,22 @@ static inline __attribute__((always_inline)) bool leaf6_parse(const uint8_t *pg,
     uint32_t off = node_slot(pg, i);
     const uint8_t *p = pg + off, *end = pg + psize - PH(pg)->npages;
     if (CS_UNLIKELY(off < PAGE_HDR || p >= end)) return false;
-    if (!varint_get(&p, end, &c->sl) || !varint_get(&p, end, &c->vw)) return false;
+    /* Most cells: a one-byte suffix length and a one- or two-byte value
+     * word (values under 8 KiB); read those without the varint loops. */
+    if (CS_LIKELY(p + 3 <= end && !(p[0] & 0x80))) {
+        c->sl = p[0];
+        if (CS_LIKELY(!(p[1] & 0x80))) {
+            c->vw = p[1];
+            p += 2;
+        } else if (!(p[2] & 0x80)) {
+            c->vw = (uint32_t)(p[1] & 0x7f) | (uint32_t)p[2] << 7;
+            p += 3;
+        } else if (!varint_get(&p, end, &c->sl) || !varint_get(&p, end, &c->vw)) {
+            return false;
+        }
+    } else if (!varint_get(&p, end, &c->sl) || !varint_get(&p, end, &c->vw)) {
+        return false;
+    }
     uint32_t vb = (c->vw & 1) ? OVERFLOW_REF : c->vw >> 1;
     if (CS_UNLIKELY((uint64_t)(end - p) < (uint64_t)c->sl + vb)) return false;
     c->sfx = p;
