@@ -56,7 +56,8 @@ final class RealmLiteCollections: CollectionEngine {
 
     func intsCountAndLast(_ owner: Int) throws -> (count: Int, last: Int?) {
         let numbers = self.owner(owner).numbers
-        return (numbers.count, numbers.last)
+        let count = numbers.count
+        return (count, count > 0 ? numbers[count - 1] : nil)
     }
 
     func sumInts(_ owner: Int, at positions: [Int]) throws -> Int {

@@ -13,6 +13,7 @@
 //
 // The engines run one after another in this process, section by section.
 
+import BenchModels
 import Foundation
 
 nonisolated(unsafe) let allEngines: [any CollectionEngine.Type] = [RealmLiteCollections.self, GRDBCollections.self, SQLiteCollections.self]
@@ -66,20 +67,10 @@ func check<T: Equatable>(_ engine: String, _ what: String, _ got: T, _ want: T) 
 /// is prime), the same for every engine.
 func spread(_ count: Int, below bound: Int) -> [Int] { (0..<count).map { ($0 &* 7919) % bound } }
 
-func singleLabel(_ size: Int) -> String { "one append in its own write, List of \(size)" }
-func manyLabel(_ size: Int) -> String { "appends one at a time in one write, to \(size)" }
-let notLastLabel = "appends one at a time in one write, to \(big), not the last list"
-let indexLabel = "index access, List of \(big)"
-let iterateIntsLabel = "iterate a List<Int> of \(big)"
-let iterateObjectsLabel = "iterate a List of \(big) objects, reading one property"
-func containsLabel(_ size: Int) -> String { "MutableSet<Int> contains, \(size) elements" }
-func lookupLabel(_ size: Int) -> String { "Map<String, Int> lookup, \(size) entries" }
-let bytesLabel = "file bytes per List<Int> element (\(big), compacted)"
-let largeBytesLabel = "… elements i × (2^48 + 12345), wrapping (\(big), compacted)"
-
-let loadBefore = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
+let loadBefore = Machine.loadAverage
 let (whole, _) = try seconds {
     print("collection-bench (\(quick ? "quick" : "full"), release): timed rows on databases in memory, bytes rows on files")
+    print("- Date: \(ISO8601DateFormatter().string(from: Date())); CPU: \(Machine.cpu); kernel \(Machine.kernel)")
     for type in types { print("- \(type.name): \(type.settings)") }
 
     if runs("single") {
@@ -92,7 +83,7 @@ let (whole, _) = try seconds {
                 let (count, last) = try db.intsCountAndLast(owner)
                 check(type.name, "count", count, size + appends)
                 check(type.name, "last", last, size + appends - 1)
-                results.perOperation(singleLabel(size), type.name, t, count: appends)
+                results.perOperation(Row.single(size), type.name, t, count: appends)
             }
             try db.close()
         }
@@ -107,7 +98,7 @@ let (whole, _) = try seconds {
                 let (count, last) = try db.intsCountAndLast(owner)
                 check(type.name, "count", count, size)
                 check(type.name, "last", last, size - 1)
-                results.rate(manyLabel(size), of: "elements", type.name, t, count: size)
+                results.rate(Row.many(size), of: "elements", type.name, t, count: size)
             }
             // RealmLite alone: the lists above were each the last in its
             // collections tree (appends at its right edge); this one has
@@ -119,7 +110,7 @@ let (whole, _) = try seconds {
                 let (count, last) = try db.intsCountAndLast(100)
                 check(type.name, "count", count, big + 100)
                 check(type.name, "last", last, big - 1)
-                results.rate(notLastLabel, of: "elements", type.name, t, count: big)
+                results.rate(Row.notLast(big), of: "elements", type.name, t, count: big)
             }
             try db.close()
         }
@@ -132,16 +123,16 @@ let (whole, _) = try seconds {
             try db.createOwner(1, ints: big, scale: 1)
             let (access, sum) = try seconds { try db.sumInts(1, at: positions) }
             check(type.name, "index access", sum, positions.reduce(0, +))
-            results.perOperation(indexLabel, type.name, access, count: reads)
+            results.perOperation(Row.index(big), type.name, access, count: reads)
             let (iterate, ints) = try seconds { try db.iterateInts(1) }
             check(type.name, "iterate List<Int>", ints.count, big)
             check(type.name, "iterate List<Int>", ints.sum, (big - 1) * big / 2)
-            results.rate(iterateIntsLabel, of: "elements", type.name, iterate, count: big)
+            results.rate(Row.iterateInts(big), of: "elements", type.name, iterate, count: big)
             try db.addItems(1, count: big)
             let (iterateItems, items) = try seconds { try db.iterateItems(1) }
             check(type.name, "iterate List of objects", items.count, big)
             check(type.name, "iterate List of objects", items.sum, (big - 1) * big / 2)
-            results.rate(iterateObjectsLabel, of: "objects", type.name, iterateItems, count: big)
+            results.rate(Row.iterateObjects(big), of: "objects", type.name, iterateItems, count: big)
             try db.close()
         }
     }
@@ -156,12 +147,12 @@ let (whole, _) = try seconds {
                 let probes = spread(reads, below: 2 * size) // half of them absent
                 let (contains, found) = try seconds { try db.containsCount(owner, probes) }
                 check(type.name, "contains", found, probes.count { $0 < size })
-                results.rate(containsLabel(size), of: "", type.name, contains, count: reads)
+                results.rate(Row.contains(size), of: "", type.name, contains, count: reads)
                 let present = spread(reads, below: size)
                 let keys = present.map(mapKey)
                 let (lookup, sum) = try seconds { try db.lookupSum(owner, keys) }
                 check(type.name, "lookup", sum, present.reduce(0, +))
-                results.rate(lookupLabel(size), of: "", type.name, lookup, count: reads)
+                results.rate(Row.lookup(size), of: "", type.name, lookup, count: reads)
             }
             try db.close()
         }
@@ -180,9 +171,9 @@ let (whole, _) = try seconds {
                 return try db.compactedFileBytes()
             }
             let empty = try fileBytes(0)
-            results.bytes(bytesLabel, type.name, Double(try fileBytes(big) - empty) / Double(big))
+            results.bytes(Row.bytes(big), type.name, Double(try fileBytes(big) - empty) / Double(big))
             // Values of large magnitude: 8-byte integers, or varints of 8 to 10 bytes.
-            results.bytes(largeBytesLabel, type.name, Double(try fileBytes(big, scale: (1 << 48) + 12_345) - empty) / Double(big))
+            results.bytes(Row.largeBytes(big), type.name, Double(try fileBytes(big, scale: (1 << 48) + 12_345) - empty) / Double(big))
         }
     }
 }
@@ -196,5 +187,5 @@ print("(owner, position); sets on (owner, value), maps on (owner, key). An appen
 print("from that index in its write; these rows only append, so positions stay dense without renumbering.")
 print()
 for line in verdicts(results, big: big, quick: quick) { print(line) }
-print(String(format: "whole run %.1f s (cpu %.1f s); load average before %@, after %@", whole.wall, whole.cpu, loadBefore,
-             (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"))
+print(String(format: "whole run %.1f s (cpu %.1f s); load average before: %@; after: %@", whole.wall, whole.cpu,
+             loadBefore, Machine.loadAverage))
