@@ -11,7 +11,8 @@
 //   collection-bench [--quick] [--engines realmlite,grdb,sqlite]
 //                    [--only single|many|read|keyed|file]
 //
-// The engines run one after another in this process, section by section.
+// The engines run one after another in this process, RealmLite first (on
+// a fresh heap), every section of one before the next.
 
 import BenchModels
 import Foundation
@@ -67,116 +68,108 @@ func check<T: Equatable>(_ engine: String, _ what: String, _ got: T, _ want: T) 
 /// is prime), the same for every engine.
 func spread(_ count: Int, below bound: Int) -> [Int] { (0..<count).map { ($0 &* 7919) % bound } }
 
-let loadBefore = Machine.loadAverage
-let (whole, _) = try seconds {
-    print("collection-bench (\(quick ? "quick" : "full"), release): timed rows on databases in memory, bytes rows on files")
-    print("- Date: \(ISO8601DateFormatter().string(from: Date())); CPU: \(Machine.cpu); kernel \(Machine.kernel)")
-    for type in types { print("- \(type.name): \(type.settings)") }
-
+/// Every section on one engine, each on a database of its own.
+@MainActor func run(_ type: any CollectionEngine.Type) throws {
     if runs("single") {
-        for type in types {
-            let db = try type.init(path: nil)
-            for (owner, size) in singleSizes.enumerated() {
-                try db.createOwner(owner, ints: size, scale: 1)
-                let appends = 2_000
-                let (t, _) = try seconds { try db.appendInOwnWrites(owner, size..<(size + appends)) }
-                let (count, last) = try db.intsCountAndLast(owner)
-                check(type.name, "count", count, size + appends)
-                check(type.name, "last", last, size + appends - 1)
-                results.perOperation(Row.single(size), type.name, t, count: appends)
-            }
-            try db.close()
+        let db = try type.init(path: nil)
+        for (owner, size) in singleSizes.enumerated() {
+            try db.createOwner(owner, ints: size, scale: 1)
+            let appends = 2_000
+            let (t, _) = try seconds { try db.appendInOwnWrites(owner, size..<(size + appends)) }
+            let (count, last) = try db.intsCountAndLast(owner)
+            check(type.name, "count", count, size + appends)
+            check(type.name, "last", last, size + appends - 1)
+            results.perOperation(Row.single(size), type.name, t, count: appends)
         }
+        try db.close()
     }
 
     if runs("many") {
-        for type in types {
-            let db = try type.init(path: nil)
-            for (owner, size) in manySizes.enumerated() {
-                try db.createOwner(owner, ints: 0, scale: 1)
-                let (t, _) = try seconds { try db.appendInOneWrite(owner, 0..<size) }
-                let (count, last) = try db.intsCountAndLast(owner)
-                check(type.name, "count", count, size)
-                check(type.name, "last", last, size - 1)
-                results.rate(Row.many(size), of: "elements", type.name, t, count: size)
-            }
-            // RealmLite alone: the lists above were each the last in its
-            // collections tree (appends at its right edge); this one has
-            // another list after it. A join table has no such case.
-            if type.name == RealmLiteCollections.name {
-                try db.createOwner(100, ints: 100, scale: 1)
-                try db.createOwner(101, ints: 100, scale: 1)
-                let (t, _) = try seconds { try db.appendInOneWrite(100, 0..<big) }
-                let (count, last) = try db.intsCountAndLast(100)
-                check(type.name, "count", count, big + 100)
-                check(type.name, "last", last, big - 1)
-                results.rate(Row.notLast(big), of: "elements", type.name, t, count: big)
-            }
-            try db.close()
+        let db = try type.init(path: nil)
+        for (owner, size) in manySizes.enumerated() {
+            try db.createOwner(owner, ints: 0, scale: 1)
+            let (t, _) = try seconds { try db.appendInOneWrite(owner, 0..<size) }
+            let (count, last) = try db.intsCountAndLast(owner)
+            check(type.name, "count", count, size)
+            check(type.name, "last", last, size - 1)
+            results.rate(Row.many(size), of: "elements", type.name, t, count: size)
         }
+        // RealmLite alone: the lists above were each the last in its
+        // collections tree (appends at its right edge); this one has
+        // another list after it. A join table has no such case.
+        if type.name == RealmLiteCollections.name {
+            try db.createOwner(100, ints: 100, scale: 1)
+            try db.createOwner(101, ints: 100, scale: 1)
+            let (t, _) = try seconds { try db.appendInOneWrite(100, 0..<big) }
+            let (count, last) = try db.intsCountAndLast(100)
+            check(type.name, "count", count, big + 100)
+            check(type.name, "last", last, big - 1)
+            results.rate(Row.notLast(big), of: "elements", type.name, t, count: big)
+        }
+        try db.close()
     }
 
     if runs("read") {
+        let db = try type.init(path: nil)
+        try db.createOwner(1, ints: big, scale: 1)
         let positions = spread(reads, below: big)
-        for type in types {
-            let db = try type.init(path: nil)
-            try db.createOwner(1, ints: big, scale: 1)
-            let (access, sum) = try seconds { try db.sumInts(1, at: positions) }
-            check(type.name, "index access", sum, positions.reduce(0, +))
-            results.perOperation(Row.index(big), type.name, access, count: reads)
-            let (iterate, ints) = try seconds { try db.iterateInts(1) }
-            check(type.name, "iterate List<Int>", ints.count, big)
-            check(type.name, "iterate List<Int>", ints.sum, (big - 1) * big / 2)
-            results.rate(Row.iterateInts(big), of: "elements", type.name, iterate, count: big)
-            try db.addItems(1, count: big)
-            let (iterateItems, items) = try seconds { try db.iterateItems(1) }
-            check(type.name, "iterate List of objects", items.count, big)
-            check(type.name, "iterate List of objects", items.sum, (big - 1) * big / 2)
-            results.rate(Row.iterateObjects(big), of: "objects", type.name, iterateItems, count: big)
-            try db.close()
-        }
+        let (access, sum) = try seconds { try db.sumInts(1, at: positions) }
+        check(type.name, "index access", sum, positions.reduce(0, +))
+        results.perOperation(Row.index(big), type.name, access, count: reads)
+        let (iterate, ints) = try seconds { try db.iterateInts(1) }
+        check(type.name, "iterate List<Int>", ints.count, big)
+        check(type.name, "iterate List<Int>", ints.sum, (big - 1) * big / 2)
+        results.rate(Row.iterateInts(big), of: "elements", type.name, iterate, count: big)
+        try db.addItems(1, count: big)
+        let (iterateItems, items) = try seconds { try db.iterateItems(1) }
+        check(type.name, "iterate List of objects", items.count, big)
+        check(type.name, "iterate List of objects", items.sum, (big - 1) * big / 2)
+        results.rate(Row.iterateObjects(big), of: "objects", type.name, iterateItems, count: big)
+        try db.close()
     }
 
     if runs("keyed") {
-        for type in types {
-            let db = try type.init(path: nil)
-            for (k, size) in keyedSizes.enumerated() {
-                let owner = 10 + k
-                try db.createOwner(owner, ints: 0, scale: 1)
-                try db.fillSetAndMap(owner, count: size)
-                let probes = spread(reads, below: 2 * size) // half of them absent
-                let (contains, found) = try seconds { try db.containsCount(owner, probes) }
-                check(type.name, "contains", found, probes.count { $0 < size })
-                results.rate(Row.contains(size), of: "", type.name, contains, count: reads)
-                let present = spread(reads, below: size)
-                let keys = present.map(mapKey)
-                let (lookup, sum) = try seconds { try db.lookupSum(owner, keys) }
-                check(type.name, "lookup", sum, present.reduce(0, +))
-                results.rate(Row.lookup(size), of: "", type.name, lookup, count: reads)
-            }
-            try db.close()
+        let db = try type.init(path: nil)
+        for (k, size) in keyedSizes.enumerated() {
+            let owner = 10 + k
+            try db.createOwner(owner, ints: 0, scale: 1)
+            try db.fillSetAndMap(owner, count: size)
+            let probes = spread(reads, below: 2 * size) // half of them absent
+            let (contains, found) = try seconds { try db.containsCount(owner, probes) }
+            check(type.name, "contains", found, probes.count { $0 < size })
+            results.rate(Row.contains(size), of: "", type.name, contains, count: reads)
+            let present = spread(reads, below: size)
+            let keys = present.map(mapKey)
+            let (lookup, sum) = try seconds { try db.lookupSum(owner, keys) }
+            check(type.name, "lookup", sum, present.reduce(0, +))
+            results.rate(Row.lookup(size), of: "", type.name, lookup, count: reads)
         }
+        try db.close()
     }
 
     if runs("file") {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("collection-bench-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        for type in types {
-            /// A fresh file holding one owner with `size` elements, compacted.
-            func fileBytes(_ size: Int, scale: Int = 1) throws -> Int {
-                let db = try type.init(path: directory.appendingPathComponent("\(type.name)-\(size)-\(scale).db").path)
-                defer { try? db.close() }
-                try db.createOwner(1, ints: size, scale: scale)
-                return try db.compactedFileBytes()
-            }
-            let empty = try fileBytes(0)
-            results.bytes(Row.bytes(big), type.name, Double(try fileBytes(big) - empty) / Double(big))
-            // Values of large magnitude: 8-byte integers, or varints of 8 to 10 bytes.
-            results.bytes(Row.largeBytes(big), type.name, Double(try fileBytes(big, scale: (1 << 48) + 12_345) - empty) / Double(big))
+        /// A fresh file holding one owner with `size` elements, compacted.
+        func fileBytes(_ size: Int, scale: Int = 1) throws -> Int {
+            let db = try type.init(path: directory.appendingPathComponent("\(type.name)-\(size)-\(scale).db").path)
+            defer { try? db.close() }
+            try db.createOwner(1, ints: size, scale: scale)
+            return try db.compactedFileBytes()
         }
+        let empty = try fileBytes(0)
+        results.bytes(Row.bytes(big), type.name, Double(try fileBytes(big) - empty) / Double(big))
+        // Values of large magnitude: 8-byte integers, or varints of 8 to 10 bytes.
+        results.bytes(Row.largeBytes(big), type.name, Double(try fileBytes(big, scale: (1 << 48) + 12_345) - empty) / Double(big))
     }
 }
+
+let loadBefore = Machine.loadAverage
+print("collection-bench (\(quick ? "quick" : "full"), release): timed rows on databases in memory, bytes rows on files")
+print("- Date: \(ISO8601DateFormatter().string(from: Date())); CPU: \(Machine.cpu); kernel \(Machine.kernel)")
+for type in types { print("- \(type.name): \(type.settings)") }
+let (whole, _) = try seconds { for type in types { try run(type) } }
 
 print()
 print(results.table())
