@@ -4,7 +4,7 @@ import Foundation
 // (CPU time alongside): one line each, "met" or "missed", with the numbers.
 
 /// The rows' labels: how the table names them and the bars find them.
-enum Row {
+enum RowLabel {
     static func single(_ size: Int) -> String { "one append in its own write, List of \(size)" }
     static let manyPrefix = "appends one at a time in one write, to "
     static func many(_ size: Int) -> String { manyPrefix + "\(size)" }
@@ -29,29 +29,29 @@ func verdicts(_ results: Results, big: Int, quick: Bool) -> [String] {
         m.cpu.map { "\(unit.text(m.wall)) (cpu \(unit.text($0)))" } ?? unit.text(m.wall)
     }
 
-    if let small = results.value(Row.single(10), rl), let large = results.value(Row.single(100_000), rl) {
+    if let small = results.value(RowLabel.single(10), rl), let large = results.value(RowLabel.single(100_000), rl) {
         let r = large.wall / small.wall
         bar("one append in its own write on a List of 100k ≤ 2× on a List of 10", r <= 2,
             "\(String(format: "%.2f×", r)): \(both(large, .micros)) at 100k, \(both(small, .micros)) at 10")
     }
-    let many = results.rows.filter { $0.label.hasPrefix(Row.manyPrefix) }
+    let many = results.rows.filter { $0.label.hasPrefix(RowLabel.manyPrefix) }
         .compactMap { row in results.value(row.label, rl).map { (row.label, $0) } }
     if let slowest = many.min(by: { $0.1.wall < $1.1.wall }) {
         bar("one append among many in one write ≥ 1M elements/s at any size", slowest.1.wall >= 1e6,
             "slowest \(both(slowest.1, .perSecond("elements"))) (\(slowest.0))")
     }
-    if let access = results.value(Row.index(big), rl) {
+    if let access = results.value(RowLabel.index(big), rl) {
         bar("List index access ≤ 1 µs at 1M elements", access.wall <= 1, both(access, .micros) + atSize)
     }
-    if let iterate = results.value(Row.iterateObjects(big), rl) {
+    if let iterate = results.value(RowLabel.iterateObjects(big), rl) {
         bar("iterating a List of 1M objects ≥ 10M objects/s", iterate.wall >= 10e6,
             both(iterate, .perSecond("objects")) + atSize)
     }
-    if let bytes = results.value(Row.bytes(big), rl) {
+    if let bytes = results.value(RowLabel.bytes(big), rl) {
         bar("a List<Int> costs ≤ 12 bytes per element in the file", bytes.wall <= 12,
             String(format: "%.2f bytes (values 0…%d)", bytes.wall, big - 1) + atSize)
     }
-    for (label, what) in [(Row.contains(big), "MutableSet contains"), (Row.lookup(big), "Map lookup")] {
+    for (label, what) in [(RowLabel.contains(big), "MutableSet contains"), (RowLabel.lookup(big), "Map lookup")] {
         if let m = results.value(label, rl) {
             bar("\(what) at 1M entries ≥ 1M/s", m.wall >= 1e6, both(m, .perSecond("")) + atSize)
         }

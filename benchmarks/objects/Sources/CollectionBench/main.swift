@@ -79,7 +79,7 @@ func spread(_ count: Int, below bound: Int) -> [Int] { (0..<count).map { ($0 &* 
             let (count, last) = try db.intsCountAndLast(owner)
             check(type.name, "count", count, size + appends)
             check(type.name, "last", last, size + appends - 1)
-            results.perOperation(Row.single(size), type.name, t, count: appends)
+            results.perOperation(RowLabel.single(size), type.name, t, count: appends)
         }
         try db.close()
     }
@@ -92,7 +92,7 @@ func spread(_ count: Int, below bound: Int) -> [Int] { (0..<count).map { ($0 &* 
             let (count, last) = try db.intsCountAndLast(owner)
             check(type.name, "count", count, size)
             check(type.name, "last", last, size - 1)
-            results.rate(Row.many(size), of: "elements", type.name, t, count: size)
+            results.rate(RowLabel.many(size), of: "elements", type.name, t, count: size)
         }
         // RealmLite alone: the lists above were each the last in its
         // collections tree (appends at its right edge); this one has
@@ -104,7 +104,7 @@ func spread(_ count: Int, below bound: Int) -> [Int] { (0..<count).map { ($0 &* 
             let (count, last) = try db.intsCountAndLast(100)
             check(type.name, "count", count, big + 100)
             check(type.name, "last", last, big - 1)
-            results.rate(Row.notLast(big), of: "elements", type.name, t, count: big)
+            results.rate(RowLabel.notLast(big), of: "elements", type.name, t, count: big)
         }
         try db.close()
     }
@@ -115,16 +115,16 @@ func spread(_ count: Int, below bound: Int) -> [Int] { (0..<count).map { ($0 &* 
         let positions = spread(reads, below: big)
         let (access, sum) = try seconds { try db.sumInts(1, at: positions) }
         check(type.name, "index access", sum, positions.reduce(0, +))
-        results.perOperation(Row.index(big), type.name, access, count: reads)
+        results.perOperation(RowLabel.index(big), type.name, access, count: reads)
         let (iterate, ints) = try seconds { try db.iterateInts(1) }
         check(type.name, "iterate List<Int>", ints.count, big)
         check(type.name, "iterate List<Int>", ints.sum, (big - 1) * big / 2)
-        results.rate(Row.iterateInts(big), of: "elements", type.name, iterate, count: big)
+        results.rate(RowLabel.iterateInts(big), of: "elements", type.name, iterate, count: big)
         try db.addItems(1, count: big)
         let (iterateItems, items) = try seconds { try db.iterateItems(1) }
         check(type.name, "iterate List of objects", items.count, big)
         check(type.name, "iterate List of objects", items.sum, (big - 1) * big / 2)
-        results.rate(Row.iterateObjects(big), of: "objects", type.name, iterateItems, count: big)
+        results.rate(RowLabel.iterateObjects(big), of: "objects", type.name, iterateItems, count: big)
         try db.close()
     }
 
@@ -137,12 +137,12 @@ func spread(_ count: Int, below bound: Int) -> [Int] { (0..<count).map { ($0 &* 
             let probes = spread(reads, below: 2 * size) // half of them absent
             let (contains, found) = try seconds { try db.containsCount(owner, probes) }
             check(type.name, "contains", found, probes.count { $0 < size })
-            results.rate(Row.contains(size), of: "", type.name, contains, count: reads)
+            results.rate(RowLabel.contains(size), of: "", type.name, contains, count: reads)
             let present = spread(reads, below: size)
             let keys = present.map(mapKey)
             let (lookup, sum) = try seconds { try db.lookupSum(owner, keys) }
             check(type.name, "lookup", sum, present.reduce(0, +))
-            results.rate(Row.lookup(size), of: "", type.name, lookup, count: reads)
+            results.rate(RowLabel.lookup(size), of: "", type.name, lookup, count: reads)
         }
         try db.close()
     }
@@ -159,9 +159,9 @@ func spread(_ count: Int, below bound: Int) -> [Int] { (0..<count).map { ($0 &* 
             return try db.compactedFileBytes()
         }
         let empty = try fileBytes(0)
-        results.bytes(Row.bytes(big), type.name, Double(try fileBytes(big) - empty) / Double(big))
+        results.bytes(RowLabel.bytes(big), type.name, Double(try fileBytes(big) - empty) / Double(big))
         // Values of large magnitude: 8-byte integers, or varints of 8 to 10 bytes.
-        results.bytes(Row.largeBytes(big), type.name, Double(try fileBytes(big, scale: (1 << 48) + 12_345) - empty) / Double(big))
+        results.bytes(RowLabel.largeBytes(big), type.name, Double(try fileBytes(big, scale: (1 << 48) + 12_345) - empty) / Double(big))
     }
 }
 
