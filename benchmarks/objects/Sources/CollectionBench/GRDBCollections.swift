@@ -91,7 +91,8 @@ final class GRDBCollections: CollectionEngine {
     func sumInts(_ owner: Int, at positions: [Int]) throws -> Int {
         try queue.read { db in
             var sum = 0
-            for p in positions { sum &+= try ListIntRecord.fetchOne(db, key: ["owner": owner, "position": p])!.value }
+            let list = ListIntRecord.filter(Column("owner") == owner)
+            for p in positions { sum &+= try list.filter(Column("position") == p).fetchOne(db)!.value }
             return sum
         }
     }
@@ -137,7 +138,8 @@ final class GRDBCollections: CollectionEngine {
     func containsCount(_ owner: Int, _ probes: [Int]) throws -> Int {
         try queue.read { db in
             var found = 0
-            for p in probes where try SetIntRecord.exists(db, key: ["owner": owner, "value": p]) { found += 1 }
+            let set = SetIntRecord.filter(Column("owner") == owner)
+            for p in probes where try !set.filter(Column("value") == p).isEmpty(db) { found += 1 }
             return found
         }
     }
@@ -145,7 +147,8 @@ final class GRDBCollections: CollectionEngine {
     func lookupSum(_ owner: Int, _ keys: [String]) throws -> Int {
         try queue.read { db in
             var sum = 0
-            for k in keys { sum &+= try MapIntRecord.fetchOne(db, key: ["owner": owner, "key": k])!.value }
+            let map = MapIntRecord.filter(Column("owner") == owner)
+            for k in keys { sum &+= try map.filter(Column("key") == k).fetchOne(db)!.value }
             return sum
         }
     }
