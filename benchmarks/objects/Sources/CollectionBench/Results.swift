@@ -38,8 +38,9 @@ enum RowUnit {
         case .micros: return String(format: "%.3g µs", value)
         case .bytes: return String(format: "%.3g", value)
         case let .perSecond(what):
-            let number = value >= 1e6 ? String(format: "%.3gM", value / 1e6)
-                : value >= 1e3 ? String(format: "%.3gk", value / 1e3) : String(format: "%.3g", value)
+            // Thresholds just under the powers: 999.7k prints as 1M, not 1e+03k.
+            let number = value >= 999.5e3 ? String(format: "%.3gM", value / 1e6)
+                : value >= 999.5 ? String(format: "%.3gk", value / 1e3) : String(format: "%.3g", value)
             return what.isEmpty ? "\(number)/s" : "\(number) \(what)/s"
         }
     }
