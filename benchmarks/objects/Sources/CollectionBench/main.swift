@@ -184,11 +184,16 @@ let (whole, _) = try seconds { for type in types { try run(type) } }
 print()
 print(results.table())
 print()
-print("RL/GRDB, RL/SQLite: how many times better RealmLite is (by wall time; by CPU time in parentheses).")
-print("Peers: a collection is join-table rows (owner, position, value or item id) with a unique index on")
-print("(owner, position); sets on (owner, value), maps on (owner, key). An append takes MAX(position) + 1")
-print("from that index in its write; these rows only append, so positions stay dense without renumbering.")
-if !quick { print("Random reads per row: 200k; GRDB's 20k (each takes ~70 µs).") }
+let names = types.map { $0.name }
+if names.contains(RealmLiteCollections.name) && names.count > 1 {
+    print("RL/GRDB, RL/SQLite: how many times better RealmLite is (by wall time; by CPU time in parentheses).")
+}
+if names.contains(GRDBCollections.name) || names.contains(SQLiteCollections.name) {
+    print("Peers: a collection is join-table rows (owner, position, value or item id) with a unique index on")
+    print("(owner, position); sets on (owner, value), maps on (owner, key). An append takes MAX(position) + 1")
+    print("from that index in its write; these rows only append, so positions stay dense without renumbering.")
+    if !quick { print("Random reads per row: 200k; GRDB's 20k (each takes ~70 µs).") }
+}
 print()
 for line in verdicts(results, big: big, singleBig: singleBig, quick: quick) { print(line) }
 print(String(format: "whole run %.1f s (cpu %.1f s); load average before: %@; after: %@", whole.wall, whole.cpu,
