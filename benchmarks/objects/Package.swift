@@ -21,6 +21,13 @@ let package = Package(
         // with the engine tier's C harness.
         .target(name: "IOCount"),
         .target(name: "BenchModels", dependencies: [.product(name: "RealmLite", package: rootPackage)]),
+        // The peers' connections as every bench here opens them (GRDB's
+        // queue, raw SQLite's prepared statements): apart from BenchModels,
+        // so that realmlite-open links RealmLite alone.
+        .target(
+            name: "PeerDatabases",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]
+        ),
         .executableTarget(name: "realmlite-open", dependencies: ["BenchModels"], path: "Sources/RealmLiteOpen"),
         // RealmLite's query paths against each other (no other engine).
         .executableTarget(
@@ -60,10 +67,17 @@ let package = Package(
             ],
             path: "Sources/FullTextBench"
         ),
-        // What List / MutableSet / Map changes and reads cost as they grow.
+        // What List / MutableSet / Map changes and reads cost as they grow,
+        // beside GRDB and raw SQLite with join tables.
         .executableTarget(
             name: "collection-bench",
-            dependencies: [.product(name: "RealmLite", package: rootPackage)],
+            dependencies: [
+                "BenchModels",
+                "PeerDatabases",
+                .product(name: "RealmLite", package: rootPackage),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             path: "Sources/CollectionBench"
         ),
         .executableTarget(
@@ -71,6 +85,7 @@ let package = Package(
             dependencies: [
                 "BenchModels",
                 "IOCount",
+                "PeerDatabases",
                 .product(name: "RealmLite", package: rootPackage),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),

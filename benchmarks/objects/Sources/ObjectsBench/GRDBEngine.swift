@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PeerDatabases
 
 // GRDB 7 as its documentation recommends: Codable records, a DatabaseQueue,
 // WAL, statements from GRDB's query interface (cached by GRDB). Durability:
@@ -50,15 +51,7 @@ final class GRDBEngine: Engine {
     private let people: DatabaseQueue
     private let peoplePath: String
 
-    static func open(_ path: String) throws -> DatabaseQueue {
-        var configuration = Configuration()
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-        }
-        let queue = try DatabaseQueue(path: path, configuration: configuration)
-        try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
-        return queue
-    }
+    static func open(_ path: String) throws -> DatabaseQueue { try openGRDBQueue(path) }
 
     init(directory: URL) throws {
         ints = try Self.open(directory.appendingPathComponent("ints.sqlite").path)

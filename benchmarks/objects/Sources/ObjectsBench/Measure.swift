@@ -1,8 +1,8 @@
 import BenchModels
 import Foundation
 
-// Statistics, machine facts and the deterministic random orders
-// shared by all engines.
+// Statistics and the deterministic random orders shared by all engines
+// (machine facts: BenchModels' Machine).
 
 /// SplitMix64: the same pseudo-random ids for every engine and run.
 struct SeededRandom: RandomNumberGenerator {
@@ -38,25 +38,5 @@ func directoryBytes(_ directory: URL) -> Int {
     let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
     return files.reduce(0) { sum, file in
         sum + ((try? FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(file).path)[.size] as? Int) ?? 0)
-    }
-}
-
-enum Machine {
-    static var cpu: String {
-        let info = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
-        let model = info.split(separator: "\n").first { $0.hasPrefix("model name") }?
-            .split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "unknown"
-        return "\(model) (\(ProcessInfo.processInfo.activeProcessorCount) CPUs online)"
-    }
-
-    static var kernel: String {
-        var name = utsname()
-        uname(&name)
-        return withUnsafeBytes(of: &name.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-    }
-
-    static var loadAverage: String {
-        ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "")
-            .split(separator: " ").prefix(3).joined(separator: " ")
     }
 }

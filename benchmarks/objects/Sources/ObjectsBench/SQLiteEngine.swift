@@ -1,72 +1,10 @@
 import Foundation
 import GRDBSQLite
+import PeerDatabases
 
-// Raw SQLite through its C API: prepared statements made once and reset,
-// WAL, synchronous = FULL. The same schema as the GRDB engine.
-
-struct SQLiteError: Error, CustomStringConvertible {
-    let description: String
-}
-
-private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-
-/// One connection with its prepared statements.
-final class SQLiteDB {
-    let handle: OpaquePointer
-    private var statements: [String: OpaquePointer] = [:]
-
-    init(path: String) throws {
-        var db: OpaquePointer?
-        guard sqlite3_open(path, &db) == SQLITE_OK, let db else { throw SQLiteError(description: "open \(path)") }
-        handle = db
-        try exec("PRAGMA journal_mode = WAL")
-        try exec("PRAGMA synchronous = FULL")
-    }
-
-    func exec(_ sql: String) throws {
-        guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else { throw failure(sql) }
-    }
-
-    func failure(_ what: String) -> SQLiteError {
-        SQLiteError(description: "\(what): \(String(cString: sqlite3_errmsg(handle)))")
-    }
-
-    /// The statement for `sql`, prepared on first use, reset and unbound.
-    func statement(_ sql: String) throws -> OpaquePointer {
-        if let s = statements[sql] {
-            sqlite3_reset(s)
-            sqlite3_clear_bindings(s)
-            return s
-        }
-        var s: OpaquePointer?
-        guard sqlite3_prepare_v2(handle, sql, -1, &s, nil) == SQLITE_OK, let s else { throw failure(sql) }
-        statements[sql] = s
-        return s
-    }
-
-    /// Resets every prepared statement: a lookup leaves its statement on
-    /// its row, and a checkpoint refuses to run beside an active statement.
-    func resetStatements() {
-        for s in statements.values { sqlite3_reset(s) }
-    }
-
-    /// Steps a statement that returns no rows.
-    func run(_ s: OpaquePointer) throws {
-        guard sqlite3_step(s) == SQLITE_DONE else { throw failure("step") }
-    }
-
-    func transaction(_ body: () throws -> Void) throws {
-        try exec("BEGIN IMMEDIATE")
-        do { try body() } catch { try? exec("ROLLBACK"); throw error }
-        try exec("COMMIT")
-    }
-
-    func close() {
-        for s in statements.values { sqlite3_finalize(s) }
-        statements = [:]
-        sqlite3_close(handle)
-    }
-}
+// Raw SQLite through its C API (PeerDatabases' SQLiteDB: prepared statements
+// made once and reset, WAL, synchronous = FULL). The same schema as the GRDB
+// engine.
 
 private func text(_ s: OpaquePointer, _ column: Int32) -> String {
     String(cString: sqlite3_column_text(s, column))

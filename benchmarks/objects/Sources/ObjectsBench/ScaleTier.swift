@@ -2,6 +2,7 @@ import BenchModels
 import Foundation
 import GRDB
 import GRDBSQLite
+import PeerDatabases
 
 // The scale tier (`make bench-scale`): the Person workloads at growing sizes
 // (100k, 1M, 10M), so that growth is visible. Each size of each engine runs

@@ -2,6 +2,7 @@ import BenchModels
 import Foundation
 import GRDB
 import GRDBSQLite
+import PeerDatabases
 import RealmLite
 
 // Sectioned results and projections (`make bench-shapes`), RealmLite beside
