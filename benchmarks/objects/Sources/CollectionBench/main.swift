@@ -129,6 +129,26 @@ if runs("keyed") {
         precondition(found == reps)
         row("Map lookup, \(size) entries", "\(format(Double(reps) / lookup)) /s (cpu \(format(Double(reps) / lastCPU)) /s)")
     }
+    // Random values below 2^32, inserted in that order: no right edge to
+    // grow at, whatever the encoding. Probes: half members, half absent.
+    var state: UInt64 = 88_172_645_463_325_252
+    func next() -> Int {
+        state ^= state << 13; state ^= state >> 7; state ^= state << 17
+        return Int(state >> 32)
+    }
+    let values = (0..<big).map { _ in next() }
+    let o = try realm.write { realm.create(BenchListOwner.self, value: ["id": 20]) }
+    for start in stride(from: 0, to: big, by: 100_000) {
+        try realm.write { o.tags.insert(objectsIn: values[start..<min(big, start + 100_000)]) }
+    }
+    precondition(o.tags.count == Set(values).count)
+    let reps = 200_000
+    var found = 0
+    let contains = seconds {
+        for r in 0..<reps where o.tags.contains(values[(r &* 7919) % big] + (r & 1) << 32) { found += 1 }
+    }
+    precondition(found == reps / 2)
+    row("MutableSet contains, \(big) random elements below 2^32", "\(format(Double(reps) / contains)) /s (cpu \(format(Double(reps) / lastCPU)) /s)")
 }
 if runs("file") {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("collection-bench-\(getpid())")
