@@ -163,7 +163,7 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(r.stderr, "")
         let out = r.stdout
         XCTAssertTrue(out.contains("file format:       \(CSTORAGE_FORMAT_VERSION) "), out)
-        XCTAssertTrue(out.contains("object format:     8\n"), out)
+        XCTAssertTrue(out.contains("object format:     9\n"), out)
         XCTAssertTrue(out.contains("schema version:    7\n"), out)
         XCTAssertTrue(out.contains("page size:         4096\n"), out)
         let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)
@@ -518,7 +518,7 @@ final class CLITests: XCTestCase {
         let r = try run(["schema", path])
         XCTAssertEqual(r.status, 0, r.stderr)
         let out = r.stdout
-        XCTAssertTrue(out.contains("schema version 7, object format 8"), out)
+        XCTAssertTrue(out.contains("schema version 7, object format 9"), out)
         XCTAssertTrue(out.contains("""
             class CLIOwner: Object {
                 @Persisted(primaryKey: true) var id: Int
