@@ -504,8 +504,13 @@ final class ListReader {
         while rc == 0, key.size > 8,
               UInt64(bigEndian: UnsafeRawPointer(key.data!).loadUnaligned(as: UInt64.self)) == id {
             let stored = Array(UnsafeRawBufferPointer(start: value.data, count: value.size))
+            // A set's short elements are keyed by their stored bytes (lookups rely on it).
+            if property.collection == .set, stored.count <= TreeInts.setKeyDirectLength,
+               !UnsafeRawBufferPointer(start: key.data, count: key.size).dropFirst(8).elementsEqual(stored) {
+                throw CLIError("element \(elements.count) of a set in the collections tree is keyed by other bytes than its own")
+            }
             if TreeInts.apply(id, property) {
-                guard let field = TreeInts.field(stored, property) else {
+                guard let field = TreeInts.field(stored, id: id, property) else {
                     throw CLIError("element \(elements.count) of the collections tree is not a varint (\(stored.count) bytes)")
                 }
                 elements.append(field)

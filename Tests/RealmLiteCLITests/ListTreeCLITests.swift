@@ -95,3 +95,23 @@ extension CLITests {
         XCTAssertTrue(dump.stdout.contains(#""k79":-64,"k8":8191"#), dump.stdout)
     }
 }
+
+extension CLITests {
+    /// Files whose tree collections hold Ints as 8 bytes (pre-intcompact)
+    /// and as zigzag varints (pre-orderedints): check is clean and dump
+    /// prints the numbers; the ordered form is the test above.
+    func testEveryFormOfTreeIntsChecksCleanAndDumps() throws {
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures")
+        for (name, cls) in [("pre-intcompact.realm", "IntTreeOwner"), ("pre-orderedints.realm", "TreeIntWidths")] {
+            try? FileManager.default.removeItem(atPath: path)
+            try FileManager.default.copyItem(at: fixtures.appendingPathComponent(name), to: URL(fileURLWithPath: path))
+            let check = try run(["check", path])
+            XCTAssertEqual(check.status, 0, name + check.stdout + check.stderr)
+            let dump = try run(["dump", path, "--class", cls])
+            XCTAssertEqual(dump.status, 0, name + dump.stderr)
+            XCTAssertTrue(dump.stdout.contains("\(Int.min),") && dump.stdout.contains("\(Int.max)"), name + dump.stdout)
+            XCTAssertTrue(dump.stdout.contains(",-8193,") && dump.stdout.contains(",null,"), name + dump.stdout)
+        }
+    }
+}

@@ -116,8 +116,8 @@ struct IntTreeModel: Equatable {
     }
 }
 
-/// Int elements of tree collections stored as zigzag varints
-/// (Storage/TreeElementEncoding.swift).
+/// Int elements of tree collections stored as varints: ordered ones in new
+/// collections, 8-byte ones in the fixture's (Storage/TreeElementEncoding.swift).
 final class IntTreeEncodingTests: CollectionsTreeTestCase {
     override var spillThreshold: Int { 64 }
 
@@ -163,7 +163,7 @@ final class IntTreeEncodingTests: CollectionsTreeTestCase {
         }
         try withRealm([IntTreeOwner.self]) { realm in
             check(realm, changes: [5, -300])
-            // Emptied, a collection returns to its record; grown again, it takes a compact id.
+            // Emptied, a collection returns to its record; grown again, it takes an ordered id.
             let owner = try XCTUnwrap(realm.object(ofType: IntTreeOwner.self, forPrimaryKey: 2))
             let elements = Array(owner.optionals)
             try realm.write {
@@ -171,9 +171,10 @@ final class IntTreeEncodingTests: CollectionsTreeTestCase {
                 owner.optionals.append(objectsIn: elements)
             }
             let renewed = try storedEntries(owner, "optionals")
-            XCTAssertGreaterThanOrEqual(renewed.list.id, ListTree.compactIDBase)
-            XCTAssertEqual(renewed.values.first, [0xFF] + [UInt8](repeating: 0xFF, count: 8) + [0x01], "Int.min as a varint")
-            XCTAssertEqual(renewed.values[try XCTUnwrap(elements.firstIndex(of: 0))], [0x00], "0 as a varint")
+            XCTAssertGreaterThanOrEqual(renewed.list.id, ListTree.orderedIDBase)
+            XCTAssertEqual(renewed.values.first, ordered(Int.min), "Int.min as an ordered varint")
+            XCTAssertEqual(renewed.values.first?.first, 0x01)
+            XCTAssertEqual(renewed.values[try XCTUnwrap(elements.firstIndex(of: 0))], [0x29], "0 as an ordered varint")
             check(realm, changes: [5, -300])
             try assertConsistent(realm, "fixture, a collection renewed")
         }
@@ -199,6 +200,13 @@ extension IntTreeEncodingTests {
         return (list, values)
     }
 
+    /// OrderedVarint bytes of `value`.
+    func ordered(_ value: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        OrderedVarint.append(Int64(value), to: &out)
+        return out
+    }
+
     func testVarintsAreCanonicalAndRoundTrip() {
         for value in IntEdges.values.map(Int64.init) {
             var out: [UInt8] = []
@@ -216,9 +224,9 @@ extension IntTreeEncodingTests {
         }
     }
 
-    /// Edge values in every kind of tree collection: stored as varints of
-    /// their length, read back, across reopening; lookups find each value
-    /// and no neighbour.
+    /// Edge values in every kind of tree collection: stored as ordered
+    /// varints of their length, read back, across reopening; lookups find
+    /// each value and no neighbour; sets iterate in numeric order.
     func testEdgeValuesAreStoredAsVarintsAndRoundTrip() throws {
         try withRealm([IntTreeOwner.self]) { realm in
             try realm.write {
@@ -227,23 +235,25 @@ extension IntTreeEncodingTests {
             check(realm, changes: [])
             let owner = try XCTUnwrap(realm.object(ofType: IntTreeOwner.self, forPrimaryKey: 0))
             let ints = try storedEntries(owner, "ints")
-            XCTAssertGreaterThanOrEqual(ints.list.id, ListTree.compactIDBase)
-            XCTAssertEqual(ints.values.map(\.count), IntEdges.ints(0).map { value in
-                var out: [UInt8] = []
-                ZigzagVarint.append(Int64(value), to: &out)
-                return out.count
-            })
-            // Int.min, Int.min + 1, Int.max: zigzag 2^64 - 1, - 3, - 2.
-            let ones = [UInt8](repeating: 0xFF, count: 8)
-            let first3: [[UInt8]] = [[0xFF] + ones + [0x01], [0xFD] + ones + [0x01], [0xFE] + ones + [0x01]]
-            XCTAssertEqual(Array(ints.values.prefix(3)), first3)
+            XCTAssertGreaterThanOrEqual(ints.list.id, ListTree.orderedIDBase)
+            XCTAssertEqual(ints.list.encoding.form, .ordered)
+            XCTAssertEqual(ints.values, IntEdges.ints(0).map(ordered))
+            // Int.min, Int.min + 1, Int.max: the longest forms, a tag and 8 bytes
+            // (2^63 - 33 and 2^63 - 208 less 0x0101010101010100, complemented for Int.min).
+            XCTAssertEqual(ints.values[0], [0x01, 0x81, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x20], "Int.min")
+            XCTAssertEqual(ints.values[1], [0x01, 0x81, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x21], "Int.min + 1")
+            XCTAssertEqual(ints.values[2], [0xFF, 0x7E, 0xFE, 0xFE, 0xFE, 0xFE, 0xFE, 0xFE, 0x30], "Int.max")
             XCTAssertEqual(try storedEntries(owner, "small").values.map(\.count).max(), 2)
             let optionals = try storedEntries(owner, "optionals").values
-            XCTAssertEqual(optionals[2], [TreeElementEncoding.nilByte])
-            XCTAssertEqual(optionals[5], [0x00], "0 is one byte, with no tag")
-            XCTAssertEqual(try storedEntries(owner, "set").values.count, IntEdges.set(0).count)
-            XCTAssertTrue(try storedEntries(owner, "optionalSet").values.contains([TreeElementEncoding.nilByte]))
-            XCTAssertTrue(try storedEntries(owner, "map").values.allSatisfy { $0.count <= 4 + 4 + 10 }, "key length, key, varint")
+            XCTAssertEqual(optionals[2], [OrderedVarint.nilByte])
+            XCTAssertEqual(optionals[5], [0x29], "0 is one byte, with no tag")
+            let set = try storedEntries(owner, "set").values
+            XCTAssertEqual(set.count, IntEdges.set(0).count)
+            XCTAssertEqual(set, IntEdges.set(0).sorted().map(ordered), "entries in numeric order")
+            XCTAssertEqual(Array(owner.set), IntEdges.set(0).sorted(), "a set iterates in numeric order")
+            XCTAssertEqual(Array(owner.optionalSet).first, .some(nil), "nil before every number")
+            XCTAssertEqual(try storedEntries(owner, "optionalSet").values.first, [OrderedVarint.nilByte])
+            XCTAssertTrue(try storedEntries(owner, "map").values.allSatisfy { $0.count <= 4 + 4 + 9 }, "key length, key, varint")
 
             for value in IntEdges.values {
                 XCTAssertTrue(owner.set.contains(value), "set contains \(value)")

@@ -138,6 +138,7 @@ extension RealmTestCase {
         }
         // Every entry of the collections tree belongs to one marker (List, MutableSet or Map), with its count.
         var listed = 0
+        let listsTree = realm.core.listsTree()
         for info in realm.core.schemaState.classes {
             for (_, record) in records(realm, info.objectsTree) {
                 record.withUnsafeBytes { raw in
@@ -145,12 +146,23 @@ extension RealmTestCase {
                     for c in info.treeColumns {
                         guard let list = SpilledList(view.field(info.slots[c], info.layout), type: TreeElementEncoding(info.columns[c])) else { continue }
                         XCTAssertEqual(realm.core.listElements(list).count, list.count, "\(label): \(info.name).\(info.columns[c].name) list \(list.id)", file: file, line: line)
+                        if info.columns[c].collection == .set, let cursor = realm.core.cursor(listsTree) {
+                            // Short elements are keyed by their stored bytes: lookups build that key.
+                            list.prefix.withUnsafeBytes { prefix in
+                                cursor.forEach(prefix: prefix) { key, value in
+                                    let stored = bytes(of: value)
+                                    if !EntryKey.isLong(stored) {
+                                        XCTAssertTrue(bytes(of: key).dropFirst(8).elementsEqual(stored), "\(label): \(info.name).\(info.columns[c].name) set \(list.id) keyed by its element", file: file, line: line)
+                                    }
+                                    return true
+                                }
+                            }
+                        }
                         listed += list.count
                     }
                 }
             }
         }
-        let listsTree = realm.core.listsTree()
         XCTAssertEqual(listsTree == absentTree ? 0 : entries(realm, listsTree).count, listed, "\(label): lists tree entries", file: file, line: line)
         for (tree, links) in expectedBacklinks {
             var actual: [UInt64: [UInt64: UInt32]] = [:]

@@ -5,12 +5,18 @@
  * Int's 8 stored bytes (cs_get, half of them absent), list entries by an
  * 8-byte id, a length byte and a 3-byte big-endian counter
  * (cs_cursor_seek_index at random ranks, and cs_get of random elements).
+ * Modes zigzag and ordered: a MutableSet<Int> as the library keys it, id ++
+ * the element's varint (zigzag: object format 8; ordered, which sorts as
+ * the numbers: format 9), filled with 0..N-1 in increasing order, probed
+ * with random values in 0..2N-1 (half absent); zigzag-random and
+ * ordered-random: N random values below 2^32 inserted in that (random)
+ * order, probed half with members, half with absent values.
  * In-memory env, as the collection benchmark. Build it against any engine
  * revision to compare:
  *   clang -std=c11 -O2 -g -gdwarf-4 -D_GNU_SOURCE -I<tree>/Sources/CStorage/include \
  *     -I<tree>/Sources/CStorage -o collection_lookup collection_lookup.c \
  *     <tree>/Sources/CStorage/[a-z]*.c -lpthread -lm
- *   ./collection_lookup [entries] [ops] [set,list] [reps]
+ *   ./collection_lookup [entries] [ops] [set,list,zigzag,ordered,zigzag-random,ordered-random] [reps]
  * Instructions per operation of one phase (callgrind):
  *   valgrind --tool=callgrind --toggle-collect=run_seek ./collection_lookup 1000000 200000 list 1
  */
@@ -23,6 +29,8 @@
 #include <unistd.h>
 
 static double now(void){struct timespec ts;clock_gettime(CLOCK_MONOTONIC,&ts);return ts.tv_sec+ts.tv_nsec*1e-9;}
+/* This thread's CPU time: steadier than wall time on a shared machine. */
+static double cpu(void){struct timespec ts;clock_gettime(CLOCK_THREAD_CPUTIME_ID,&ts);return ts.tv_sec+ts.tv_nsec*1e-9;}
 static uint64_t rng=88172645463325252ull;
 static uint64_t xr(void){rng^=rng<<13;rng^=rng>>7;rng^=rng<<17;return rng;}
 static void be64(uint8_t*p,uint64_t v){for(int i=7;i>=0;i--){p[i]=(uint8_t)v;v>>=8;}}
@@ -31,6 +39,35 @@ static cs_txn*T; static cs_tree SET,LIST; static uint64_t *ELEMS; static size_t 
 __attribute__((noinline)) void run_set(size_t ops){ uint8_t k[16]; for(size_t i=0;i<ops;i++){ be64(k,7); uint64_t e = ELEMS[xr()%N]; if(i&1) e^=1ull<<63; memcpy(k+8,&e,8); cs_val val; int rc=cs_get(T,SET,(cs_val){k,16},&val); if(rc==0) SUM+=*(const uint8_t*)val.data; } }
 __attribute__((noinline)) void run_seek(cs_cursor*c,size_t ops){ for(size_t i=0;i<ops;i++){ cs_val kk,vv; CK(cs_cursor_seek_index(c,xr()%N,&kk,&vv)); SUM+=*(const uint8_t*)vv.data; } }
 __attribute__((noinline)) void run_listget(size_t ops){ uint8_t k[16]; for(size_t i=0;i<ops;i++){ uint64_t j=xr()%N+1; be64(k,9); k[8]=3; k[9]=(uint8_t)(j>>16); k[10]=(uint8_t)(j>>8); k[11]=(uint8_t)j; cs_val vv; CK(cs_get(T,LIST,(cs_val){k,12},&vv)); SUM+=*(const uint8_t*)vv.data; } }
+/* The library's two Int varints (Storage/TreeElementEncoding.swift, OrderedVarint.swift). */
+static int zigzag(uint8_t*p,int64_t v){uint64_t z=((uint64_t)v<<1)^(uint64_t)(v>>63); int n=0; while(z>=0x80){p[n++]=(uint8_t)z|0x80; z>>=7;} p[n++]=(uint8_t)z; return n;}
+static int ordered(uint8_t*p,int64_t v){
+    if(v>=-32&&v<=206){p[0]=(uint8_t)(v+32+9);return 1;}
+    int pos=v>206; uint64_t d=pos?(uint64_t)v-207:(uint64_t)-33-(uint64_t)v; int n=1;
+    while(n<8&&d>=(1ull<<(8*n))){d-=1ull<<(8*n);n++;}
+    uint64_t b=pos?d:~d; p[0]=pos?(uint8_t)(0xF7+n):(uint8_t)(9-n);
+    for(int i=0;i<n;i++)p[n-i]=(uint8_t)(b>>(8*i));
+    return n+1;
+}
+typedef int (*encoder)(uint8_t*,int64_t);
+/* "zigzag" is part of "zigzag-random": a shape runs when the list names it exactly. */
+static int named(const char*list,const char*name){ char want[64],have[256]; snprintf(want,sizeof want,",%s,",name); snprintf(have,sizeof have,",%s,",list); return strstr(have,want)!=0; }
+static const char *SHAPES[4]={"zigzag","ordered","zigzag-random","ordered-random"};
+static cs_tree SHAPE_TREE[4]; static uint64_t *RANDOM;
+static int64_t shape_value(int shape,size_t i){ return shape<2? (int64_t)i : (int64_t)RANDOM[i]; }
+static void put_shape(cs_txn*t,int shape,size_t n){
+    encoder enc=(shape&1)?ordered:zigzag; uint8_t k[24];
+    for(size_t i=0;i<n;i++){ be64(k,11); int len=enc(k+8,shape_value(shape,i)); CK(cs_put(t,SHAPE_TREE[shape],(cs_val){k,(size_t)(8+len)},(cs_val){k+8,(size_t)len},0)); }
+}
+__attribute__((noinline)) size_t run_shape(int shape,size_t ops){
+    encoder enc=(shape&1)?ordered:zigzag; uint8_t k[24]; size_t found=0;
+    for(size_t i=0;i<ops;i++){
+        uint64_t r=xr(); int64_t v = shape<2? (int64_t)(r%(2*N)) : (int64_t)(RANDOM[r%N] + ((i&1)? (1ull<<32) : 0));
+        be64(k,11); int len=enc(k+8,v); cs_val val;
+        if(cs_get(T,SHAPE_TREE[shape],(cs_val){k,(size_t)(8+len)},&val)==0){ found++; SUM+=*(const uint8_t*)val.data; }
+    }
+    return found;
+}
 int main(int argc,char**argv){
     size_t n = argc>1? strtoull(argv[1],0,10):1000000;
     size_t ops = argc>2? strtoull(argv[2],0,10):2000000;
@@ -47,16 +84,30 @@ int main(int argc,char**argv){
     for(size_t i=0;i<n;i++){ elems[i]=xr(); be64(k,7); memcpy(k+8,&elems[i],8); v=i; CK(cs_put(t,set,(cs_val){k,16},(cs_val){&v,8},0)); }
     /* list: list id ++ length byte ++ 3-byte BE counter */
     for(size_t i=0;i<n;i++){ be64(k,9); k[8]=3; k[9]=(uint8_t)((i+1)>>16); k[10]=(uint8_t)((i+1)>>8); k[11]=(uint8_t)(i+1); v=i; CK(cs_put(t,list,(cs_val){k,12},(cs_val){&v,8},0)); }
+    RANDOM = malloc(n*8); N=n;
+    for(size_t i=0;i<n;i++) RANDOM[i]=xr()>>32;
+    for(int shape=0;shape<4;shape++) if(named(which,SHAPES[shape])){
+        CK(cs_tree_open(t,SHAPES[shape],CS_CREATE,&SHAPE_TREE[shape]));
+        put_shape(t,shape,n);
+    }
     CK(cs_txn_commit(t));
     CK(cs_txn_begin(env,CS_TXN_RDONLY,&t));
     CK(cs_tree_open(t,"set",0,&set)); CK(cs_tree_open(t,"list",0,&list));
+    for(int shape=0;shape<4;shape++) if(named(which,SHAPES[shape])) CK(cs_tree_open(t,SHAPES[shape],0,&SHAPE_TREE[shape]));
     uint64_t sum=0;
     int reps = argc>4? atoi(argv[4]):3; T=t; SET=set; LIST=list; ELEMS=elems; N=n;
     for(int rep=0;rep<reps;rep++){
+    for(int shape=0;shape<4;shape++){
+        if(!named(which,SHAPES[shape])) continue;
+        double t0=now(), c0=cpu();
+        size_t found=run_shape(shape,ops);
+        double dt=now()-t0, dc=cpu()-c0;
+        printf("set<Int> %s get (%.0f%% hits): %.0f ns/op (cpu %.0f ns)  %.2fM/s\n", SHAPES[shape], 100.0*found/ops, dt/ops*1e9, dc/ops*1e9, ops/dt/1e6);
+    }
     if(strstr(which,"set")){
-        double t0=now();
+        double t0=now(), c0=cpu();
         run_set(ops);
-        double dt=now()-t0; printf("set get (half hits): %.0f ns/op  %.2fM/s\n", dt/ops*1e9, ops/dt/1e6);
+        double dt=now()-t0, dc=cpu()-c0; printf("set get (half hits): %.0f ns/op (cpu %.0f ns)  %.2fM/s\n", dt/ops*1e9, dc/ops*1e9, ops/dt/1e6);
     }
     if(strstr(which,"list")){
         cs_cursor*c; CK(cs_cursor_open(t,list,&c));
@@ -64,8 +115,9 @@ int main(int argc,char**argv){
         run_seek(c,ops);
         double dt=now()-t0; printf("list seek_index: %.0f ns/op  %.2fM/s\n", dt/ops*1e9, ops/dt/1e6);
         t0=now();
+        double c0=cpu();
         run_listget(ops);
-        dt=now()-t0; printf("list get: %.0f ns/op  %.2fM/s\n", dt/ops*1e9, ops/dt/1e6);
+        dt=now()-t0; double dc=cpu()-c0; printf("list get: %.0f ns/op (cpu %.0f ns)  %.2fM/s\n", dt/ops*1e9, dc/ops*1e9, ops/dt/1e6);
         cs_cursor_close(c);
     }
     }

@@ -1,7 +1,9 @@
 import Dispatch
 
 /// An unordered collection of distinct values: `@Persisted var tags: MutableSet<String>`.
-/// Elements keep insertion order; equality is by stored value (objects: by row).
+/// Small sets keep insertion order; a set of more than 64 elements is in the
+/// order of its stored elements (numeric for Ints, as in Realm), so sort when
+/// order matters. Equality is by stored value (objects: by row).
 public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollection, CustomStringConvertible {
     var unmanaged: [Element] = []
     let field: CollectionField?

@@ -22,7 +22,10 @@ struct StoredSchema: Codable, Equatable {
     /// (StoredClass.compactOffsets, Storage/Record.swift), 8
     /// (`compactIntsFormat`) since collections in the tree may store Int
     /// elements as varints (Storage/TreeElementEncoding.swift: per
-    /// collection, by its id, so older collections keep 8-byte elements).
+    /// collection, by its id, so older collections keep 8-byte elements),
+    /// 9 (`orderedIntsFormat`) since new collections' Int elements are
+    /// varints that sort as the numbers (OrderedVarint.swift; older ids keep
+    /// their zigzag or 8-byte elements).
     /// Files of older formats are read as they are and marked current when
     /// first opened for writing: any write may move a collection into the
     /// tree or add a class whose records have compact offsets. Their classes keep u32 offsets (the
@@ -36,9 +39,11 @@ struct StoredSchema: Codable, Equatable {
 
     /// Tree collections' Int elements may be varints (ListTree.compactIDBase).
     static let compactIntsFormat = 8
+    /// Tree collections' Int elements may be ordered varints (ListTree.orderedIDBase).
+    static let orderedIntsFormat = 9
 
     /// The newest format this version reads.
-    static let currentFormat = compactIntsFormat
+    static let currentFormat = orderedIntsFormat
 
     /// The format a file whose schema is this one is written with: the
     /// current one, since any write may put a collection in the tree.

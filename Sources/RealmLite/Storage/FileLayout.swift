@@ -16,7 +16,8 @@ import CStorage
 //   realm:lists     list id (u64 BE) ++ order key          element (ListTree.swift)
 //                   set id (u64 BE) ++ element bytes       element (SetMapTree.swift)
 //                   map id (u64 BE) ++ key UTF-8           map entry (SetMapTree.swift)
-//                   (ids from 2^63: Int elements as varints, TreeElementEncoding.swift)
+//                   (ids from 2^63: Int elements as zigzag varints, from
+//                   2^63 + 2^62 as ordered ones, TreeElementEncoding.swift)
 //
 // Object keys are per class, increasing, never reused (the counter lives in
 // realm:meta), so a stale accessor never sees another object. A class keyed

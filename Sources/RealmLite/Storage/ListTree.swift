@@ -28,17 +28,21 @@ import Synchronization
 // always stay in the record. Big MutableSets and Maps share this tree, the
 // marker and these helpers, keyed by content (SetMapTree.swift): ids are
 // unique across the three kinds. Ids from `compactIDBase` up store Int
-// elements as varints (TreeElementEncoding.swift); these helpers take and
-// give the field's element bytes either way.
+// elements as varints, zigzag ones below `orderedIDBase` and order-preserving
+// ones from it (TreeElementEncoding.swift); these helpers take and give the
+// field's element bytes either way.
 
 enum ListTree {
     static let name = "realm:lists"
     static let markerSize = 20
     static let markerTag: UInt32 = 0xFFFF_FFFF
-    /// New collections take ids from here up (object format
-    /// `StoredSchema.compactIntsFormat`): their Int elements are varints.
+    /// Collections created under object format `StoredSchema.compactIntsFormat`
+    /// took ids from here up: their Int elements are zigzag varints.
     /// Older files' ids are below it (counted from 1).
     static let compactIDBase: UInt64 = 1 << 63
+    /// New collections take ids from here up (object format
+    /// `StoredSchema.orderedIntsFormat`): their Int elements are OrderedVarints.
+    static let orderedIDBase: UInt64 = 1 << 63 | 1 << 62
 
     /// Lists longer than this after a change move to the lists tree.
     /// REALMLITE_LIST_TREE_THRESHOLD overrides it (tests run the list
@@ -334,10 +338,10 @@ extension RealmCore {
     }
 
     /// Puts the elements of a list (of a column whose elements are of
-    /// `type`) into the tree under a new id, in the compact id space.
+    /// `type`) into the tree under a new id, in the ordered id space.
     func listStore(_ elements: [[UInt8]], type: TreeElementEncoding, in write: WriteTransaction) -> SpilledList {
         let tree = listsTree(create: true)
-        var id = ListTree.compactIDBase
+        var id = ListTree.orderedIDBase
         if let cursor = write.context.cursor(tree), let last = cursor.lastKey(), last.size >= 8 { id = max(id, keyValue(last) + 1) }
         let list = SpilledList(count: elements.count, id: id, serial: 0, type: type)
         let prefix = list.prefix

@@ -22,7 +22,8 @@ import CStorage
 // collections) stay in the record. Elements and values are as the field
 // holds them at these helpers' boundary, stored as the marker's encoding
 // says (TreeElementEncoding.swift): a set of Int is keyed by each element's
-// varint, which is canonical, so membership still compares bytes.
+// varint, which is canonical, so membership still compares bytes; in new
+// sets that varint sorts as the numbers, so the set iterates in numeric order.
 
 enum EntryKey {
     /// Longer element or key bytes are keyed by a prefix, a hash and a counter.
@@ -99,7 +100,7 @@ extension RealmCore {
         guard tree != absentTree,
               let stored = EntryKey.withKey(marker.id, key, { txn.get(tree, $0, "Reading a collection entry").map { bytes(of: $0) } })
         else { return body(nil) }
-        return TreeElementEncoding(ints: ints).withField(MapEntry.split(stored).value) { body($0) }
+        return TreeElementEncoding(ints: ints, form: marker.encoding.form).withField(MapEntry.split(stored).value) { body($0) }
     }
 
     /// A set element (`isMap` false) as its tree entries are keyed (the

@@ -1,37 +1,47 @@
 // Int elements (every width, optional or not) of Lists, MutableSets and Map
-// values in the collections tree are stored as canonical zigzag varints
-// (1 byte for -64...63, 2 for -8192...8191, ..., 10 for Int.min/max), not the
-// 8 bytes LE their fields hold: a List<Int> element of small magnitude then
-// costs about 5 bytes less of the file. An optional's nil is the single
-// byte 0x80, which no varint is (its last byte has the high bit clear).
-// One encoding per value, so set membership still compares stored bytes.
+// values in the collections tree are stored as short variable-length
+// numbers, not the 8 bytes LE their fields hold: a List<Int> element of
+// small magnitude then costs about 5 bytes less of the file. Two forms,
+// named by the collection's id (never converted, so a file is read as it
+// was written):
 //
-// Only collections whose id is at least `ListTree.compactIDBase` (allocated
-// since object format `StoredSchema.compactIntsFormat`) use it: the id names
-// the entries' encoding, so a collection written by an older format keeps
-// its 8-byte elements and is read as it is (no conversion on open), and any
-// reader of the tree, which sees the id in every key, can tell the two
-// apart. Everything above the tree sees the field's bytes: the helpers of
+//   ids                               Int elements
+//   below compactIDBase (2^63)        the field's bytes (8 LE, optional: tag byte first)
+//   compactIDBase..<orderedIDBase     zigzag varints, nil 0x80 (object format 8)
+//   orderedIDBase (2^63 + 2^62) up    OrderedVarint.swift, nil 0x00 (object format 9)
+//
+// The ordered form sorts as the numbers, so a set's entries (keyed by their
+// element) follow its values: one filled in increasing order grows at its
+// tree's right edge, and iterates in numeric order. Lists and map values
+// use it too (one form for every new collection; it is as short as the
+// zigzag one within a byte and decodes without a loop). Both forms have one
+// encoding per value, so set membership still compares stored bytes. Any
+// reader of the tree sees the id in every key and can tell them apart.
+// Everything above the tree sees the field's bytes: the helpers of
 // ListTree.swift and SetMapTree.swift encode on the way in and decode on
 // the way out.
 
 /// How a tree collection's entries store its elements (or map values).
 struct TreeElementEncoding: Equatable {
     enum Ints: Equatable { case required, optional }
+    /// Which varint: by the collection's id.
+    enum Form: Equatable { case zigzag, ordered }
 
     /// Int elements as varints (nil: the field's bytes).
     var ints: Ints?
+    var form = Form.ordered
     /// Map entries: the value after the entry's key is encoded.
     var isMap = false
 
     static let plain = TreeElementEncoding(ints: nil)
 
-    init(ints: Ints?, isMap: Bool = false) {
+    init(ints: Ints?, form: Form = .ordered, isMap: Bool = false) {
         self.ints = ints
+        self.form = form
         self.isMap = isMap
     }
 
-    /// What a collection of this type stores when its id is compact.
+    /// What a collection of this type stores when its id is a new one (from orderedIDBase).
     init(type: PropertyType, optional: Bool, collection: _CollectionKind) {
         ints = type == .int && collection != .none ? (optional ? .optional : .required) : nil
         isMap = collection == .map
@@ -45,20 +55,33 @@ struct TreeElementEncoding: Equatable {
         self.init(type: property.type, optional: property.optional, collection: property.collection)
     }
 
-    /// This encoding for the collection `id` names: the field's bytes for ids older than compact ones.
+    /// This encoding for the collection `id` names: the field's bytes for
+    /// ids older than compact ones, zigzag varints for those before ordered ones.
     func forID(_ id: UInt64) -> TreeElementEncoding {
-        id >= ListTree.compactIDBase || ints == nil ? self : .plain
+        guard ints != nil, id < ListTree.orderedIDBase else { return self }
+        guard id >= ListTree.compactIDBase else { return .plain }
+        var zigzag = self
+        zigzag.form = .zigzag
+        return zigzag
     }
 
     var isPlain: Bool { ints == nil }
 
-    static let nilByte: UInt8 = 0x80
+    static let zigzagNilByte: UInt8 = 0x80
+    /// The stored form of an optional's nil.
+    var nilByte: UInt8 { form == .ordered ? OrderedVarint.nilByte : Self.zigzagNilByte }
+
+    /// Writes `value` in this form at the start of `out` (10 bytes of room); returns its length.
+    @inline(__always)
+    private func store(_ value: Int64, into out: UnsafeMutableRawBufferPointer) -> Int {
+        form == .ordered ? OrderedVarint.store(value, into: out) : ZigzagVarint.store(value, into: out)
+    }
 
     /// The stored form of element (or map entry) bytes as a field holds them.
     func stored(_ element: UnsafeRawBufferPointer) -> [UInt8] {
         guard let ints else { return Array(element) }
         var out: [UInt8] = []
-        out.reserveCapacity(isMap ? element.count : 10)
+        out.reserveCapacity(isMap ? element.count + 2 : 10)
         var value = element
         if isMap {
             let split = MapEntry.split(element)
@@ -67,12 +90,15 @@ struct TreeElementEncoding: Equatable {
         }
         if ints == .optional {
             guard value.first == 1, value.count == 9 else {
-                out.append(Self.nilByte)
+                out.append(nilByte)
                 return out
             }
             value = UnsafeRawBufferPointer(rebasing: value[1...])
         }
-        ZigzagVarint.append(Int64(littleEndian: value.loadUnaligned(as: Int64.self)), to: &out)
+        let number = Int64(littleEndian: value.loadUnaligned(as: Int64.self))
+        withUnsafeTemporaryAllocation(byteCount: 10, alignment: 1) { buffer in
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[..<store(number, into: buffer)]))
+        }
         return out
     }
 
@@ -85,11 +111,11 @@ struct TreeElementEncoding: Equatable {
         var out: (UInt64, UInt64) = (0, 0)
         let count = withUnsafeMutableBytes(of: &out) { out -> Int in
             if ints == .optional, element.first != 1 {
-                out[0] = Self.nilByte
+                out[0] = nilByte
                 return 1
             }
             let value = Int64(littleEndian: element.loadUnaligned(fromByteOffset: ints == .optional ? 1 : 0, as: Int64.self))
-            return ZigzagVarint.store(value, into: out)
+            return store(value, into: out)
         }
         return withUnsafeBytes(of: &out) { body(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
     }
@@ -141,16 +167,18 @@ struct TreeElementEncoding: Equatable {
     @inline(__always)
     private func decode(_ stored: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) -> Int {
         let optional = ints == .optional
-        if optional, stored.count == 1, stored[0] == Self.nilByte {
+        if optional, stored.count == 1, stored[0] == nilByte {
             out[0] = 0
             return 1
         }
         let value: Int64
-        if stored.count == 1, stored[0] < 0x80 {
+        if form == .ordered, stored.count == 1, stored[0] >= OrderedVarint.firstDirect, stored[0] <= OrderedVarint.lastDirect {
+            value = Int64(stored[0] &- OrderedVarint.firstDirect) &+ OrderedVarint.directMin
+        } else if form == .zigzag, stored.count == 1, stored[0] < 0x80 {
             let zigzag = Int64(stored[0])
             value = (zigzag >> 1) ^ -(zigzag & 1)
         } else {
-            guard let decoded = ZigzagVarint.decode(stored) else {
+            guard let decoded = form == .ordered ? OrderedVarint.decode(stored) : ZigzagVarint.decode(stored) else {
                 realmFatal(.invalidValue, "An element of a collection in the file is damaged (not a varint); restore the file from a copy.")
             }
             value = decoded
