@@ -27,6 +27,12 @@ int bt_descend(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, 
         int rc = bt_load_node(t, pgno, leaf, clean, &pg);
         if (rc) return rc;
         clean = clean || page_is_mapped(t, pg);
+        /* A leaf below the root is usually a cache miss, and a bisection
+         * reads a dependent chain of its lines (slot, cell, slot, ...). Its
+         * header is read now, so ask for every line in use at once (an
+         * interpolation guess, whose lines the prefetch at the parent asked
+         * for, usually needs none of the others). */
+        if (leaf && level > 0 && guess < 0) node_prefetch_used(pg, t->psize);
         unsigned idx;
         p->pgno[level] = pgno;
         p->pg[level] = pg;

@@ -227,22 +227,14 @@ static inline __attribute__((always_inline)) bool leaf6_parse(const uint8_t *pg,
     uint32_t off = node_slot(pg, i);
     const uint8_t *p = pg + off, *end = pg + psize - PH(pg)->npages;
     if (CS_UNLIKELY(off < PAGE_HDR || p >= end)) return false;
-    /* Most cells: a one-byte suffix length and a one- or two-byte value
-     * word (values under 8 KiB); read those without the varint loops. */
-    if (CS_LIKELY(p + 3 <= end && !(p[0] & 0x80))) {
+    /* The common cell without the varint loops: a suffix under 128 bytes
+     * and a value under 8 KiB (one and at most two varint bytes). */
+    if (CS_LIKELY(end - p >= 3 && p[0] < 0x80 && (p[1] < 0x80 || p[2] < 0x80))) {
         c->sl = p[0];
-        if (CS_LIKELY(!(p[1] & 0x80))) {
-            c->vw = p[1];
-            p += 2;
-        } else if (!(p[2] & 0x80)) {
-            c->vw = (uint32_t)(p[1] & 0x7f) | (uint32_t)p[2] << 7;
-            p += 3;
-        } else if (!varint_get(&p, end, &c->sl) || !varint_get(&p, end, &c->vw)) {
-            return false;
-        }
-    } else if (!varint_get(&p, end, &c->sl) || !varint_get(&p, end, &c->vw)) {
+        c->vw = p[1] < 0x80 ? p[1] : (p[1] & 0x7fu) | (uint32_t)p[2] << 7;
+        p += p[1] < 0x80 ? 2 : 3;
+    } else if (!varint_get(&p, end, &c->sl) || !varint_get(&p, end, &c->vw))
         return false;
-    }
     uint32_t vb = (c->vw & 1) ? OVERFLOW_REF : c->vw >> 1;
     if (CS_UNLIKELY((uint64_t)(end - p) < (uint64_t)c->sl + vb)) return false;
     c->sfx = p;
@@ -259,25 +251,47 @@ int leaf_value(const uint8_t *pg, uint32_t psize, unsigned i, const uint8_t **v,
 static inline __attribute__((always_inline)) int key_cmp(const uint8_t *a, uint32_t al, const uint8_t *b, uint32_t bl)
 {
     uint32_t n = al < bl ? al : bl, i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t x = __builtin_bswap64(rd64(a + i)), y = __builtin_bswap64(rd64(b + i));
-        if (x != y) return x < y ? -1 : 1;
-    }
-    for (; i < n; i++)
-        if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
+    if (n >= 8) {
+        for (; i + 8 <= n; i += 8) {
+            uint64_t x = __builtin_bswap64(rd64(a + i)), y = __builtin_bswap64(rd64(b + i));
+            if (x != y) return x < y ? -1 : 1;
+        }
+        /* The rest as the word ending at n: its leading bytes were equal. */
+        if (i < n) {
+            uint64_t x = __builtin_bswap64(rd64(a + n - 8)), y = __builtin_bswap64(rd64(b + n - 8));
+            if (x != y) return x < y ? -1 : 1;
+        }
+    } else
+        for (; i < n; i++)
+            if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
     return (al > bl) - (al < bl);
 }
-/* A search key whose first (up to) 16 bytes are printable ASCII: names,
- * zero-padded decimal numbers. Node searches bisect for these (node.c:
- * interpolating over text guesses badly). */
+/* A search key that is text: its first (up to) 16 bytes printable ASCII
+ * (names, zero-padded decimal numbers), or text after a binary head — an
+ * 8-byte id (a map's or a String set's entry: id ++ UTF-8) or a tag byte
+ * (an indexed String: 0x01 ++ bytes). Node searches bisect for these
+ * (node.c: interpolating over text guesses badly, and the bounds it needs
+ * cost probes and fence copies). */
 static inline bool text8(uint64_t w) /* all 8 bytes in 0x20..0x7e (SWAR) */
 {
     const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
     return !(((w - ones * 0x20) & ~w & highs) | (((w + ones * (127 - 0x7e)) | w) & highs));
 }
+static inline bool printable_run(const uint8_t *p, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (p[i] - 0x20u >= 0x5fu) return false;
+    return true;
+}
 static inline bool key_is_text(const uint8_t *k, uint32_t kl)
 {
-    if (kl >= 8) return text8(rd64(k)) && text8(rd64(k + (kl >= 16 ? 8 : kl - 8)));
+    if (kl >= 8) {
+        if (text8(rd64(k)) && text8(rd64(k + (kl >= 16 ? 8 : kl - 8)))) return true;
+        /* After an id: up to four bytes, at least two (a list's order key
+         * starts with a length byte; an 8-byte Int element passes by chance
+         * once in 50). After a tag: three (Int index keys, as rarely). */
+        return (kl >= 10 && printable_run(k + 8, kl < 12 ? kl - 8 : 4)) || (k[0] < 0x20 && printable_run(k + 1, 3));
+    }
     for (uint32_t i = 0; i < kl; i++)
         if (k[i] < 0x20 || k[i] > 0x7e) return false;
     return true;
@@ -299,6 +313,11 @@ int node_search_leaf(const uint8_t *pg, uint32_t psize, const uint8_t *k, uint32
  * node_search_leaf), or -1 if none. */
 int node_prefetch_leaf(const uint8_t *pg, uint32_t psize, unsigned n, const uint8_t *k, uint32_t kl,
                        const cs_key *fence);
+/* Ask for every line of node pg that holds slots or cells (pg's header,
+ * checked by node_check, says which): the lines a search may read, all in
+ * flight at once instead of one dependent miss per probe. Reads only the
+ * header. */
+void node_prefetch_used(const uint8_t *pg, uint32_t psize);
 /* The same for reading entry idx of leaf pg (n entries): rank access knows
  * both at the parent. */
 void node_prefetch_leaf_entry(const uint8_t *pg, uint32_t psize, unsigned n, unsigned idx);

@@ -202,6 +202,14 @@ int node_prefetch_leaf(const uint8_t *pg, uint32_t psize, unsigned n, const uint
     return (int)g;
 }
 
+void node_prefetch_used(const uint8_t *pg, uint32_t psize)
+{
+    const cs_page_hdr *h = PH(pg);
+    uint32_t slots_end = PAGE_HDR + 2u * h->nkeys;
+    for (uint32_t off = 64; off < slots_end; off += 64) __builtin_prefetch(pg + off);
+    for (uint32_t off = h->upper & ~63u; off < psize; off += 64) __builtin_prefetch(pg + off);
+}
+
 void node_prefetch_leaf_entry(const uint8_t *pg, uint32_t psize, unsigned n, unsigned idx)
 {
     __builtin_prefetch(pg);
