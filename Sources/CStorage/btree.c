@@ -377,22 +377,44 @@ static void hint_record(cs_txn *t, const cs_tree_desc *d, const bt_path *p)
     memcpy(h->idx, p->idx, (size_t)p->depth * sizeof p->idx[0]);
 }
 
-/* Leaf key i compared with k (key_cmp's order) into *c, without
- * assembling a compact leaf's key; false if the cell is damaged. */
-static bool leaf_key_cmp(const uint8_t *pg, uint32_t psize, unsigned i, const uint8_t *k, uint32_t kl, int *c)
+static inline bool bytes_equal(const uint8_t *a, const uint8_t *b, uint32_t n)
 {
+    if (n < 8) {
+        for (uint32_t i = 0; i < n; i++)
+            if (a[i] != b[i]) return false;
+        return true;
+    }
+    for (uint32_t i = 0; i + 8 < n; i += 8)
+        if (rd64(a + i) != rd64(b + i)) return false;
+    return rd64(a + n - 8) == rd64(b + n - 8); /* the tail, overlapping */
+}
+
+/* k against the keys of leaf pg (not empty), key_cmp's sign: *lo against
+ * the first (if lo is not NULL), *hi against the last. A compact leaf's
+ * prefix is compared once: a key outside it lies below or above every key.
+ * False if a cell is damaged. */
+static bool leaf_bounds(const uint8_t *pg, uint32_t psize, const uint8_t *k, uint32_t kl, int *lo, int *hi)
+{
+    unsigned last = node_n(pg) - 1u;
     if (!node_is_compact(pg)) {
-        cs_key key;
-        if (node_cell_key(pg, psize, true, i, &key)) return false;
-        *c = key_cmp(key.p, key.len, k, kl);
+        cs_key a, b;
+        if ((lo && node_cell_key(pg, psize, true, 0, &a)) || node_cell_key(pg, psize, true, last, &b)) return false;
+        if (lo) *lo = key_cmp(k, kl, a.p, a.len);
+        *hi = key_cmp(k, kl, b.p, b.len);
         return true;
     }
     uint32_t plen = node_prefix_len(pg), m = plen < kl ? plen : kl;
-    if ((*c = key_cmp(node_prefix(pg, psize), m, k, m)) != 0) return true;
-    if (kl < plen) return (*c = 1), true; /* the leaf key is the longer */
-    leaf6_cell cell;
-    if (!leaf6_parse(pg, psize, i, &cell)) return false;
-    *c = key_cmp(cell.sfx, cell.sl, k + plen, kl - plen);
+    const uint8_t *pfx = node_prefix(pg, psize);
+    if (!bytes_equal(k, pfx, m) || kl < plen) {
+        int c = bytes_equal(k, pfx, m) ? -1 : key_cmp(k, m, pfx, m); /* a proper prefix of it: below */
+        if (lo) *lo = c;
+        *hi = c;
+        return true;
+    }
+    leaf6_cell a, b;
+    if ((lo && !leaf6_parse(pg, psize, 0, &a)) || !leaf6_parse(pg, psize, last, &b)) return false;
+    if (lo) *lo = key_cmp(k + plen, kl - plen, a.sfx, a.sl);
+    *hi = key_cmp(k + plen, kl - plen, b.sfx, b.sl);
     return true;
 }
 
@@ -412,10 +434,8 @@ bool bt_hint_leaf(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t k
     int last = h->depth - 1;
     const uint8_t *leaf = dirty_find(t, h->pgno[last]);
     if (!leaf || !node_is_leaf(leaf) || node_n(leaf) == 0) return false;
-    int c0, c1;
-    if (!leaf_key_cmp(leaf, t->psize, 0, k, kl, &c0) || c0 > 0 ||
-        !leaf_key_cmp(leaf, t->psize, node_n(leaf) - 1u, k, kl, &c1) || c1 < 0)
-        return false;
+    int lo, hi;
+    if (!leaf_bounds(leaf, t->psize, k, kl, &lo, &hi) || lo < 0 || hi > 0) return false;
     for (int level = 0; level < last; level++) {
         const uint8_t *pg = dirty_find(t, h->pgno[level]);
         unsigned idx = h->idx[level];
@@ -448,8 +468,8 @@ static bool hint_path(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32
         p->pgno[level] = h->pgno[level];
         p->pg[level] = pg;
         if (leaf) {
-            int c;
-            if (!leaf_key_cmp(pg, t->psize, n - 1, k, kl, &c) || c >= 0) return false;
+            int hi;
+            if (!leaf_bounds(pg, t->psize, k, kl, NULL, &hi) || hi <= 0) return false;
             p->idx[level] = (uint16_t)n;
             p->depth = h->depth;
             return true;

@@ -324,9 +324,10 @@ int leaf_decode(const uint8_t *pg, uint32_t psize, uint8_t *out, cs_cellref *ref
 /* A leaf entry on its way into a compact leaf, read in place: its key in
  * two pieces (a compact leaf's prefix and a cell's suffix, or a whole key
  * and nothing), its value word (vlen << 1 | overflow) and value bytes (vb:
- * the value, or the 8-byte overflow reference). Splits and prefix changes
- * move entries from page to page this way, with no decoding into whole
- * type-3 cells and encoding back. */
+ * the value, or the 8-byte overflow reference), which follow the second
+ * piece (k2 + l2 == v) in both cell forms. Splits and prefix changes move
+ * entries from page to page this way, with no decoding into whole type-3
+ * cells and encoding back. */
 typedef struct leaf_part {
     const uint8_t *k1, *k2, *v;
     uint32_t l1, l2, vw, vb;

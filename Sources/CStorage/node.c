@@ -364,7 +364,11 @@ int node_search_branch(const uint8_t *pg, uint32_t psize, const uint8_t *k, uint
 void node_init(uint8_t *pg, uint16_t type, uint64_t pgno, uint32_t psize)
 {
     cs_page_hdr *h = PHW(pg);
+    /* Keep the allocator's txnid: it marks the page as this txn's, so that
+     * bt_touch_path passes it without a lookup. */
+    uint64_t txnid = h->txnid;
     memset(h, 0, PAGE_HDR);
+    h->txnid = txnid;
     h->type = type;
     h->pgno = pgno;
     h->upper = (uint16_t)psize;
@@ -482,8 +486,8 @@ void leaf_part_of_cell(const uint8_t *cell, leaf_part *e)
     uint32_t kl = rd16(cell), vw = rd32(cell + 2);
     bool ovf = vw & VLEN_OVERFLOW;
     uint32_t vl = vw & ~VLEN_OVERFLOW;
-    *e = (leaf_part){cell + LEAF_CELL_HDR, NULL, cell + LEAF_CELL_HDR + kl, kl, 0, vl << 1 | (ovf ? 1u : 0u),
-                     ovf ? OVERFLOW_REF : vl};
+    const uint8_t *v = cell + LEAF_CELL_HDR + kl;
+    *e = (leaf_part){cell + LEAF_CELL_HDR, v, v, kl, 0, vl << 1 | (ovf ? 1u : 0u), ovf ? OVERFLOW_REF : vl};
 }
 
 uint32_t leaf_part_cost(const leaf_part *e, uint32_t plen)
@@ -535,8 +539,16 @@ bool leaf_write(uint8_t *pg, uint32_t psize, const leaf_part *e, unsigned n, uin
         uint8_t *o = scratch + upper;
         o += varint_put(o, kl - plen);
         o += varint_put(o, e[i].vw);
-        part_key_bytes(&e[i], plen, kl, o);
-        memcpy(o + kl - plen, e[i].v, e[i].vb);
+        /* Key bytes from plen on, then the value: the suffix and the value
+         * are contiguous (k2 + l2 == v), so one copy unless the prefix got
+         * shorter. */
+        uint32_t from = plen;
+        if (from < e[i].l1) {
+            memcpy(o, e[i].k1 + from, e[i].l1 - from);
+            o += e[i].l1 - from;
+            from = e[i].l1;
+        }
+        memcpy(o, e[i].k2 + (from - e[i].l1), kl - from + e[i].vb);
         wr16(scratch + PAGE_HDR + 2 * i, (uint16_t)upper);
     }
     memcpy(pg + PAGE_HDR, scratch + PAGE_HDR, 2u * n);
