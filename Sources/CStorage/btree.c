@@ -360,6 +360,8 @@ static void add_counts(const cs_txn *t, bt_path *p, int64_t delta)
  * next page, every page is dirty in this txn (so its buffer is current) and
  * the key is above the rightmost leaf's last key. That is exactly where a
  * search would land, so no other operation has to maintain the hints. */
+enum { HINT_MISS_RUN = 8 };
+
 static bt_hint *hint_find(cs_txn *t, const cs_tree_desc *d)
 {
     for (unsigned i = 0; i < BT_HINTS; i++)
@@ -370,7 +372,10 @@ static bt_hint *hint_find(cs_txn *t, const cs_tree_desc *d)
 static void hint_record(cs_txn *t, const cs_tree_desc *d, const bt_path *p)
 {
     bt_hint *h = hint_find(t, d);
-    if (!h) h = &t->hints[t->next_hint++ % BT_HINTS];
+    if (!h) {
+        h = &t->hints[t->next_hint++ % BT_HINTS];
+        h->misses = 0;
+    }
     h->desc = d;
     h->depth = p->depth;
     memcpy(h->pgno, p->pgno, (size_t)p->depth * sizeof p->pgno[0]);
@@ -431,11 +436,18 @@ bool bt_hint_leaf(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t k
     if (t->rdonly) return false;
     bt_hint *h = hint_find(t, d);
     if (!h || h->depth != (int)d->depth || h->pgno[0] != d->root) return false;
+    /* After a run of misses (puts in random order) only every 8th put
+     * tries: each try costs a lookup and the leaf's bounds. */
+    if (h->misses >= HINT_MISS_RUN && (++h->misses & 7)) return false;
     int last = h->depth - 1;
     const uint8_t *leaf = dirty_find(t, h->pgno[last]);
-    if (!leaf || !node_is_leaf(leaf) || node_n(leaf) == 0) return false;
     int lo, hi;
-    if (!leaf_bounds(leaf, t->psize, k, kl, &lo, &hi) || lo < 0 || hi > 0) return false;
+    if (!leaf || !node_is_leaf(leaf) || node_n(leaf) == 0 || !leaf_bounds(leaf, t->psize, k, kl, &lo, &hi) ||
+        lo < 0 || hi > 0) {
+        if (h->misses < HINT_MISS_RUN) h->misses++;
+        return false;
+    }
+    h->misses = 0;
     for (int level = 0; level < last; level++) {
         const uint8_t *pg = dirty_find(t, h->pgno[level]);
         unsigned idx = h->idx[level];

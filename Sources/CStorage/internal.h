@@ -555,6 +555,7 @@ typedef struct bt_hint {
     int depth;
     uint64_t pgno[CS_MAX_DEPTH];
     uint16_t idx[CS_MAX_DEPTH];  /* each branch's slot of the next page     */
+    unsigned misses;            /* bt_hint_leaf's misses in a row           */
 } bt_hint;
 
 struct cs_txn {
