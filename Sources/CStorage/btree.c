@@ -210,9 +210,15 @@ static int insert_compact(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, uns
                           uint32_t size, bool append)
 {
     uint8_t *pg = (uint8_t *)p->pg[level];
-    /* Full, and an append: the prefix already covers the page's cells. */
-    if (append && leaf_in_prefix(pg, t->psize, cell)) return split_append(t, d, p, level, cell, size);
     unsigned n = node_n(pg) + 1u;
+    /* Full, an append, and the prefix is all the full leaf's keys share (it
+     * is unless a tree's first leaf, which starts with none): the new
+     * leaf takes the cell, the full one stays as it is. */
+    if (append && leaf_in_prefix(pg, t->psize, cell)) {
+        leaf_part f, l;
+        if (!leaf6_part(pg, t->psize, 0, &f) || !leaf6_part(pg, t->psize, n - 2, &l)) return node_bad_cell(pg, 0);
+        if (leaf_parts_prefix(&f, &l) == node_prefix_len(pg)) return split_append(t, d, p, level, cell, size);
+    }
     leaf_part *e = t->parts;
     for (unsigned i = 0, j = 0; i < n; i++) {
         if (i == idx) leaf_part_of_cell(cell, &e[i]);
@@ -224,7 +230,12 @@ static int insert_compact(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, uns
     /* A key outside the prefix (or a prefix shorter than the keys share,
      * after deletes): the entries may still fit one page. */
     if (bytes <= cap && leaf_write(pg, t->psize, e, n, plen, t->scratch)) return CS_OK;
-    if (append) return split_append(t, d, p, level, cell, size);
+    if (append) {
+        uint32_t lp = leaf_parts_prefix(&e[0], &e[n - 2]);
+        if (lp != node_prefix_len(pg) && !leaf_write(pg, t->psize, e, n - 1, lp, t->scratch))
+            return cs_fail(CS_ECORRUPT, "page %llu cannot be rebuilt", (unsigned long long)p->pgno[level]);
+        return split_append(t, d, p, level, cell, size);
+    }
     unsigned m = split_point(t->costs, n, cap - plen);
     if (m == 0) return cs_fail(CS_ECORRUPT, "page %llu cannot be split", (unsigned long long)p->pgno[level]);
     /* The separator before the halves overwrite what e points at. */

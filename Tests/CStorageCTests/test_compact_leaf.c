@@ -46,6 +46,33 @@ static void test_density(void)
     REQUIRE_OK(cs_env_close(env));
 }
 
+/* A tree's first leaf starts with no prefix. Filled by appends, it must
+ * take its keys' prefix when it fills rather than split: 250 elements fit
+ * one leaf with the 10 shared bytes stored once (14-byte cells), while
+ * whole keys (24 bytes) would need two. */
+static void test_first_leaf_appends(void)
+{
+    tpath p = test_path("firstleaf.db");
+    cs_env *env;
+    REQUIRE_OK(test_open(p.s, 0, &env));
+    cs_tree tr = test_open_tree(env, "realm:lists");
+    cs_txn *t;
+    REQUIRE_OK(cs_txn_begin(env, 0, &t));
+    uint8_t k[12];
+    for (uint32_t i = 0; i < 250; i++) {
+        uint64_t v = i;
+        CHECK_OK(cs_put(t, tr, V(k, list_key(k, 9, i)), V(&v, 8), 0));
+    }
+    cs_tree_stat st;
+    CHECK_OK(cs_tree_get_stat(t, tr, &st));
+    CHECK_EQ(st.leaf_pages, 1);
+    CHECK_EQ(st.entries, 250);
+    REQUIRE_OK(cs_txn_commit(t));
+    cs_check_report rep;
+    CHECK_OK(cs_check(env, &rep));
+    REQUIRE_OK(cs_env_close(env));
+}
+
 static int cmp_keys(const void *a, const void *b)
 {
     const char *x = *(const char *const *)a, *y = *(const char *const *)b;
@@ -273,6 +300,7 @@ static void test_insert_shapes(void)
 int main(void)
 {
     test_density();
+    test_first_leaf_appends();
     test_prefix_changes();
     test_insert_shapes();
     return test_report();
