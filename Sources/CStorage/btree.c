@@ -94,8 +94,6 @@ static int gather(cs_txn *t, const uint8_t *pg, int which, cs_cellref *refs, uns
     return CS_OK;
 }
 
-/* Split point m (cells [0,m) left, [m,n) right) with both halves fitting
- * and sizes as equal as possible; 0 if impossible. */
 /* What cell i costs in its page: leaf cells are sized for a compact leaf
  * with the prefix of all n cells (each half's own prefix is at least that
  * long, so a half sized so fits), reserving that prefix once per page. */
@@ -104,21 +102,28 @@ static uint32_t cell_cost(const cs_cellref *refs, unsigned i, bool leaf, uint32_
     return leaf ? leaf_cell_cost(&refs[i], plen) : refs[i].size + 2u;
 }
 
-static unsigned choose_split(const cs_cellref *refs, unsigned n, uint32_t cap, bool leaf)
+/* Split point m (entries [0,m) left, [m,n) right, entry i costing cost[i])
+ * with both halves within cap and as equal as possible; 0 if impossible. */
+static unsigned split_point(const uint32_t *cost, unsigned n, uint32_t cap)
 {
     uint64_t total = 0, left = 0, best = UINT64_MAX;
     unsigned m_best = 0;
-    uint32_t plen = leaf ? leaf_cells_prefix(refs, n) : 0;
-    cap -= plen;
-    for (unsigned i = 0; i < n; i++) total += cell_cost(refs, i, leaf, plen);
+    for (unsigned i = 0; i < n; i++) total += cost[i];
     for (unsigned m = 1; m < n; m++) {
-        left += cell_cost(refs, m - 1, leaf, plen);
+        left += cost[m - 1];
         uint64_t right = total - left;
         if (left > cap || right > cap) continue;
         uint64_t diff = left > right ? left - right : right - left;
         if (diff < best) best = diff, m_best = m;
     }
     return m_best;
+}
+
+static unsigned choose_split(cs_txn *t, const cs_cellref *refs, unsigned n, uint32_t cap, bool leaf)
+{
+    uint32_t plen = leaf ? leaf_cells_prefix(refs, n) : 0;
+    for (unsigned i = 0; i < n; i++) t->costs[i] = cell_cost(refs, i, leaf, plen);
+    return split_point(t->costs, n, cap - plen);
 }
 
 /* Shortest key s with a < s <= b (a < b): b's first (common prefix + 1) bytes. */
@@ -143,6 +148,111 @@ static bool path_is_rightmost(const bt_path *p, int level)
     return true;
 }
 
+static int insert_at(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, unsigned idx, const uint8_t *cell,
+                     uint32_t size);
+
+/* Hang new page rpgno (rcount entries, keys from sep up) right of the page
+ * at `level` (now lcount entries): a cell in the parent, or a new root. */
+static int link_right(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, uint64_t rpgno, uint64_t lcount,
+                      uint64_t rcount, const uint8_t *sep, uint32_t seplen)
+{
+    uint8_t pcell[BRANCH_CELL_HDR + CS_MAX_KEY];
+    if (level == 0) {
+        if (d->depth >= CS_MAX_DEPTH) return cs_fail(CS_ETOODEEP, "tree would exceed %d levels", CS_MAX_DEPTH);
+        uint64_t rootno;
+        uint8_t *root;
+        int rc = page_alloc(t, 1, &rootno, &root);
+        if (rc) return rc;
+        node_init(root, PT_BRANCH, rootno, t->psize);
+        uint32_t s0 = branch_cell_build(pcell, p->pgno[0], lcount, NULL, 0);
+        node_insert(root, t->psize, 0, pcell, s0);
+        uint32_t s1 = branch_cell_build(pcell, rpgno, rcount, sep, seplen);
+        node_insert(root, t->psize, 1, pcell, s1);
+        d->root = rootno;
+        d->depth++;
+        d->branch_pages++;
+        return CS_OK;
+    }
+    uint8_t *parent = (uint8_t *)p->pg[level - 1];
+    unsigned pidx = p->idx[level - 1];
+    branch_set_count(parent, t->psize, pidx, lcount);
+    uint32_t ps = branch_cell_build(pcell, rpgno, rcount, sep, seplen);
+    return insert_at(t, d, p, level - 1, pidx + 1, pcell, ps);
+}
+
+/* An append that does not fit the tree's last leaf starts a new leaf with
+ * the cell alone (appends fill pages, not halves), and the full leaf keeps
+ * its cells as they are: no decoding and re-encoding them. */
+static int split_append(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, const uint8_t *cell, uint32_t size)
+{
+    const uint8_t *pg = p->pg[level];
+    unsigned n = node_n(pg);
+    uint8_t lb[CS_MAX_KEY];
+    cs_key a, b = {cell + LEAF_CELL_HDR, rd16(cell)};
+    int rc = node_leaf_key(pg, t->psize, n - 1, lb, &a);
+    if (rc) return rc;
+    uint64_t rpgno;
+    uint8_t *right;
+    if ((rc = page_alloc(t, 1, &rpgno, &right))) return rc;
+    node_init(right, PT_LEAF6, rpgno, t->psize);
+    cs_cellref ref = {cell, size};
+    if (!node_rebuild(right, t->psize, &ref, 1, t->scratch + t->psize))
+        return cs_fail(CS_ECORRUPT, "page %llu cannot be split", (unsigned long long)p->pgno[level]);
+    d->leaf_pages++;
+    return link_right(t, d, p, level, rpgno, n, 1, b.p, short_separator(a, b));
+}
+
+/* A cell that compact leaf pg (at `level` of p) refused: its key is outside
+ * the prefix, or the page is full. The entries move between pages as
+ * leaf_parts, read in place: laid out again with the shorter prefix if they
+ * fit one page, else split in two, each half with its own prefix. */
+static int insert_compact(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, unsigned idx, const uint8_t *cell,
+                          uint32_t size, bool append)
+{
+    uint8_t *pg = (uint8_t *)p->pg[level];
+    unsigned n = node_n(pg) + 1u;
+    /* Full, an append, and the prefix is all the full leaf's keys share (it
+     * is unless a tree's first leaf, which starts with none): the new
+     * leaf takes the cell, the full one stays as it is. */
+    if (append && leaf_in_prefix(pg, t->psize, cell)) {
+        leaf_part f, l;
+        if (!leaf6_part(pg, t->psize, 0, &f) || !leaf6_part(pg, t->psize, n - 2, &l)) return node_bad_cell(pg, 0);
+        if (leaf_parts_prefix(&f, &l) == node_prefix_len(pg)) return split_append(t, d, p, level, cell, size);
+    }
+    leaf_part *e = t->parts;
+    for (unsigned i = 0, j = 0; i < n; i++) {
+        if (i == idx) leaf_part_of_cell(cell, &e[i]);
+        else if (!leaf6_part(pg, t->psize, j++, &e[i])) return node_bad_cell(pg, j - 1);
+    }
+    uint32_t cap = t->psize - PAGE_HDR, plen = leaf_parts_prefix(&e[0], &e[n - 1]);
+    uint64_t bytes = plen;
+    for (unsigned i = 0; i < n; i++) bytes += t->costs[i] = leaf_part_cost(&e[i], plen);
+    /* A key outside the prefix (or a prefix shorter than the keys share,
+     * after deletes): the entries may still fit one page. */
+    if (bytes <= cap && leaf_write(pg, t->psize, e, n, plen, t->scratch)) return CS_OK;
+    if (append) {
+        uint32_t lp = leaf_parts_prefix(&e[0], &e[n - 2]);
+        if (lp != node_prefix_len(pg) && !leaf_write(pg, t->psize, e, n - 1, lp, t->scratch))
+            return cs_fail(CS_ECORRUPT, "page %llu cannot be rebuilt", (unsigned long long)p->pgno[level]);
+        return split_append(t, d, p, level, cell, size);
+    }
+    unsigned m = split_point(t->costs, n, cap - plen);
+    if (m == 0) return cs_fail(CS_ECORRUPT, "page %llu cannot be split", (unsigned long long)p->pgno[level]);
+    /* The separator before the halves overwrite what e points at. */
+    uint8_t ab[CS_MAX_KEY], bb[CS_MAX_KEY];
+    cs_key a = {ab, leaf_part_key(&e[m - 1], ab)}, b = {bb, leaf_part_key(&e[m], bb)};
+    uint32_t lp = leaf_parts_prefix(&e[0], &e[m - 1]), rp = leaf_parts_prefix(&e[m], &e[n - 1]);
+    uint64_t rpgno;
+    uint8_t *right;
+    int rc = page_alloc(t, 1, &rpgno, &right);
+    if (rc) return rc;
+    node_init(right, PT_LEAF6, rpgno, t->psize);
+    if (!leaf_write(right, t->psize, e + m, n - m, rp, t->scratch) || !leaf_write(pg, t->psize, e, m, lp, t->scratch))
+        return cs_fail(CS_ECORRUPT, "page %llu cannot be split", (unsigned long long)p->pgno[level]);
+    d->leaf_pages++;
+    return link_right(t, d, p, level, rpgno, m, n - m, b.p, short_separator(a, b));
+}
+
 /* Insert a cell at (level, idx) of the touched path, splitting upwards. */
 static int insert_at(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, unsigned idx, const uint8_t *cell,
                      uint32_t size)
@@ -152,6 +262,9 @@ static int insert_at(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, unsigned
 
     bool leaf = node_is_leaf(pg);
     unsigned oldn = node_n(pg), n = 0;
+    bool append = idx == oldn && path_is_rightmost(p, level);
+    if (leaf && node_is_compact(pg) && oldn > 0) return insert_compact(t, d, p, level, idx, cell, size, append);
+    /* Branches, and leaves of type 3 (which become compact if they fit). */
     cs_cellref *refs = t->refs;
     int rc = gather(t, pg, 0, refs, &n);
     if (rc) return rc;
@@ -159,14 +272,12 @@ static int insert_at(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, unsigned
     refs[idx] = (cs_cellref){cell, size};
     n++;
     uint32_t cap = t->psize - PAGE_HDR;
-    /* A compact leaf refuses a key outside its prefix: with a shorter
-     * prefix the cells may still fit one page. */
     if (leaf && leaf_cells_bytes(refs, n) <= cap) {
         if (!node_rebuild(pg, t->psize, refs, n, t->scratch + t->psize))
             return cs_fail(CS_ECORRUPT, "page %llu cannot be rebuilt", (unsigned long long)p->pgno[level]);
         return CS_OK;
     }
-    unsigned m = (idx == oldn && path_is_rightmost(p, level)) ? oldn : choose_split(refs, n, cap, leaf);
+    unsigned m = append ? oldn : choose_split(t, refs, n, cap, leaf);
     if (m == 0 || m >= n) return cs_fail(CS_ECORRUPT, "page %llu cannot be split", (unsigned long long)p->pgno[level]);
 
     uint64_t rpgno;
@@ -196,28 +307,7 @@ static int insert_at(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, unsigned
         return cs_fail(CS_ECORRUPT, "page %llu cannot be split", (unsigned long long)p->pgno[level]);
     if (leaf) d->leaf_pages++;
     else d->branch_pages++;
-
-    uint8_t pcell[BRANCH_CELL_HDR + CS_MAX_KEY];
-    if (level == 0) {
-        if (d->depth >= CS_MAX_DEPTH) return cs_fail(CS_ETOODEEP, "tree would exceed %d levels", CS_MAX_DEPTH);
-        uint64_t rootno;
-        uint8_t *root;
-        if ((rc = page_alloc(t, 1, &rootno, &root))) return rc;
-        node_init(root, PT_BRANCH, rootno, t->psize);
-        uint32_t s0 = branch_cell_build(pcell, p->pgno[0], lcount, NULL, 0);
-        node_insert(root, t->psize, 0, pcell, s0);
-        uint32_t s1 = branch_cell_build(pcell, rpgno, rcount, sep, seplen);
-        node_insert(root, t->psize, 1, pcell, s1);
-        d->root = rootno;
-        d->depth++;
-        d->branch_pages++;
-        return CS_OK;
-    }
-    uint8_t *parent = (uint8_t *)p->pg[level - 1];
-    unsigned pidx = p->idx[level - 1];
-    branch_set_count(parent, t->psize, pidx, lcount);
-    uint32_t ps = branch_cell_build(pcell, rpgno, rcount, sep, seplen);
-    return insert_at(t, d, p, level - 1, pidx + 1, pcell, ps);
+    return link_right(t, d, p, level, rpgno, lcount, rcount, sep, seplen);
 }
 
 static int check_sizes(cs_txn *t, uint32_t kl, size_t vl)
@@ -281,6 +371,8 @@ static void add_counts(const cs_txn *t, bt_path *p, int64_t delta)
  * next page, every page is dirty in this txn (so its buffer is current) and
  * the key is above the rightmost leaf's last key. That is exactly where a
  * search would land, so no other operation has to maintain the hints. */
+enum { HINT_MISS_RUN = 8 };
+
 static bt_hint *hint_find(cs_txn *t, const cs_tree_desc *d)
 {
     for (unsigned i = 0; i < BT_HINTS; i++)
@@ -291,11 +383,55 @@ static bt_hint *hint_find(cs_txn *t, const cs_tree_desc *d)
 static void hint_record(cs_txn *t, const cs_tree_desc *d, const bt_path *p)
 {
     bt_hint *h = hint_find(t, d);
-    if (!h) h = &t->hints[t->next_hint++ % BT_HINTS];
+    if (!h) {
+        h = &t->hints[t->next_hint++ % BT_HINTS];
+        h->misses = 0;
+    }
     h->desc = d;
     h->depth = p->depth;
     memcpy(h->pgno, p->pgno, (size_t)p->depth * sizeof p->pgno[0]);
     memcpy(h->idx, p->idx, (size_t)p->depth * sizeof p->idx[0]);
+}
+
+static inline bool bytes_equal(const uint8_t *a, const uint8_t *b, uint32_t n)
+{
+    if (n < 8) {
+        for (uint32_t i = 0; i < n; i++)
+            if (a[i] != b[i]) return false;
+        return true;
+    }
+    for (uint32_t i = 0; i + 8 < n; i += 8)
+        if (rd64(a + i) != rd64(b + i)) return false;
+    return rd64(a + n - 8) == rd64(b + n - 8); /* the tail, overlapping */
+}
+
+/* k against the keys of leaf pg (not empty), key_cmp's sign: *lo against
+ * the first (if lo is not NULL), *hi against the last. A compact leaf's
+ * prefix is compared once: a key outside it lies below or above every key.
+ * False if a cell is damaged. */
+static bool leaf_bounds(const uint8_t *pg, uint32_t psize, const uint8_t *k, uint32_t kl, int *lo, int *hi)
+{
+    unsigned last = node_n(pg) - 1u;
+    if (!node_is_compact(pg)) {
+        cs_key a, b;
+        if ((lo && node_cell_key(pg, psize, true, 0, &a)) || node_cell_key(pg, psize, true, last, &b)) return false;
+        if (lo) *lo = key_cmp(k, kl, a.p, a.len);
+        *hi = key_cmp(k, kl, b.p, b.len);
+        return true;
+    }
+    uint32_t plen = node_prefix_len(pg), m = plen < kl ? plen : kl;
+    const uint8_t *pfx = node_prefix(pg, psize);
+    if (!bytes_equal(k, pfx, m) || kl < plen) {
+        int c = bytes_equal(k, pfx, m) ? -1 : key_cmp(k, m, pfx, m); /* a proper prefix of it: below */
+        if (lo) *lo = c;
+        *hi = c;
+        return true;
+    }
+    leaf6_cell a, b;
+    if ((lo && !leaf6_parse(pg, psize, 0, &a)) || !leaf6_parse(pg, psize, last, &b)) return false;
+    if (lo) *lo = key_cmp(k + plen, kl - plen, a.sfx, a.sl);
+    *hi = key_cmp(k + plen, kl - plen, b.sfx, b.sl);
+    return true;
 }
 
 /* The path of this txn's last put in d, if it still leads to the leaf
@@ -303,35 +439,42 @@ static void hint_record(cs_txn *t, const cs_tree_desc *d, const bt_path *p)
  * the recorded slot the next page (so the path is in the tree now), and k
  * within the leaf's first..last keys (so a search would land there too).
  * Puts and gets in key order (an update loop, a migration rewriting every
- * object) then skip the branch searches. False if it does not hold. */
+ * object) then skip the branch searches. False if it does not hold. The
+ * leaf's range is tested first: a put elsewhere (random order) fails after
+ * one lookup instead of validating the whole path. */
 bool bt_hint_leaf(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, bt_path *p, bool *exact)
 {
     if (t->rdonly) return false;
     bt_hint *h = hint_find(t, d);
     if (!h || h->depth != (int)d->depth || h->pgno[0] != d->root) return false;
-    for (int level = 0; level < h->depth; level++) {
+    /* After a run of misses (puts in random order) only every 8th put
+     * tries: each try costs a lookup and the leaf's bounds. */
+    if (h->misses >= HINT_MISS_RUN && (++h->misses & 7)) return false;
+    int last = h->depth - 1;
+    const uint8_t *leaf = dirty_find(t, h->pgno[last]);
+    int lo, hi;
+    if (!leaf || !node_is_leaf(leaf) || node_n(leaf) == 0 || !leaf_bounds(leaf, t->psize, k, kl, &lo, &hi) ||
+        lo < 0 || hi > 0) {
+        if (h->misses < HINT_MISS_RUN) h->misses++;
+        return false;
+    }
+    h->misses = 0;
+    for (int level = 0; level < last; level++) {
         const uint8_t *pg = dirty_find(t, h->pgno[level]);
-        bool leaf = level + 1 == h->depth;
-        if (!pg || node_n(pg) == 0 || node_is_leaf(pg) != leaf) return false;
+        unsigned idx = h->idx[level];
+        if (!pg || node_is_leaf(pg) || idx >= node_n(pg) || branch_child(pg, t->psize, idx) != h->pgno[level + 1])
+            return false;
         p->pgno[level] = h->pgno[level];
         p->pg[level] = pg;
-        if (!leaf) {
-            unsigned idx = h->idx[level];
-            if (idx >= node_n(pg) || branch_child(pg, t->psize, idx) != h->pgno[level + 1]) return false;
-            p->idx[level] = (uint16_t)idx;
-            continue;
-        }
-        unsigned n = node_n(pg), idx;
-        cs_key first, last;
-        uint8_t fb[CS_MAX_KEY], lb[CS_MAX_KEY];
-        if (node_leaf_key(pg, t->psize, 0, fb, &first) || node_leaf_key(pg, t->psize, n - 1, lb, &last)) return false;
-        if (key_cmp(k, kl, first.p, first.len) < 0 || key_cmp(k, kl, last.p, last.len) > 0) return false;
-        if (node_search_leaf(pg, t->psize, k, kl, NULL, -1, &idx, exact)) return false;
         p->idx[level] = (uint16_t)idx;
-        p->depth = h->depth;
-        return true;
     }
-    return false;
+    unsigned idx;
+    if (node_search_leaf(leaf, t->psize, k, kl, NULL, -1, &idx, exact)) return false;
+    p->pgno[last] = h->pgno[last];
+    p->pg[last] = leaf;
+    p->idx[last] = (uint16_t)idx;
+    p->depth = h->depth;
+    return true;
 }
 
 /* The path a search for k would take, from the hint; false if the hint
@@ -348,9 +491,8 @@ static bool hint_path(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32
         p->pgno[level] = h->pgno[level];
         p->pg[level] = pg;
         if (leaf) {
-            cs_key last;
-            uint8_t lb[CS_MAX_KEY];
-            if (node_leaf_key(pg, t->psize, n - 1, lb, &last) || key_cmp(k, kl, last.p, last.len) <= 0) return false;
+            int hi;
+            if (!leaf_bounds(pg, t->psize, k, kl, NULL, &hi) || hi <= 0) return false;
             p->idx[level] = (uint16_t)n;
             p->depth = h->depth;
             return true;
@@ -486,7 +628,7 @@ int bt_rebalance_level(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, bool p
         for (m = 0; m < total && sum + cell_cost(refs, m, leaf, plen) <= limit; m++) sum += cell_cost(refs, m, leaf, plen);
         if (m <= nl || m >= total || bytes - sum + plen > cap) m = 0;
     } else {
-        m = choose_split(refs, total, cap, leaf);
+        m = choose_split(t, refs, total, cap, leaf);
     }
     if (m == 0) {
         *done = true;

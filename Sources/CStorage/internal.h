@@ -329,6 +329,9 @@ uint32_t node_free_space(const uint8_t *pg);     /* contiguous + holes    */
 uint32_t node_used(const uint8_t *pg, uint32_t psize);
 /* Insert a cell at index i; false if it does not fit (page unchanged). */
 bool node_insert(uint8_t *pg, uint32_t psize, unsigned i, const uint8_t *cell, uint32_t size);
+/* Whether leaf cell `cell` (type-3 form) may go into pg as it is: its key
+ * starts with pg's prefix (always, unless pg is a compact leaf). */
+bool leaf_in_prefix(const uint8_t *pg, uint32_t psize, const uint8_t *cell);
 void node_remove(uint8_t *pg, uint32_t psize, unsigned i, uint32_t cell_size);
 /* Replace the page's cells with the given ones (which may point into the
  * page itself: they are copied through scratch). */
@@ -352,6 +355,33 @@ uint32_t leaf_cells_bytes(const cs_cellref *cells, unsigned n);
  * bytes) with references in refs. CS_ECORRUPT for a damaged cell. */
 int leaf_decode(const uint8_t *pg, uint32_t psize, uint8_t *out, cs_cellref *refs);
 #define LEAF_DECODE_BYTES(psize) ((size_t)(psize) + (size_t)(psize) / 4u * (LEAF_CELL_HDR + LEAF6_PREFIX_MAX))
+/* A leaf entry on its way into a compact leaf, read in place: its key in
+ * two pieces (a compact leaf's prefix and a cell's suffix, or a whole key
+ * and nothing), its value word (vlen << 1 | overflow) and value bytes (vb:
+ * the value, or the 8-byte overflow reference), which follow the second
+ * piece (k2 + l2 == v) in both cell forms. Splits and prefix changes move
+ * entries from page to page this way, with no decoding into whole type-3
+ * cells and encoding back. */
+typedef struct leaf_part {
+    const uint8_t *k1, *k2, *v;
+    uint32_t l1, l2, vw, vb;
+} leaf_part;
+/* Entry i of compact leaf pg; false if its cell is damaged. */
+bool leaf6_part(const uint8_t *pg, uint32_t psize, unsigned i, leaf_part *e);
+/* A leaf cell in the type-3 form (leaf_cell_build's). */
+void leaf_part_of_cell(const uint8_t *cell, leaf_part *e);
+/* Bytes e takes in a compact leaf whose prefix has plen bytes, slot
+ * included (e's key starts with that prefix). */
+uint32_t leaf_part_cost(const leaf_part *e, uint32_t plen);
+/* The longest prefix a's and b's keys share, capped at LEAF6_PREFIX_MAX
+ * (for a sorted run of entries: that of its first and last). */
+uint32_t leaf_parts_prefix(const leaf_part *a, const leaf_part *b);
+/* e's whole key into buf (CS_MAX_KEY bytes); its length. */
+uint32_t leaf_part_key(const leaf_part *e, uint8_t *buf);
+/* Lay out pg as a compact leaf of entries e[0..n) (sorted; their keys
+ * share plen bytes) through psize bytes of scratch: e may point into pg.
+ * False, page unchanged, if they do not fit. */
+bool leaf_write(uint8_t *pg, uint32_t psize, const leaf_part *e, unsigned n, uint32_t plen, uint8_t *scratch);
 /* Overwrite leaf cell idx with `cell` (type-3 form) if its encoding has the
  * old cell's size; false (page unchanged) otherwise. */
 bool leaf_overwrite(uint8_t *pg, uint32_t psize, unsigned idx, const uint8_t *cell, uint32_t size);
@@ -559,6 +589,7 @@ typedef struct bt_hint {
     int depth;
     uint64_t pgno[CS_MAX_DEPTH];
     uint16_t idx[CS_MAX_DEPTH];  /* each branch's slot of the next page     */
+    unsigned misses;            /* bt_hint_leaf's misses in a row           */
 } bt_hint;
 
 struct cs_txn {
@@ -599,6 +630,8 @@ struct cs_txn {
     uint8_t *scratch;           /* 3 pages for node rebuilds                */
     cs_cellref *refs;           /* cells of two pages plus one (rebuilds)   */
     uint8_t *decode;            /* two decoded compact leaves (lazy)        */
+    uint32_t *costs;            /* each cell's bytes, for a split           */
+    leaf_part *parts;           /* a compact leaf's entries and one more    */
     bt_hint hints[BT_HINTS];    /* append paths, most recent trees          */
     unsigned next_hint;         /* round-robin replacement                  */
 };

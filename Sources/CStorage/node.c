@@ -3,9 +3,12 @@
  * COMPACT LEAF).
  *
  * Leaf cells travel outside a page in the type-3 form (whole key): btree.c
- * gathers, splits and merges those, and node_insert/node_rebuild encode them
- * for a compact leaf (prefix stripped, varint lengths), so the tree code
- * never sees the compact encoding; leaf_decode turns a page back into them.
+ * merges those, and node_insert/node_rebuild encode them for a compact leaf
+ * (prefix stripped, varint lengths), so the tree code never sees the
+ * compact encoding; leaf_decode turns a page back into them. The insert
+ * path's splits and prefix changes, the writer's most frequent rebuilds,
+ * instead move entries as leaf_parts that point into the page
+ * (leaf6_part, leaf_write): one encoding pass, no decoding.
  *
  * Every accessor validates offsets against the page before reading, so a
  * damaged page yields CS_ECORRUPT instead of a wild read: the cost is a few
@@ -369,7 +372,11 @@ int node_search_branch(const uint8_t *pg, uint32_t psize, const uint8_t *k, uint
 void node_init(uint8_t *pg, uint16_t type, uint64_t pgno, uint32_t psize)
 {
     cs_page_hdr *h = PHW(pg);
+    /* Keep the allocator's txnid: it marks the page as this txn's, so that
+     * bt_touch_path passes it without a lookup. */
+    uint64_t txnid = h->txnid;
     memset(h, 0, PAGE_HDR);
+    h->txnid = txnid;
     h->type = type;
     h->pgno = pgno;
     h->upper = (uint16_t)psize;
@@ -427,14 +434,21 @@ static uint32_t leaf6_encode(uint8_t *out, const uint8_t *cell, uint32_t plen)
     return (uint32_t)(p - out) + sl + vb;
 }
 
+bool leaf_in_prefix(const uint8_t *pg, uint32_t psize, const uint8_t *cell)
+{
+    uint32_t plen = node_prefix_len(pg);
+    return rd16(cell) >= plen && memcmp(cell + LEAF_CELL_HDR, node_prefix(pg, psize), plen) == 0;
+}
+
 bool node_insert(uint8_t *pg, uint32_t psize, unsigned i, const uint8_t *cell, uint32_t size)
 {
     cs_page_hdr *h = PHW(pg);
     uint8_t enc[ENC_MAX];
     if (node_is_compact(pg)) {
-        /* A key outside the prefix needs a rebuild with a shorter one. */
+        /* A key outside the prefix needs a shorter one: the caller lays the
+         * leaf out again (leaf_write). */
         uint32_t plen = h->npages;
-        if (rd16(cell) < plen || memcmp(cell + LEAF_CELL_HDR, node_prefix(pg, psize), plen) != 0) return false;
+        if (!leaf_in_prefix(pg, psize, cell)) return false;
         size = leaf6_encode(enc, cell, plen);
         cell = enc;
     }
@@ -464,6 +478,96 @@ void node_remove(uint8_t *pg, uint32_t psize, unsigned i, uint32_t cell_size)
         h->frag = 0;
         if (node_is_compact(pg)) h->npages = 0;
     }
+}
+
+bool leaf6_part(const uint8_t *pg, uint32_t psize, unsigned i, leaf_part *e)
+{
+    leaf6_cell c;
+    uint32_t plen = node_prefix_len(pg);
+    if (!leaf6_parse(pg, psize, i, &c) || plen + c.sl == 0 || plen + c.sl > CS_MAX_KEY) return false;
+    *e = (leaf_part){node_prefix(pg, psize), c.sfx, c.v, plen, c.sl, c.vw, (c.vw & 1) ? OVERFLOW_REF : c.vw >> 1};
+    return true;
+}
+
+void leaf_part_of_cell(const uint8_t *cell, leaf_part *e)
+{
+    uint32_t kl = rd16(cell), vw = rd32(cell + 2);
+    bool ovf = vw & VLEN_OVERFLOW;
+    uint32_t vl = vw & ~VLEN_OVERFLOW;
+    const uint8_t *v = cell + LEAF_CELL_HDR + kl;
+    *e = (leaf_part){cell + LEAF_CELL_HDR, v, v, kl, 0, vl << 1 | (ovf ? 1u : 0u), ovf ? OVERFLOW_REF : vl};
+}
+
+uint32_t leaf_part_cost(const leaf_part *e, uint32_t plen)
+{
+    uint32_t sl = e->l1 + e->l2 - plen;
+    return varint_len(sl) + varint_len(e->vw) + sl + e->vb + 2u;
+}
+
+/* Key bytes [from, to) of e into out. */
+static void part_key_bytes(const leaf_part *e, uint32_t from, uint32_t to, uint8_t *out)
+{
+    if (from < e->l1) {
+        uint32_t n = (to < e->l1 ? to : e->l1) - from;
+        memcpy(out, e->k1 + from, n);
+        out += n;
+        from += n;
+    }
+    if (to > from) memcpy(out, e->k2 + (from - e->l1), to - from);
+}
+
+uint32_t leaf_part_key(const leaf_part *e, uint8_t *buf)
+{
+    part_key_bytes(e, 0, e->l1 + e->l2, buf);
+    return e->l1 + e->l2;
+}
+
+uint32_t leaf_parts_prefix(const leaf_part *a, const leaf_part *b)
+{
+    uint8_t x[LEAF6_PREFIX_MAX], y[LEAF6_PREFIX_MAX];
+    uint32_t al = a->l1 + a->l2, bl = b->l1 + b->l2;
+    al = al < LEAF6_PREFIX_MAX ? al : LEAF6_PREFIX_MAX;
+    bl = bl < LEAF6_PREFIX_MAX ? bl : LEAF6_PREFIX_MAX;
+    part_key_bytes(a, 0, al, x);
+    part_key_bytes(b, 0, bl, y);
+    return common_prefix(x, al, y, bl);
+}
+
+bool leaf_write(uint8_t *pg, uint32_t psize, const leaf_part *e, unsigned n, uint32_t plen, uint8_t *scratch)
+{
+    uint64_t total = plen;
+    for (unsigned i = 0; i < n; i++) total += leaf_part_cost(&e[i], plen);
+    if (total > psize - PAGE_HDR || plen > LEAF6_PREFIX_MAX || (n == 0 && plen)) return false;
+    /* Parts may point into pg: lay the page out in scratch, then copy back. */
+    uint32_t upper = psize - plen;
+    if (n) part_key_bytes(&e[0], 0, plen, scratch + upper);
+    for (unsigned i = 0; i < n; i++) {
+        uint32_t kl = e[i].l1 + e[i].l2, sz = leaf_part_cost(&e[i], plen) - 2u;
+        upper -= sz;
+        uint8_t *o = scratch + upper;
+        o += varint_put(o, kl - plen);
+        o += varint_put(o, e[i].vw);
+        /* Key bytes from plen on, then the value: the suffix and the value
+         * are contiguous (k2 + l2 == v), so one copy unless the prefix got
+         * shorter. */
+        uint32_t from = plen;
+        if (from < e[i].l1) {
+            memcpy(o, e[i].k1 + from, e[i].l1 - from);
+            o += e[i].l1 - from;
+            from = e[i].l1;
+        }
+        memcpy(o, e[i].k2 + (from - e[i].l1), kl - from + e[i].vb);
+        wr16(scratch + PAGE_HDR + 2 * i, (uint16_t)upper);
+    }
+    memcpy(pg + PAGE_HDR, scratch + PAGE_HDR, 2u * n);
+    memcpy(pg + upper, scratch + upper, psize - upper);
+    cs_page_hdr *h = PHW(pg);
+    h->type = PT_LEAF6;
+    h->npages = plen;
+    h->nkeys = (uint16_t)n;
+    h->upper = (uint16_t)upper;
+    h->frag = 0;
+    return true;
 }
 
 uint32_t leaf_cells_prefix(const cs_cellref *cells, unsigned n)

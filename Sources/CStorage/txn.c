@@ -163,7 +163,9 @@ static int begin_write(cs_txn *t, bool try_only)
     if ((rc = io_map_for(env, t->meta.next_pgno, &t->map, &t->map_pages))) goto fail;
     t->scratch = malloc(3 * (size_t)t->psize);
     t->refs = malloc((2 * (size_t)t->psize / 4 + 4) * sizeof *t->refs); /* cells >= 5 bytes with the slot */
-    if (!t->scratch || !t->refs) {
+    t->costs = malloc((2 * (size_t)t->psize / 4 + 4) * sizeof *t->costs);
+    t->parts = malloc(((size_t)t->psize / 4 + 4) * sizeof *t->parts); /* compact cells >= 4 with the slot */
+    if (!t->scratch || !t->refs || !t->costs || !t->parts) {
         rc = cs_fail(CS_ENOMEM, "write transaction buffers");
         goto fail;
     }
@@ -223,6 +225,8 @@ int cs_txn_begin(cs_env *env, unsigned flags, cs_txn **out)
     if (rc) {
         free(t->scratch);
         free(t->refs);
+        free(t->costs);
+        free(t->parts);
         free(t->decode);
         freelist_free(&t->fl);
         freelist_free(&t->bgroups);
@@ -283,6 +287,8 @@ void txn_free(cs_txn *t)
         freelist_free(&t->fl);
         free(t->scratch);
         free(t->refs);
+        free(t->costs);
+        free(t->parts);
         free(t->decode);
         lock_writer_release(&t->env->lock);
     }
