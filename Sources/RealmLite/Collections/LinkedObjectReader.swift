@@ -14,6 +14,7 @@ struct LinkedObjectReader {
     private var cursor: EngineCursor?
     /// The key the cursor is on; nil when it is not on a known key.
     private var lastKey: UInt64?
+    private var stepping = true
     private var reusable: ObjectBase?
 
     /// nil unless `Element` is a model class read as itself (a
@@ -39,10 +40,13 @@ struct LinkedObjectReader {
         let key = UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self))
         guard let info, let cursor else { realmFatal(.invalidValue, "A link was read before its class's objects.") }
         var record: cs_val?
-        if let last = lastKey, key > last, let entry = cursor.next() {
+        // A step that missed stops the stepping (links in random order)
+        // until a link is again the last key + 1.
+        if let last = lastKey, key > last, stepping || key == last &+ 1, let entry = cursor.next() {
             let found = keyValue(entry.key)
             lastKey = found
-            if found == key { record = entry.value }
+            stepping = found == key
+            if stepping { record = entry.value }
         }
         if record == nil {
             let entry = withKey(key) { cursor.seekExact($0) }
