@@ -278,6 +278,7 @@ extension List {
 /// A List's iterator. A list in the lists tree is walked with the Realm's
 /// cursor: one step per element while nothing else moved that cursor and
 /// nothing was written, otherwise a seek by position (ListTree.swift).
+/// Linked objects are read with a second cursor (LinkedObjectReader.swift).
 public struct ListIterator<Element: RealmCollectionValue>: IteratorProtocol {
     let list: List<Element>
     private var index = 0
@@ -287,10 +288,13 @@ public struct ListIterator<Element: RealmCollectionValue>: IteratorProtocol {
     private var generation: UInt64 = 0
     /// Where Int elements stored as varints are decoded (ListTree.swift).
     private var scratch: ElementScratch?
+    /// For a list of objects: reads the targets with a cursor of their own.
+    private var objects: LinkedObjectReader?
 
     init(list: List<Element>) {
         self.list = list
         end = list.count
+        objects = LinkedObjectReader(Element.self)
     }
 
     public mutating func next() -> Element? {
@@ -315,11 +319,17 @@ public struct ListIterator<Element: RealmCollectionValue>: IteratorProtocol {
                 if scratch == nil { scratch = ElementScratch() }
                 element = spilled.encoding.fieldBytes(element, scratch: scratch.unsafelyUnwrapped.bytes)
             }
+            if objects != nil { return unsafeBitCast(objects!.object(element, realm), to: Element.self) }
             return field.decode(Element.self, element, at: .index(index))
         }
         guard let start = realm.cursor(realm.listsTree()) else { realmFatal(.invalidValue, "A list's elements are missing from the file.") }
-        let element = spilled.encoding.withField(realm.storedListElement(spilled, index, positioning: start)) {
-            field.decode(Element.self, $0, at: .index(index), in: realm)
+        let stored = realm.storedListElement(spilled, index, positioning: start)
+        let element: Element
+        if objects != nil {
+            objects!.claim(realm)
+            element = spilled.encoding.withField(stored) { unsafeBitCast(objects!.object($0, realm), to: Element.self) }
+        } else {
+            element = spilled.encoding.withField(stored) { field.decode(Element.self, $0, at: .index(index), in: realm) }
         }
         cursor = start
         claims = realm.cursorClaims
