@@ -88,17 +88,22 @@ stops-release: deps
 docs:
 	bash scripts/build_docs.sh
 
+# Each phase's wall time goes to $(PHASES) and is printed at the end.
+PHASES = $(BUILD)/phases.log
+PHASE = bash scripts/phase.sh $(PHASES)
+
 # -j2 builds the C test and fuzz programs two at a time (they run one
 # after another in their recipes): the build is most of ctest's time.
 test: deps
-	@mkdir -p $(BUILD)
-	$(MAKE) -j2 ctest
-	$(MAKE) swifttest
-	$(MAKE) tsan
-	$(MAKE) stops-release
-	$(MAKE) docs
-	@if [ -f fuzz/Makefile ]; then $(MAKE) -j2 -C fuzz test-short; fi
-	@if [ -f benchmarks/Makefile ]; then $(MAKE) -C benchmarks QUICK=1 bench; fi
+	@mkdir -p $(BUILD); : > $(PHASES)
+	@$(PHASE) ctest $(MAKE) -j2 ctest
+	@$(PHASE) swifttest $(MAKE) swifttest
+	@$(PHASE) tsan $(MAKE) tsan
+	@$(PHASE) stops-release $(MAKE) stops-release
+	@$(PHASE) docs $(MAKE) docs
+	@if [ -f fuzz/Makefile ]; then $(PHASE) fuzz-short $(MAKE) -j2 -C fuzz test-short; fi
+	@if [ -f benchmarks/Makefile ]; then $(PHASE) bench-quick $(MAKE) -C benchmarks QUICK=1 bench; fi
+	@echo "make test, wall time per phase:"; cat $(PHASES)
 	@# One closing line for CI: C test programs plus XCTest cases.
 	@c=$$(sed -n 's/^ctest: \([0-9]*\) passed.*/\1/p' $(BUILD)/ctest.summary); \
 	 last=$$(grep -E 'Executed [0-9]+ tests' $(BUILD)/swifttest.log | tail -1); \
