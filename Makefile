@@ -42,13 +42,28 @@ deps:
 	  fi; \
 	fi
 
-$(BUILD)/asan/%: $(CTEST_DIR)/%.c $(CSTORAGE_SRC) $(CSTORAGE_HDR) $(CTEST_SUPPORT) $(wildcard $(CTEST_DIR)/support/*.h) | deps
-	@mkdir -p $(dir $@)
-	$(CC) $(ASAN_FLAGS) -o $@ $< $(CSTORAGE_SRC) $(CTEST_SUPPORT) -llmdb -lpthread
-
-$(BUILD)/rel/%: $(CTEST_DIR)/%.c $(CSTORAGE_SRC) $(CSTORAGE_HDR) $(CTEST_SUPPORT) $(wildcard $(CTEST_DIR)/support/*.h) | deps
-	@mkdir -p $(dir $@)
-	$(CC) $(REL_FLAGS) -o $@ $< $(CSTORAGE_SRC) $(CTEST_SUPPORT) -llmdb -lpthread
+# The engine and the test support are compiled once per flavour into
+# $(BUILD)/obj-<flavour>/ and linked into every test program: compiling them
+# into each program was most of ctest's time.
+CTEST_HDR := $(CSTORAGE_HDR) $(wildcard $(CTEST_DIR)/support/*.h)
+ctest_objs = $(patsubst Sources/CStorage/%.c,$(BUILD)/obj-$(1)/%.o,$(CSTORAGE_SRC)) \
+             $(patsubst $(CTEST_DIR)/support/%.c,$(BUILD)/obj-$(1)/support/%.o,$(CTEST_SUPPORT))
+define ctest_flavour
+$(BUILD)/obj-$(1)/%.o: Sources/CStorage/%.c $(CSTORAGE_HDR) | deps
+	@mkdir -p $$(dir $$@)
+	$(CC) $(filter-out -fuse-ld=%,$(2)) -c -o $$@ $$<
+$(BUILD)/obj-$(1)/support/%.o: $(CTEST_DIR)/support/%.c $(CTEST_HDR) | deps
+	@mkdir -p $$(dir $$@)
+	$(CC) $(filter-out -fuse-ld=%,$(2)) -c -o $$@ $$<
+$(BUILD)/$(1)/%: $(CTEST_DIR)/%.c $(call ctest_objs,$(1)) $(CTEST_HDR) | deps
+	@mkdir -p $$(dir $$@)
+	$(CC) $(2) -o $$@ $$< $(call ctest_objs,$(1)) -llmdb -lpthread
+endef
+$(eval $(call ctest_flavour,asan,$(ASAN_FLAGS)))
+$(eval $(call ctest_flavour,rel,$(REL_FLAGS)))
+# Named here, the objects are not intermediate: make keeps them and
+# rebuilds them when missing.
+$(call ctest_objs,asan) $(call ctest_objs,rel): $(CTEST_HDR)
 
 # The engine's layers call only downward: fails on any call from a lower
 # layer into a higher one (table in Sources/CStorage/internal.h). The object
@@ -79,7 +94,7 @@ swifttest: deps
 # The stop scenarios in a release build: -O builds behave differently
 # (preconditionFailure drops its message there), and apps ship -O.
 stops-release: deps
-	swift test -c release -Xswiftc -enable-testing --filter StopScenarioTests
+	swift test -c release -Xswiftc -enable-testing --package-path Tests/ReleaseStops
 
 # The DocC catalog (Sources/RealmLite/RealmLite.docc plus docs/*.md as
 # articles), built with the toolchain's docc; a broken symbol link or an

@@ -127,7 +127,7 @@ let stopSignal = SIGTRAP
 /// XCTFail after the misuse exits with status 1) and that its stop message,
 /// the runtime's "Fatal error: RealmLite: ..." line on stderr, says `expected`.
 /// `runner` is the child's entry point (a test that switches on the scenario).
-func assertStops(_ scenario: String, printing expected: String, runner: String = "RealmLiteTests.StopScenarioTests/testRunScenario",
+func assertStops(_ scenario: String, printing expected: String, runner: String = "\(testModuleName).StopScenarioTests/testRunScenario",
                  file: StaticString = #filePath, line: UInt = #line) {
     guard let (process, output) = runChildTest(runner,
                                                [stopScenarioVariable: scenario], file: file, line: line) else { return }
@@ -143,6 +143,10 @@ func assertStops(_ scenario: String, printing expected: String, runner: String =
 }
 
 let stopScenarioVariable = "REALMLITE_STOP_SCENARIO"
+
+/// The module these tests are compiled into: RealmLiteTests, or the
+/// release-build package's (Tests/ReleaseStops) for the stop scenarios.
+let testModuleName = String(String(reflecting: RealmTestCase.self).split(separator: ".")[0])
 
 /// This test binary, set up to run one test (`Target.Class/method`) in a
 /// child process with `environment` added. Swift's crash backtracer is off

@@ -1,0 +1,1 @@
+../../../RealmLiteTests/StopScenarioTests.swift

@@ -1,0 +1,1 @@
+../../../RealmLiteTests/TestSupport.swift
