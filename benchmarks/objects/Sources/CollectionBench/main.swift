@@ -26,20 +26,14 @@ struct Options {
     var only: String?
 
     init(_ arguments: [String]) {
-        var i = 1
-        func value() -> String {
-            i += 1
-            guard i < arguments.count else { fatalError("missing value for \(arguments[i - 1])") }
-            return arguments[i]
-        }
-        while i < arguments.count {
-            switch arguments[i] {
+        parseArguments(arguments) { flag, value in
+            switch flag {
             case "--quick": quick = true
             case "--engines": engines = value().split(separator: ",").map(String.init)
             case "--only": only = value()
-            default: fatalError("unknown option \(arguments[i]); see the comment at the top of main.swift")
+            default: return false
             }
-            i += 1
+            return true
         }
     }
 }

@@ -107,21 +107,15 @@ struct Options {
     var directory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("tmp")
 
     init(_ arguments: [String]) {
-        var i = 1
-        func value() -> String {
-            i += 1
-            guard i < arguments.count else { fail("missing value for \(arguments[i - 1])") }
-            return arguments[i]
-        }
-        while i < arguments.count {
-            switch arguments[i] {
+        parseArguments(arguments) { flag, value in
+            switch flag {
             case "--quick": docs = 5_000; queries = 200
             case "--docs": docs = Int(value()) ?? docs
             case "--queries": queries = Int(value()) ?? queries
             case "--dir": directory = URL(fileURLWithPath: value())
-            default: fail("unknown option \(arguments[i]); see the comment at the top of main.swift")
+            default: return false
             }
-            i += 1
+            return true
         }
     }
 }

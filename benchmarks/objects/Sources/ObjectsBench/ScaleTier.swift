@@ -176,23 +176,17 @@ private func scaleRun(_ arguments: [String]) throws {
     var sizes = [100_000, 1_000_000, 10_000_000], peerMax = 1_000_000, lookups = 100_000
     var engines = allEngines.map { $0.name }
     var directory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("tmp")
-    var i = 0
-    func value() -> String {
-        i += 1
-        guard i < arguments.count else { fatalError("missing value for \(arguments[i - 1])") }
-        return arguments[i]
-    }
-    while i < arguments.count {
-        switch arguments[i] {
+    parseArguments(arguments, from: 0, usage: "the comment at the top of ScaleTier.swift") { flag, value in
+        switch flag {
         case "--quick": sizes = [100_000]; lookups = 10_000
         case "--sizes": sizes = value().split(separator: ",").compactMap { Int($0) }
         case "--engines": engines = value().split(separator: ",").map(String.init)
         case "--peer-max": peerMax = Int(value()) ?? peerMax
         case "--lookups": lookups = Int(value()) ?? lookups
         case "--dir": directory = URL(fileURLWithPath: value())
-        default: fatalError("unknown option \(arguments[i]); see the comment at the top of ScaleTier.swift")
+        default: return false
         }
-        i += 1
+        return true
     }
     let loadBefore = Machine.loadAverage
     let runDirectory = directory.appendingPathComponent("scale-\(getpid())")

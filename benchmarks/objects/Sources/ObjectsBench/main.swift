@@ -27,14 +27,8 @@ struct Options {
     var sourceRev = "unknown"
 
     init(_ arguments: [String]) {
-        var i = 1
-        func value() -> String {
-            i += 1
-            guard i < arguments.count else { fatalError("missing value for \(arguments[i - 1])") }
-            return arguments[i]
-        }
-        while i < arguments.count {
-            switch arguments[i] {
+        parseArguments(arguments) { flag, value in
+            switch flag {
             case "--quick": quick = true; reps = 1
             case "--reps": reps = Int(value()) ?? 1
             case "--engines": engines = value().split(separator: ",").map(String.init)
@@ -43,9 +37,9 @@ struct Options {
             case "--source-rev": sourceRev = value()
             case "--no-big": big = false
             case "--keep": keep = true // leaves the last files in --dir/objects-PID, for profiling
-            default: fatalError("unknown option \(arguments[i]); see the comment at the top of main.swift")
+            default: return false
             }
-            i += 1
+            return true
         }
     }
 }

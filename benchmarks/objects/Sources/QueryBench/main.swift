@@ -57,22 +57,16 @@ struct Options {
     var directory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("tmp")
 
     init(_ arguments: [String]) {
-        var i = 1
-        func value() -> String {
-            i += 1
-            guard i < arguments.count else { fatalError("missing value for \(arguments[i - 1])") }
-            return arguments[i]
-        }
         var explicitN: Int?, explicitReps: Int?
-        while i < arguments.count {
-            switch arguments[i] {
+        parseArguments(arguments) { flag, value in
+            switch flag {
             case "--quick": quick = true
             case "-n": explicitN = Int(value())
             case "--reps": explicitReps = Int(value())
             case "--dir": directory = URL(fileURLWithPath: value())
-            default: fatalError("unknown option \(arguments[i]); see the comment at the top of main.swift")
+            default: return false
             }
-            i += 1
+            return true
         }
         if quick { n = 20_000; reps = 1 } // 20,000: every rank (i % 10,000) occurs
         n = max(explicitN ?? n, 1)
