@@ -3,9 +3,9 @@ import CStorage
 /// Reads the objects that an iterated list's links point to
 /// (ListTreeWalker.swift). A cursor stays on the target class's object
 /// tree: when the next link is after the last key read and the links have
-/// been following the keys (a list appended in key order), it reads the
-/// rest of the cursor's leaf ahead (cs_cursor_next_batch) and the next
-/// links are found among those rows; otherwise it seeks. A read ahead that
+/// been following the keys (a list appended in key order, gaps allowed),
+/// it reads the rest of the cursor's leaf ahead (cs_cursor_next_batch) and
+/// the next links are found among those rows; otherwise it seeks. A read ahead that
 /// misses stops reading ahead (links in random order) until a link is again
 /// the last key + 1. And, as ResultsIterator does, one accessor is repointed
 /// while the caller does not keep it.
@@ -78,10 +78,15 @@ struct LinkedObjectReader {
             lastKey = nil
         }
         guard let cursor else { realmFatal(.invalidated(type.className())) }
-        if let last = lastKey, key > last, stepping || key == last &+ 1, readAhead(cursor) {
-            if let object = fromRows(key, realm) {
-                stepping = true
-                return object
+        if let last = lastKey, key > last, stepping || key == last &+ 1 {
+            // A leaf may end before the link: then the next one is read too.
+            for _ in 0..<2 {
+                guard readAhead(cursor) else { break }
+                if let object = fromRows(key, realm) {
+                    stepping = true
+                    return object
+                }
+                if let last = lastKey, key <= last { break }
             }
             stepping = false
         }
