@@ -1,65 +1,134 @@
 import CStorage
 
-/// Reads the objects that an iterated collection's links point to. A cursor
-/// stays on the target class's object tree: when the next link is the key
-/// after the last one (links appended in key order) it steps there instead
-/// of descending from the root; otherwise it seeks. And, as ResultsIterator
-/// does, one accessor is repointed while the caller does not keep it.
+/// Reads the objects that an iterated list's links point to
+/// (ListTreeWalker.swift). A cursor stays on the target class's object
+/// tree: when the next link is after the last key read and the links have
+/// been following the keys (a list appended in key order, gaps allowed),
+/// it reads the rest of the cursor's leaf ahead (cs_cursor_next_batch) and
+/// the next links are found among those rows; otherwise it seeks. A read ahead that
+/// misses stops reading ahead (links in random order) until a link is again
+/// the last key + 1. And, as ResultsIterator does, one accessor is repointed
+/// while the caller does not keep it.
 ///
-/// The cursor is this core's shared one: the owner re-claims it (claim())
-/// whenever `cursorClaims` or the generation moved, as for its own cursor.
+/// The rows are valid while the core's generation is the one they were
+/// read at (the walker calls forget() when it moved); the cursor is the
+/// core's shared one, taken again after anything else took one
+/// (dropCursor()).
 struct LinkedObjectReader {
-    private let type: ObjectBase.Type
+    private let type: ObjectBase.Type?
     private var info: ClassInfo?
     private var cursor: EngineCursor?
     /// The key the cursor is on; nil when it is not on a known key.
     private var lastKey: UInt64?
     private var stepping = true
+    /// Rows read ahead: keys and records, owned by `rows`. The ones from
+    /// `rowPosition` follow the last link found; the cursor is on the last.
+    private var rows: RowBatch?
+    private var rowKeys: UnsafeMutablePointer<UInt64>?
+    private var rowValues: UnsafeMutablePointer<cs_val>?
+    private var rowCount = 0
+    private var rowPosition = 0
     private var reusable: ObjectBase?
+    /// How many links were sought from the tree's root (tests).
+    private(set) var seeks = 0
 
-    /// nil unless `Element` is a model class read as itself (a
-    /// DynamicObject needs the column's class, decoded elsewhere).
-    init?<Element>(_: Element.Type) {
-        guard let type = Element.self as? ObjectBase.Type, !(type is DynamicObject.Type) else { return nil }
-        self.type = type
+    /// `type`: the model class of the targets (nil: a reader never used).
+    init(_ type: ObjectBase.Type?) { self.type = type }
+
+    /// The rows and the cursor's position are no longer the snapshot's.
+    mutating func forget() {
+        rowCount = 0
+        rowPosition = 0
+        dropCursor()
     }
 
-    /// Takes this core's cursor on the target class's tree. The caller
-    /// records `cursorClaims` after this (the claim bumps it).
-    mutating func claim(_ realm: RealmCore) {
-        let info = self.info ?? realm.classInfoOrStop(type)
-        self.info = info
-        cursor = realm.cursor(info.objectsTree)
+    /// Something else took a cursor: this one is taken again when needed
+    /// (the rows read stay valid).
+    mutating func dropCursor() {
+        cursor = nil
         lastKey = nil
     }
 
-    /// The object link `bytes` (an element) points to; a link to no object
-    /// stops as reading a deleted object does, as the general decode does.
-    /// Call claim() first, and again after anything else took a cursor.
-    mutating func object(_ bytes: UnsafeRawBufferPointer, _ realm: RealmCore) -> ObjectBase {
-        let key = UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self))
-        guard let info, let cursor else { realmFatal(.invalidValue, "A link was read before its class's objects.") }
-        var record: cs_val?
-        // A step that missed stops the stepping (links in random order)
-        // until a link is again the last key + 1.
-        if let last = lastKey, key > last, stepping || key == last &+ 1, let entry = cursor.next() {
-            let found = keyValue(entry.key)
-            lastKey = found
-            stepping = found == key
-            if stepping { record = entry.value }
+    /// The object of `key` if it is among the rows read ahead: the next
+    /// one, or one further on (links in key order with gaps); nil otherwise.
+    @inline(__always)
+    mutating func fromRows(_ key: UInt64, _ realm: RealmCore) -> ObjectBase? {
+        guard rowPosition < rowCount, let keys = rowKeys, let values = rowValues else { return nil }
+        var i = rowPosition
+        if _slowPath(keys[i] != key) {
+            guard key > keys[i], key <= keys[rowCount - 1] else { return nil }
+            repeat { i += 1 } while keys[i] < key
+            guard keys[i] == key else { return nil }
         }
-        if record == nil {
-            let entry = withKey(key) { cursor.seekExact($0) }
-            lastKey = entry == nil ? nil : key
-            guard let entry else { realmFatal(.invalidated(type.className())) }
-            record = entry.value
+        rowPosition = i + 1
+        return yield(realm, key, values[i])
+    }
+
+    /// The object link `key` points to, read through the cursor (taken
+    /// again if dropped: then `claims` becomes the core's count after it);
+    /// a link to no object stops as reading a deleted object does, as the
+    /// general decode does.
+    mutating func load(_ key: UInt64, _ realm: RealmCore, claims: inout UInt64) -> ObjectBase {
+        guard let type else { realmFatal(.invalidValue, "A link was read without its class.") }
+        let info = self.info ?? realm.classInfoOrStop(type)
+        self.info = info
+        if cursor == nil {
+            cursor = realm.cursor(info.objectsTree)
+            claims = realm.cursorClaims
+            lastKey = nil
         }
-        let value = record.unsafelyUnwrapped
+        guard let cursor else { realmFatal(.invalidated(type.className())) }
+        if let last = lastKey, key > last, stepping || key == last &+ 1 {
+            // A leaf may end before the link: then the next one is read too.
+            for _ in 0..<2 {
+                guard readAhead(cursor) else { break }
+                if let object = fromRows(key, realm) {
+                    stepping = true
+                    return object
+                }
+                if let last = lastKey, key <= last { break }
+            }
+            stepping = false
+        }
+        rowCount = 0
+        rowPosition = 0
+        seeks += 1
+        guard let entry = withKey(key, { cursor.seekExact($0) }) else {
+            lastKey = nil
+            realmFatal(.invalidated(type.className()))
+        }
+        lastKey = key
+        return yield(realm, key, entry.value)
+    }
+
+    /// Reads the rows after the cursor's, to the end of its leaf; false at
+    /// the end of the tree.
+    private mutating func readAhead(_ cursor: EngineCursor) -> Bool {
+        if rows == nil {
+            let batch = RowBatch()
+            rows = batch
+            rowKeys = batch.objectKeys
+            rowValues = batch.values
+        }
+        let rows = self.rows.unsafelyUnwrapped
+        let count = cursor.nextBatch(keys: rows.keys, values: rows.values, capacity: RowBatch.capacity)
+        guard count > 0 else { return false }
+        // Decoded now: the engine's key buffer lasts only until the cursor's next call.
+        for i in 0..<count { rows.objectKeys[i] = keyValue(rows.keys[i]) }
+        rowCount = count
+        rowPosition = 0
+        lastKey = rows.objectKeys[count - 1]
+        return true
+    }
+
+    @inline(__always)
+    private mutating func yield(_ realm: RealmCore, _ key: UInt64, _ record: cs_val) -> ObjectBase {
+        let info = self.info.unsafelyUnwrapped
         if isKnownUniquelyReferenced(&reusable), let object = reusable {
-            realm.reuse(object, info, key: key, record: value)
+            realm.reuse(object, info, key: key, record: record)
             return object
         }
-        let object = realm.materialize(info, key: key, record: value)
+        let object = realm.materialize(info, key: key, record: record)
         reusable = object
         return object
     }
