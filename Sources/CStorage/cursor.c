@@ -231,7 +231,7 @@ static inline __attribute__((always_inline)) int read_entry(cs_cursor *c, cs_val
 
 /* Land on the path's entry: read it out and remember where we are. A read
  * txn assembles the key only for a caller that asks for it. */
-static inline int land(cs_cursor *c, cs_val *key, cs_val *val)
+static inline __attribute__((always_inline)) int land(cs_cursor *c, cs_val *key, cs_val *val)
 {
     cs_val k, v;
     bool rdonly = c->txn->rdonly;
@@ -239,8 +239,7 @@ static inline int land(cs_cursor *c, cs_val *key, cs_val *val)
     if (rc) return rc;
     c->state = CUR_ON;
     c->at_end = false;
-    c->gen = c->txn->gen;
-    if (!rdonly) remember_key(c, &k);
+    if (!rdonly) remember_key(c, &k); /* and the txn generation it saw */
     if (key) *key = k;
     if (val) *val = v;
     return CS_OK;
@@ -270,7 +269,7 @@ static inline bool on_unchanged(const cs_cursor *c)
  * scan, kept free of the general path's bookkeeping: within the leaf, or to
  * the sibling leaf through the path's stack. False (cursor unmoved) at
  * either end of the tree or on an error, which the general path reports. */
-static inline bool step_fast(cs_cursor *c, cs_cursor_op op, cs_val *key, cs_val *val)
+static inline __attribute__((always_inline)) bool step_fast(cs_cursor *c, cs_cursor_op op, cs_val *key, cs_val *val)
 {
     if (!on_unchanged(c)) return false;
     bool forward = op == CS_NEXT;
@@ -294,9 +293,10 @@ static inline bool step_fast(cs_cursor *c, cs_cursor_op op, cs_val *key, cs_val 
     return false;
 }
 
-int cs_cursor_get(cs_cursor *c, cs_val *key, cs_val *val, cs_cursor_op op)
+/* cs_cursor_get's general path, out of line: the steps of a scan take
+ * step_fast without paying for this one's frame. */
+static __attribute__((noinline)) int cursor_move(cs_cursor *c, cs_val *key, cs_val *val, cs_cursor_op op)
 {
-    if (c && (op == CS_NEXT || op == CS_PREV) && step_fast(c, op, key, val)) return CS_OK;
     cs_tree_desc *d;
     int rc = prepare(c, &d);
     if (rc) return rc;
@@ -350,6 +350,12 @@ int cs_cursor_get(cs_cursor *c, cs_val *key, cs_val *val, cs_cursor_op op)
     return rc;
 }
 
+int cs_cursor_get(cs_cursor *c, cs_val *key, cs_val *val, cs_cursor_op op)
+{
+    if (c && (op == CS_NEXT || op == CS_PREV) && step_fast(c, op, key, val)) return CS_OK;
+    return cursor_move(c, key, val, op);
+}
+
 /* The last 8 bytes before end (len of them if fewer) as a big-endian
  * number; the 8 bytes before end must be readable. */
 static inline __attribute__((always_inline)) uint64_t tail_word(const uint8_t *end, uint32_t len)
@@ -378,7 +384,7 @@ static int batch_start(cs_cursor *c, unsigned *from, bool *crossed, bt_path *sav
         *crossed = rc == CS_OK;
         return rc;
     }
-    int rc = cs_cursor_get(c, NULL, NULL, CS_NEXT);
+    int rc = cursor_move(c, NULL, NULL, CS_NEXT);
     if (rc == CS_OK) *from = p->idx[p->depth - 1];
     return rc;
 }
