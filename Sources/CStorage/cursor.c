@@ -278,8 +278,12 @@ static inline __attribute__((always_inline)) bool step_fast(cs_cursor *c, cs_cur
     unsigned idx = p->idx[leaf];
     unsigned n = node_n(p->pg[leaf]);
     if (forward ? idx + 1u >= n : idx == 0) {
+        /* bt_step leaves a parent's index moved when a lower level fails. */
         bt_path save = *p;
-        if (bt_step(c->txn, p, forward) != CS_OK) return false;
+        if (bt_step(c->txn, p, forward) != CS_OK) {
+            *p = save;
+            return false;
+        }
         prefetch_ahead(c, forward, p->idx[leaf], node_n(p->pg[leaf]));
         if (land(c, key, val) == CS_OK) return true;
         *p = save;
@@ -380,6 +384,7 @@ static int batch_start(cs_cursor *c, unsigned *from, bool *crossed, bt_path *sav
         }
         *save = *p;
         int rc = bt_step(c->txn, p, true);
+        if (rc) *p = *save;
         *from = 0;
         *crossed = rc == CS_OK;
         return rc;
