@@ -538,6 +538,17 @@ int bt_put(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl, const void
     unsigned idx = p.idx[leaf_level];
     t->gen++;
     if (exact) {
+        /* An inline value of the old one's length keeps the cell's size
+         * and header: copy the bytes over, reading the cell once. */
+        const uint8_t *ov;
+        uint32_t ovl;
+        bool oovf;
+        uint64_t opg;
+        if ((rc = leaf_value(leaf, t->psize, idx, &ov, &ovl, &oovf, &opg))) return rc;
+        if (!oovf && ovl == vl && !(rd32(cell + 2) & VLEN_OVERFLOW)) {
+            memcpy((uint8_t *)ov, cell + LEAF_CELL_HDR + kl, vl);
+            return CS_OK;
+        }
         uint32_t old;
         if ((rc = node_cell_size(leaf, t->psize, idx, &old))) return rc;
         if ((rc = free_cell_overflow(t, d, leaf, idx))) return rc;

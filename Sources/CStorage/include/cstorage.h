@@ -463,6 +463,13 @@ int cs_cursor_get(cs_cursor *cur, cs_val *key, cs_val *val, cs_cursor_op op);
  * when it is full); values as cs_get's. CS_ENOMEM no arena; CS_EINVAL NULL
  * n or cap 0; otherwise errors as cs_cursor_get. */
 int cs_cursor_next_batch(cs_cursor *cur, cs_val *keys, cs_val *vals, size_t cap, size_t *n);
+/* cs_cursor_next_batch for callers that need only a number from each key:
+ * ids[i] is the last 8 bytes of key i read as a big-endian integer (all of
+ * a shorter key's bytes), e.g. an object id. Nothing is assembled, so
+ * there is no arena and no early stop. ids is owned by the caller; values
+ * as cs_cursor_next_batch's (vals may be NULL). CS_EINVAL NULL ids, NULL n
+ * or cap 0; otherwise errors as cs_cursor_next_batch. */
+int cs_cursor_next_ids(cs_cursor *cur, uint64_t *ids, cs_val *vals, size_t cap, size_t *n);
 /* Insert/update through the cursor; the cursor is left on that key.
  * Errors as cs_put, plus CS_EINVAL for a NULL cursor. */
 int cs_cursor_put(cs_cursor *cur, cs_val key, cs_val val, unsigned flags);

@@ -177,7 +177,6 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
     /// `batch` owns the buffers, read through the raw pointers (no
     /// reference counting per row).
     private var batch: RowBatch?
-    private var batchKeys: UnsafeMutablePointer<cs_val>?
     private var batchObjectKeys: UnsafeMutablePointer<UInt64>?
     private var batchValues: UnsafeMutablePointer<cs_val>?
     private var batchCount = 0
@@ -282,23 +281,16 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
             if batch == nil {
                 let storage = RowBatch()
                 batch = storage
-                batchKeys = storage.keys
                 batchObjectKeys = storage.objectKeys
                 batchValues = storage.values
             }
-            let keys = batchKeys.unsafelyUnwrapped, values = batchValues.unsafelyUnwrapped
-            let count = cursor.nextBatch(keys: keys, values: values, capacity: RowBatch.capacity)
-            if count > 0 {
-                // Decoded now: the engine's key buffer lasts only until the
-                // cursor's next batch, which a nested loop may ask for.
-                let objectKeys = batchObjectKeys.unsafelyUnwrapped
-                for i in 0..<count { objectKeys[i] = keyValue(keys[i]) }
-                entry = (keys[0], values[0])
-                batchCount = count
-                batchPosition = 1
-            } else {
-                entry = nil
-            }
+            let objectKeys = batchObjectKeys.unsafelyUnwrapped, values = batchValues.unsafelyUnwrapped
+            let count = cursor.nextIDs(objectKeys, values: values, capacity: RowBatch.capacity)
+            guard count > 0 else { return nil }
+            batchCount = count
+            batchPosition = 1
+            lastKey = objectKeys[0]
+            return yield(realm, info, lastKey, values[0])
         } else {
             batchCount = 0
             guard let fresh = realm.cursor(info.objectsTree) else { return nil }
@@ -336,12 +328,10 @@ extension Results: WholeClassResults {}
 /// snapshot it read them from).
 final class RowBatch {
     static let capacity = 64
-    let keys = UnsafeMutablePointer<cs_val>.allocate(capacity: RowBatch.capacity)
     let objectKeys = UnsafeMutablePointer<UInt64>.allocate(capacity: RowBatch.capacity)
     let values = UnsafeMutablePointer<cs_val>.allocate(capacity: RowBatch.capacity)
 
     deinit {
-        keys.deallocate()
         objectKeys.deallocate()
         values.deallocate()
     }

@@ -241,9 +241,9 @@ final class QueryPlan {
                 // Done by the engine's filter.
             } else {
                 rows = Rows(limit: rows.limit)
-                scan(realm, keys: true) { keys, values, count in
+                scan(realm, ids: true) { ids, values, count in
                     for i in 0..<count {
-                        let key = keyValue(keys[i])
+                        let key = ids[i]
                         let value = realm.currentRecord(info, key, values[i])
                         let record = RecordView(base: UnsafeRawPointer(value.data!), size: value.size)
                         if filter?(realm, record, key) ?? true { rows.append(key, record) }
@@ -293,10 +293,10 @@ final class QueryPlan {
         var readable = true
         if let generationTests {
             withUnsafeTemporaryAllocation(of: UInt32.self, capacity: Self.scanBatch) { matches in
-                scan(realm, keys: true) { keys, values, count in
+                scan(realm, ids: true) { ids, values, count in
                     let matched = generationTests.match(values, count, into: matches.baseAddress!)
                     for m in matches.prefix(matched ?? 0) {
-                        let i = Int(m), key = keyValue(keys[i])
+                        let i = Int(m), key = ids[i]
                         let value = realm.currentRecord(info, key, values[i])
                         rows.append(key, RecordView(base: UnsafeRawPointer(value.data!), size: value.size))
                     }
@@ -308,11 +308,11 @@ final class QueryPlan {
         }
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: Self.scanBatch) { matches in
             test.withFilter { filter in
-                scan(realm, keys: true) { keys, values, count in
+                scan(realm, ids: true) { ids, values, count in
                     let matched = filterRecords(filter, values, count, matches.baseAddress!)
                     for m in matches.prefix(matched ?? 0) {
                         let i = Int(m)
-                        rows.append(keyValue(keys[i]), RecordView(base: UnsafeRawPointer(values[i].data!), size: values[i].size))
+                        rows.append(ids[i], RecordView(base: UnsafeRawPointer(values[i].data!), size: values[i].size))
                     }
                     readable = matched != nil
                     return readable && !rows.isFull
@@ -328,7 +328,7 @@ final class QueryPlan {
     private func countMatching(_ realm: RealmCore, _ tests: GenerationTests) -> Int? {
         var total: Int? = 0
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: Self.scanBatch) { matches in
-            scan(realm, keys: false) { _, values, count in
+            scan(realm, ids: false) { _, values, count in
                 guard let matched = tests.match(values, count, into: matches.baseAddress!) else {
                     total = nil
                     return false
@@ -341,17 +341,18 @@ final class QueryPlan {
     }
 
     /// Every record of the class in key order, a leaf's worth at a time:
-    /// `body(keys, values, count)` (keys only when asked for) until it
-    /// returns false.
-    private func scan(_ realm: RealmCore, keys wantKeys: Bool,
-                      _ body: (UnsafePointer<cs_val>, UnsafePointer<cs_val>, Int) -> Bool) {
+    /// `body(ids, values, count)` (the object keys only when asked for)
+    /// until it returns false.
+    private func scan(_ realm: RealmCore, ids wantIDs: Bool,
+                      _ body: (UnsafePointer<UInt64>, UnsafePointer<cs_val>, Int) -> Bool) {
         let capacity = Self.scanBatch
         realm.txn.withCursor(info.objectsTree) { cursor in
-            withUnsafeTemporaryAllocation(of: cs_val.self, capacity: capacity) { keys in
+            withUnsafeTemporaryAllocation(of: UInt64.self, capacity: capacity) { ids in
                 withUnsafeTemporaryAllocation(of: cs_val.self, capacity: capacity) { values in
                     while true {
-                        let count = cursor.nextBatch(keys: wantKeys ? keys.baseAddress : nil, values: values.baseAddress!, capacity: capacity)
-                        if count == 0 || !body(UnsafePointer(keys.baseAddress!), UnsafePointer(values.baseAddress!), count) { return }
+                        let count = wantIDs ? cursor.nextIDs(ids.baseAddress!, values: values.baseAddress!, capacity: capacity)
+                                            : cursor.nextBatch(keys: nil, values: values.baseAddress!, capacity: capacity)
+                        if count == 0 || !body(UnsafePointer(ids.baseAddress!), UnsafePointer(values.baseAddress!), count) { return }
                     }
                 }
             }

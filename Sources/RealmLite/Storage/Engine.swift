@@ -502,6 +502,17 @@ struct EngineCursor {
         realmFatal(storageError(rc, "Reading a batch of records"))
     }
 
+    /// `nextBatch` for object trees: each key's id (its last 8 bytes,
+    /// big-endian) into `ids`, with no key assembled; 0 at the end.
+    @inline(__always)
+    func nextIDs(_ ids: UnsafeMutablePointer<UInt64>, values: UnsafeMutablePointer<cs_val>, capacity: Int) -> Int {
+        var count = 0
+        let rc = cs_cursor_next_ids(handle, ids, values, capacity, &count)
+        if _fastPath(rc == csOK) { return count }
+        if rc == csNotFound { return 0 }
+        realmFatal(storageError(rc, "Reading a batch of records"))
+    }
+
     /// Calls `body(key, value)` for each entry whose key starts with
     /// `prefix`, in key order, until it returns false. `values: false`
     /// reads keys only (the value passed is empty).
