@@ -111,10 +111,8 @@ struct LinkedObjectReader {
             rowValues = batch.values
         }
         let rows = self.rows.unsafelyUnwrapped
-        let count = cursor.nextBatch(keys: rows.keys, values: rows.values, capacity: RowBatch.capacity)
+        let count = cursor.nextIDs(rows.objectKeys, values: rows.values, capacity: RowBatch.capacity)
         guard count > 0 else { return false }
-        // Decoded now: the engine's key buffer lasts only until the cursor's next call.
-        for i in 0..<count { rows.objectKeys[i] = keyValue(rows.keys[i]) }
         rowCount = count
         rowPosition = 0
         lastKey = rows.objectKeys[count - 1]
