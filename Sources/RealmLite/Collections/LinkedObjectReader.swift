@@ -8,7 +8,7 @@ import CStorage
 /// the next links are found among those rows; otherwise it seeks. A read ahead that
 /// misses stops reading ahead (links in random order) until a link is again
 /// the last key + 1. And, as ResultsIterator does, one accessor is repointed
-/// while the caller does not keep it.
+/// while the caller does not keep it (ReusableAccessor).
 ///
 /// The rows are valid while the core's generation is the one they were
 /// read at (the walker calls forget() when it moved); the cursor is the
@@ -28,7 +28,7 @@ struct LinkedObjectReader {
     private var rowValues: UnsafeMutablePointer<cs_val>?
     private var rowCount = 0
     private var rowPosition = 0
-    private var reusable: ObjectBase?
+    private var accessor = ReusableAccessor()
     /// How many links were sought from the tree's root (tests).
     private(set) var seeks = 0
 
@@ -121,13 +121,6 @@ struct LinkedObjectReader {
 
     @inline(__always)
     private mutating func yield(_ realm: RealmCore, _ key: UInt64, _ record: cs_val) -> ObjectBase {
-        let info = self.info.unsafelyUnwrapped
-        if isKnownUniquelyReferenced(&reusable), let object = reusable {
-            realm.reuse(object, info, key: key, record: record)
-            return object
-        }
-        let object = realm.materialize(info, key: key, record: record)
-        reusable = object
-        return object
+        accessor.object(realm, info.unsafelyUnwrapped, key: key, record: record)
     }
 }

@@ -184,10 +184,7 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
     /// Query results: the rows when iteration started (objects deleted since are skipped).
     private var queryRows: (keys: [UInt64], records: [RecordView])?
     private var queryPosition = 0
-    /// The accessor returned last: once the caller has let go of it (the
-    /// iterator holds the only reference), it is re-pointed at the next row
-    /// instead of allocating a new one — nobody can tell the difference.
-    private var reusable: ObjectBase?
+    private var accessor = ReusableAccessor()
     // Used without reference counting on every step (guaranteed refs);
     // `results` keeps both alive.
     private let realmRef: Unmanaged<RealmCore>
@@ -312,13 +309,7 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
 
     @inline(__always)
     private mutating func yield(_ realm: RealmCore, _ info: ClassInfo, _ key: UInt64, _ value: cs_val) -> ObjectBase {
-        if isKnownUniquelyReferenced(&reusable), let object = reusable {
-            realm.reuse(object, info, key: key, record: value)
-            return object
-        }
-        let object = realm.materialize(info, key: key, record: value)
-        reusable = object
-        return object
+        accessor.object(realm, info, key: key, record: value)
     }
 }
 

@@ -129,3 +129,22 @@ extension RealmCore {
         return keyValue(value)
     }
 }
+
+/// The accessor an iteration returned last. Once the caller has let go of
+/// it (this holds the only reference), it is re-pointed at the next row
+/// instead of a new one being made: nobody can tell the difference, and a
+/// scan allocates one accessor instead of one per row.
+struct ReusableAccessor {
+    private var object: ObjectBase?
+
+    @inline(__always)
+    mutating func object(_ realm: RealmCore, _ info: ClassInfo, key: UInt64, record: cs_val) -> ObjectBase {
+        if isKnownUniquelyReferenced(&object), let object {
+            realm.reuse(object, info, key: key, record: record)
+            return object
+        }
+        let made = realm.materialize(info, key: key, record: record)
+        object = made
+        return made
+    }
+}
