@@ -16,7 +16,10 @@ import CStorage
 /// (dropCursor()).
 struct LinkedObjectReader {
     private let type: ObjectBase.Type?
-    private var info: ClassInfo?
+    /// Read unretained per object (no reference counting), as
+    /// ResultsIterator reads its ClassInfo; held strongly here.
+    private var info: ClassInfo? { didSet { infoRef = info.map { .passUnretained($0) } } }
+    private var infoRef: Unmanaged<ClassInfo>?
     private var cursor: EngineCursor?
     /// The key the cursor is on; nil when it is not on a known key.
     private var lastKey: UInt64?
@@ -121,6 +124,6 @@ struct LinkedObjectReader {
 
     @inline(__always)
     private mutating func yield(_ realm: RealmCore, _ key: UInt64, _ record: cs_val) -> ObjectBase {
-        accessor.object(realm, info.unsafelyUnwrapped, key: key, record: record)
+        infoRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { accessor.object(realm, $0, key: key, record: record) }
     }
 }

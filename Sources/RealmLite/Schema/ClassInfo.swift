@@ -32,7 +32,12 @@ final class Column: @unchecked Sendable {
     /// Backlink tree for link columns, else absentTree.
     var backlinkTree: cs_tree = absentTree
     /// The linked class (links) or the origin class (linking objects).
-    weak var target: ClassInfo?
+    /// Not reference counted, and not weak: a weak reference gives its
+    /// object a side table, after which every retain and release of that
+    /// ClassInfo (one per object a loop reads) takes the runtime's slow
+    /// path. Safe because a ClassInfo lives as long as its file's SharedEnv
+    /// (retiredClasses), which whoever reads a column keeps alive.
+    unowned(unsafe) var target: ClassInfo?
     /// For linking objects: the origin class's link column.
     var originColumn: Int = -1
 
@@ -98,10 +103,10 @@ final class ClassInfo: @unchecked Sendable {
     /// The link columns of every class that link to this one (set once by
     /// SchemaState before it is published; weak: classes link in cycles).
     /// `@links` in queries walks them.
-    var incomingLinks: [WeakIncomingLink] = []
+    var incomingLinks: [IncomingLink] = []
     /// The AnyRealmValue columns of every class (any of them may link here;
     /// their backlink trees are keyed by class name, MixedLinks.swift).
-    var mixedLinkSources: [WeakIncomingLink] = []
+    var mixedLinkSources: [IncomingLink] = []
     var name: String { descriptor.name }
     var type: ObjectBase.Type { descriptor.type }
     var isEmbedded: Bool { descriptor.isEmbedded }
@@ -236,10 +241,10 @@ final class SchemaState: @unchecked Sendable {
         }
         self.incoming = incoming
         for info in classes {
-            info.incomingLinks = (incoming[ObjectIdentifier(info)] ?? []).map { WeakIncomingLink(origin: $0.0, column: $0.1) }
+            info.incomingLinks = (incoming[ObjectIdentifier(info)] ?? []).map { IncomingLink(origin: $0.0, column: $0.1) }
         }
         mixedColumns = classes.flatMap { info in info.mixedColumns.map { (info, $0) } }
-        let mixedSources = mixedColumns.map { WeakIncomingLink(origin: $0.0, column: $0.1) }
+        let mixedSources = mixedColumns.map { IncomingLink(origin: $0.0, column: $0.1) }
         for info in classes { info.mixedLinkSources = mixedSources }
     }
 
@@ -247,7 +252,8 @@ final class SchemaState: @unchecked Sendable {
 }
 
 /// A link column of another class (or this one) that targets a class.
-struct WeakIncomingLink {
-    weak var origin: ClassInfo?
+/// `origin` is unretained for the reason Column.target is.
+struct IncomingLink {
+    unowned(unsafe) var origin: ClassInfo?
     let column: Int
 }
