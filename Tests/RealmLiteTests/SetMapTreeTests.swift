@@ -205,6 +205,32 @@ final class SetMapTreeTests: CollectionsTreeTestCase {
         }
     }
 
+    /// Map reads by key in the record and in the tree: present and absent
+    /// keys, long keys (keyed by prefix and hash), nil values, objects, and
+    /// key-value coding.
+    func testMapLookupsByKey() throws {
+        try bothLayouts { realm, layout in
+            try makeOwners(realm)
+            let owner = try XCTUnwrap(realm.object(ofType: TreeSetOwner.self, forPrimaryKey: 3), layout)
+            try realm.write {
+                for n in 0..<40 { owner.scores[Self.text(n)] = n % 5 == 0 ? nil : n * 3 }
+            }
+            XCTAssertEqual(marker(owner, "scores") != nil, layout == "tree", layout)
+            for n in 0..<40 {
+                let want: Int?? = .some(n % 5 == 0 ? nil : n * 3)
+                XCTAssertEqual(owner.scores[Self.text(n)], want, "\(layout) \(n)")
+                XCTAssertEqual(owner.scores.value(forKey: Self.text(n)) as? Int, n % 5 == 0 ? nil : n * 3, "\(layout) \(n)")
+                XCTAssertTrue(owner.scores[Self.text(n) + "!"] == nil, "\(layout) \(n)")
+                XCTAssertFalse(owner.scores.contains(key: Self.text(n + 40)), "\(layout) \(n)")
+            }
+            XCTAssertEqual(owner.scores["k8"], .some(8), layout)
+            XCTAssertNil(owner.scores.value(forKey: "k9"), layout)
+            XCTAssertEqual(owner.petsByName["mine"]??.name, "pet3", layout)
+            XCTAssertEqual((owner.petsByName.value(forKey: "mine") as? TreeSetPet)?.name, "pet3", layout)
+            XCTAssertTrue(owner.petsByName["yours"] == nil, layout)
+        }
+    }
+
     func testQueriesReadSetsAndMapsInTheTree() throws {
         try bothLayouts { realm, layout in
             try makeOwners(realm)

@@ -33,8 +33,13 @@ struct CollectionField {
     /// The marker of a list stored in the lists tree (ListTree.swift), or nil.
     var spilledList: SpilledList? {
         if isNested { return nil }
+        // The record first: reading the class info after it (and the
+        // encoding from it, not through `treeElements`) takes one retain
+        // and release instead of three (every lookup of a tree set or map
+        // reads this).
+        let record = owner._currentRecord()
         let info = owner._info.unsafelyUnwrapped
-        return SpilledList(owner._currentRecord().field(info.slots[column], info.layout), type: treeElements)
+        return SpilledList(record.field(info.slots[column], info.layout), type: info.columns[column].treeElements)
     }
 
     /// The number of elements, without reading them.

@@ -61,20 +61,25 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
             guard let field else { return unmanaged[key] }
             if let marker = field.spilledEntries {
                 let realm = field.realm
-                return withMapKeyBytes(key) { bytes in
-                    realm.withMapValue(marker, bytes) { value in
-                        value.map { field.decode(Value.self, $0, at: .key(Array(bytes)), in: realm) }
-                    }
-                }
+                guard let entry = withMapKeyBytes(key, { realm.mapEntry(marker, $0) }) else { return nil }
+                var scratch: (UInt64, UInt64) = (0, 0)
+                return treeValue(field, realm, marker, entry, key, &scratch)
             }
             let view = field.view
-            let search = key._rlmKeyBytes.withUnsafeBytes { mapSearch(view, $0) }
+            let search = withMapKeyBytes(key) { mapSearch(view, $0) }
             guard search.found else { return nil }
             return field.decode(Value.self, MapEntry.split(view.element(search.index)).value, at: .key(key._rlmKeyBytes))
         }
         set {
             if let newValue { updateValue(newValue, forKey: key) } else { removeObject(for: key) }
         }
+    }
+
+    /// The value of `entry` (RealmCore.mapEntry), its field decoded into
+    /// `scratch` (16 bytes) if need be.
+    private func treeValue(_ field: CollectionField, _ realm: RealmCore, _ marker: SpilledList, _ entry: UnsafeRawBufferPointer,
+                           _ key: Key, _ scratch: UnsafeMutableRawPointer) -> Value {
+        field.decode(Value.self, realm.mapValueField(marker, entry, scratch: scratch), at: .key(key._rlmKeyBytes), in: realm)
     }
 
     /// Stores `value` under `key`, replacing any value there. A managed map:
@@ -169,7 +174,10 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
         return object.value(forKeyPath: parts[1]).map { $0 as AnyObject }
     }
 
-    private static func key(_ string: String) -> Key { Array(string.utf8).withUnsafeBytes { Key(_rlmKeyBytes: $0) } }
+    private static func key(_ string: String) -> Key {
+        if Key.self == String.self { return unsafeBitCast(string, to: Key.self) }
+        return Array(string.utf8).withUnsafeBytes { Key(_rlmKeyBytes: $0) }
+    }
 
     /// Stores `value` under `key` (nil removes the key), converted to the
     /// map's value type; a managed map needs a write transaction. A value

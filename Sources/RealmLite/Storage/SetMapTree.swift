@@ -90,17 +90,27 @@ extension RealmCore {
         }
     }
 
-    /// The value (as the field holds it) of a tree map's entry for `key`,
-    /// lent to `body` (nil if absent): only the value is decoded.
-    func withMapValue<R>(_ marker: SpilledList, _ key: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer?) -> R) -> R {
-        guard let ints = marker.encoding.ints, !EntryKey.isLong(key) else {
-            return withEntryValue(marker, key, isMap: true) { body($0.map { MapEntry.split($0).value }) }
-        }
+    /// The stored entry (as the tree holds it) of a tree map's `key`, nil if
+    /// absent; valid until the next write. Not generic and returning no
+    /// closure's result: a generic caller (Map's subscript) then passes no
+    /// `Value?` through generic code, whose metadata would be looked up at
+    /// run time on every read.
+    func mapEntry(_ marker: SpilledList, _ key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
         let tree = listsTree()
-        guard tree != absentTree,
-              let stored = EntryKey.withKey(marker.id, key, { txn.get(tree, $0, "Reading a collection entry").map { bytes(of: $0) } })
-        else { return body(nil) }
-        return TreeElementEncoding(ints: ints, form: marker.encoding.form).withField(MapEntry.split(stored).value) { body($0) }
+        guard tree != absentTree else { return nil }
+        if EntryKey.isLong(key) { return findEntry(marker, Array(key), isMap: true)?.value }
+        return EntryKey.withKey(marker.id, key) { txn.get(tree, $0, "Reading a collection entry").map { bytes(of: $0) } }
+    }
+
+    /// The value (as the field holds it) of `entry`, a tree map's entry
+    /// from mapEntry: in the entry, or decoded into `scratch` (16 bytes)
+    /// when the tree stores Ints in another form. A scratch pointer rather
+    /// than a closure: called from generic code, a closure returning the
+    /// value would go through unspecialized stdlib helpers.
+    func mapValueField(_ marker: SpilledList, _ entry: UnsafeRawBufferPointer, scratch: UnsafeMutableRawPointer) -> UnsafeRawBufferPointer {
+        let value = MapEntry.split(entry).value
+        guard let ints = marker.encoding.ints else { return value }
+        return TreeElementEncoding(ints: ints, form: marker.encoding.form).fieldBytes(value, scratch: scratch)
     }
 
     /// A set element (`isMap` false) as its tree entries are keyed (the
