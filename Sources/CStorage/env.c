@@ -208,6 +208,10 @@ int cs_env_open(const char *path, const cs_options *opts, cs_env **out)
         cs_meta cur;
         lock_read_meta(&env->lock, &cur);
         rc = io_map_for(env, cur.next_pgno > 2 ? cur.next_pgno : 2, &b, &pages);
+        /* The first tree open descends the catalog: on a cold page cache its
+         * root is on its way while the caller works until then. */
+        if (rc == CS_OK && cur.catalog.root && cur.catalog.root < cur.next_pgno && !(env->flags & CS_ENV_IN_MEMORY))
+            io_willneed(env->fd, cur.catalog.root << env->psize_shift, env->psize);
     }
     if (rc) {
         /* No lock is held here (lock_open_done released the open lock). */

@@ -9,7 +9,6 @@
  */
 #include "internal.h"
 
-#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -120,7 +119,7 @@ int meta_choose_durable(const uint8_t *p0, const uint8_t *p1, size_t avail, int 
         cs_commit_unit u;
         memcpy(&u, page + sizeof(cs_meta) + i * sizeof u, sizeof u);
         if (u.npages > 0 && u.npages <= (1u << 30) / out->page_size)
-            (void)posix_fadvise(fd, (off_t)(u.pgno * out->page_size), (off_t)u.npages * out->page_size, POSIX_FADV_WILLNEED);
+            io_willneed(fd, u.pgno * out->page_size, (uint64_t)u.npages * out->page_size);
     }
     for (uint32_t i = 0; whole && i < n; i++) {
         cs_commit_unit u;
