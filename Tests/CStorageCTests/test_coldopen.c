@@ -2,7 +2,9 @@
  * is whole memory pages (rebuilding it then reads nothing from the disk),
  * also when an older build left one of another size; and the first tree
  * open asks for the root page of every tree of a one-page catalog, so the
- * descents that follow find them read. */
+ * descents that follow find them read. The metas are read two default
+ * pages first: files of larger pages, or whose page 0 is damaged, read the
+ * rest and still open. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,7 +152,55 @@ static void test_first_tree_open_asks_for_roots(void) {
     CHECK_OK(cs_env_close(env));
 }
 
+static void test_metas_of_every_page_size(void) {
+    for (uint32_t ps = CS_MIN_PAGE_SIZE; ps <= CS_MAX_PAGE_SIZE; ps *= 2) {
+        for (int damage = 0; damage < 2; damage++) {
+            char name[32];
+            snprintf(name, sizeof name, "ps%u-%d.db", ps, damage);
+            tpath p = test_path(name);
+            cs_options o = {0};
+            o.page_size = ps;
+            o.durability = CS_DURABLE_NO_SYNC;
+            cs_env *env;
+            REQUIRE_OK(cs_env_open(p.s, &o, &env));
+            cs_tree tr = test_open_tree(env, "t");
+            for (int i = 0; i < 3; i++) { /* both metas hold a commit */
+                cs_txn *t;
+                REQUIRE_OK(cs_txn_begin(env, 0, &t));
+                CHECK_OK(cs_put(t, tr, VS("k"), V(&i, sizeof i), 0));
+                REQUIRE_OK(cs_txn_commit(t));
+            }
+            CHECK_OK(cs_env_close(env));
+            int fd = open(p.s, O_RDWR);
+            REQUIRE(fd >= 0);
+            cs_meta m;
+            int slot = dbfile_newest_meta(fd, &m);
+            REQUIRE(slot >= 0);
+            if (damage) { /* page 0's meta unreadable: page 1 found by the scan */
+                uint8_t junk[64];
+                memset(junk, 0x5a, sizeof junk);
+                REQUIRE(pwrite(fd, junk, sizeof junk, 0) == (ssize_t)sizeof junk);
+            }
+            close(fd);
+            REQUIRE_OK(cs_env_open(p.s, &o, &env));
+            cs_env_info info;
+            CHECK_OK(cs_env_get_info(env, &info));
+            CHECK_EQ(info.page_size, ps);
+            cs_txn *t;
+            cs_val v;
+            int want = damage && slot == 0 ? 1 : 2; /* the newest, or the one before */
+            REQUIRE_OK(cs_txn_begin(env, CS_TXN_RDONLY, &t));
+            REQUIRE_OK(cs_tree_open(t, "t", 0, &tr));
+            CHECK_OK(cs_get(t, tr, VS("k"), &v));
+            CHECK_VAL(v, &want, sizeof want);
+            CHECK_OK(cs_txn_commit(t));
+            CHECK_OK(cs_env_close(env));
+        }
+    }
+}
+
 int main(void) {
+    test_metas_of_every_page_size();
     test_lock_file_whole_pages();
     test_first_tree_open_asks_for_roots();
     return test_report();
