@@ -9,6 +9,7 @@
  */
 #include "internal.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -119,7 +120,7 @@ int meta_choose_durable(const uint8_t *p0, const uint8_t *p1, size_t avail, int 
         cs_commit_unit u;
         memcpy(&u, page + sizeof(cs_meta) + i * sizeof u, sizeof u);
         if (u.npages > 0 && u.npages <= (1u << 30) / out->page_size)
-            io_willneed(fd, u.pgno * out->page_size, (uint64_t)u.npages * out->page_size);
+            (void)posix_fadvise(fd, (off_t)(u.pgno * out->page_size), (off_t)u.npages * out->page_size, POSIX_FADV_WILLNEED);
     }
     for (uint32_t i = 0; whole && i < n; i++) {
         cs_commit_unit u;
