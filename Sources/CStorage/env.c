@@ -58,7 +58,15 @@ static int read_meta(cs_env *env, uint64_t size, cs_meta *out, uint32_t *slot, u
     size_t want = 2 * CS_MAX_PAGE_SIZE;
     uint8_t *buf = calloc(1, want);
     if (!buf) return cs_fail(CS_ENOMEM, "meta buffer");
-    ssize_t n = pread(env->fd, buf, want, 0);
+    /* Two pages of the default size first, the rest only when page 0 does
+     * not show page 1's meta inside them: a cold open waits for a smaller
+     * read (the kernel's readahead grows with the request). */
+    size_t first = 2 * CS_DEFAULT_PAGE_SIZE;
+    ssize_t n = pread(env->fd, buf, first, 0);
+    if (n == (ssize_t)first && !(meta_valid(buf, 0) && rd32(buf + 44) + CS_META_BYTES <= first)) {
+        ssize_t more = pread(env->fd, buf + first, want - first, (off_t)first);
+        n = more < 0 ? more : n + more;
+    }
     int rc = CS_OK;
     *fresh = false;
     if (n < 0) {
@@ -208,6 +216,10 @@ int cs_env_open(const char *path, const cs_options *opts, cs_env **out)
         cs_meta cur;
         lock_read_meta(&env->lock, &cur);
         rc = io_map_for(env, cur.next_pgno > 2 ? cur.next_pgno : 2, &b, &pages);
+        /* The first tree open descends the catalog: on a cold page cache its
+         * root is on its way while the caller works until then. */
+        if (rc == CS_OK && cur.catalog.root && cur.catalog.root < cur.next_pgno && !(env->flags & CS_ENV_IN_MEMORY))
+            io_willneed(env->fd, cur.catalog.root << env->psize_shift, env->psize);
     }
     if (rc) {
         /* No lock is held here (lock_open_done released the open lock). */

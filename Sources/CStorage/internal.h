@@ -541,6 +541,8 @@ struct cs_env {
     _Atomic uint32_t slot_hint;  /* where to look for a free reader slot */
     _Atomic int panic;          /* a flush failed: writes refused           */
     bool ready;                 /* open completed (close may flush)         */
+    _Atomic bool roots_hinted;  /* the catalog's tree roots were asked for
+                                   (tree.c, first cs_tree_open)            */
 
     cs_lock lock;
 };
@@ -555,6 +557,10 @@ int io_grow_file(cs_env *env, uint64_t need_bytes);
 void io_shrink_file(cs_env *env, uint64_t keep_bytes);
 int io_write(cs_env *env, const void *buf, size_t len, uint64_t off);
 int io_sync(cs_env *env);
+/* Ask the kernel to start reading len bytes at off into the page cache and
+ * return at once. Advice only: a failure changes nothing, so none is
+ * reported. Cold opens issue their independent reads together with it. */
+void io_willneed(int fd, uint64_t off, uint64_t len);
 uint8_t *io_page_buf(cs_env *env);               /* one page, from pool  */
 void io_page_buf_put(cs_env *env, uint8_t *p);
 /* The default hooks (pwrite, fdatasync, posix_fallocate) where user's are NULL. */

@@ -65,6 +65,11 @@ int io_write(cs_env *env, const void *buf, size_t len, uint64_t off)
     return e ? io_error(e, "write") : CS_OK;
 }
 
+void io_willneed(int fd, uint64_t off, uint64_t len)
+{
+    (void)posix_fadvise(fd, (off_t)off, (off_t)len, POSIX_FADV_WILLNEED);
+}
+
 int io_sync(cs_env *env)
 {
     int e = env->io.sync(env->io.ctx, env->fd);

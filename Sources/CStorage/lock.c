@@ -40,14 +40,19 @@ static bool pid_alive(int fd, uint32_t pid)
     return fl.l_type != F_UNLCK;
 }
 
-/* Makes the lock file exactly `size` bytes of zeros (0, or an errno). An
- * existing file is overwritten in place: truncating it to nothing first
- * would free its blocks (a journal transaction, milliseconds on a busy
- * disk) only to allocate them again as lock_init_header writes through the
- * map. */
+/* Makes the lock file `size` bytes rounded up to whole memory pages, all
+ * zeros (0, or an errno). An existing file is overwritten in place:
+ * truncating it to nothing first would free its blocks (a journal
+ * transaction, milliseconds on a busy disk) only to allocate them again as
+ * lock_init_header writes through the map. Whole pages because a write
+ * that covers part of a page not in the page cache first reads that page
+ * from the disk: on a cold open that read was a round of its own. */
 static int zero_lock_file(int fd, size_t size)
 {
     static const uint8_t zeros[65536];
+    long pg = sysconf(_SC_PAGESIZE);
+    size_t page = pg > 0 ? (size_t)pg : 4096;
+    size = (size + page - 1) / page * page;
     struct stat st;
     if (fstat(fd, &st) != 0) return errno;
     if ((size_t)st.st_size != size && ftruncate(fd, (off_t)size) != 0) return errno;

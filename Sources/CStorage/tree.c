@@ -188,6 +188,31 @@ int tree_flush_catalog(cs_txn *t)
     return CS_OK;
 }
 
+/* On the env's first tree open, ask the kernel for the root page of every
+ * tree a one-page catalog lists: on a cold page cache the trees the caller
+ * then descends, one after another, find their roots read together in one
+ * round instead of a round each. A deeper catalog is left alone (walking
+ * it would cost reads of its own); so is a damaged page (the descents
+ * report it). */
+static void tree_hint_roots(cs_txn *t)
+{
+    cs_env *env = t->env;
+    const uint8_t *pg;
+    if (t->catalog.depth != 1 || (env->flags & CS_ENV_IN_MEMORY) || atomic_exchange(&env->roots_hinted, true)) return;
+    if (page_get(t, t->catalog.root, &pg) || node_check(pg, env->psize, t->catalog.root) || !node_is_leaf(pg)) return;
+    uint64_t limit = t->rdonly ? t->meta.next_pgno : t->next_pgno;
+    for (unsigned i = 0, n = node_n(pg); i < n; i++) {
+        const uint8_t *v;
+        uint32_t vlen;
+        bool ovf;
+        uint64_t ovf_pgno;
+        cs_tree_desc d;
+        if (leaf_value(pg, env->psize, i, &v, &vlen, &ovf, &ovf_pgno) || ovf || vlen != sizeof d) continue;
+        memcpy(&d, v, sizeof d);
+        if (d.root && d.root < limit) io_willneed(env->fd, d.root << env->psize_shift, env->psize);
+    }
+}
+
 int cs_tree_open(cs_txn *txn, const char *name, unsigned flags, cs_tree *out)
 {
     if (!name || !out || (flags & ~CS_CREATE)) return cs_fail(CS_EINVAL, "cs_tree_open: bad arguments");
@@ -198,6 +223,7 @@ int cs_tree_open(cs_txn *txn, const char *name, unsigned flags, cs_tree *out)
     if (rc) return rc;
     cs_tree id;
     if ((rc = tree_name_register(txn->env, name, len, &id))) return rc;
+    if (!atomic_load_explicit(&txn->env->roots_hinted, memory_order_relaxed)) tree_hint_roots(txn);
     cs_tree_desc *d;
     rc = tree_desc_get(txn, id, false, &d);
     if (rc == CS_NOTFOUND && (flags & CS_CREATE)) {

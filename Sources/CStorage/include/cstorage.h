@@ -223,7 +223,9 @@ typedef struct cs_options {
  * CStorage file (or empty and CS_ENV_RDONLY); CS_EFORMAT a CStorage file of
  * another format version; CS_ECORRUPT both metas damaged, or the file
  * is shorter than its newest commit; CS_ELOCK lock file; CS_EIO, CS_ENOSPACE,
- * CS_ENOMEM. */
+ * CS_ENOMEM. The first process to open rebuilds the lock file as whole
+ * memory pages (no disk read); the open then asks the kernel to read the
+ * catalog's root (docs/FORMAT.md, "Cold open"). */
 int cs_env_open(const char *path, const cs_options *opts, cs_env **out);
 /* Close the env. All its transactions and cursors must be finished first
  * (else CS_EINVAL and nothing is closed). */
@@ -340,6 +342,9 @@ int cs_txn_is_readonly(const cs_txn *txn);
  * Handles are env-wide, need no close and stay valid until the env closes;
  * a handle whose tree does not exist in a txn's snapshot gives CS_NOTFOUND
  * there. With CS_CREATE (write txn) a missing tree is created, empty.
+ * The env's first call asks the kernel to read the root page of every tree
+ * a one-page catalog lists (POSIX_FADV_WILLNEED), so that after a cold
+ * open the descents find them read; advice only, never an error.
  *   CS_NOTFOUND  no such tree in the snapshot, and no CS_CREATE
  *   CS_EREADONLY CS_CREATE of a missing tree in a read txn
  *   CS_EINVAL    NULL name or out, unknown flags, name of 0 or more than
