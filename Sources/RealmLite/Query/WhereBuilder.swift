@@ -53,7 +53,11 @@ public struct Query<T> {
 
     fileprivate func appending<Root, V>(_ keyPath: KeyPath<Root, V>, _ root: ObjectBase.Type) -> Query<V> {
         guard case .path(let path) = node else { return Query<V>(node.asFailure("a property cannot follow a predicate")) }
-        return Query<V>.catching { Query<V>(path: path + (try KeyPathRecorder.components(of: keyPath, root: root))) }
+        return Query<V>.catching {
+            let names = try KeyPathRecorder.components(of: keyPath, root: root)
+            // `$0.name`: the cached names themselves, no new array.
+            return Query<V>(path: path.isEmpty ? names : path + names)
+        }
     }
 
     func compare<U>(_ op: QueryOperator, _ value: Any, options: StringOptions = [], quantifier: QueryQuantifier = .implicit) -> Query<U> {
