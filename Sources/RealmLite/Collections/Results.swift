@@ -45,7 +45,7 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     /// A lone indexed equality whose plan is not built yet (first and count
     /// need none: QueryCompiler+Lookup.swift). Set on live Realms only, and
     /// read and cleared on the Realm's thread (every access checks it).
-    private var pending: PendingLookup?
+    private(set) var pending: PendingLookup?
     /// Set for Results of projections: the projection class wrapping each
     /// object read (Projection/Projection.swift).
     let projection: (any ProjectionBridge.Type)?
