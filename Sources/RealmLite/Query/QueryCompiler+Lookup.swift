@@ -16,15 +16,14 @@ import Foundation
 /// `property == constant` on an indexed String or Int column of the class.
 /// The shape (column, slot, index tree) is the ClassInfo's, so a plan made
 /// for one file or schema is never used with another; the constant is
-/// bound per query.
-struct IndexedLookup {
+/// bound per query. A class: `first` and `count` capture it in nested
+/// closures, which copied a struct (and retained its references) at each
+/// level.
+final class IndexedLookup {
     let column: Column
     let slot: ColumnSlot
     let layout: RecordLayout
-    /// The constant: a String column's in `string`, an Int column's in
-    /// `int`. Plain fields, not an enum with payloads: a lookup is copied a
-    /// few times per query, and copying such an enum goes through its value
-    /// witness.
+    /// The constant: a String column's in `string`, an Int column's in `int`.
     let isString: Bool
     let string: String
     let int: Int64
