@@ -34,7 +34,18 @@ protocol WholeClassResults {
 /// ``ThreadSafeReference``, to use it elsewhere.
 public final class Results<Element: RealmCollectionValue>: RandomAccessCollection, CustomStringConvertible {
     let core: RealmCore
-    let source: ResultsSource
+    /// What these results evaluate; a pending lookup builds its plan here.
+    var source: ResultsSource {
+        guard let pending else { return builtSource }
+        builtSource = .query(pending.plan)
+        self.pending = nil
+        return builtSource
+    }
+    private var builtSource: ResultsSource
+    /// A lone indexed equality whose plan is not built yet (first and count
+    /// need none: QueryCompiler+Lookup.swift). Set on live Realms only, and
+    /// read and cleared on the Realm's thread (every access checks it).
+    private(set) var pending: PendingLookup?
     /// Set for Results of projections: the projection class wrapping each
     /// object read (Projection/Projection.swift).
     let projection: (any ProjectionBridge.Type)?
@@ -42,13 +53,13 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     init(realm: RealmCore, info: ClassInfo) {
         precondition(Element.self is AnyObject.Type, "RealmLite: Results of objects only")
         core = realm
-        source = .all(info)
+        builtSource = .all(info)
         projection = Element.self as? any ProjectionBridge.Type
     }
 
     init(realm: RealmCore, source: ResultsSource) {
         core = realm
-        self.source = source
+        builtSource = source
         projection = Element.self as? any ProjectionBridge.Type
     }
 
@@ -57,7 +68,15 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     /// loop would pay on every query.
     init(derivedFrom base: Results<Element>, source: ResultsSource) {
         core = base.realmInstance
-        self.source = source
+        builtSource = source
+        projection = base.projection
+    }
+
+    /// Results of `base`'s class narrowed by a lookup, its plan pending.
+    init(derivedFrom base: Results<Element>, pending: PendingLookup) {
+        core = base.realmInstance
+        builtSource = .all(pending.info)
+        self.pending = pending
         projection = base.projection
     }
 
@@ -80,7 +99,8 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     }
 
     private var info: ClassInfo {
-        switch source {
+        if let pending { return pending.info }
+        return switch source {
         case .all(let info): info
         case .query(let plan): plan.info
         case .values(let plan): plan.source.info
@@ -90,6 +110,7 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     /// The number of objects in the current version: O(1) for every object of a
     /// class, one evaluation of the query per version otherwise.
     public var count: Int {
+        if let pending { return pending.lookup.count(realmInstance, pending.info) }
         if let plan = valuePlan { return valueCount(plan) }
         if case .query(let plan) = source { return plan.count(realmInstance) }
         return realmInstance.count(of: info)
@@ -122,6 +143,7 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     public var last: Element? { edge(last: true) }
 
     private func edge(last: Bool) -> Element? {
+        if !last, let pending { return pending.lookup.first(realmInstance, pending.info).map(wrap) }
         if let plan = valuePlan { return valueEdge(plan, last: last) }
         if case .query(let plan) = source {
             if !last { return plan.firstObject(realmInstance).map(wrap) }

@@ -16,26 +16,34 @@ import Foundation
 /// `property == constant` on an indexed String or Int column of the class.
 /// The shape (column, slot, index tree) is the ClassInfo's, so a plan made
 /// for one file or schema is never used with another; the constant is
-/// bound per query.
-struct IndexedLookup {
-    enum Constant {
-        case string(String)
-        case int(Int64)
-    }
+/// bound per query. A class: `first` and `count` capture it in nested
+/// closures, which copied a struct (and retained its references) at each
+/// level.
+final class IndexedLookup {
     let column: Column
     let slot: ColumnSlot
     let layout: RecordLayout
-    let constant: Constant
+    /// The constant: a String column's in `string`, an Int column's in `int`.
+    let isString: Bool
+    let string: String
+    let int: Int64
+
+    init(column: Column, slot: ColumnSlot, layout: RecordLayout, string: String) {
+        (self.column, self.slot, self.layout) = (column, slot, layout)
+        (isString, self.string, int) = (true, string, 0)
+    }
+
+    init(column: Column, slot: ColumnSlot, layout: RecordLayout, int: Int64) {
+        (self.column, self.slot, self.layout) = (column, slot, layout)
+        (isString, string, self.int) = (false, "", int)
+    }
 
     /// Calls `body` with the constant's index key, encoded on the stack.
     @inline(__always)
     func withKey<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
-        switch constant {
-        case .string(var s):
-            return s.withUTF8 { withIndexKey(.string, isNull: false, UnsafeRawBufferPointer($0), body) }
-        case .int(let v):
-            return withInt64Bytes(v) { withIndexKey(.int, isNull: false, $0, body) }
-        }
+        guard isString else { return withInt64Bytes(int) { withIndexKey(.int, isNull: false, $0, body) } }
+        var s = string
+        return s.withUTF8 { withIndexKey(.string, isNull: false, UnsafeRawBufferPointer($0), body) }
     }
 
     /// True if `record`'s value equals the constant (the index narrows to a
@@ -43,15 +51,19 @@ struct IndexedLookup {
     @inline(__always)
     func matches(_ record: RecordView) -> Bool {
         guard !record.isNull(slot) else { return false }
-        switch constant {
-        case .string(var s):
-            let field = record.field(slot, layout)
-            return s.withUTF8 { bytes in
-                field.count == bytes.count && (bytes.isEmpty || memcmp(field.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
-            }
-        case .int(let v):
-            return Int64(littleEndian: record.fixed(slot).loadUnaligned(as: Int64.self)) == v
+        guard isString else { return Int64(littleEndian: record.fixed(slot).loadUnaligned(as: Int64.self)) == int }
+        let field = record.field(slot, layout)
+        // A native string's bytes are read in place; a bridged one is copied once.
+        if let equal = string.utf8.withContiguousStorageIfAvailable({ bytes in Self.equal(field, UnsafeRawBufferPointer(bytes)) }) {
+            return equal
         }
+        var s = string
+        return s.withUTF8 { Self.equal(field, UnsafeRawBufferPointer($0)) }
+    }
+
+    @inline(__always)
+    private static func equal(_ field: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        field.count == bytes.count && (bytes.isEmpty || memcmp(field.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
     }
 
     /// The general plan's filter (iteration, observation, chained queries).
@@ -119,12 +131,26 @@ extension QueryCompiler {
               let index = info.descriptor.propertyIndex[components[0]] else { return nil }
         let column = info.columns[index]
         guard column.collection == .none, column.isIndexed, !column.isPrimary else { return nil }
-        let constant: IndexedLookup.Constant
+        let slot = info.slots[column.index]
         switch (column.type, value) {
-        case (.string, .string(let s)): constant = .string(s)
-        case (.int, .int(let v)): constant = .int(v)
+        case (.string, .string(let s)): return CompiledQuery(lookup: IndexedLookup(column: column, slot: slot, layout: info.layout, string: s))
+        case (.int, .int(let v)): return CompiledQuery(lookup: IndexedLookup(column: column, slot: slot, layout: info.layout, int: v))
         default: return nil
         }
-        return CompiledQuery(lookup: IndexedLookup(column: column, slot: info.slots[column.index], layout: info.layout, constant: constant))
+    }
+}
+
+/// A Results' lookup whose QueryPlan is not built yet: `where { $0.name == x
+/// }.first` in a loop reads the index and needs no plan, whose allocation
+/// and release were a tenth of such a query. Only on a live Realm (a frozen
+/// Results is shared by threads, so it must not build its plan lazily);
+/// anything beyond `first` and `count` builds the plan (Results.source).
+struct PendingLookup {
+    let info: ClassInfo
+    let predicate: QueryPredicate
+    let lookup: IndexedLookup
+
+    var plan: QueryPlan {
+        QueryPlan(info: info, base: .all, predicate: predicate, compiled: CompiledQuery(lookup: lookup), orderings: [])
     }
 }

@@ -44,6 +44,9 @@ extension Results {
         }
         guard let previous = parts.predicate else {
             // The first filter: what was just compiled is the whole query.
+            if let lookup = compiled.lookup, case .all = parts.base, parts.orderings.isEmpty, !realmInstance.isFrozen {
+                return Results(derivedFrom: self, pending: PendingLookup(info: parts.info, predicate: predicate, lookup: lookup))
+            }
             let plan = QueryPlan(info: parts.info, base: parts.base, predicate: predicate, compiled: compiled, orderings: parts.orderings)
             return Results(derivedFrom: self, source: .query(plan))
         }
@@ -149,6 +152,15 @@ extension Results {
         let realm = realmInstance
         let (keys, records) = queryPlan.rows(realm)
         return keys.indices.first { filter(realm, records[$0], keys[$0]) }
+    }
+}
+
+extension Results {
+    /// ``RealmCollection/where(_:)`` on Results themselves, the lookup loop's
+    /// call: the protocol's version reaches the same `adding` through
+    /// `_rlmQueryResults()` and generic wrappers, once per query.
+    public func `where`(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Results<Element> {
+        orStop { try adding(isIncluded(Query<Element>(path: [])).predicate(), format: "") }
     }
 }
 

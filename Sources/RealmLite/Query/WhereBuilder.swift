@@ -52,8 +52,7 @@ public struct Query<T> {
     }
 
     fileprivate func appending<Root, V>(_ keyPath: KeyPath<Root, V>, _ root: ObjectBase.Type) -> Query<V> {
-        guard case .path(let path) = node else { return Query<V>(node.asFailure("a property cannot follow a predicate")) }
-        return Query<V>.catching { Query<V>(path: path + (try KeyPathRecorder.components(of: keyPath, root: root))) }
+        Query<V>(node.appending(keyPath, root))
     }
 
     func compare<U>(_ op: QueryOperator, _ value: Any, options: StringOptions = [], quantifier: QueryQuantifier = .implicit) -> Query<U> {
@@ -98,9 +97,8 @@ public struct Query<T> {
     /// Bool or Double is read without the dynamic casts of
     /// `QueryValue.from` (a lookup loop builds one query per value).
     func compareConstant<U, V>(_ op: QueryOperator, _ value: V) -> Query<U> {
-        guard case .path(let path) = node, let constant = QueryValue.plain(value) else { return compare(op, value) }
-        return Query<U>(.predicate(.comparison(QueryComparison(left: .keyPath(path, position: -1), op: op,
-                                                               right: .value(constant, position: -1)))))
+        guard let comparison = node.comparing(op, constant: value) else { return compare(op, value) }
+        return Query<U>(comparison)
     }
 
     /// A custom type persisted as an embedded object compares memberwise,
@@ -167,6 +165,29 @@ enum QueryBuilderNode {
     /// The count of a subquery (`(predicate).count`), to be compared.
     case subquery(QuerySubquery)
     case failed(Realm.Error)
+
+    // The builder's steps on nodes, not on Query<T>: a method of the generic
+    // Query asks the runtime for a Query<...> metadata on every call (a
+    // lookup loop builds a query per value).
+
+    /// This path followed by the names `keyPath` goes through.
+    func appending(_ keyPath: AnyKeyPath, _ root: ObjectBase.Type) -> QueryBuilderNode {
+        guard case .path(let path) = self else { return asFailure("a property cannot follow a predicate") }
+        do {
+            let names = try KeyPathRecorder.components(of: keyPath, root: root)
+            // `$0.name`: the cached names themselves, no new array.
+            return .path(path.isEmpty ? names : path + names)
+        } catch {
+            return .failed(Realm.Error(error, otherwise: .invalidValue))
+        }
+    }
+
+    /// `path op constant` for a String, Int, Bool or Double constant, read
+    /// without the dynamic casts of `QueryValue.from`; nil for any other.
+    func comparing<V>(_ op: QueryOperator, constant value: V) -> QueryBuilderNode? {
+        guard case .path(let path) = self, let constant = QueryValue.plain(value) else { return nil }
+        return .predicate(.comparison(QueryComparison(left: .keyPath(path, position: -1), op: op, right: .value(constant, position: -1))))
+    }
 
     func asFailure(_ message: String) -> QueryBuilderNode {
         if case .failed = self { return self }

@@ -1,0 +1,117 @@
+import Foundation
+import XCTest
+@testable import RealmLite
+
+// A lone indexed equality's Results keeps its lookup pending (no QueryPlan)
+// until something beyond first/count reads it (QueryCompiler+Lookup.swift).
+// Pending or built, it must answer as the general compiler, stay live, and
+// notify.
+
+final class PendingLookupTests: QueryTestCase {
+    private func add(_ realm: Realm, _ rows: [(tag: String, rank: Int, optRank: Int?, plainRank: Int)]) throws {
+        try realm.write {
+            for row in rows {
+                let item = QItem()
+                (item.tag, item.rank, item.optRank, item.plainRank) = (row.tag, row.rank, row.optRank, row.plainRank)
+                realm.add(item)
+            }
+        }
+    }
+
+    func testOnlyALoneIndexedEqualityIsPending() throws {
+        let realm = try openQueryRealm()
+        let items = realm.objects(QItem.self)
+        XCTAssertNotNil(items.where { $0.tag == "x" }.pending)
+        XCTAssertNotNil(items.where { $0.rank == 1 }.pending)
+        XCTAssertNotNil(items.where { $0.optRank == 1 }.pending)
+        XCTAssertNotNil(items.filter("tag == %@", "x").pending)
+        XCTAssertNil(items.where { $0.plainTag == "x" }.pending)
+        XCTAssertNil(items.where { $0.tag != "x" }.pending)
+        XCTAssertNil(items.sorted(byKeyPath: "rank").where { $0.tag == "x" }.pending)
+        XCTAssertNil(items.where { $0.rank > 0 }.where { $0.tag == "x" }.pending)
+        // A frozen Results is read by several threads: its plan is built at once.
+        XCTAssertNil(items.freeze().where { $0.tag == "x" }.pending)
+        // Reading it as a query (here: its description) builds the plan.
+        let lookup = items.where { $0.tag == "x" }
+        _ = lookup.description
+        XCTAssertNil(lookup.pending)
+    }
+
+    /// The same answers as the general compiler for String, Int and
+    /// optional Int columns, read pending (first, count) and built
+    /// (iteration, subscript, last, chained), and held across writes.
+    func testPendingAndBuiltAnswerAsTheGeneralCompilerAcrossWrites() throws {
+        let realm = try openQueryRealm()
+        let long = String(repeating: "L", count: 3000)
+        try add(realm, [("a", 1, nil, 0), ("b", 2, 2, 1), (long + "1", 1, 1, 2), ("é", -1, -1, 3)])
+        let items = realm.objects(QItem.self)
+        let tags = ["a", "b", "c", long + "1", long + "2", "é", "e\u{301}"]
+        let ints = [1, 2, 3, -1]
+        typealias Case = (name: String, pending: Results<QItem>, general: Results<QItem>)
+        var held: [Case] = []
+        for s in tags {
+            held.append(("tag == \(s.prefix(8))", items.where { $0.tag == s },
+                         try items.checkedFilter("tag == %@", arguments: [s], useIndexes: false)))
+        }
+        for v in ints {
+            held.append(("rank == \(v)", items.where { $0.rank == v },
+                         try items.checkedFilter("rank == %@", arguments: [v], useIndexes: false)))
+            held.append(("optRank == \(v)", items.filter("optRank == %@", v),
+                         try items.checkedFilter("optRank == %@", arguments: [v], useIndexes: false)))
+        }
+        func check(_ step: String) {
+            for c in held {
+                XCTAssertEqual(c.pending.first?.plainRank, c.general.first?.plainRank, "\(step): \(c.name) first")
+                XCTAssertEqual(c.pending.count, c.general.count, "\(step): \(c.name) count")
+            }
+        }
+        check("initial")
+        XCTAssertTrue(held.allSatisfy { $0.pending.pending != nil }, "first and count build no plan")
+        // Writes: new matches, a changed value, a deletion, all seen by the held Results.
+        try add(realm, [("c", 3, 3, 4), ("a", 2, 1, 5), (long + "2", 3, nil, 6), ("e\u{301}", 1, 2, 7)])
+        check("after adding")
+        try realm.write {
+            items.where { $0.tag == "a" }.first!.tag = "b"
+            items.where { $0.rank == 2 }.first!.optRank = nil
+            realm.delete(items.where { $0.tag == long + "1" }.first!)
+        }
+        check("after changing")
+        XCTAssertTrue(held.allSatisfy { $0.pending.pending != nil })
+        // Built: every other read, then more writes.
+        for c in held {
+            XCTAssertEqual(c.pending.map(\.plainRank), c.general.map(\.plainRank), c.name)
+            // (An empty Results is mapped from its count alone.)
+            XCTAssertTrue(c.pending.pending == nil || c.general.isEmpty, "\(c.name): iteration builds the plan")
+            XCTAssertEqual(c.pending.last?.plainRank, c.general.last?.plainRank, c.name)
+            XCTAssertEqual(c.pending.where { $0.plainRank >= 5 }.map(\.plainRank),
+                           c.general.where { $0.plainRank >= 5 }.map(\.plainRank), c.name)
+        }
+        try add(realm, [("a", 1, 1, 8), ("b", 2, 2, 9)])
+        check("built, after adding")
+        for c in held { XCTAssertEqual(c.pending.map(\.plainRank), c.general.map(\.plainRank), c.name) }
+    }
+
+    func testAPendingLookupNotifies() throws {
+        let realm = try openQueryRealm()
+        try add(realm, [("a", 1, nil, 0), ("b", 2, nil, 1)])
+        let lookup = realm.objects(QItem.self).where { $0.tag == "a" }
+        XCTAssertEqual(lookup.first?.plainRank, 0)
+        var log: [String] = []
+        let token = lookup.observe { change in
+            switch change {
+            case .initial(let results): log.append("initial \(results.map(\.plainRank))")
+            case .update(let results, let deletions, let insertions, _):
+                log.append("update \(results.map(\.plainRank)) -\(deletions) +\(insertions)")
+            case .error: log.append("error")
+            }
+        }
+        nextTurn()
+        try add(realm, [("a", 3, nil, 2), ("c", 4, nil, 3)])
+        nextTurn()
+        try realm.write { realm.delete(lookup.first!) }
+        nextTurn()
+        XCTAssertEqual(log, ["initial [0]", "update [0, 2] -[] +[1]", "update [2] -[0] +[]"])
+        XCTAssertEqual(lookup.count, 1)
+        token.invalidate()
+    }
+}
