@@ -37,7 +37,9 @@ static dirty_entry *dirty_slot(cs_txn *t, uint64_t pgno)
 static int dirty_insert(cs_txn *t, uint64_t pgno, uint8_t *page, uint32_t npages)
 {
     if ((t->dirty_n + 1) * 4 > t->dirty_cap * 3) {
-        size_t cap = t->dirty_cap ? t->dirty_cap * 2 : 1024;
+        /* Small first: a one-object commit dirties a handful of pages, and
+         * the table is zeroed at allocation and walked at commit and release. */
+        size_t cap = t->dirty_cap ? t->dirty_cap * 2 : 64;
         dirty_entry *old = t->dirty, *nw = calloc(cap, sizeof *nw);
         if (!nw) return cs_fail(CS_ENOMEM, "dirty page table of %zu entries", cap);
         size_t oldcap = t->dirty_cap;

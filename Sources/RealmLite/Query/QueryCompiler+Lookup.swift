@@ -54,16 +54,11 @@ final class IndexedLookup {
         guard isString else { return Int64(littleEndian: record.fixed(slot).loadUnaligned(as: Int64.self)) == int }
         let field = record.field(slot, layout)
         // A native string's bytes are read in place; a bridged one is copied once.
-        if let equal = string.utf8.withContiguousStorageIfAvailable({ bytes in Self.equal(field, UnsafeRawBufferPointer(bytes)) }) {
+        if let equal = string.utf8.withContiguousStorageIfAvailable({ bytes in sameBytes(field, UnsafeRawBufferPointer(bytes)) }) {
             return equal
         }
         var s = string
-        return s.withUTF8 { Self.equal(field, UnsafeRawBufferPointer($0)) }
-    }
-
-    @inline(__always)
-    private static func equal(_ field: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        field.count == bytes.count && (bytes.isEmpty || memcmp(field.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
+        return s.withUTF8 { sameBytes(field, UnsafeRawBufferPointer($0)) }
     }
 
     /// The general plan's filter (iteration, observation, chained queries).

@@ -303,7 +303,7 @@ extension RealmCore {
         guard meta != absentTree,
               let value = try withBytesKey(Array(MetaKey.schema.utf8), { try txn.lookup(meta, $0, "Reading the stored schema") }) else { return }
         let now = bytes(of: value)
-        if env.checkedSchema.withLock({ $0.map { now.elementsEqual($0) } ?? false }) { return }
+        if env.checkedSchema.withLock({ $0.map { sameBytes(now, $0) } ?? false }) { return }
         let stored = try StoredSchema.decode(now)
         for info in state.classes {
             guard let mine = registered.class(named: info.name), let theirs = stored.class(named: info.name),
@@ -318,7 +318,7 @@ extension RealmCore {
     func readStoredSchema() throws -> StoredSchema? {
         guard let value = try readMeta(MetaKey.schema) else { return nil }
         let stored = bytes(of: value)
-        if let cached = env.decodedSchema.withLock({ $0.flatMap { stored.elementsEqual($0.bytes) ? $0.schema : nil } }) {
+        if let cached = env.decodedSchema.withLock({ $0.flatMap { sameBytes(stored, $0.bytes) ? $0.schema : nil } }) {
             return cached
         }
         let schema = try StoredSchema.decode(stored)

@@ -92,6 +92,19 @@ func bytes(of val: cs_val) -> UnsafeRawBufferPointer {
     UnsafeRawBufferPointer(start: val.data, count: val.size)
 }
 
+/// Byte-for-byte equality in one `memcmp`: `elementsEqual` on raw buffers
+/// walks them a byte at a time through two iterators, several instructions
+/// per byte, which showed up on every write transaction's schema check.
+@inline(__always)
+func sameBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+    a.count == b.count && (a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
+}
+
+@inline(__always)
+func sameBytes(_ a: UnsafeRawBufferPointer, _ b: [UInt8]) -> Bool {
+    b.withUnsafeBytes { sameBytes(a, $0) }
+}
+
 // MARK: - Environments
 
 extension SharedEnv {

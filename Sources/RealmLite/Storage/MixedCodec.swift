@@ -251,7 +251,7 @@ private func mixedDecimal(_ view: MixedView) -> Decimal128 {
 /// (int 3 equals double 3); everything else by its stored bytes.
 func mixedElementsEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
     if let x = MixedView(a), let y = MixedView(b), x.isNumeric, y.isNumeric { return compareMixed(x, y) == 0 }
-    return a.elementsEqual(b)
+    return sameBytes(a, b)
 }
 
 func mixedElementsEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {

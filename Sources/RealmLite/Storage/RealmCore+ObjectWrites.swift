@@ -209,13 +209,13 @@ extension RealmCore {
         let slot = info.slots[c]
         if slot.width == ColumnSlot.objectKey {
             // Setting a keyed class's primary key to its current value is allowed (and does nothing).
-            if !isNull && withPrimaryKeyBytes(objectKey: object._key, { $0.elementsEqual(raw) }) { return }
+            if !isNull && withPrimaryKeyBytes(objectKey: object._key, { sameBytes($0, raw) }) { return }
             fail(primaryKeyChange(info, column))
             return
         }
         let oldNull = record.isNull(slot)
         let oldField = record.field(slot, info.layout)
-        if oldNull == isNull && (isNull || oldField.elementsEqual(raw)) { return }
+        if oldNull == isNull && (isNull || sameBytes(oldField, raw)) { return }
         if column.isPrimary {
             fail(primaryKeyChange(info, column))
             return

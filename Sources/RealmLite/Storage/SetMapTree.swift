@@ -139,7 +139,7 @@ extension RealmCore {
             var found: (key: [UInt8], value: UnsafeRawBufferPointer)?
             key.withUnsafeBytes { prefix in
                 cursor.forEach(prefix: prefix) { entryKey, value in
-                    guard SpilledList.content(of: bytes(of: value), isMap: isMap).elementsEqual(content) else { return true }
+                    guard sameBytes(SpilledList.content(of: bytes(of: value), isMap: isMap), content) else { return true }
                     found = ([UInt8](copying: bytes(of: entryKey)), bytes(of: value))
                     return false
                 }
