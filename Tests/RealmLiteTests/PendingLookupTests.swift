@@ -91,6 +91,28 @@ final class PendingLookupTests: QueryTestCase {
         for c in held { XCTAssertEqual(c.pending.map(\.plainRank), c.general.map(\.plainRank), c.name) }
     }
 
+    /// The builder's nodes from generic code (a Query<T> of unknown T): a
+    /// failure made by one comparison operator survives the next ones and is
+    /// thrown with its message; constants of other types than the plain four
+    /// take the general comparison.
+    func testBuilderFailuresAndGeneralConstantsThroughGenericCode() throws {
+        let realm = try openQueryRealm()
+        try add(realm, [("a", 1, nil, 0), ("b", 2, 2, 1)])
+        func query<T: Object>(_ results: Results<T>, _ build: (Query<T>) -> Query<Bool>) throws -> [T] {
+            Array(try results.checkedWhere(build))
+        }
+        let items = realm.objects(QItem.self)
+        XCTAssertThrowsRealmError(.invalidValue, mentioning: ["a predicate cannot be compared"]) {
+            _ = try query(items) { ($0.tag == "a") == true }
+        }
+        XCTAssertThrowsRealmError(.invalidValue, mentioning: ["a predicate cannot be compared"]) {
+            _ = try query(items) { (($0.tag == "a") != false) == true && $0.rank == 1 }
+        }
+        XCTAssertEqual(try query(items) { $0.tag == "b" && $0.rank != 1 }.map(\.plainRank), [1])
+        XCTAssertEqual(try query(items) { $0.when == Date(timeIntervalSince1970: 0) && $0.optRank == nil }.map(\.plainRank), [0])
+        XCTAssertEqual(try query(items) { $0.rank >= Int(2) || $0.tag < "b" }.map(\.plainRank), [0, 1])
+    }
+
     func testAPendingLookupNotifies() throws {
         let realm = try openQueryRealm()
         try add(realm, [("a", 1, nil, 0), ("b", 2, nil, 1)])

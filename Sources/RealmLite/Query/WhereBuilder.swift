@@ -95,10 +95,12 @@ public struct Query<T> {
 
     /// `compare` with a constant of the property's own type: a String, Int,
     /// Bool or Double is read without the dynamic casts of
-    /// `QueryValue.from` (a lookup loop builds one query per value).
-    func compareConstant<U, V>(_ op: QueryOperator, _ value: V) -> Query<U> {
-        guard let comparison = node.comparing(op, constant: value) else { return compare(op, value) }
-        return Query<U>(comparison)
+    /// `QueryValue.from` (a lookup loop builds one query per value). The
+    /// result is a concrete Query<Bool>: a generic result type made the
+    /// operators ask the runtime for a Query<...> metadata on every call.
+    func compareConstant<V>(_ op: QueryOperator, _ value: V) -> Query<Bool> {
+        if let comparison = node.comparing(op, constant: value) { return Query<Bool>(comparison) }
+        return compare(op, value)
     }
 
     /// A custom type persisted as an embedded object compares memberwise,
@@ -164,7 +166,11 @@ enum QueryBuilderNode {
     case predicate(QueryPredicate)
     /// The count of a subquery (`(predicate).count`), to be compared.
     case subquery(QuerySubquery)
-    case failed(Realm.Error)
+    /// Boxed: Realm.Error holds a URL, whose layout Foundation keeps
+    /// resilient, and an unboxed payload made Query<T> a value of unknown
+    /// size in generic code, copied and destroyed through the runtime's
+    /// Query<...> metadata on every `where`.
+    indirect case failed(Realm.Error)
 
     // The builder's steps on nodes, not on Query<T>: a method of the generic
     // Query asks the runtime for a Query<...> metadata on every call (a
