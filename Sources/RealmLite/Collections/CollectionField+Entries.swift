@@ -6,7 +6,14 @@
 extension CollectionField {
     /// The marker of a set or map that may be in the tree, or nil.
     var spilledEntries: SpilledList? {
-        isNested || isMixed ? nil : spilledList
+        if isNested { return nil }
+        // As spilledList, with the mixed test on the same class info: going
+        // through `isMixed` took three more retain/release pairs (ClassInfo,
+        // columns array, Column) on every set or map lookup.
+        let record = owner._currentRecord()
+        let info = owner._info.unsafelyUnwrapped
+        if info.columns[column].isMixed { return nil }
+        return SpilledList(record.field(info.slots[column], info.layout), type: info.columns[column].treeElements)
     }
 
     private var kind: _CollectionKind { owner._info.unsafelyUnwrapped.columns[column].collection }
