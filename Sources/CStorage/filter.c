@@ -293,6 +293,70 @@ static inline __attribute__((always_inline)) uint64_t conj_eval(const conj *q, c
     return ok;
 }
 
+/* Counts q's matches among a compact leaf's cells from i on while each is
+ * an inline value with one-byte suffix and value words (the common case),
+ * inside the cell area and long enough; stops at the first cell that is
+ * not (or whose tag, when tag >= 0, differs) and returns its index (n when
+ * none), for the caller's checked path. A loop of its own, called once per
+ * leaf: inside count_walk the tests' constants do not fit in registers
+ * beside the walk's state. */
+static inline __attribute__((always_inline)) unsigned conj_count_leaf(const uint8_t *pg, unsigned i, unsigned n,
+                                                                      uint32_t top, size_t need, const conj *qp,
+                                                                      int tag, uint64_t *got, unsigned nint,
+                                                                      unsigned nbool)
+{
+    const conj q = *qp;
+    uint64_t g = 0;
+    for (; i < n; i++) {
+        const uint32_t off = node_slot(pg, i);
+        if (CS_UNLIKELY((off + 2u > top) | (off < PAGE_HDR))) break;
+        const uint32_t head = rd16(pg + off), sl = head & 0x7f, vl = head >> 9;
+        /* 0x8080: either word takes more than one byte; 0x100: overflow value. */
+        if (CS_UNLIKELY((head & 0x8180) | (off + 2u + sl + vl > top) | (vl < need))) break;
+        const uint8_t *v = pg + off + 2 + sl;
+        if (tag >= 0 && CS_UNLIKELY(v[0] != (uint8_t)tag)) break;
+        g += conj_eval(&q, v, nint, nbool);
+    }
+    *got += g;
+    return i;
+}
+
+#define CONJ_COUNT_LEAF(ni, nb)                                                                                    \
+    static __attribute__((noinline)) unsigned conj_count_leaf_##ni##nb(const uint8_t *pg, unsigned i, unsigned n,  \
+                                                                       uint32_t top, size_t need, const conj *q,   \
+                                                                       int tag, uint64_t *got)                     \
+    {                                                                                                              \
+        return conj_count_leaf(pg, i, n, top, need, q, tag, got, ni, nb);                                          \
+    }
+CONJ_COUNT_LEAF(0, 1)
+CONJ_COUNT_LEAF(0, 2)
+CONJ_COUNT_LEAF(1, 0)
+CONJ_COUNT_LEAF(1, 1)
+CONJ_COUNT_LEAF(1, 2)
+CONJ_COUNT_LEAF(2, 0)
+CONJ_COUNT_LEAF(2, 1)
+CONJ_COUNT_LEAF(2, 2)
+#undef CONJ_COUNT_LEAF
+
+/* conj_count_leaf for the shape (constants at each use: one call). */
+static inline __attribute__((always_inline)) unsigned conj_count_shape(const uint8_t *pg, unsigned i, unsigned n,
+                                                                       uint32_t top, size_t need, const conj *q,
+                                                                       int tag, uint64_t *got, unsigned nint,
+                                                                       unsigned nbool)
+{
+    switch (nint * 10 + nbool) {
+    case 1: return conj_count_leaf_01(pg, i, n, top, need, q, tag, got);
+    case 2: return conj_count_leaf_02(pg, i, n, top, need, q, tag, got);
+    case 10: return conj_count_leaf_10(pg, i, n, top, need, q, tag, got);
+    case 11: return conj_count_leaf_11(pg, i, n, top, need, q, tag, got);
+    case 12: return conj_count_leaf_12(pg, i, n, top, need, q, tag, got);
+    case 20: return conj_count_leaf_20(pg, i, n, top, need, q, tag, got);
+    case 21: return conj_count_leaf_21(pg, i, n, top, need, q, tag, got);
+    case 22: return conj_count_leaf_22(pg, i, n, top, need, q, tag, got);
+    default: return i;
+    }
+}
+
 /* What a count's walk over the leaves carries. */
 typedef struct count_state {
     cs_txn *t;
@@ -331,6 +395,12 @@ static inline __attribute__((always_inline)) int count_walk(count_state *s, unsi
         bt_prefetch_sibling(s->t, &s->p, true);
         unsigned cn = s->c.n; /* in a register: the chunk's address escapes to eval_chunk */
         for (unsigned i = 0; i < n; i++) {
+            if (!chunked && compact) {
+                /* The common cells in one tight loop; the one it stops at
+                 * (if any) takes the checked path below. */
+                i = conj_count_shape(pg, i, n, top, need, &q, tagged ? tag : -1, &got, nint, nbool);
+                if (i == n) break;
+            }
             /* Inline values are read in place; overflow values and damaged
              * cells (which bt_read reports) go through bt_read. */
             const uint8_t *v;
