@@ -254,7 +254,7 @@ typedef struct conj {
     uint32_t int_off[CONJ_MAX];
     uint64_t int_low[CONJ_MAX], int_span[CONJ_MAX], int_flip[CONJ_MAX]; /* flip: 1 for != */
     uint32_t bool_off[CONJ_MAX];
-    uint64_t bool_want[CONJ_MAX];
+    uint64_t bool_flip[CONJ_MAX]; /* 1: the test passes on a zero byte */
 } conj;
 
 static bool conj_of(const cs_filter *f, conj *q)
@@ -271,8 +271,8 @@ static bool conj_of(const cs_filter *f, conj *q)
             q->int_flip[q->nint++] = t->negate != 0;
         } else if (t->kind == CS_TEST_BOOL && q->nbool < CONJ_MAX) {
             q->bool_off[q->nbool] = t->offset;
-            /* ((v != 0) == flag) != negate  <=>  (v != 0) == (flag != negate) */
-            q->bool_want[q->nbool++] = (t->flag != 0) != (t->negate != 0);
+            /* ((v != 0) == flag) != negate  <=>  (v != 0) != (flag == negate) */
+            q->bool_flip[q->nbool++] = (t->flag != 0) == (t->negate != 0);
         } else {
             return false;
         }
@@ -289,8 +289,73 @@ static inline __attribute__((always_inline)) uint64_t conj_eval(const conj *q, c
     uint64_t ok = 1;
     for (unsigned j = 0; j < nint; j++)
         ok &= (uint64_t)(rd64(v + q->int_off[j]) - q->int_low[j] <= q->int_span[j]) ^ q->int_flip[j];
-    for (unsigned j = 0; j < nbool; j++) ok &= (uint64_t)(v[q->bool_off[j]] != 0) == q->bool_want[j];
+    for (unsigned j = 0; j < nbool; j++) ok &= (uint64_t)(v[q->bool_off[j]] != 0) ^ q->bool_flip[j];
     return ok;
+}
+
+/* Counts q's matches among a compact leaf's cells from i on while each is
+ * an inline value with one-byte suffix and value words (the common case),
+ * inside the cell area [PAGE_HDR, top) and of at least need bytes; stops at
+ * the first cell that is not and returns its index (n when none), for the
+ * caller's checked path. A loop of its own, called once per leaf: inside
+ * count_walk the tests' constants do not fit in registers beside the
+ * walk's state. Untagged values only (a tag is one more test per cell). */
+static inline __attribute__((always_inline)) unsigned conj_count_leaf(const uint8_t *pg, unsigned i, unsigned n,
+                                                                      uint32_t top, size_t need, const conj *qp,
+                                                                      uint64_t *got, unsigned nint, unsigned nbool)
+{
+    const conj q = *qp;
+    uint64_t g = 0;
+    if (top < PAGE_HDR + 2) return i;
+    const uint32_t span = top - PAGE_HDR - 2; /* off - PAGE_HDR <= span: the cell's head is in the area */
+    const uint8_t *slot = pg + PAGE_HDR + 2 * (size_t)i;
+    for (; i < n; i++, slot += 2) {
+        const uint32_t off = rd16(slot);
+        if (CS_UNLIKELY(off - PAGE_HDR > span)) break;
+        const uint32_t head = rd16(pg + off);
+        /* 0x8080: either word takes more than one byte; 0x100: overflow value. */
+        if (CS_UNLIKELY(head & 0x8180)) break;
+        const uint32_t sl = head & 0x7f, vl = head >> 9;
+        if (CS_UNLIKELY(off + 2 + sl + vl > top || vl < need)) break;
+        g += conj_eval(&q, pg + off + 2 + sl, nint, nbool);
+    }
+    *got += g;
+    return i;
+}
+
+#define CONJ_COUNT_LEAF(ni, nb)                                                                                    \
+    static __attribute__((noinline)) unsigned conj_count_leaf_##ni##nb(const uint8_t *pg, unsigned i, unsigned n,  \
+                                                                       uint32_t top, size_t need, const conj *q,   \
+                                                                       uint64_t *got)                     \
+    {                                                                                                              \
+        return conj_count_leaf(pg, i, n, top, need, q, got, ni, nb);                                          \
+    }
+CONJ_COUNT_LEAF(0, 1)
+CONJ_COUNT_LEAF(0, 2)
+CONJ_COUNT_LEAF(1, 0)
+CONJ_COUNT_LEAF(1, 1)
+CONJ_COUNT_LEAF(1, 2)
+CONJ_COUNT_LEAF(2, 0)
+CONJ_COUNT_LEAF(2, 1)
+CONJ_COUNT_LEAF(2, 2)
+#undef CONJ_COUNT_LEAF
+
+/* conj_count_leaf for the shape (constants at each use: one call). */
+static inline __attribute__((always_inline)) unsigned conj_count_shape(const uint8_t *pg, unsigned i, unsigned n,
+                                                                       uint32_t top, size_t need, const conj *q,
+                                                                       uint64_t *got, unsigned nint, unsigned nbool)
+{
+    switch (nint * 10 + nbool) {
+    case 1: return conj_count_leaf_01(pg, i, n, top, need, q, got);
+    case 2: return conj_count_leaf_02(pg, i, n, top, need, q, got);
+    case 10: return conj_count_leaf_10(pg, i, n, top, need, q, got);
+    case 11: return conj_count_leaf_11(pg, i, n, top, need, q, got);
+    case 12: return conj_count_leaf_12(pg, i, n, top, need, q, got);
+    case 20: return conj_count_leaf_20(pg, i, n, top, need, q, got);
+    case 21: return conj_count_leaf_21(pg, i, n, top, need, q, got);
+    case 22: return conj_count_leaf_22(pg, i, n, top, need, q, got);
+    default: return i;
+    }
 }
 
 /* What a count's walk over the leaves carries. */
@@ -331,6 +396,12 @@ static inline __attribute__((always_inline)) int count_walk(count_state *s, unsi
         bt_prefetch_sibling(s->t, &s->p, true);
         unsigned cn = s->c.n; /* in a register: the chunk's address escapes to eval_chunk */
         for (unsigned i = 0; i < n; i++) {
+            if (!chunked && compact && !tagged) {
+                /* The common cells in one tight loop; the one it stops at
+                 * (if any) takes the checked path below. */
+                i = conj_count_shape(pg, i, n, top, need, &q, &got, nint, nbool);
+                if (i == n) break;
+            }
             /* Inline values are read in place; overflow values and damaged
              * cells (which bt_read reports) go through bt_read. */
             const uint8_t *v;

@@ -392,6 +392,18 @@ static void tree_counts(void) {
     CHECK_OK(cs_put(t, tree, VS("zz"), VS("tiny"), 0));
     CHECK_RC(cs_count_matching(t, tree, &small, &n), CS_ECORRUPT);
     CHECK_EQ(n, 0);
+    cs_txn_abort(t);
+    /* Also between well-formed values of one leaf (where a count scans the
+     * cells in a loop of its own), in a read txn. */
+    REQUIRE_OK(cs_txn_begin(env, 0, &t));
+    const uint8_t mid[5] = {0, 0, 0, 5, 0};
+    CHECK_OK(cs_put(t, tree, V(mid, 5), VS("tiny"), 0));
+    REQUIRE_OK(cs_txn_commit(t));
+    REQUIRE_OK(cs_txn_begin(env, CS_TXN_RDONLY, &t));
+    CHECK_RC(cs_count_matching(t, tree, &small, &n), CS_ECORRUPT);
+    CHECK_EQ(n, 0);
+    cs_txn_abort(t);
+    REQUIRE_OK(cs_txn_begin(env, 0, &t));
     cs_tree empty;
     REQUIRE_OK(cs_tree_open(t, "empty", CS_CREATE, &empty));
     CHECK_OK(cs_count_matching(t, empty, &small, &n));

@@ -73,6 +73,13 @@ final class ClassInfo: @unchecked Sendable {
     let columnFieldOffsets: UnsafeMutableBufferPointer<Int>
     /// Live stored columns in record order (var fields are appended in this order).
     let storageOrder: [Int]
+    /// An insert's plan for storageOrder: the fixed columns whose values it
+    /// copies straight from the instance's memory (PropertyAccessor's
+    /// plainValue), then the other columns, in record order, encoded by
+    /// their accessors (skipping the generic encoder and the existential
+    /// per column is most of an insert of scalars).
+    let plainCopies: [PlainCopy]
+    let encodedOrder: [Int]
     /// The var-field index of the last live var column (-1: none): a record
     /// writer ends the retired var fields after it (Record.swift).
     let lastLiveVarField: Int
@@ -151,6 +158,17 @@ final class ClassInfo: @unchecked Sendable {
             }
         }
         storageOrder = order
+        var copies: [PlainCopy] = [], encoded: [Int] = []
+        for index in order {
+            let plain = descriptor.isDynamic ? (offset: 0, width: 0) : accessors[index].plainValue
+            if plain.width > 0 && Int(slots[index].width) == plain.width {
+                copies.append(PlainCopy(from: plain.offset, to: Int(slots[index].offset), width: plain.width))
+            } else {
+                encoded.append(index)
+            }
+        }
+        plainCopies = copies
+        encodedOrder = encoded
         lastLiveVarField = lastLiveVar
         layout = positional.layout
         generation = UInt8(max(0, (stored.generations?.count ?? 1) - 1))

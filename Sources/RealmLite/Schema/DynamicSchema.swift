@@ -149,6 +149,7 @@ final class DynamicAccessor<V: _Persistable>: PropertyAccessor, @unchecked Senda
 
     var valueType: Any.Type { V.self }
     var columnFieldOffset: Int { -1 }
+    var plainValue: (offset: Int, width: Int) { (0, 0) } // values sit in unmanagedValues
     func options(of object: ObjectBase) -> (flags: UInt8, originProperty: String?) { (0, nil) }
 
     private func unmanaged(_ object: ObjectBase) -> V {

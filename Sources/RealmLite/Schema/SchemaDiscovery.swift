@@ -210,6 +210,9 @@ protocol PropertyAccessor: AnyObject, Sendable {
     /// Offset of Persisted.column inside instances.
     var columnFieldOffset: Int { get }
     func options(of object: ObjectBase) -> (flags: UInt8, originProperty: String?)
+    /// Where the unmanaged value sits in instances, and its width when its
+    /// memory is its stored bytes (width 0: only encodeUnmanaged writes it).
+    var plainValue: (offset: Int, width: Int) { get }
     /// Writes the unmanaged value into a new record.
     func encodeUnmanaged(_ object: ObjectBase, column: Int, into writer: inout _RecordWriter) throws
     /// The index key of the unmanaged value, if it is a scalar.
@@ -234,12 +237,25 @@ final class PersistedAccessor<V: _Persistable>: PropertyAccessor, @unchecked Sen
     private let columnOffset: Int
     private let valueOffset: Int
     var columnFieldOffset: Int { columnOffset }
+    let plainValue: (offset: Int, width: Int)
 
     init(offset: Int, className: String, propertyName: String) {
         self.className = className
         self.propertyName = propertyName
         columnOffset = offset + MemoryLayout<Persisted<V>>.offset(of: \Persisted<V>.column)!
         valueOffset = offset + MemoryLayout<Persisted<V>>.offset(of: \Persisted<V>.value)!
+        plainValue = (valueOffset, Self.plainWidth)
+    }
+
+    /// The stored bytes of these types are their memory (little-endian
+    /// 64-bit integers and doubles, a 0/1 byte for Bool), so an insert can
+    /// copy them without going through V's encoder.
+    private static var plainWidth: Int {
+        #if _endian(little) && _pointerBitWidth(_64)
+        if V.self == Int.self || V.self == Int64.self || V.self == Double.self { return 8 }
+        if V.self == Bool.self { return 1 }
+        #endif
+        return 0
     }
 
     @inline(__always)

@@ -136,6 +136,11 @@ struct RecordView {
     }
 }
 
+/// A fixed value an insert copies from an instance's memory into a record.
+struct PlainCopy: Sendable {
+    let from: Int, to: Int, width: Int
+}
+
 /// Builds a new record column by column, in storage order (var fields must be
 /// appended in var-index order).
 public struct _RecordWriter {
@@ -210,6 +215,22 @@ public struct _RecordWriter {
             (raw.baseAddress! + table + width * count).copyMemory(from: raw.baseAddress! + data, byteCount: dataLength)
         }
         bytes.removeLast((4 - width) * count)
+    }
+
+    /// Copies fixed values of 8 or 1 bytes from an unmanaged instance into
+    /// their slots (ClassInfo.plainCopies; the record starts zeroed, so
+    /// their null bits are already clear).
+    mutating func copyPlain(from object: UnsafeRawPointer, _ copies: [PlainCopy]) {
+        bytes.withUnsafeMutableBytes { dest in
+            let base = dest.baseAddress!
+            for copy in copies {
+                if copy.width == 8 {
+                    (base + copy.to).storeBytes(of: (object + copy.from).loadUnaligned(as: UInt64.self), as: UInt64.self)
+                } else {
+                    (base + copy.to).storeBytes(of: (object + copy.from).load(as: UInt8.self), as: UInt8.self)
+                }
+            }
+        }
     }
 
     mutating func write(_ column: Int, isNull: Bool, _ array: [UInt8]) {
