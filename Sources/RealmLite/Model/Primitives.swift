@@ -223,8 +223,11 @@ extension Date: _RealmPrimitive, _Indexable {
 extension String: _RealmPrimitive, _PrimaryKey {
     public static var _rlmType: PropertyType { .string }
     public static func _rlmDefaultValue() -> String { "" }
+    /// Short ASCII text is made inline (SmallString.swift), the rest decoded.
     @inlinable
-    public static func _rlmLoad(_ bytes: UnsafeRawBufferPointer) -> String { String(decoding: bytes, as: UTF8.self) }
+    public static func _rlmLoad(_ bytes: UnsafeRawBufferPointer) -> String {
+        _SmallASCII.string(bytes) ?? String(decoding: bytes, as: UTF8.self)
+    }
     public func _rlmWithBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         var copy = self
         return try copy.withUTF8 { try body(UnsafeRawBufferPointer($0)) }

@@ -10,14 +10,22 @@ import Dispatch
 extension RealmCore {
     /// The ClassInfo of a model class, registering it on first use when the
     /// configuration has no objectTypes list.
+    @inline(__always)
     func classInfo(for type: ObjectBase.Type) throws -> ClassInfo {
+        // First, with no metadata requests: the class found last (never one
+        // of the types refused below, which are not cached).
+        if let last = lastClass, last.type == ObjectIdentifier(type), last.state === schemaState { return last.info }
+        return try classInfoSlow(for: type)
+    }
+
+    @inline(never)
+    private func classInfoSlow(for type: ObjectBase.Type) throws -> ClassInfo {
         if type == DynamicObject.self {
             throw Realm.Error(.objectTypeNotInSchema, "DynamicObject is not a class of the schema: read and create objects by class name with realm.dynamicObjects(_:) and realm.dynamicCreate(_:value:update:).")
         }
         if type == Object.self || type == EmbeddedObject.self || type == ObjectBase.self {
             throw Realm.Error(.objectTypeNotInSchema, "'\(type)' is the base class of models, not a model: name a subclass, e.g. realm.objects(Dog.self).")
         }
-        if let last = lastClass, last.type == ObjectIdentifier(type), last.state === schemaState { return last.info }
         if let info = schemaState.byType[ObjectIdentifier(type)] {
             // Frozen cores are shared by threads: no cache there.
             if !isFrozen { lastClass = (ObjectIdentifier(type), schemaState, info) }

@@ -54,13 +54,14 @@ extension RealmCore {
     /// by several threads at once, so it caches nothing: its stamp is fixed.
     @inline(__always)
     func accessorStamp() -> Incarnation {
-        if let frozenReaders { return Incarnation(stamp: frozenReaders.base.id << 24 | Self.snapshotSerial, write: 0) }
-        if stampGeneration == generation { return stamp }
+        // Compared, not bound: binding would retain the readers per accessor.
+        if frozenReaders == nil, stampGeneration == generation { return stamp }
         return accessorStampSlow()
     }
 
     @inline(never)
     private func accessorStampSlow() -> Incarnation {
+        if let frozenReaders { return Incarnation(stamp: frozenReaders.base.id << 24 | Self.snapshotSerial, write: 0) }
         if let write {
             stamp = Incarnation(stamp: write.txn.id << 24 | write.deleteSerial, write: write.attempt)
         } else {
