@@ -69,6 +69,14 @@ enum _SmallASCII {
                 | UInt64(base.load(fromByteOffset: count - 1, as: UInt8.self)) << UInt64(8 * (count - 1))
         }
         guard (low | high) & 0x8080_8080_8080_8080 == 0 else { return nil }
-        return unsafeBitCast((low, high | flags | UInt64(count) << 56), to: String.self)
+        // Written over an empty String's words (both forms are immortal, so
+        // nothing is released or retained); unsafeBitCast would copy, with a
+        // swift_bridgeObjectRetain call.
+        var string = ""
+        withUnsafeMutableBytes(of: &string) {
+            $0.storeBytes(of: low, as: UInt64.self)
+            $0.storeBytes(of: high | flags | UInt64(count) << 56, toByteOffset: 8, as: UInt64.self)
+        }
+        return string
     }
 }
