@@ -33,6 +33,21 @@ final class QueryLookupTests: QueryTestCase {
             .indexedEquality(QueryParser.parse("id == 1", [])))                             // a primary key
     }
 
+    func testLookupColumnsAreTheIndexedStringAndIntScalars() throws {
+        // A lookup finds its column among these by name; any other
+        // property (unindexed, a primary key, a link, a collection) is nil
+        // there and goes to the general compiler.
+        let realm = try openQueryRealm()
+        let item = try realm.core.classInfo(for: QItem.self)
+        XCTAssertEqual(Set(item.lookupColumns.map(\.name)), ["tag", "rank", "optRank"])
+        XCTAssertEqual(item.lookupColumn(named: "rank")?.name, "rank")
+        XCTAssertTrue(item.lookupColumn(named: "tag") === item.columns[item.descriptor.propertyIndex["tag"]!])
+        for name in ["name", "plainTag", "owner", "", "Tag", "tag "] { XCTAssertNil(item.lookupColumn(named: name), name) }
+        let owner = try realm.core.classInfo(for: QOwner.self)
+        XCTAssertTrue(owner.lookupColumns.isEmpty)
+        XCTAssertNil(owner.lookupColumn(named: "id"))
+    }
+
     func testLookupsAnswerAsTheGeneralCompiler() throws {
         let realm = try openQueryRealm()
         // Embedded NULs, the empty string, non-ASCII, and strings longer

@@ -143,7 +143,12 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     public var last: Element? { edge(last: true) }
 
     private func edge(last: Bool) -> Element? {
-        if !last, let pending { return pending.lookup.first(realmInstance, pending.info).map(wrap) }
+        // Unwrapped by hand: `Optional.map` is generic over Element here and
+        // copied the object through value witnesses.
+        if !last, let pending {
+            guard let object = pending.lookup.first(realmInstance, pending.info) else { return nil }
+            return wrap(object)
+        }
         if let plan = valuePlan { return valueEdge(plan, last: last) }
         if case .query(let plan) = source {
             if !last { return plan.firstObject(realmInstance).map(wrap) }

@@ -20,6 +20,11 @@ import Foundation
 /// closures, which copied a struct (and retained its references) at each
 /// level.
 final class IndexedLookup {
+    /// The class whose records it reads, and the predicate it was compiled
+    /// from (a pending Results builds its plan from them): kept here, so a
+    /// pending Results holds one reference, copied and released once.
+    let info: ClassInfo
+    let predicate: QueryPredicate
     let column: Column
     let slot: ColumnSlot
     let layout: RecordLayout
@@ -28,13 +33,13 @@ final class IndexedLookup {
     let string: String
     let int: Int64
 
-    init(column: Column, slot: ColumnSlot, layout: RecordLayout, string: String) {
-        (self.column, self.slot, self.layout) = (column, slot, layout)
+    init(_ info: ClassInfo, _ predicate: QueryPredicate, column: Column, string: String) {
+        (self.info, self.predicate, self.column, slot, layout) = (info, predicate, column, info.slots[column.index], info.layout)
         (isString, self.string, int) = (true, string, 0)
     }
 
-    init(column: Column, slot: ColumnSlot, layout: RecordLayout, int: Int64) {
-        (self.column, self.slot, self.layout) = (column, slot, layout)
+    init(_ info: ClassInfo, _ predicate: QueryPredicate, column: Column, int: Int64) {
+        (self.info, self.predicate, self.column, slot, layout) = (info, predicate, column, info.slots[column.index], info.layout)
         (isString, string, self.int) = (false, "", int)
     }
 
@@ -114,6 +119,17 @@ final class IndexedLookup {
     }
 }
 
+extension ClassInfo {
+    /// The indexed String or Int scalar column named `name`, or nil. A
+    /// class has few such columns, and a name is compared before it is
+    /// hashed: hashing the name was most of this compile.
+    @inline(__always)
+    func lookupColumn(named name: String) -> Column? {
+        for column in lookupColumns where column.name == name { return column }
+        return nil
+    }
+}
+
 extension QueryCompiler {
     /// The compiled query of `property == constant` on an indexed String or
     /// Int property of the class itself, or nil for any other predicate.
@@ -123,13 +139,10 @@ extension QueryCompiler {
               !c.caseInsensitive, !c.diacriticInsensitive,
               case .keyPath(let components, _) = c.left, components.count == 1,
               case .value(let value, _) = c.right,
-              let index = info.descriptor.propertyIndex[components[0]] else { return nil }
-        let column = info.columns[index]
-        guard column.collection == .none, column.isIndexed, !column.isPrimary else { return nil }
-        let slot = info.slots[column.index]
+              let column = info.lookupColumn(named: components[0]) else { return nil }
         switch (column.type, value) {
-        case (.string, .string(let s)): return CompiledQuery(lookup: IndexedLookup(column: column, slot: slot, layout: info.layout, string: s))
-        case (.int, .int(let v)): return CompiledQuery(lookup: IndexedLookup(column: column, slot: slot, layout: info.layout, int: v))
+        case (.string, .string(let s)): return CompiledQuery(lookup: IndexedLookup(info, predicate, column: column, string: s))
+        case (.int, .int(let v)): return CompiledQuery(lookup: IndexedLookup(info, predicate, column: column, int: v))
         default: return nil
         }
     }
@@ -141,9 +154,10 @@ extension QueryCompiler {
 /// Results is shared by threads, so it must not build its plan lazily);
 /// anything beyond `first` and `count` builds the plan (Results.source).
 struct PendingLookup {
-    let info: ClassInfo
-    let predicate: QueryPredicate
     let lookup: IndexedLookup
+
+    var info: ClassInfo { lookup.info }
+    var predicate: QueryPredicate { lookup.predicate }
 
     var plan: QueryPlan {
         QueryPlan(info: info, base: .all, predicate: predicate, compiled: CompiledQuery(lookup: lookup), orderings: [])

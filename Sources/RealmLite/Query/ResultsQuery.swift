@@ -45,7 +45,7 @@ extension Results {
         guard let previous = parts.predicate else {
             // The first filter: what was just compiled is the whole query.
             if let lookup = compiled.lookup, case .all = parts.base, parts.orderings.isEmpty, !realmInstance.isFrozen {
-                return Results(derivedFrom: self, pending: PendingLookup(info: parts.info, predicate: predicate, lookup: lookup))
+                return Results(derivedFrom: self, pending: PendingLookup(lookup: lookup))
             }
             let plan = QueryPlan(info: parts.info, base: parts.base, predicate: predicate, compiled: compiled, orderings: parts.orderings)
             return Results(derivedFrom: self, source: .query(plan))

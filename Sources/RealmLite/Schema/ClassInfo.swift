@@ -93,6 +93,10 @@ final class ClassInfo: @unchecked Sendable {
     /// AnyRealmValue columns, whose links are tracked apart (MixedLinks.swift).
     let mixedColumns: [Int]
     let indexedColumns: [Int]
+    /// The columns an equality can look up through the index (indexed
+    /// String or Int scalars, not the primary key): a lookup finds its
+    /// column among these few by name, with no hashing of the name.
+    let lookupColumns: [Column]
     /// Full-text indexed columns (Storage/FullTextIndex.swift).
     let fullTextColumns: [Int]
     let objectsTree: cs_tree
@@ -176,6 +180,9 @@ final class ClassInfo: @unchecked Sendable {
         linkColumns = order.filter { columns[$0].isLink }
         mixedColumns = order.filter { columns[$0].isMixed }
         indexedColumns = order.filter { columns[$0].isIndexed }
+        lookupColumns = order.map { columns[$0] }.filter {
+            $0.isIndexed && !$0.isPrimary && $0.collection == .none && ($0.type == .string || $0.type == .int)
+        }
         fullTextColumns = order.filter { columns[$0].isFullText }
         let name = descriptor.name
         objectsTree = try openTree(TreeName.objects(name))
