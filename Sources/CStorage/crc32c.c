@@ -62,13 +62,12 @@ static void shift_table_init(uint32_t t[4][256], size_t lane)
     static const uint8_t zeros[LANE_LONG];
     uint32_t basis[32];
     for (int b = 0; b < 32; b++) basis[b] = crc_hw_chain(1u << b, zeros, lane);
-    for (int k = 0; k < 4; k++)
-        for (uint32_t v = 0; v < 256; v++) {
-            uint32_t s = 0;
-            for (int bit = 0; bit < 8; bit++)
-                if (v >> bit & 1) s ^= basis[8 * k + bit];
-            t[k][v] = s;
-        }
+    /* Linear: v's entry is that of v without its lowest set bit, xor that
+     * bit's basis (one xor per entry: this runs on the first open). */
+    for (int k = 0; k < 4; k++) {
+        t[k][0] = 0;
+        for (uint32_t v = 1; v < 256; v++) t[k][v] = t[k][v & (v - 1)] ^ basis[8 * k + __builtin_ctz(v)];
+    }
 }
 
 static void shift_init(void)

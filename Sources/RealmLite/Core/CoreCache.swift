@@ -18,10 +18,10 @@ final class CoreCache: @unchecked Sendable {
     private typealias Key = String
 
     private let lock = NSLock()
+    /// Each cached core also keeps its key (RealmCore.cacheKey), for
+    /// `remove`: no second table, whose element type's metadata the first
+    /// open would build.
     private var table: [Key: Unmanaged<RealmCore>] = [:]
-    /// Each cached core's key, by serial: an array, for the reason
-    /// LiveCores gives (a `[UInt64: _]` would cost a conformance scan).
-    private var keys: [(serial: UInt64, key: Key)] = []
 
     func core(for configuration: Realm.Configuration, in confinement: Confinement) throws -> RealmCore {
         guard let context = confinement.cacheKey else {
@@ -47,15 +47,14 @@ final class CoreCache: @unchecked Sendable {
         defer { lock.unlock() }
         if let raced = table[key]?.takeUnretainedValue() { return raced }
         table[key] = Unmanaged.passUnretained(core)
-        keys.append((core.serial, key))
+        core.cacheKey = key
         return core
     }
 
     func remove(_ core: RealmCore) {
         lock.lock()
         defer { lock.unlock() }
-        guard let index = keys.firstIndex(where: { $0.serial == core.serial }) else { return }
-        let key = keys.remove(at: index).key
+        guard let key = core.cacheKey else { return }
         if table[key]?.toOpaque() == Unmanaged.passUnretained(core).toOpaque() { table[key] = nil }
     }
 }

@@ -101,6 +101,9 @@ public final class RealmCore {
 
     /// A monotonic id (never reused, unlike addresses) for registries.
     let serial = nextCoreSerial.add(1, ordering: .relaxed).newValue
+    /// This core's key in CoreCache, if it is cached there (set and read
+    /// with CoreCache's lock held).
+    var cacheKey: String?
 
     /// A live core confined to `confinement`.
     init(configuration: Realm.Configuration, confinement: Confinement) throws {

@@ -122,12 +122,20 @@ enum LogGate {
     /// Told when the shared logger or its level changes: the open files
     /// take the engine's level from it (set by Storage/SharedEnv.swift, so
     /// that this lowest layer calls nothing above it).
-    static let onChange = Protected<(@Sendable (LogLevel) -> Void)?>(nil)
+    /// Set once, by the first open of a file; behind a plain NSLock, not a
+    /// Protected: that generic class's metadata for this closure type would
+    /// be built on that open.
+    static var onChange: (@Sendable (LogLevel) -> Void)? {
+        get { onChangeLock.withLock { _onChange } }
+        set { onChangeLock.withLock { _onChange = newValue } }
+    }
+    private static let onChangeLock = NSLock()
+    nonisolated(unsafe) private static var _onChange: (@Sendable (LogLevel) -> Void)?
 
     static func publish(_ logger: Logger) {
         guard current.withLock({ $0 === logger }) else { return }
         threshold.store(logger.level.rawValue, ordering: .relaxed)
-        onChange.withLock { $0 }?(logger.level)
+        onChange?(logger.level)
     }
 
     /// True if a message at `level` would reach the shared logger.

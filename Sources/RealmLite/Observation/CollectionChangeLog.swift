@@ -78,7 +78,10 @@ struct CollectionEditKey: Hashable, Sendable {
 }
 
 /// The collection edits of the commits this process made on one file, newest last.
-final class CollectionChangeLog: Sendable {
+/// @unchecked Sendable: `state` is only touched with `lock` held (an NSLock
+/// over a plain field rather than a Protected: every open makes one of
+/// these, and Protected<State>'s generic metadata would be built then).
+final class CollectionChangeLog: @unchecked Sendable {
     struct Commit: Sendable {
         let version: UInt64
         let edits: [CollectionEditKey: [CollectionEdit]]
@@ -98,12 +101,13 @@ final class CollectionChangeLog: Sendable {
         var commits: [Commit] = []
         var edits = 0
     }
-    private let state = Protected(State())
+    private let lock = NSLock()
+    private var state = State()
 
     /// Files a commit's edits (commits may arrive out of order: a writer
     /// files after the lock is released).
     func record(_ commit: Commit) {
-        state.withLock { state in
+        lock.withLock {
             let at = state.commits.lastIndex { $0.version < commit.version }.map { $0 + 1 } ?? 0
             state.commits.insert(commit, at: at)
             state.edits += commit.editCount
@@ -118,7 +122,7 @@ final class CollectionChangeLog: Sendable {
     /// versions.
     func edits(of list: CollectionEditKey, after base: UInt64, through now: UInt64) -> [CollectionEdit]? {
         guard now > base else { return now == base ? [] : nil }
-        return state.withLock { state in
+        return lock.withLock {
             guard let first = state.commits.firstIndex(where: { $0.version == base + 1 }),
                   first + Int(now - base) <= state.commits.count,
                   state.commits[first + Int(now - base) - 1].version == now else { return nil }

@@ -1,3 +1,4 @@
+import Foundation
 
 // Resolving a key path builds closures and its text on every query; a
 // lookup loop (`where { $0.name == x }.first`) spent a fifth of its time
@@ -14,21 +15,25 @@ final class SharedResolvedPath: @unchecked Sendable {
 /// Per ClassInfo: the resolved path of each scalar property, by column.
 /// Paths through links are not kept (their closures hold the target
 /// class, and classes link in cycles).
-final class DirectPathCache: Sendable {
-    private let paths: Protected<[SharedResolvedPath?]>
+/// @unchecked Sendable: `paths` is only touched with `lock` held (an NSLock
+/// over a plain field rather than a Protected: every class registered by an
+/// open makes one, and Protected's generic metadata would be built then).
+final class DirectPathCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var paths: [SharedResolvedPath?]
 
-    init(count: Int) { paths = Protected(Array(repeating: nil, count: count)) }
+    init(count: Int) { paths = Array(repeating: nil, count: count) }
 
     /// True once the path of `column` is kept (tests).
-    func isCached(_ column: Int) -> Bool { paths.withLock { $0[column] != nil } }
+    func isCached(_ column: Int) -> Bool { lock.withLock { paths[column] != nil } }
 
     /// The path of `column`, resolved by `resolve` the first time.
     func path(_ column: Int, _ resolve: () throws -> ResolvedPath) rethrows -> ResolvedPath {
-        if let known = paths.withLock({ $0[column] }) { return known.path }
+        if let known = lock.withLock({ paths[column] }) { return known.path }
         let path = try resolve()
         guard path.directColumn != nil, path.targetClass == nil, !path.isMulti, !path.isAggregate, !path.typeOf else { return path }
         let shared = SharedResolvedPath(path)
-        paths.withLock { $0[column] = shared }
+        lock.withLock { paths[column] = shared }
         return path
     }
 }

@@ -311,7 +311,7 @@ extension RealmCore {
         guard meta != absentTree,
               let value = try withBytesKey(Array(MetaKey.schema.utf8), { try txn.lookup(meta, $0, "Reading the stored schema") }) else { return }
         let now = bytes(of: value)
-        if env.checkedSchema.withLock({ $0.map { sameBytes(now, $0) } ?? false }) { return }
+        if env.isCheckedSchema(now) { return }
         let stored = try StoredSchema.decode(now)
         for info in state.classes {
             guard let mine = registered.class(named: info.name), let theirs = stored.class(named: info.name),
@@ -320,17 +320,15 @@ extension RealmCore {
                                   "Another process migrated '\(env.path)' to schema version \(stored.version) while this process had it open with version \(registered.version), changing class '\(info.name)': its objects can no longer be read with this program's classes. Close every Realm of the file and open it again with the new schema.")
             }
         }
-        env.checkedSchema.withLock { $0 = [UInt8](now) }
+        env.noteCheckedSchema(now)
     }
 
     func readStoredSchema() throws -> StoredSchema? {
         guard let value = try readMeta(MetaKey.schema) else { return nil }
         let stored = bytes(of: value)
-        if let cached = env.decodedSchema.withLock({ $0.flatMap { sameBytes(stored, $0.bytes) ? $0.schema : nil } }) {
-            return cached
-        }
+        if let cached = env.decodedSchema(of: stored) { return cached }
         let schema = try StoredSchema.decode(stored)
-        env.decodedSchema.withLock { $0 = ([UInt8](stored), schema) }
+        env.noteDecodedSchema(schema, of: stored)
         return schema
     }
 

@@ -35,7 +35,12 @@ final class ClassDescriptor: @unchecked Sendable {
         self.name = name
         self.isEmbedded = isEmbedded
         self.properties = properties
-        propertyIndex = Dictionary(properties.enumerated().map { ($0.element.name, $0.offset) }, uniquingKeysWith: { a, _ in a })
+        // A loop, not Dictionary(_:uniquingKeysWith:) over enumerated pairs:
+        // that array of (String, Int) and the enumeration's pair types are
+        // generic types the first open of a process would build. First wins.
+        var index = [String: Int](minimumCapacity: properties.count)
+        for i in properties.indices where index[properties[i].name] == nil { index[properties[i].name] = i }
+        propertyIndex = index
         primaryKeyIndex = properties.firstIndex { $0.isPrimary }
         publicSchema = ObjectSchema(className: name, properties: properties.map(\.publicProperty), isEmbedded: isEmbedded,
                                     objectType: type == DynamicObject.self ? nil : type)

@@ -31,14 +31,19 @@ final class SharedEnv: @unchecked Sendable {
     /// cancelled. Never reusing them keeps the invalidated accessors of that
     /// write from ever seeing another object.
     let cancelledKeyFloor = Mutex<[String: UInt64]>([:])
+    /// Guards checkedSchema, decodedSchema and watcher. An NSLock (which
+    /// ThreadSanitizer understands, unlike Mutex) over plain fields rather
+    /// than a Protected per field: each distinct Protected<Value> is a
+    /// generic class whose metadata the first open of a process would build.
+    private let lock = NSLock()
     /// The stored schema's bytes as last found to describe the registered
     /// classes' records (RealmCore.checkStoredSchema): a snapshot whose
     /// schema has these bytes needs no further check.
-    let checkedSchema = Protected<[UInt8]?>(nil)
+    private var checkedSchema: [UInt8]?
     /// The stored schema last decoded, with its bytes: every open reads the
     /// schema (twice: openSchema, then register), and decoding its JSON was
     /// most of what opening a Realm cost.
-    let decodedSchema = Protected<(bytes: [UInt8], schema: StoredSchema)?>(nil)
+    private var decodedSchema: (bytes: [UInt8], schema: StoredSchema)?
     /// The program's model classes were registered (objectTypes nil:
     /// RealmCore.defaultSchemaClasses), so later opens skip the search.
     let programClassesRegistered = Atomic<Bool>(false)
@@ -54,7 +59,7 @@ final class SharedEnv: @unchecked Sendable {
     /// actor, queue, actor) can be woken, and its thread is started on that
     /// core's next turn (the earliest an autorefresh could run there), so
     /// opening and closing a Realm create and join no thread.
-    private let watcher = Protected<WatcherState>(.none)
+    private var watcher = WatcherState.none
     /// The commit sequence when the file was opened: a watcher started
     /// later waits from it, so no commit since the open goes unseen.
     private let openedAtSeq: UInt64
@@ -78,7 +83,7 @@ final class SharedEnv: @unchecked Sendable {
 
     deinit {
         // Before the env closes: the watcher's thread waits on the lock file.
-        if case .running(let watcher) = watcher.withLock({ $0 }) { watcher.stop() }
+        if case .running(let watcher) = lock.withLock({ watcher }) { watcher.stop() }
         notifier.stop()
         cs_env_close(handle)
         Unmanaged.passUnretained(ownCommits).release() // the commit hook's reference
@@ -101,26 +106,47 @@ final class SharedEnv: @unchecked Sendable {
     /// for a core that cannot be scheduled on (a plain thread, a task),
     /// which no watcher could wake.
     private func startWatcher(forTurnOf core: RealmCore) {
-        let first = watcher.withLock { state -> Bool in
-            guard case .none = state else { return false }
-            state = .scheduled
+        let first = lock.withLock { () -> Bool in
+            guard case .none = watcher else { return false }
+            watcher = .scheduled
             return true
         }
         guard first else { return }
         let scheduled = core.confinement.schedule { [weak self] in
             guard let self else { return }
-            watcher.withLock { state in
-                guard case .scheduled = state else { return }
-                state = .running(CommitWatcher(handle: handle, cores: cores, ownCommits: ownCommits, from: openedAtSeq))
+            lock.withLock {
+                guard case .scheduled = watcher else { return }
+                watcher = .running(CommitWatcher(handle: handle, cores: cores, ownCommits: ownCommits, from: openedAtSeq))
             }
         }
-        if !scheduled { watcher.withLock { $0 = .none } }
+        if !scheduled { lock.withLock { watcher = .none } }
     }
 
     /// True once the commit watcher's thread was started (tests).
     var isWatching: Bool {
-        if case .running = watcher.withLock({ $0 }) { return true }
+        if case .running = lock.withLock({ watcher }) { return true }
         return false
+    }
+
+    /// True if `bytes` are the stored schema last found to match the
+    /// registered classes (RealmCore.checkStoredSchema).
+    func isCheckedSchema(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        lock.withLock { checkedSchema.map { sameBytes(bytes, $0) } ?? false }
+    }
+
+    func noteCheckedSchema(_ bytes: UnsafeRawBufferPointer) {
+        let copy = [UInt8](bytes)
+        lock.withLock { checkedSchema = copy }
+    }
+
+    /// The stored schema decoded from `bytes`, if it was the last decoded.
+    func decodedSchema(of bytes: UnsafeRawBufferPointer) -> StoredSchema? {
+        lock.withLock { decodedSchema.flatMap { sameBytes(bytes, $0.bytes) ? $0.schema : nil } }
+    }
+
+    func noteDecodedSchema(_ schema: StoredSchema, of bytes: UnsafeRawBufferPointer) {
+        let copy = [UInt8](bytes)
+        lock.withLock { decodedSchema = (copy, schema) }
     }
 
     func unregister(_ core: RealmCore) { cores.unregister(core) }
@@ -372,12 +398,12 @@ private func forwardEngineLog(_: UnsafeMutableRawPointer?, _ level: cs_log_level
 
 /// Once per process: a change of Logger.shared or of its level reaches
 /// every open file's engine.
-private let engineLogLevelFollowsLogger: Void = LogGate.onChange.withLock { hook in
-    hook = { level in
+private let engineLogLevelFollowsLogger: Void = {
+    LogGate.onChange = { level in
         let envs = openEnvs.withLock { $0.values.compactMap(\.env) }
         for env in envs { cs_env_set_log_level(env.handle, cs_log_level(UInt32(level.rawValue))) }
     }
-}
+}()
 
 extension SharedEnv {
     /// True while some Realm in this process has the file open (tests use it
