@@ -380,7 +380,8 @@ uint32_t leaf_parts_prefix(const leaf_part *a, const leaf_part *b);
 uint32_t leaf_part_key(const leaf_part *e, uint8_t *buf);
 /* Lay out pg as a compact leaf of entries e[0..n) (sorted; their keys
  * share plen bytes) through psize bytes of scratch: e may point into pg.
- * False, page unchanged, if they do not fit. */
+ * False, page unchanged, if they do not fit or a key does not start with
+ * the prefix (a damaged page: its keys were not sorted). */
 bool leaf_write(uint8_t *pg, uint32_t psize, const leaf_part *e, unsigned n, uint32_t plen, uint8_t *scratch);
 /* Overwrite leaf cell idx with `cell` (type-3 form) if its encoding has the
  * old cell's size; false (page unchanged) otherwise. */

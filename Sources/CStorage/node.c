@@ -536,12 +536,22 @@ uint32_t leaf_parts_prefix(const leaf_part *a, const leaf_part *b)
 bool leaf_write(uint8_t *pg, uint32_t psize, const leaf_part *e, unsigned n, uint32_t plen, uint8_t *scratch)
 {
     uint64_t total = plen;
-    for (unsigned i = 0; i < n; i++) total += leaf_part_cost(&e[i], plen);
+    /* Every key must hold the prefix: a damaged page's keys out of order can
+     * be shorter than the prefix of its ends (the suffix length would wrap)
+     * or differ inside it (the key would change). */
+    for (unsigned i = 0; i < n; i++) {
+        if (e[i].l1 + e[i].l2 < plen) return false;
+        total += leaf_part_cost(&e[i], plen);
+    }
     if (total > psize - PAGE_HDR || plen > LEAF6_PREFIX_MAX || (n == 0 && plen)) return false;
     /* Parts may point into pg: lay the page out in scratch, then copy back. */
     uint32_t upper = psize - plen;
     if (n) part_key_bytes(&e[0], 0, plen, scratch + upper);
+    const uint8_t *prefix = scratch + upper;
     for (unsigned i = 0; i < n; i++) {
+        uint8_t head[LEAF6_PREFIX_MAX];
+        part_key_bytes(&e[i], 0, plen, head);
+        if (memcmp(head, prefix, plen) != 0) return false;
         uint32_t kl = e[i].l1 + e[i].l2, sz = leaf_part_cost(&e[i], plen) - 2u;
         upper -= sz;
         uint8_t *o = scratch + upper;
