@@ -11,12 +11,6 @@ struct IdentityTable<Value> {
 
     init() {}
 
-    /// The pairs' first value per key wins, as `Dictionary(_:uniquingKeysWith: { a, _ in a })`.
-    init(_ pairs: [(ObjectIdentifier, Value)]) {
-        reserve(pairs.count)
-        for (key, value) in pairs where self[key] == nil { self[key] = value }
-    }
-
     subscript(key: ObjectIdentifier) -> Value? {
         get {
             guard !slots.isEmpty else { return nil }
