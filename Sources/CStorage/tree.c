@@ -225,7 +225,7 @@ static void tree_hint_roots(cs_txn *t)
  * opens the tree the root has usually arrived (it was asked for with the
  * rest), so the next level is read while the caller works up to its first
  * lookup instead of inside it. Only on a cold page cache (the root's first
- * child not resident), for a root that is itself resident (never a wait
+ * or last child not resident), for a root that is itself resident (never a wait
  * here) and has at most CS_CHILD_HINTS_MAX children; each root once. */
 static void tree_hint_children(cs_txn *t, const cs_tree_desc *d)
 {
@@ -245,11 +245,14 @@ static void tree_hint_children(cs_txn *t, const cs_tree_desc *d)
     if (!io_resident(pg) || node_check(pg, env->psize, d->root) || node_is_leaf(pg) || node_n(pg) > CS_CHILD_HINTS_MAX)
         return;
     uint64_t limit = t->meta.next_pgno < t->map_pages ? t->meta.next_pgno : t->map_pages;
-    for (unsigned i = 0, nc = node_n(pg); i < nc; i++) {
+    unsigned nc = node_n(pg);
+    uint64_t first = branch_child(pg, env->psize, 0), last = branch_child(pg, env->psize, nc - 1);
+    if (first >= 2 && first < limit && last >= 2 && last < limit && io_resident(t->map + (first << env->psize_shift)) &&
+        io_resident(t->map + (last << env->psize_shift)))
+        return; /* a warm cache */
+    for (unsigned i = 0; i < nc; i++) {
         uint64_t c = branch_child(pg, env->psize, i);
-        if (c < 2 || c >= limit) continue;
-        if (i == 0 && io_resident(t->map + (c << env->psize_shift))) return; /* a warm cache */
-        io_willneed(env->fd, c << env->psize_shift, env->psize);
+        if (c >= 2 && c < limit) io_willneed(env->fd, c << env->psize_shift, env->psize);
     }
 }
 
