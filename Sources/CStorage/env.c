@@ -55,8 +55,10 @@ static bool all_zero(const uint8_t *p, size_t n)
 static int read_meta(cs_env *env, uint64_t size, cs_meta *out, uint32_t *slot, uint8_t *delta, bool *fresh, bool *retry)
 {
     *retry = false;
+    /* Not zeroed: every read below is bounded by the bytes read (n), and a
+     * common open reads 8 KiB of the buffer's 64 KiB. */
     size_t want = 2 * CS_MAX_PAGE_SIZE;
-    uint8_t *buf = calloc(1, want);
+    uint8_t *buf = malloc(want);
     if (!buf) return cs_fail(CS_ENOMEM, "meta buffer");
     /* Two pages of the default size first, the rest only when page 0 does
      * not show page 1's meta inside them: a cold open waits for a smaller
@@ -97,7 +99,8 @@ static int read_meta(cs_env *env, uint64_t size, cs_meta *out, uint32_t *slot, u
              * or its commit incomplete (cs_env_open reports a recovery). */
             cs_meta a, b;
             memcpy(&a, buf, sizeof a);
-            memcpy(&b, buf + ps, sizeof b);
+            if ((size_t)n >= (size_t)ps + sizeof b) memcpy(&b, buf + ps, sizeof b);
+            else b.magic = 0; /* a short file: no page 1 */
             env->newest_meta_seen = a.magic == CS_MAGIC ? a.txnid : 0;
             if (b.magic == CS_MAGIC && b.txnid > env->newest_meta_seen) env->newest_meta_seen = b.txnid;
         }

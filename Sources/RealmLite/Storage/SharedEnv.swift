@@ -162,7 +162,7 @@ final class SharedEnv: @unchecked Sendable {
     /// The file's path (or in-memory name) for a configuration.
     static func path(for config: Realm.Configuration) -> String? {
         if let id = config.inMemoryIdentifier { return "realmlite-memory-" + id }
-        return config.fileURL?.path
+        return config.fileURLPath
     }
 
     /// Configurations with equal keys share one env.
