@@ -155,6 +155,26 @@
  *  CS_LOCK_PID_BASE + pid marks a process alive, so stale slots of dead
  *  processes can be told apart from those of a reused pid.
  *
+ *  REDO LOG "<data path>-log" (redo.c; docs/COMMIT_IO.md, design 4): the
+ *  entry changes of small commits whose pages are not yet in the data file.
+ *  No header; records start at offset 0 and at every multiple of
+ *  REDO_ALIGN after the previous one (zero padding), so writing one never
+ *  rewrites a sector of an earlier one:
+ *    u32 magic | u32 length (header + ops, unpadded) | u64 epoch
+ *    | u64 txnid | u32 nops | u32 crc (CRC-32C of [0, length), field as 0)
+ *    | ops
+ *  op: u8 kind, then (varint = LEB128 u32)
+ *    REDO_TREE  varint flags | varint nlen | name   later ops apply to it
+ *    REDO_PUT   varint klen | key | varint vlen | value
+ *    REDO_DEL   varint klen | key
+ *    REDO_DROP  varint nlen | name
+ *  `epoch` is the txnid of the durable meta the log follows: the records of
+ *  the log are the run from offset 0 whose epoch is that meta's txnid and
+ *  whose txnids are epoch + 1, epoch + 2, ... with valid CRCs; the first
+ *  record that breaks the run ends the log. Records left from an earlier
+ *  epoch carry a smaller epoch, so a log restarted at offset 0 never
+ *  continues into them.
+ *
  *  INVARIANTS. Code that relies on one cites it by number; cs_check
  *  (check.c) prefixes each problem it reports with the number it breaks.
  *  Per snapshot (a valid meta and everything reachable from it):
@@ -289,6 +309,12 @@ _Static_assert(sizeof(cs_meta) == 128, "meta is 128 bytes");
 #define VLEN_OVERFLOW 0x80000000u
 #define OVERFLOW_REF 8u       /* u64 first page of the overflow run         */
 #define LEAF6_PREFIX_MAX 64u  /* longest shared prefix a compact leaf stores */
+
+/* ---- Redo log ---- */
+#define REDO_MAGIC 0x4c524353u   /* "SCRL"                                  */
+#define REDO_HDR 32u             /* record header bytes                      */
+#define REDO_ALIGN 512u          /* records start on sector boundaries       */
+enum { REDO_TREE = 1, REDO_PUT = 2, REDO_DEL = 3, REDO_DROP = 4 };
 
 /* ---- Lock file ---- */
 #define CS_LOCK_MAGIC 0x4b434f4c53435352ull /* "RSCSLOCK" */

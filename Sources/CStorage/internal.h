@@ -8,7 +8,7 @@
  * order this file's declarations the same way).
  *  L0  base      error.c crc32c.c vec.c: error detail, log messages, CRC-32C, extent vectors; calls libc only
  *  L1  format    meta.c node.c freelist.c: the on-disk structures (meta pages, slotted nodes, the free-list run), bytes in and out; calls L0
- *  L2  os        io.c lock.c: data-file writes/flushes/growth, mappings and the page-buffer pool; the lock file (writer mutex, reader table, published meta); calls L0-L1
+ *  L2  os        io.c lock.c redo.c: data-file writes/flushes/growth, mappings and the page-buffer pool; the lock file (writer mutex, reader table, published meta); the redo log of small commits; calls L0-L1
  *  L3  txnstate  internal.h: struct cs_txn and the gates txn_check/txn_note (inline); calls L0
  *  L4  pager     pager.c: pages as a txn sees them, dirty pages, allocation, copy-on-write; calls L0-L3
  *  L5  btree     btree_search.c btree_rank.c btree.c relocate.c: search, insert/split, delete/merge, rank over one tree descriptor; auto-shrink's page moves; calls L0-L4
@@ -199,6 +199,20 @@ static inline void branch_set_child(uint8_t *pg, uint32_t psize, unsigned i, uin
 static inline void branch_set_count(uint8_t *pg, uint32_t psize, unsigned i, uint64_t c)
 {
     if (branch_cell_ok(pg, psize, i)) wr64(pg + node_slot(pg, i) + 8, c);
+}
+/* Bytes of v as LEB128, and v written at p (which has varint_len(v)). */
+static inline uint32_t varint_len(uint32_t v)
+{
+    uint32_t n = 1;
+    while (v >= 0x80) v >>= 7, n++;
+    return n;
+}
+static inline uint32_t varint_put(uint8_t *p, uint32_t v)
+{
+    uint32_t n = 0;
+    while (v >= 0x80) p[n++] = (uint8_t)(v | 0x80), v >>= 7;
+    p[n++] = (uint8_t)v;
+    return n;
 }
 /* LEB128 u32 at *p (< end), advancing *p; false if it runs past end. */
 static inline __attribute__((always_inline)) bool varint_get(const uint8_t **p, const uint8_t *end, uint32_t *out)
@@ -423,7 +437,7 @@ int freelist_rest(const cs_freelist *base, uint64_t cursor, cs_freelist *out);
 /* dst += src (src's groups must follow dst's); src is consumed. */
 int freelist_join(cs_freelist *dst, cs_freelist *src);
 
-/* ==== L2 os: io.c lock.c ==== */
+/* ==== L2 os: io.c lock.c redo.c ==== */
 
 /* ---- lock.c ---- */
 typedef struct cs_lock {
@@ -481,6 +495,58 @@ void lock_release_opens(cs_lock *lk);
  * harmless read: a slot may change while it is read). Stops at and returns
  * fn's first non-zero return. */
 int lock_each_reader(cs_lock *lk, int (*fn)(void *ctx, uint32_t pid, uint64_t txnid), void *ctx);
+
+/* ---- redo.c: the redo log of small commits (format.h REDO LOG) ---- */
+#define REDO_GROW (1u << 20) /* the log grows in steps of at least this    */
+typedef struct cs_redo {
+    int fd;                  /* -1: not open                                */
+    uint64_t size;           /* the file's size (grown ahead of records)    */
+    cs_io_hooks io;          /* the env's hooks (copied)                    */
+} cs_redo;
+/* A record being built; owns buf. */
+typedef struct redo_rec {
+    uint8_t *buf;
+    size_t len, cap;
+    uint32_t nops;
+} redo_rec;
+/* One decoded op; a and b point into the record. */
+typedef struct redo_op {
+    uint8_t kind;            /* REDO_TREE, _PUT, _DEL, _DROP                */
+    uint32_t flags;          /* REDO_TREE: the tree's cs_tree_open flags    */
+    const uint8_t *a, *b;    /* name or key; value (REDO_PUT)              */
+    uint32_t al, bl;
+} redo_op;
+void redo_rec_init(redo_rec *r);
+void redo_rec_free(redo_rec *r);
+/* Start a record (dropping any ops); CS_ENOMEM. */
+int redo_rec_begin(redo_rec *r, uint64_t epoch, uint64_t txnid);
+/* Append one op (format.h); CS_ENOMEM, CS_EINVAL before redo_rec_begin. */
+int redo_rec_tree(redo_rec *r, const char *name, uint32_t nlen, uint32_t flags);
+int redo_rec_put(redo_rec *r, const uint8_t *k, uint32_t kl, const uint8_t *v, uint32_t vl);
+int redo_rec_del(redo_rec *r, const uint8_t *k, uint32_t kl);
+int redo_rec_drop(redo_rec *r, const char *name, uint32_t nlen);
+/* Pad, count and checksum the record: its bytes to write (a multiple of
+ * REDO_ALIGN), 0 when out of memory. */
+size_t redo_rec_seal(redo_rec *r);
+/* The op at *p (< end), advancing *p: CS_OK, CS_NOTFOUND at end, CS_ECORRUPT. */
+int redo_next_op(const uint8_t **p, const uint8_t *end, redo_op *op);
+/* Open (rdonly: CS_NOTFOUND if missing; else create) "<data_path>-log";
+ * CS_EIO, CS_ENOSPACE, CS_ENOMEM. */
+int redo_open(cs_redo *lg, const char *data_path, bool rdonly, const cs_io_hooks *io);
+void redo_close(cs_redo *lg);
+/* Write a sealed record of `padded` bytes at off (a multiple of REDO_ALIGN),
+ * growing the file first if needed, and flush it: CS_OK once the record is
+ * durable; CS_EIO, CS_ENOSPACE (the record may be partly written: it fails
+ * its CRC and ends the log), CS_EINVAL. */
+int redo_append(cs_redo *lg, uint64_t off, const redo_rec *r, size_t padded);
+/* Called for each record of the log in txnid order with its ops; a nonzero
+ * return stops the scan and is returned. */
+typedef int (*redo_scan_fn)(void *ctx, uint64_t txnid, const uint8_t *ops, size_t len, uint32_t nops);
+/* The log's records for `epoch` (format.h): calls fn (may be NULL) for each;
+ * *end_off = where the next record goes, *last_txnid = the last record's
+ * txnid (epoch if none). A damaged or stale record ends the log, it is not
+ * an error. CS_EIO, CS_ENOMEM, or fn's code. */
+int redo_scan(cs_redo *lg, uint64_t epoch, redo_scan_fn fn, void *ctx, uint64_t *end_off, uint64_t *last_txnid);
 
 /* ---- io.c: the data file, mappings, page buffers ---- */
 /* A read-only mapping of the data file. Mappings are immutable once
