@@ -13,7 +13,7 @@
  *  L4  pager     pager.c: pages as a txn sees them, dirty pages, allocation, copy-on-write; calls L0-L3
  *  L5  btree     btree_search.c btree_rank.c btree.c relocate.c: search, insert/split, delete/merge, rank over one tree descriptor; auto-shrink's page moves; calls L0-L4
  *  L6  trees     tree.c: the tree-name registry, the catalog, a txn's descriptors, cs_tree_* and cs_get/put/del/count; calls L0-L5
- *  L7  access    cursor.c diff.c filter.c fts.c: cursors, snapshot diffs, value filters, full-text index and search; calls L0-L6
+ *  L7  access    cursor.c diff.c filter.c fts.c replay.c: cursors, snapshot diffs, value filters, full-text index and search; a write txn's changes as redo ops and back; calls L0-L6
  *  L8  txn       txn.c: begin (snapshot or writer), clone, reset, renew, abort; calls L0-L7
  *  L9  commit    commit.c: the commit steps C1-C7, flushing deferred commits, the auto-shrink step; calls L0-L8
  *  L10 env       env.c check.c: cs_env_open/close/sync/info, cs_check; calls L0-L9
@@ -863,10 +863,25 @@ void tree_names_free(cs_env *env);              /* env close              */
  * `budget` leaves. Moved trees are marked for tree_flush_catalog. */
 int tree_relocate(cs_txn *t, uint64_t threshold, unsigned budget, unsigned *moved);
 
-/* ==== L7 access: cursor.c diff.c filter.c fts.c ==== */
+/* ==== L7 access: cursor.c diff.c filter.c fts.c replay.c ==== */
 
 void cursor_close_all(cs_txn *t);
 void cursor_unset_all(cs_txn *t);
+/* cs_tree_diff over two descriptors (NULL = an empty tree), each read in
+ * its own txn; the two txns may be one write txn, whose base pages are
+ * never rewritten in place (copy-on-write), so a descriptor of its base
+ * still reads the base's tree. */
+int diff_trees(cs_txn *from, const cs_tree_desc *dfrom, cs_txn *to, const cs_tree_desc *dto, cs_diff_fn fn, void *ctx);
+/* The redo record of write txn t's changes since its base meta (call after
+ * tree_flush_catalog, C1): the catalog's diff names the trees created,
+ * dropped and changed, and each changed tree's diff gives its puts and
+ * deletes. *fits = false (r then holds part of the record) when the record
+ * would pass `limit` bytes. CS_ENOMEM, CS_ECORRUPT. */
+int redo_build(cs_txn *t, uint64_t epoch, redo_rec *r, size_t limit, bool *fits);
+/* Apply a record's ops (redo_scan's ops, len) to write txn t. CS_ECORRUPT
+ * when they do not parse (a record whose CRC held); else cs_put/cs_del/
+ * cs_tree_drop's errors. */
+int redo_apply(cs_txn *t, const uint8_t *ops, size_t len);
 
 /* ==== L8 txn: txn.c ==== */
 
