@@ -175,6 +175,24 @@
  *  epoch carry a smaller epoch, so a log restarted at offset 0 never
  *  continues into them.
  *
+ *  VOLATILE PAGES (vpage.c; not on disk): the pages of commits logged in
+ *  the redo log live in a POSIX shared-memory segment named from the data
+ *  file's device and inode, at page numbers from VPAGE_BASE up (far past
+ *  any file's last page, so `pgno < next_pgno` still means a file page):
+ *    header (cs_vseg_hdr, below; whole pages) | arena of pages
+ *  Page VPAGE_BASE + i is the segment's page i (i >= the header's pages).
+ *  The first process to open the database empties the segment; the rest
+ *  map it. The header's state is double-buffered by txnid parity, like the
+ *  published meta, so a writer that dies before publishing leaves the
+ *  state of the published commit whole.
+ *   V1  a file page never refers to a volatile page (a file page is written
+ *       by a fold or a full commit, when nothing below it was volatile), so
+ *       a fold finds every volatile page by descending from the roots
+ *       through volatile and dirty pages only.
+ *   V2  a file page that a logged commit frees stays allocated until the
+ *       fold after it is durable: after a crash, replay starts from the
+ *       durable meta, whose trees still reach it.
+ *
  *  INVARIANTS. Code that relies on one cites it by number; cs_check
  *  (check.c) prefixes each problem it reports with the number it breaks.
  *  Per snapshot (a valid meta and everything reachable from it):
@@ -315,6 +333,29 @@ _Static_assert(sizeof(cs_meta) == 128, "meta is 128 bytes");
 #define REDO_HDR 32u             /* record header bytes                      */
 #define REDO_ALIGN 512u          /* records start on sector boundaries       */
 enum { REDO_TREE = 1, REDO_PUT = 2, REDO_DEL = 3, REDO_DROP = 4 };
+
+/* ---- Volatile pages ---- */
+#define VPAGE_BASE (1ull << 48)          /* page number of segment page 0   */
+#define VSEG_MAGIC 0x474553504c4f5643ull /* "CVOLPSEG"                      */
+#define VSEG_VERSION 1u
+#define VSEG_PENDING_MAX 1024u           /* extents of V2's pending pages    */
+typedef struct vseg_state {
+    uint64_t txnid;       /* the published commit this state belongs to     */
+    uint64_t hwm;         /* arena pages handed out: [first_page, hwm)      */
+    uint64_t npending;    /* pending[0, npending): file pages freed by
+                             logged commits since the fold (V2)             */
+    uint64_t log_off;     /* where the next redo record goes                */
+    uint64_t fold_txnid;  /* the last fold: the redo log's epoch            */
+} vseg_state;
+typedef struct cs_vseg_hdr {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t psize;
+    uint64_t first_page;          /* the arena's first page (after this)   */
+    _Atomic uint64_t size_pages;  /* the segment's size; only grows        */
+    vseg_state state[2];          /* state[txnid & 1]                      */
+    struct { uint64_t start, len; } pending[VSEG_PENDING_MAX];
+} cs_vseg_hdr;
 
 /* ---- Lock file ---- */
 #define CS_LOCK_MAGIC 0x4b434f4c53435352ull /* "RSCSLOCK" */

@@ -8,7 +8,7 @@
  * order this file's declarations the same way).
  *  L0  base      error.c crc32c.c vec.c: error detail, log messages, CRC-32C, extent vectors; calls libc only
  *  L1  format    meta.c node.c freelist.c: the on-disk structures (meta pages, slotted nodes, the free-list run), bytes in and out; calls L0
- *  L2  os        io.c lock.c redo.c: data-file writes/flushes/growth, mappings and the page-buffer pool; the lock file (writer mutex, reader table, published meta); the redo log of small commits; calls L0-L1
+ *  L2  os        io.c lock.c redo.c vpage.c: data-file writes/flushes/growth, mappings and the page-buffer pool; the lock file (writer mutex, reader table, published meta); the redo log of small commits and the shared segment of their pages; calls L0-L1
  *  L3  txnstate  internal.h: struct cs_txn and the gates txn_check/txn_note (inline); calls L0
  *  L4  pager     pager.c: pages as a txn sees them, dirty pages, allocation, copy-on-write; calls L0-L3
  *  L5  btree     btree_search.c btree_rank.c btree.c relocate.c: search, insert/split, delete/merge, rank over one tree descriptor; auto-shrink's page moves; calls L0-L4
@@ -437,7 +437,7 @@ int freelist_rest(const cs_freelist *base, uint64_t cursor, cs_freelist *out);
 /* dst += src (src's groups must follow dst's); src is consumed. */
 int freelist_join(cs_freelist *dst, cs_freelist *src);
 
-/* ==== L2 os: io.c lock.c redo.c ==== */
+/* ==== L2 os: io.c lock.c redo.c vpage.c ==== */
 
 /* ---- lock.c ---- */
 typedef struct cs_lock {
@@ -547,6 +547,39 @@ typedef int (*redo_scan_fn)(void *ctx, uint64_t txnid, const uint8_t *ops, size_
  * txnid (epoch if none). A damaged or stale record ends the log, it is not
  * an error. CS_EIO, CS_ENOMEM, or fn's code. */
 int redo_scan(cs_redo *lg, uint64_t epoch, redo_scan_fn fn, void *ctx, uint64_t *end_off, uint64_t *last_txnid);
+
+/* ---- vpage.c: the shared segment of volatile pages (format.h) ---- */
+#define VSEG_NAME_MAX 64
+typedef struct cs_vseg {
+    int fd;                  /* -1: not open                                */
+    uint8_t *base;           /* the whole span, mapped shared              */
+    uint64_t span_pages;     /* address space reserved: the segment's cap   */
+    uint32_t psize;
+    cs_vseg_hdr *hdr;        /* at base                                     */
+} cs_vseg;
+static inline bool pgno_is_volatile(uint64_t pgno) { return pgno >= VPAGE_BASE; }
+/* The segment name of a data file (shm_open's). */
+void vseg_name(dev_t dev, ino_t ino, char out[VSEG_NAME_MAX]);
+/* Open (creating) and map segment `name` with room for max_pages pages of
+ * psize; `first` empties it and writes a new header. CS_EIO, CS_ENOSPACE
+ * (no shared memory), CS_ELOCK (a segment of another version or page size),
+ * CS_EINVAL. The caller owns s until vseg_close. */
+int vseg_open(cs_vseg *s, const char *name, uint32_t psize, uint64_t max_pages, bool first);
+void vseg_close(cs_vseg *s);
+/* Remove the segment's name (the last process, or a failed open). */
+void vseg_unlink(const char *name);
+/* Volatile page pgno (npages long) in the segment, NULL if it lies outside
+ * the arena: the caller reports CS_ECORRUPT. Any thread, no lock. */
+const uint8_t *vseg_page(const cs_vseg *s, uint64_t pgno, uint64_t npages);
+/* Writer only. Make the segment at least `pages` long (CS_ENOSPACE past its
+ * cap or out of shared memory); copy npages at volatile pgno into it. */
+int vseg_grow(cs_vseg *s, uint64_t pages);
+int vseg_put(cs_vseg *s, uint64_t pgno, const uint8_t *pages, uint64_t npages);
+/* The state of published commit txnid, NULL if the segment has none (a
+ * writer died between the two, or the segment is not this file's). */
+const vseg_state *vseg_state_of(const cs_vseg *s, uint64_t txnid);
+/* Writer only, before publishing st->txnid. */
+void vseg_set_state(cs_vseg *s, const vseg_state *st);
 
 /* ---- io.c: the data file, mappings, page buffers ---- */
 /* A read-only mapping of the data file. Mappings are immutable once
