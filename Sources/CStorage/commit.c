@@ -262,6 +262,102 @@ static int shrink_step(cs_txn *t, unsigned *moved)
     return tree_relocate(t, t->next_pgno - nfree, SHRINK_VISITS, moved);
 }
 
+/* The log grows to this at most between folds; a record past it folds. */
+#define REDO_LOG_MAX (4u << 20)
+/* A record bigger than this is no small commit: the commit folds instead. */
+#define REDO_RECORD_MAX (64u << 10)
+
+/* A logged commit (design 4), after C1: the record of the txn's changes is
+ * appended to the redo log and flushed (the commit point), its pages go to
+ * the segment, and the meta is published with the base's free list: no
+ * file page was allocated, and the file pages it freed wait for the next
+ * fold (V2). *logged = false (nothing done) when the commit does not fit
+ * the record, the log or the pending list: then it folds. */
+static int commit_logged(cs_txn *t, bool *logged)
+{
+    cs_env *env = t->env;
+    *logged = false;
+    redo_rec rec;
+    redo_rec_init(&rec);
+    bool fits;
+    int rc = redo_build(t, t->vst.epoch, &rec, REDO_RECORD_MAX, &fits);
+    size_t padded = rc == CS_OK && fits ? redo_rec_seal(&rec) : 0;
+    if (rc == CS_OK && fits && !padded) rc = cs_fail(CS_ENOMEM, "redo record");
+    extvec_normalize(&t->freed);
+    if (rc || !padded || t->vst.log_off + padded > REDO_LOG_MAX || t->vst.npending + t->freed.n > VSEG_PENDING_MAX) {
+        redo_rec_free(&rec);
+        return rc;
+    }
+    /* Pages and pending pages first: until the record is durable and the
+     * state published they are beyond what any snapshot or state reaches. */
+    cs_vseg_hdr *h = env->vseg.hdr;
+    rc = pager_put_volatile(t);
+    for (size_t i = 0; rc == CS_OK && i < t->freed.n; i++) {
+        h->pending[t->vst.npending + i].start = t->freed.v[i].start;
+        h->pending[t->vst.npending + i].len = t->freed.v[i].len;
+    }
+    if (rc == CS_OK) hook(env, CS_STAGE_DATA_WRITTEN, t->txnid);
+    if (rc == CS_OK && (rc = redo_append(&env->redo, t->vst.log_off, &rec, padded))) {
+        /* As after a failed data flush: whether the record is durable is
+         * unknown until the file is reopened (and the log replayed). */
+        atomic_store(&env->panic, 1);
+    }
+    redo_rec_free(&rec);
+    if (rc) return rc;
+    hook(env, CS_STAGE_META_WRITTEN, t->txnid);
+    vseg_state ns = {.txnid = t->txnid,
+                     .hwm = t->vol_hwm,
+                     .npending = t->vst.npending + t->freed.n,
+                     .log_off = t->vst.log_off + padded,
+                     .epoch = t->vst.epoch,
+                     .clean_txnid = t->vst.clean_txnid,
+                     .logged = 1};
+    vseg_set_state(&env->vseg, &ns);
+    cs_meta m = t->meta;
+    m.txnid = t->txnid;
+    m.catalog = t->catalog;
+    uint8_t delta[CS_META_TAIL];
+    if (meta_delta_len(&m) && !lock_read_delta(&env->lock, t->meta.txnid, delta))
+        return cs_fail(CS_ECORRUPT, "the published meta changed under the writer mutex");
+    lock_publish_meta(&env->lock, &m, delta);
+    /* The txn took the free-list cache and changed it (released groups):
+     * the next writer reloads it from the published meta. */
+    env->fl_txnid = 0;
+    *logged = true;
+    return CS_OK;
+}
+
+/* The segment's state for a commit written whole (before its meta: a
+ * writer that adopts a dead writer's meta finds it). */
+static void set_written_state(cs_txn *t, bool durable)
+{
+    cs_env *env = t->env;
+    if (!env->vol_on) return;
+    vseg_state ns = {.txnid = t->txnid,
+                     .hwm = t->vol_hwm,
+                     .npending = 0,
+                     .log_off = 0,
+                     .epoch = durable ? t->txnid : t->vst.epoch,
+                     .clean_txnid = t->txnid,
+                     .logged = 0};
+    vseg_set_state(&env->vseg, &ns);
+}
+
+/* A commit that is not logged, in an env that logs: volatile pages the
+ * txn reaches move into the file (V1), and the file pages logged commits
+ * freed since the last fold join this commit's group (V2). */
+static int fold_volatile(cs_txn *t)
+{
+    if (!t->env->vol_on) return CS_OK;
+    t->vol = false;
+    cs_vseg_hdr *h = t->env->vseg.hdr;
+    int rc = CS_OK;
+    for (uint64_t i = 0; rc == CS_OK && i < t->vst.npending; i++)
+        rc = extvec_push(&t->freed, h->pending[i].start, h->pending[i].len);
+    if (rc == CS_OK && (t->fold || t->vol_used)) rc = tree_fold(t);
+    return rc;
+}
+
 static uint64_t now_us(void)
 {
     struct timespec ts;
@@ -287,7 +383,21 @@ static int commit_write(cs_txn *t, bool deferred)
     uint64_t started = logging ? now_us() : 0, txnid = t->txnid, old_pages = t->meta.next_pgno;
     size_t written = 0;
     unsigned moved = 0;
-    int rc = shrink_step(t, &moved);
+    int rc = CS_OK;
+    if (t->vol_all && !deferred) {
+        bool logged;
+        written = t->dirty_n;
+        if ((rc = tree_flush_catalog(t)) == CS_OK && (rc = commit_logged(t, &logged)) == CS_OK && logged) { /* C1 */
+            hook(env, CS_STAGE_DONE, t->txnid);
+            txn_free(t);
+            if (logging)
+                cs_log(&env->log, CS_LOG_DEBUG, CS_LOG_TOPIC_TXN, "Commit of txn %llu on %s: logged, %zu pages kept in memory, in %llu us",
+                       (unsigned long long)txnid, env->path, written, (unsigned long long)(now_us() - started));
+            return CS_OK;
+        }
+        if (rc) goto fail;
+    }
+    if ((rc = fold_volatile(t)) == CS_OK) rc = shrink_step(t, &moved);
     if (rc == CS_OK) rc = tree_flush_catalog(t);                                /* C1 */
     if (rc == CS_OK) rc = commit_freelist(t, &m);                               /* C2 */
     written = t->dirty_n;
@@ -308,6 +418,7 @@ static int commit_write(cs_txn *t, bool deferred)
      * cache orders the meta write before the truncation for a process crash;
      * an OS crash may damage such a file anyway.) */
     bool may_truncate = env->auto_shrink && !deferred && t->meta.txnid == env->lock.hdr->durable_txnid;
+    set_written_state(t, !deferred);
     if (single) {
         if ((rc = write_meta(env, &m, true, units, nunits, t->delta))) goto fail; /* C5, C6: one flush */
     } else if (!deferred) {
@@ -372,6 +483,22 @@ int commit_flush_deferred(cs_env *env, bool *flushed)
 {
     bool died;
     *flushed = false;
+    /* Logged commits since the last fold: the fold writes them whole (a
+     * meta of theirs would name volatile pages in the file, V1). */
+    if (env->vol_on) {
+        cs_meta pm;
+        lock_read_meta(&env->lock, &pm);
+        const vseg_state *st = vseg_state_of(&env->vseg, pm.txnid);
+        if (st && st->logged) {
+            cs_txn *t;
+            int rc = cs_txn_begin(env, 0, &t);
+            if (rc) return rc;
+            t->vol = t->vol_all = false;
+            rc = cs_txn_commit(t);
+            *flushed = rc == CS_OK;
+            return rc;
+        }
+    }
     int rc = lock_writer_acquire(&env->lock, false, &died);
     if (rc) return rc;
     if (died) rc = txn_resync_dead_writer(env);

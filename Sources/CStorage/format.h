@@ -345,7 +345,12 @@ typedef struct vseg_state {
     uint64_t npending;    /* pending[0, npending): file pages freed by
                              logged commits since the fold (V2)             */
     uint64_t log_off;     /* where the next redo record goes                */
-    uint64_t fold_txnid;  /* the last fold: the redo log's epoch            */
+    uint64_t epoch;       /* the last durable commit written whole: the
+                             redo log's epoch                               */
+    uint64_t clean_txnid; /* the last commit written whole (durable or
+                             deferred): no snapshot from it on reaches an
+                             arena page handed out before it                */
+    uint64_t logged;      /* 1: this commit is in the log (not in the file) */
 } vseg_state;
 typedef struct cs_vseg_hdr {
     uint64_t magic;
@@ -364,8 +369,9 @@ typedef struct cs_vseg_hdr {
  * its commit after a cut, so builds of the two versions must not share a
  * file at once: the lock file refuses the other. 5: compact leaves (data
  * format 2), which a version-4 build sharing the file could not read. 6: the
- * published meta's free-list delta (data format 3). */
-#define CS_LOCK_VERSION 6u
+ * published meta's free-list delta (data format 3). 7: logged commits,
+ * whose pages a version-6 build would not find. */
+#define CS_LOCK_VERSION 7u
 #define CS_LOCK_PID_BASE (1ull << 32)
 
 typedef struct cs_reader_slot {
@@ -393,6 +399,8 @@ typedef struct cs_lock_hdr {
     _Atomic uint32_t commit_waiters; /* threads in cs_env_wait_commit, any
                                   process: a publish then wakes the futex on
                                   meta_seq's low word                       */
+    uint32_t vol_on;           /* 1: small commits are logged (design 4):
+                                  every process maps the page segment      */
     uint8_t pad0[64];
     pthread_mutex_t writer;    /* robust, process-shared, error-checking    */
     uint8_t pad1[64];

@@ -458,6 +458,9 @@ int lock_open(cs_lock *lk, const char *path, uint32_t mode, uint32_t max_readers
 /* delta: the meta's free-list delta (meta_delta_len bytes). */
 int lock_init_header(cs_lock *lk, const cs_meta *meta, const uint8_t *delta, uint32_t meta_slot);
 int lock_open_done(cs_lock *lk, bool first);
+/* At close: true if no other env has the database open. Then the caller
+ * holds the open lock until lock_close, so no process opens it meanwhile. */
+bool lock_close_last(cs_lock *lk);
 void lock_close(cs_lock *lk);
 void lock_publish_meta(cs_lock *lk, const cs_meta *meta, const uint8_t *delta);
 void lock_read_meta(const cs_lock *lk, cs_meta *out);
@@ -550,6 +553,11 @@ int redo_scan(cs_redo *lg, uint64_t epoch, redo_scan_fn fn, void *ctx, uint64_t 
 
 /* ---- vpage.c: the shared segment of volatile pages (format.h) ---- */
 #define VSEG_NAME_MAX 64
+/* Arena pages one write txn may take: past this it is no small commit. */
+#define VOL_TXN_PAGES 64u
+/* Logged commits between folds at most, and the segment's size cap. */
+#define VOL_FOLD_EVERY 64u
+#define VSEG_SPAN_BYTES (32u << 20)
 typedef struct cs_vseg {
     int fd;                  /* -1: not open                                */
     uint8_t *base;           /* the whole span, mapped shared              */
@@ -645,6 +653,12 @@ struct cs_env {
                                    (tree.c, first cs_tree_open)            */
 
     cs_lock lock;
+    /* Small commits logged instead of written (docs/COMMIT_IO.md, design
+     * 4): on when the segment and the log opened (durable, file-backed). */
+    bool vol_on;
+    cs_vseg vseg;
+    cs_redo redo;
+    char vseg_name[VSEG_NAME_MAX];
 };
 
 /* The mapping to use for a snapshot of next_pgno pages (grows the map). */
@@ -740,6 +754,14 @@ struct cs_txn {
     leaf_part *parts;           /* a compact leaf's entries and one more    */
     bt_hint hints[BT_HINTS];    /* append paths, most recent trees          */
     unsigned next_hint;         /* round-robin replacement                  */
+    /* Logged commits (design 4). vol: new pages come from the segment's
+     * arena at vol_hwm; once a txn needs more than VOL_TXN_PAGES, or
+     * cannot be logged, pages come from the file and vol_all turns false.
+     * fold: the base reaches volatile pages, so a commit that is not
+     * logged must first move them into the file (V1). */
+    bool vol, vol_all, fold;
+    uint64_t vol_hwm, vol_used;
+    vseg_state vst;             /* the base's segment state                 */
 };
 
 static inline void txn_touch_gen(cs_txn *t) { t->gen++; }
@@ -792,6 +814,13 @@ int page_free(cs_txn *t, uint64_t pgno, uint64_t npages);
  * page moves; *page points at the writable copy. */
 int page_touch(cs_txn *t, uint64_t *pgno, uint8_t **page);
 void dirty_release_all(cs_txn *t);
+/* Fold (V1): give volatile page *pgno (npages long) a page of the file,
+ * copying it from the segment or moving this txn's dirty copy; *page is the
+ * writable copy. A file page is left alone. */
+int page_rehome(cs_txn *t, uint64_t *pgno, uint32_t npages, uint8_t **page);
+/* Logged commit: copy the dirty pages (all volatile) into the segment, with
+ * their checksums. CS_ENOSPACE when the segment cannot grow. */
+int pager_put_volatile(cs_txn *t);
 /* Commit: write the dirty pages, sorted. The first `cap` units written go
  * to `units` (may be NULL); *nunits = how many were written in all. */
 int pager_write_dirty(cs_txn *t, cs_commit_unit *units, uint32_t cap, uint32_t *nunits);
@@ -882,6 +911,10 @@ int bt_rebalance_level(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, bool p
 int bt_relocate(cs_txn *t, cs_tree_desc *d, uint64_t threshold, uint8_t *key, uint32_t *klen, unsigned *budget,
                 unsigned *moved);
 
+/* Fold (V1, design 4): move every volatile page tree d reaches into the
+ * file (the txn allocates from the file by then); d->root may change. */
+int bt_fold(cs_txn *t, cs_tree_desc *d);
+
 /* ==== L6 trees: tree.c ==== */
 
 /* C1: write the changed descriptors of this txn's trees into the catalog. */
@@ -895,6 +928,9 @@ void tree_names_free(cs_env *env);              /* env close              */
  * this process's previous step stopped (env->reloc_*), visiting at most
  * `budget` leaves. Moved trees are marked for tree_flush_catalog. */
 int tree_relocate(cs_txn *t, uint64_t threshold, unsigned budget, unsigned *moved);
+/* Fold (design 4): bt_fold over every named tree and then the catalog, with
+ * C1 in between; afterwards no page the txn reaches is volatile. */
+int tree_fold(cs_txn *t);
 
 /* ==== L7 access: cursor.c diff.c filter.c fts.c replay.c ==== */
 

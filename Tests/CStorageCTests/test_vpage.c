@@ -46,8 +46,8 @@ static void test_pages_and_state(void)
 
     /* State of commit 10 published; commit 11's written, never published:
      * 10's is still there. A state of neither is absent. */
-    vseg_state s10 = {.txnid = 10, .hwm = first + 8, .npending = 1, .log_off = 512, .fold_txnid = 9};
-    vseg_state s11 = {.txnid = 11, .hwm = first + 9, .npending = 2, .log_off = 1024, .fold_txnid = 9};
+    vseg_state s10 = {.txnid = 10, .hwm = first + 8, .npending = 1, .log_off = 512, .epoch = 9};
+    vseg_state s11 = {.txnid = 11, .hwm = first + 9, .npending = 2, .log_off = 1024, .epoch = 9};
     vseg_set_state(&w, &s10);
     vseg_set_state(&w, &s11);
     const vseg_state *st = vseg_state_of(&r, 10);

@@ -137,6 +137,15 @@ typedef enum cs_durability {
                                   B+ tree lookup then reads its own pages,
                                   not megabytes around each; cold
                                   sequential scans fault page by page        */
+#define CS_ENV_LOG_SMALL 0x10u /* log small durable commits: a commit of a
+                                  few pages appends its entries to
+                                  "<path>-log" and flushes that, its pages
+                                  wait in shared memory ("/dev/shm") until
+                                  a fold writes them (every so many
+                                  commits, a big commit, cs_env_sync,
+                                  cs_env_close). CS_DURABLE_FULL, file-backed
+                                  envs only; the first process to open the
+                                  file decides for all                       */
 
 /* I/O hooks: every write and flush of the engine goes through these, so a
  * test can inject faults, record writes, or simulate power loss. Each
