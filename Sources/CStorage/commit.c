@@ -292,6 +292,10 @@ static int commit_logged(cs_txn *t, bool *logged)
      * state published they are beyond what any snapshot or state reaches. */
     cs_vseg_hdr *h = env->vseg.hdr;
     rc = pager_put_volatile(t);
+    if (rc == CS_ENOSPACE) { /* no shared memory to spare: write it whole */
+        redo_rec_free(&rec);
+        return CS_OK;
+    }
     for (size_t i = 0; rc == CS_OK && i < t->freed.n; i++) {
         h->pending[t->vst.npending + i].start = t->freed.v[i].start;
         h->pending[t->vst.npending + i].len = t->freed.v[i].len;

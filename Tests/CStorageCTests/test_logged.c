@@ -140,6 +140,8 @@ static void test_one_put_commits_write_the_log(void)
     CHECK(folds_seen >= n / VOL_FOLD_EVERY - 1 && folds_seen <= n / VOL_FOLD_EVERY + 1);
     CHECK(io.data_bytes / n < 4096); /* against 16+ KiB written whole */
     CHECK(io.log_syncs + io.data_syncs <= (uint64_t)n + 2 * folds_seen);
+    /* The arena starts over after folds: it holds about one fold's pages. */
+    CHECK(atomic_load(&env->vseg.hdr->size_pages) < 4 * VOL_FOLD_EVERY * 4);
     check_clean(env);
 
     /* Close folds: the file alone holds everything. */
