@@ -301,14 +301,16 @@ static int commit_logged(cs_txn *t, bool *logged)
         h->pending[t->vst.npending + i].len = t->freed.v[i].len;
     }
     if (rc == CS_OK) hook(env, CS_STAGE_DATA_WRITTEN, t->txnid);
-    if (rc == CS_OK && (rc = redo_append(&env->redo, t->vst.log_off, &rec, padded))) {
+    /* The record plays the meta's part: written, then flushed (the commit
+     * point). */
+    if (rc == CS_OK && (rc = redo_write(&env->redo, t->vst.log_off, &rec, padded)) == CS_OK) {
+        hook(env, CS_STAGE_META_WRITTEN, t->txnid);
         /* As after a failed data flush: whether the record is durable is
          * unknown until the file is reopened (and the log replayed). */
-        atomic_store(&env->panic, 1);
+        if ((rc = redo_flush(&env->redo))) atomic_store(&env->panic, 1);
     }
     redo_rec_free(&rec);
     if (rc) return rc;
-    hook(env, CS_STAGE_META_WRITTEN, t->txnid);
     vseg_state ns = {.txnid = t->txnid,
                      .hwm = t->vol_hwm,
                      .npending = t->vst.npending + t->freed.n,

@@ -542,6 +542,9 @@ void redo_close(cs_redo *lg);
  * durable; CS_EIO, CS_ENOSPACE (the record may be partly written: it fails
  * its CRC and ends the log), CS_EINVAL. */
 int redo_append(cs_redo *lg, uint64_t off, const redo_rec *r, size_t padded);
+/* redo_append's two steps: the write (growing the file first), the flush. */
+int redo_write(cs_redo *lg, uint64_t off, const redo_rec *r, size_t padded);
+int redo_flush(cs_redo *lg);
 /* Called for each record of the log in txnid order with its ops; a nonzero
  * return stops the scan and is returned. */
 typedef int (*redo_scan_fn)(void *ctx, uint64_t txnid, const uint8_t *ops, size_t len, uint32_t nops);

@@ -201,6 +201,18 @@ void redo_close(cs_redo *lg)
 
 int redo_append(cs_redo *lg, uint64_t off, const redo_rec *r, size_t padded)
 {
+    int rc = redo_write(lg, off, r, padded);
+    return rc ? rc : redo_flush(lg);
+}
+
+int redo_flush(cs_redo *lg)
+{
+    int e = lg->fd < 0 ? EBADF : lg->io.sync(lg->io.ctx, lg->fd);
+    return e ? redo_error(e, "flush") : CS_OK;
+}
+
+int redo_write(cs_redo *lg, uint64_t off, const redo_rec *r, size_t padded)
+{
     if (lg->fd < 0 || padded < REDO_HDR || padded % REDO_ALIGN || off % REDO_ALIGN)
         return cs_fail(CS_EINVAL, "redo_append: no log, or an unsealed record or offset");
     if (off + padded > lg->size) {
@@ -211,9 +223,7 @@ int redo_append(cs_redo *lg, uint64_t off, const redo_rec *r, size_t padded)
         lg->size = size;
     }
     int e = lg->io.write(lg->io.ctx, lg->fd, r->buf, padded, off);
-    if (e) return redo_error(e, "write");
-    e = lg->io.sync(lg->io.ctx, lg->fd);
-    return e ? redo_error(e, "flush") : CS_OK;
+    return e ? redo_error(e, "write") : CS_OK;
 }
 
 /* Reads exactly len bytes at off; false if the file ends first. */
