@@ -424,7 +424,8 @@ static int commit_write(cs_txn *t, bool deferred)
      * cache orders the meta write before the truncation for a process crash;
      * an OS crash may damage such a file anyway.) */
     bool may_truncate = env->auto_shrink && !deferred && t->meta.txnid == env->lock.hdr->durable_txnid;
-    set_written_state(t, !deferred);
+    /* The log may follow only a commit whose meta a flush made durable. */
+    set_written_state(t, !deferred && env->durability == CS_DURABLE_FULL);
     if (single) {
         if ((rc = write_meta(env, &m, true, units, nunits, t->delta))) goto fail; /* C5, C6: one flush */
     } else if (!deferred) {

@@ -162,7 +162,8 @@ static int begin_volatile(cs_txn *t)
     t->vst = *st;
     t->fold = st->logged != 0;
     bool chain = env->lock.hdr->durable_txnid == st->epoch && (st->logged || t->meta.txnid == st->epoch);
-    t->vol = t->vol_all = chain && !env->metas_old && t->meta.txnid - st->epoch < VOL_FOLD_EVERY;
+    t->vol = t->vol_all = chain && env->durability == CS_DURABLE_FULL && !env->metas_old &&
+                          t->meta.txnid - st->epoch < VOL_FOLD_EVERY;
     t->vol_hwm = st->hwm;
     t->vol_used = 0;
     if (!st->logged) {
