@@ -267,54 +267,29 @@ static int shrink_step(cs_txn *t, unsigned *moved)
 /* A record bigger than this is no small commit: the commit folds instead. */
 #define REDO_RECORD_MAX (64u << 10)
 
-/* A logged commit (design 4), after C1: the record of the txn's changes is
- * appended to the redo log and flushed (the commit point), its pages go to
- * the segment, and the meta is published with the base's free list: no
- * file page was allocated, and the file pages it freed wait for the next
- * fold (V2). *logged = false (nothing done) when the commit does not fit
- * the record, the log or the pending list: then it folds. */
-static int commit_logged(cs_txn *t, bool *logged)
+/* A logged commit's pages and the file pages it freed (V2) into the
+ * segment: until the state is published they are beyond what any snapshot
+ * or state reaches. CS_ENOSPACE: the segment cannot grow. */
+static int stage_logged(cs_txn *t)
 {
-    cs_env *env = t->env;
-    *logged = false;
-    redo_rec rec;
-    redo_rec_init(&rec);
-    bool fits;
-    int rc = redo_build(t, t->vst.epoch, &rec, REDO_RECORD_MAX, &fits);
-    size_t padded = rc == CS_OK && fits ? redo_rec_seal(&rec) : 0;
-    if (rc == CS_OK && fits && !padded) rc = cs_fail(CS_ENOMEM, "redo record");
-    extvec_normalize(&t->freed);
-    if (rc || !padded || t->vst.log_off + padded > REDO_LOG_MAX || t->vst.npending + t->freed.n > VSEG_PENDING_MAX) {
-        redo_rec_free(&rec);
-        return rc;
-    }
-    /* Pages and pending pages first: until the record is durable and the
-     * state published they are beyond what any snapshot or state reaches. */
-    cs_vseg_hdr *h = env->vseg.hdr;
-    rc = pager_put_volatile(t);
-    if (rc == CS_ENOSPACE) { /* no shared memory to spare: write it whole */
-        redo_rec_free(&rec);
-        return CS_OK;
-    }
+    cs_vseg_hdr *h = t->env->vseg.hdr;
+    int rc = pager_put_volatile(t);
     for (size_t i = 0; rc == CS_OK && i < t->freed.n; i++) {
         h->pending[t->vst.npending + i].start = t->freed.v[i].start;
         h->pending[t->vst.npending + i].len = t->freed.v[i].len;
     }
-    if (rc == CS_OK) hook(env, CS_STAGE_DATA_WRITTEN, t->txnid);
-    /* The record plays the meta's part: written, then flushed (the commit
-     * point). */
-    if (rc == CS_OK && (rc = redo_write(&env->redo, t->vst.log_off, &rec, padded)) == CS_OK) {
-        hook(env, CS_STAGE_META_WRITTEN, t->txnid);
-        /* As after a failed data flush: whether the record is durable is
-         * unknown until the file is reopened (and the log replayed). */
-        if ((rc = redo_flush(&env->redo))) atomic_store(&env->panic, 1);
-    }
-    redo_rec_free(&rec);
-    if (rc) return rc;
+    return rc;
+}
+
+/* Publish a logged commit whose record ends at log_end: the segment's state,
+ * then the meta with the base's free list (no file page was allocated). */
+static int publish_logged(cs_txn *t, uint64_t log_end)
+{
+    cs_env *env = t->env;
     vseg_state ns = {.txnid = t->txnid,
                      .hwm = t->vol_hwm,
                      .npending = t->vst.npending + t->freed.n,
-                     .log_off = t->vst.log_off + padded,
+                     .log_off = log_end,
                      .epoch = t->vst.epoch,
                      .clean_txnid = t->vst.clean_txnid,
                      .logged = 1};
@@ -329,8 +304,63 @@ static int commit_logged(cs_txn *t, bool *logged)
     /* The txn took the free-list cache and changed it (released groups):
      * the next writer reloads it from the published meta. */
     env->fl_txnid = 0;
-    *logged = true;
     return CS_OK;
+}
+
+static bool pending_fits(cs_txn *t)
+{
+    extvec_normalize(&t->freed);
+    return t->vst.npending + t->freed.n <= VSEG_PENDING_MAX;
+}
+
+/* A logged commit (design 4), after C1: the record of the txn's changes is
+ * appended to the redo log and flushed (the commit point), its pages go to
+ * the segment, and the meta is published. *logged = false (nothing done)
+ * when the commit does not fit the record, the log, the pending list or
+ * the segment: then it folds. */
+static int commit_logged(cs_txn *t, bool *logged)
+{
+    cs_env *env = t->env;
+    *logged = false;
+    redo_rec rec;
+    redo_rec_init(&rec);
+    bool fits;
+    int rc = redo_build(t, t->vst.epoch, &rec, REDO_RECORD_MAX, &fits);
+    size_t padded = rc == CS_OK && fits ? redo_rec_seal(&rec) : 0;
+    if (rc == CS_OK && fits && !padded) rc = cs_fail(CS_ENOMEM, "redo record");
+    if (rc || !padded || t->vst.log_off + padded > REDO_LOG_MAX || !pending_fits(t) ||
+        (rc = stage_logged(t)) == CS_ENOSPACE) {
+        redo_rec_free(&rec);
+        return rc == CS_ENOSPACE ? CS_OK : rc;
+    }
+    if (rc == CS_OK) hook(env, CS_STAGE_DATA_WRITTEN, t->txnid);
+    /* The record plays the meta's part: written, then flushed (the commit
+     * point). */
+    if (rc == CS_OK && (rc = redo_write(&env->redo, t->vst.log_off, &rec, padded)) == CS_OK) {
+        hook(env, CS_STAGE_META_WRITTEN, t->txnid);
+        /* As after a failed data flush: whether the record is durable is
+         * unknown until the file is reopened (and the log replayed). */
+        if ((rc = redo_flush(&env->redo))) atomic_store(&env->panic, 1);
+    }
+    redo_rec_free(&rec);
+    if (rc == CS_OK && (rc = publish_logged(t, t->vst.log_off + padded)) == CS_OK) *logged = true;
+    return rc;
+}
+
+int commit_replayed(cs_txn *t, uint64_t log_end)
+{
+    int rc = tree_flush_catalog(t); /* C1 */
+    if (rc == CS_OK && t->vol_all && pending_fits(t) && (rc = stage_logged(t)) != CS_ENOSPACE) {
+        if (rc == CS_OK) rc = publish_logged(t, log_end);
+        if (rc == CS_OK) hook(t->env, CS_STAGE_DONE, t->txnid);
+        txn_free(t);
+        return rc;
+    }
+    if (rc && rc != CS_ENOSPACE) {
+        txn_free(t);
+        return rc;
+    }
+    return cs_txn_commit(t); /* too big for the segment: written whole */
 }
 
 /* The segment's state for a commit written whole (before its meta: a

@@ -170,64 +170,66 @@ static int replay_one(void *ctx, uint64_t txnid, const uint8_t *ops, size_t len,
     return redo_apply(ctx, ops, len);
 }
 
-/* The first process: commits an earlier run logged but did not fold (a
- * crash, a kill) are replayed into one commit written whole. */
-static int replay_log(cs_env *env, uint64_t durable_txnid)
+/* The first process, with records an earlier run logged after the durable
+ * commit: they are applied in one write txn whose pages go to the segment
+ * as the logged commits' did, with nothing written (the records are
+ * durable), and it takes the last record's txnid so that the next record
+ * follows them in the log. */
+static int replay_log(cs_env *env, uint64_t durable, uint64_t last, uint64_t end)
 {
-    cs_redo lg;
-    int rc = redo_open(&lg, env->path, true, &env->io);
-    if (rc == CS_NOTFOUND) return CS_OK;
+    cs_txn *t;
+    int rc = cs_txn_begin(env, 0, &t);
     if (rc) return rc;
-    uint64_t last;
-    rc = redo_scan(&lg, durable_txnid, NULL, NULL, NULL, &last);
-    if (rc == CS_OK && last > durable_txnid && (env->flags & CS_ENV_RDONLY))
-        rc = cs_fail(CS_EBUSY, "%s has %llu logged commits not yet in the file: open it writable once to apply them",
-                     env->path, (unsigned long long)(last - durable_txnid));
-    if (rc == CS_OK && last > durable_txnid) {
-        cs_txn *t;
-        if ((rc = cs_txn_begin(env, 0, &t)) == CS_OK) {
-            rc = redo_scan(&lg, durable_txnid, replay_one, t, NULL, NULL);
-            if (rc == CS_OK) rc = cs_txn_commit(t);
-            else cs_txn_abort(t);
-        }
-        if (rc == CS_OK)
-            cs_log(&env->log, CS_LOG_WARN, CS_LOG_TOPIC_ENV,
-                   "%s: replayed %llu logged commits (txns %llu..%llu) that the last run did not write whole", env->path,
-                   (unsigned long long)(last - durable_txnid), (unsigned long long)durable_txnid + 1,
-                   (unsigned long long)last);
+    t->txnid = last;
+    t->vol = t->vol_all = true;
+    t->vol_cap = env->vseg.span_pages;
+    if ((rc = redo_scan(&env->redo, durable, replay_one, t, NULL, NULL))) {
+        cs_txn_abort(t);
+        return rc;
     }
-    redo_close(&lg);
+    if ((rc = commit_replayed(t, end)) == CS_OK)
+        cs_log(&env->log, CS_LOG_WARN, CS_LOG_TOPIC_ENV,
+               "%s: replayed %llu logged commits (txns %llu..%llu) that the last run did not write whole", env->path,
+               (unsigned long long)(last - durable), (unsigned long long)durable + 1, (unsigned long long)last);
     return rc;
 }
 
-/* Logged commits (design 4), while the open lock is held: the first process
- * replays what an earlier run logged and, if asked to log, empties the
- * segment and marks the lock file so; the others follow the lock file. */
+/* Logged commits (design 4), while the open lock is held. The first
+ * process empties the segment and replays what an earlier run logged but
+ * did not fold; logging is on for every process when it asked for it, or
+ * while replayed commits wait in the segment. The others follow the lock
+ * file. */
 static int open_logging(cs_env *env, const cs_options *o, bool first)
 {
     if (env->flags & CS_ENV_IN_MEMORY) return CS_OK;
     cs_lock_hdr *h = env->lock.hdr;
-    int rc = first ? replay_log(env, h->durable_txnid) : CS_OK;
-    bool on = first ? (o->flags & CS_ENV_LOG_SMALL) && o->durability == CS_DURABLE_FULL && !(env->flags & CS_ENV_RDONLY)
+    bool rdonly = env->flags & CS_ENV_RDONLY;
+    uint64_t durable = h->durable_txnid, last = durable, end = 0;
+    int rc = first ? redo_open(&env->redo, env->path, true, &env->io) : CS_NOTFOUND; /* no file: nothing logged */
+    if (rc == CS_NOTFOUND) rc = CS_OK;
+    if (rc) return rc;
+    if (env->redo.fd >= 0 && (rc = redo_scan(&env->redo, durable, NULL, NULL, &end, &last))) return rc;
+    if (first && last > durable && rdonly)
+        return cs_fail(CS_EBUSY, "%s has %llu logged commits not yet in the file: open it writable once to apply them",
+                       env->path, (unsigned long long)(last - durable));
+    bool on = first ? last > durable || ((o->flags & CS_ENV_LOG_SMALL) && o->durability == CS_DURABLE_FULL && !rdonly)
                     : h->vol_on != 0;
-    if (rc || !on) return rc;
+    if (!on) {
+        redo_close(&env->redo);
+        return CS_OK;
+    }
+    redo_close(&env->redo); /* read-only so far: writers reopen it to append */
+    if (!rdonly && (rc = redo_open(&env->redo, env->path, false, &env->io))) return rc;
     struct stat st;
     if (fstat(env->fd, &st) != 0) return cs_fail(CS_EIO, "stat: %s", strerror(errno));
     vseg_name(st.st_dev, st.st_ino, env->vseg_name);
-    if ((rc = vseg_open(&env->vseg, env->vseg_name, env->psize, (VSEG_SPAN_BYTES / env->psize), first))) return rc;
-    if (!(env->flags & CS_ENV_RDONLY) && (rc = redo_open(&env->redo, env->path, false, &env->io))) {
-        vseg_close(&env->vseg);
-        return rc;
-    }
-    if (first) {
-        cs_meta m;
-        lock_read_meta(&env->lock, &m);
-        vseg_state s0 = {.txnid = m.txnid, .hwm = env->vseg.hdr->first_page, .epoch = m.txnid, .clean_txnid = m.txnid};
-        vseg_set_state(&env->vseg, &s0);
-        h->vol_on = 1;
-    }
+    if ((rc = vseg_open(&env->vseg, env->vseg_name, env->psize, VSEG_SPAN_BYTES / env->psize, first))) return rc;
     env->vol_on = true;
-    return CS_OK;
+    if (!first) return CS_OK;
+    vseg_state s0 = {.txnid = durable, .hwm = env->vseg.hdr->first_page, .epoch = durable, .clean_txnid = durable};
+    vseg_set_state(&env->vseg, &s0);
+    h->vol_on = 1;
+    return last > durable ? replay_log(env, durable, last, end) : CS_OK;
 }
 
 int cs_env_open(const char *path, const cs_options *opts, cs_env **out)

@@ -763,7 +763,7 @@ struct cs_txn {
      * fold: the base reaches volatile pages, so a commit that is not
      * logged must first move them into the file (V1). */
     bool vol, vol_all, fold;
-    uint64_t vol_hwm, vol_used;
+    uint64_t vol_hwm, vol_used, vol_cap;
     vseg_state vst;             /* the base's segment state                 */
 };
 
@@ -975,6 +975,12 @@ int txn_snapshot_freelist(cs_txn *t, cs_freelist *out);
 void txn_log_pending(cs_env *env);
 
 /* ==== L9 commit: commit.c ==== */
+
+/* Open's replay (design 4): t holds the log's records up to log_end, its
+ * txnid the last record's. Its pages go to the segment as the logged
+ * commits' did, with no write (the records are durable already); if they
+ * do not fit, t is committed whole. Frees t either way. */
+int commit_replayed(cs_txn *t, uint64_t log_end);
 
 /* Make deferred commits durable (C4-C6). *flushed = there were some. */
 int commit_flush_deferred(cs_env *env, bool *flushed);

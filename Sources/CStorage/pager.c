@@ -173,7 +173,7 @@ static uint64_t take_from(cs_extvec *v, size_t *head, uint32_t npages, size_t *a
 static uint64_t take_pages(cs_txn *t, uint32_t npages)
 {
     if (t->vol) {
-        if (t->vol_used + npages <= VOL_TXN_PAGES && t->vol_hwm + npages <= t->env->vseg.span_pages) {
+        if (t->vol_used + npages <= t->vol_cap && t->vol_hwm + npages <= t->env->vseg.span_pages) {
             uint64_t p = VPAGE_BASE + t->vol_hwm;
             t->vol_hwm += npages;
             t->vol_used += npages;

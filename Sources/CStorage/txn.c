@@ -166,6 +166,7 @@ static int begin_volatile(cs_txn *t)
                           t->meta.txnid - st->epoch < VOL_FOLD_EVERY;
     t->vol_hwm = st->hwm;
     t->vol_used = 0;
+    t->vol_cap = VOL_TXN_PAGES;
     if (!st->logged) {
         uint64_t oldest = lock_oldest_reader(&env->lock, t->meta.txnid, NULL);
         if (!oldest || oldest >= st->clean_txnid) t->vol_hwm = env->vseg.hdr->first_page;
