@@ -31,14 +31,16 @@
  *  META PAGE (only the first 512 bytes are written: one sector, so a power
  *  loss cannot tear it across sectors; the checksum catches a torn write):
  *    32   8  magic       "CSTORE\0\1"
- *    40   4  version     format version: 3 (free-list delta in the meta;
- *                        2 brought compact leaves); 1 and 2 files are read
- *                        as they are, and the first commit of this build
- *                        rewrites both metas as version 3 (durable one
- *                        last, each flushed) before any meta names a
- *                        compact leaf or carries a delta, so an older build
- *                        refuses the file rather than fall back to an old
- *                        meta
+ *    40   4  version     format version: 4 (the redo log may hold
+ *                        commits after this meta; 3 brought the free-list
+ *                        delta in the meta, 2 compact leaves); 1 to 3
+ *                        files are read as they are, and the first commit
+ *                        of this build rewrites both metas as version 4
+ *                        (durable one last, each flushed) before any meta
+ *                        names a compact leaf or carries a delta, or any
+ *                        commit is logged, so an older build refuses the
+ *                        file rather than fall back to an old meta or
+ *                        miss logged commits
  *    44   4  page_size
  *    48   8  txnid       commit that wrote this meta; a commit writes the
  *                        page that does NOT hold the newest durable meta,
@@ -258,7 +260,7 @@
 #include <stdint.h>
 
 #define CS_MAGIC 0x0100455241544353ull /* "CSTORE\0\1" little-endian */
-#define CS_FORMAT_VERSION 3u /* metas written; 1 (type-3 leaves only) and 2 (no delta) are read too */
+#define CS_FORMAT_VERSION 4u /* metas written; 1 (type-3 leaves only), 2 (no delta) and 3 (no redo log) are read too */
 #define CS_FORMAT_VERSION_MIN 1u
 #define CS_DEFAULT_PAGE_SIZE 4096u
 #define CS_MIN_PAGE_SIZE 4096u

@@ -66,7 +66,7 @@ extern "C" {
  * start carrying free-list deltas); a file of any other version gives
  * CS_EFORMAT, and older builds refuse version-3 files.
  * format.h, CS_FORMAT_VERSION. */
-#define CSTORAGE_FORMAT_VERSION 3
+#define CSTORAGE_FORMAT_VERSION 4
 
 /* ---- Error codes --------------------------------------------------------- */
 enum cs_error {
