@@ -241,13 +241,21 @@ static int write_meta(cs_env *env, cs_meta *m, bool flush, const cs_commit_unit 
  * below it into the lowest free pages (the allocator takes those first).
  * Once the pages they left are reusable too, commit_freelist cuts the free
  * end off. */
-static int shrink_step(cs_txn *t, unsigned *moved)
+/* Free pages this commit could use, if auto-shrink has work: enough of
+ * the file is free to be worth moving pages (0 otherwise). */
+static uint64_t shrink_work(const cs_txn *t)
 {
-    if (!t->env->auto_shrink) return CS_OK;
+    if (!t->env->auto_shrink) return 0;
     uint64_t nfree = 0;
     for (size_t i = t->pool_head; i < t->pool.n; i++) nfree += t->pool.v[i].len;
     for (size_t i = t->bpool_head; i < t->bpool.n; i++) nfree += t->bpool.v[i].len;
-    if (nfree < 64 || nfree * 16 < t->next_pgno) return CS_OK;
+    return nfree < 64 || nfree * 16 < t->next_pgno ? 0 : nfree;
+}
+
+static int shrink_step(cs_txn *t, unsigned *moved)
+{
+    uint64_t nfree = shrink_work(t);
+    if (!nfree) return CS_OK;
     /* Relocation wants the lowest free pages first, which the delta's
      * allocation order is not: this commit writes the whole list. */
     if (!t->fl_full && t->bpool.n > t->bpool_head) {
@@ -421,14 +429,16 @@ static int commit_write(cs_txn *t, bool deferred)
     size_t written = 0;
     unsigned moved = 0;
     int rc = CS_OK;
-    if (t->vol_all && !deferred) {
+    /* While auto-shrink has work, commits are written whole: each moves a
+     * few pages down (a logged commit writes no page of the file). */
+    if (t->vol_all && !deferred && !shrink_work(t)) {
         bool logged;
         written = t->dirty_n;
         if ((rc = tree_flush_catalog(t)) == CS_OK && (rc = commit_logged(t, &logged)) == CS_OK && logged) { /* C1 */
             hook(env, CS_STAGE_DONE, t->txnid);
             txn_free(t);
             if (logging)
-                cs_log(&env->log, CS_LOG_DEBUG, CS_LOG_TOPIC_TXN, "Commit of txn %llu on %s: logged, %zu pages kept in memory, in %llu us",
+                cs_log(&env->log, CS_LOG_DEBUG, CS_LOG_TOPIC_TXN, "Commit of txn %llu on %s: logged, 0 pages written (%zu kept in memory), in %llu us",
                        (unsigned long long)txnid, env->path, written, (unsigned long long)(now_us() - started));
             return CS_OK;
         }
@@ -446,15 +456,20 @@ static int commit_write(cs_txn *t, bool deferred)
     m.catalog = t->catalog;
     /* One flush for data and meta when the meta can list everything the
      * commit wrote and nothing deferred is waiting (format.h: TWO WAYS). */
+    /* The base is as good as durable when it is the durable meta, or logged
+     * commits after it (they wrote nothing to the data file, and a crash
+     * falls back to the durable meta and replays them). */
+    uint64_t durable = env->lock.hdr->durable_txnid;
+    bool base_durable = t->meta.txnid == durable || (env->vol_on && t->vst.logged && t->vst.epoch == durable);
     bool single = !deferred && env->durability == CS_DURABLE_FULL && nunits > 0 &&
-                  nunits * sizeof(cs_commit_unit) + meta_delta_len(&m) <= CS_META_TAIL &&
-                  t->meta.txnid == env->lock.hdr->durable_txnid && !(env->flags & CS_ENV_TWO_FLUSH);
+                  nunits * sizeof(cs_commit_unit) + meta_delta_len(&m) <= CS_META_TAIL && base_durable &&
+                  !(env->flags & CS_ENV_TWO_FLUSH);
     /* I13: truncate only after a durable commit whose base was the durable
      * meta: a crash then falls back at most to that base, and the file keeps
      * both metas' pages. Deferred commits never truncate. (NO_SYNC: the page
      * cache orders the meta write before the truncation for a process crash;
      * an OS crash may damage such a file anyway.) */
-    bool may_truncate = env->auto_shrink && !deferred && t->meta.txnid == env->lock.hdr->durable_txnid;
+    bool may_truncate = env->auto_shrink && !deferred && base_durable;
     /* The log may follow only a commit whose meta a flush made durable. */
     set_written_state(t, !deferred && env->durability == CS_DURABLE_FULL);
     if (single) {
