@@ -82,7 +82,7 @@ static int tree_load_desc(cs_txn *t, const uint8_t *name, uint32_t len, cs_tree_
     if (v.size != sizeof *d) return cs_fail(CS_ECORRUPT, "catalog entry '%.*s' has %zu bytes", (int)len, name, v.size);
     memcpy(d, v.data, sizeof *d);
     uint64_t limit = t->rdonly ? t->meta.next_pgno : t->next_pgno;
-    if (d->root >= limit || d->depth > CS_MAX_DEPTH || (d->root == 0) != (d->depth == 0))
+    if ((d->root >= limit && !pgno_is_volatile(d->root)) || d->depth > CS_MAX_DEPTH || (d->root == 0) != (d->depth == 0))
         return cs_fail(CS_ECORRUPT, "catalog entry '%.*s' is invalid", (int)len, name);
     *exists = true;
     return CS_OK;
@@ -163,6 +163,46 @@ int tree_relocate(cs_txn *t, uint64_t threshold, unsigned budget, unsigned *move
         if (rc == CS_NOTFOUND) env->reloc_tree = 0;
     }
     return CS_OK;
+}
+
+int tree_fold(cs_txn *t)
+{
+    cs_env *env = t->env;
+    bt_path p;
+    int rc = bt_edge(t, &t->catalog, false, &p);
+    while (rc == CS_OK) {
+        cs_val k, v;
+        uint8_t kb[CS_MAX_KEY];
+        char name[CS_MAX_KEY + 1];
+        cs_tree h;
+        cs_tree_desc *d, stored;
+        if ((rc = bt_read(t, &p, kb, &k, &v))) return rc;
+        if (v.size != sizeof stored) return cs_fail(CS_ECORRUPT, "catalog value of %zu bytes", v.size);
+        memcpy(&stored, v.data, sizeof stored);
+        memcpy(name, k.data, k.size);
+        name[k.size] = 0;
+        /* The txn's descriptor is the current one (the catalog's may be
+         * older); a tree dropped in this txn leaves the catalog at C1. */
+        if (!memchr(name, 0, k.size) && (rc = tree_name_register(env, name, k.size, &h)) == CS_OK &&
+            (rc = tree_desc_get(t, h, false, &d)) == CS_OK) {
+            cs_tree_desc before = *d;
+            if ((rc = bt_fold(t, d))) return rc;
+            if (memcmp(&before, d, sizeof before)) t->trees[h].dirty = 1;
+        } else if (rc != CS_NOTFOUND) {
+            return rc;
+        }
+        rc = bt_step(t, &p, true);
+    }
+    if (rc != CS_NOTFOUND) return rc;
+    /* Trees created in this txn are not in the catalog yet. */
+    for (uint32_t i = 0; i < t->ntrees; i++)
+        if (t->trees[i].known && t->trees[i].exists && !t->trees[i].in_catalog) {
+            cs_tree_desc before = t->trees[i].desc;
+            if ((rc = bt_fold(t, &t->trees[i].desc))) return rc;
+            if (memcmp(&before, &t->trees[i].desc, sizeof before)) t->trees[i].dirty = 1;
+        }
+    if ((rc = tree_flush_catalog(t))) return rc; /* C1 */
+    return bt_fold(t, &t->catalog);
 }
 
 int tree_flush_catalog(cs_txn *t)

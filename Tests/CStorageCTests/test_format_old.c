@@ -4,7 +4,8 @@
  * after. fixtures/format-v1.cstore was written by the format-version-1
  * engine (type-3 leaves); fixtures/format-v2.cstore by the version-2 one
  * (compact leaves), churned under a held reader so that its free-list run
- * holds many free extents and pending groups. The content of both is a
+ * holds many free extents and pending groups; fixtures/format-v3.cstore by
+ * the version-3 one (free-list delta; no redo log), written the same way. The content of both is a
  * pure function of (tree, index) below, so the test needs no copy of it.
  *
  * Regenerate (only with a build of the format the fixture is named after):
@@ -251,5 +252,6 @@ int main(void)
     }
     test_fixture("format-v1.cstore", false);
     test_fixture("format-v2.cstore", true);
+    test_fixture("format-v3.cstore", true);
     return test_report();
 }

@@ -231,7 +231,8 @@ extension Realm {
         return FileManager.default.fileExists(atPath: path)
     }
 
-    /// Deletes the file of `config`, its lock file and what an interrupted
+    /// Deletes the file of `config`, its lock file, its log of small commits
+    /// and what an interrupted
     /// compaction or seed copy left beside it. Returns whether there was a
     /// file to delete. Throws while any Realm instance of the file is open
     /// in this process (close them first), or if a file cannot be removed.
@@ -243,7 +244,7 @@ extension Realm {
                               "Cannot delete the files of '\(path)': it is open in this process. Release every Realm instance, object and ThreadSafeReference of it first.")
         }
         var deleted = false
-        for file in [path, path + ".lock", path + ".compact", path + ".compact.lock", path + ".seed"] where FileManager.default.fileExists(atPath: file) {
+        for file in [path, path + ".lock", path + "-log", path + ".compact", path + ".compact.lock", path + ".seed"] where FileManager.default.fileExists(atPath: file) {
             do {
                 try FileManager.default.removeItem(atPath: file)
                 deleted = deleted || file == path

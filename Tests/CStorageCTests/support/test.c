@@ -69,6 +69,8 @@ void test_rm_db(const char *path) {
     snprintf(lock, sizeof lock, "%s.lock", path);
     unlink(path);
     unlink(lock);
+    snprintf(lock, sizeof lock, "%s-log", path);
+    unlink(lock);
 }
 
 long long test_file_size(const char *path) {
