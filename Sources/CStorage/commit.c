@@ -309,9 +309,9 @@ static int publish_logged(cs_txn *t, uint64_t log_end)
     if (meta_delta_len(&m) && !lock_read_delta(&env->lock, t->meta.txnid, delta))
         return cs_fail(CS_ECORRUPT, "the published meta changed under the writer mutex");
     lock_publish_meta(&env->lock, &m, delta);
-    /* The txn took the free-list cache and changed it (released groups):
-     * the next writer reloads it from the published meta. */
-    env->fl_txnid = 0;
+    /* Unless the txn took the free-list cache (and changed it, releasing
+     * groups), the cache is this commit's too: the list did not change. */
+    env->fl_txnid = t->fl_copied ? t->txnid : 0;
     return CS_OK;
 }
 

@@ -423,6 +423,8 @@ typedef struct cs_freelist {
 } cs_freelist;
 void freelist_free(cs_freelist *fl);
 int freelist_add_group(cs_freelist *fl, uint64_t txnid, cs_extvec *ext); /* takes ext */
+/* dst (uninitialized) becomes a copy of src; CS_ENOMEM (dst then empty). */
+int freelist_copy(cs_freelist *dst, const cs_freelist *src);
 /* Move groups with txnid <= limit into fl->free. */
 int freelist_release(cs_freelist *fl, uint64_t limit);
 size_t freelist_serial_size(const cs_freelist *fl, size_t extra_extents);
@@ -784,6 +786,7 @@ struct cs_txn {
      * fold: the base reaches volatile pages, so a commit that is not
      * logged must first move them into the file (V1). */
     bool vol, vol_all, fold;
+    bool fl_copied;             /* t->fl is a copy: env's cache stays valid  */
     uint64_t vol_hwm, vol_used, vol_cap;
     vseg_state vst;             /* the base's segment state                 */
 };

@@ -208,9 +208,18 @@ static int begin_write(cs_txn *t, bool try_only)
         t->rdonly = false;
         if (rc) goto fail;
     }
-    t->fl = env->fl; /* the txn owns the delta until commit or abort */
-    memset(&env->fl, 0, sizeof env->fl);
-    env->fl_txnid = 0;
+    if (t->vol_all) {
+        /* A logged commit leaves the free list as it is: the txn works on a
+         * copy of the delta's list, and the cache stays the base's, valid
+         * for the next writer (reloading a fragmented list each commit
+         * would cost more than the commit's flush). */
+        if ((rc = freelist_copy(&t->fl, &env->fl))) goto fail;
+        t->fl_copied = true;
+    } else {
+        t->fl = env->fl; /* the txn owns the delta until commit or abort */
+        memset(&env->fl, 0, sizeof env->fl);
+        env->fl_txnid = 0;
+    }
     if ((rc = freelist_release(&t->fl, limit))) goto fail;
     t->pool = t->fl.free;
     memset(&t->fl.free, 0, sizeof t->fl.free);
