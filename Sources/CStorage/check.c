@@ -40,37 +40,34 @@ __attribute__((format(printf, 2, 3))) static void problem(checker *c, const char
     if (c->fn) c->fn(c->ctx, line);
 }
 
-/* Mark a run of pages; false (and a problem) if any was already seen. */
-static bool mark(checker *c, uint64_t pgno, uint64_t n, const char *what)
+/* Set bits [from, from + n) of `seen` (`limit` bits); false (and a problem)
+ * if the run lies outside or any bit was set already. `where` names the
+ * space: "page" of the file or "volatile page" of the segment. */
+static bool mark_bits(checker *c, uint8_t *seen, uint64_t limit, uint64_t from, uint64_t n, const char *where,
+                      const char *space, const char *what)
 {
-    if (pgno_is_volatile(pgno)) { /* a logged commit's page, in the segment */
-        uint64_t i0 = pgno - VPAGE_BASE;
-        if (!c->vseen || !vseg_page(&c->t->env->vseg, pgno, n) || i0 >= c->vpages || n > c->vpages - i0) {
-            problem(c, "I6 page accounting: %s at volatile page %llu+%llu is outside the segment", what,
-                    (unsigned long long)i0, (unsigned long long)n);
-            return false;
-        }
-        for (uint64_t i = i0; i < i0 + n; i++) {
-            if (c->vseen[i >> 3] & (1u << (i & 7))) {
-                problem(c, "I6 page accounting: volatile page %llu is used twice (%s)", (unsigned long long)i, what);
-                return false;
-            }
-            c->vseen[i >> 3] |= (uint8_t)(1u << (i & 7));
-        }
-        return true;
-    }
-    if (pgno >= c->npages || n > c->npages - pgno) {
-        problem(c, "I6 page accounting: %s at page %llu+%llu is outside the file", what, (unsigned long long)pgno, (unsigned long long)n);
+    if (!seen || from >= limit || n > limit - from) {
+        problem(c, "I6 page accounting: %s at %s %llu+%llu is outside the %s", what, where, (unsigned long long)from,
+                (unsigned long long)n, space);
         return false;
     }
-    for (uint64_t i = pgno; i < pgno + n; i++) {
-        if (c->seen[i >> 3] & (1u << (i & 7))) {
-            problem(c, "I6 page accounting: page %llu is used twice (%s)", (unsigned long long)i, what);
+    for (uint64_t i = from; i < from + n; i++) {
+        if (seen[i >> 3] & (1u << (i & 7))) {
+            problem(c, "I6 page accounting: %s %llu is used twice (%s)", where, (unsigned long long)i, what);
             return false;
         }
-        c->seen[i >> 3] |= (uint8_t)(1u << (i & 7));
+        seen[i >> 3] |= (uint8_t)(1u << (i & 7));
     }
     return true;
+}
+
+/* Mark a run of pages; false (and a problem) if any was already seen. A
+ * logged commit's page is accounted in the segment, within its arena. */
+static bool mark(checker *c, uint64_t pgno, uint64_t n, const char *what)
+{
+    if (!pgno_is_volatile(pgno)) return mark_bits(c, c->seen, c->npages, pgno, n, "page", "file", what);
+    bool in_arena = c->vseen && vseg_page(&c->t->env->vseg, pgno, n);
+    return mark_bits(c, in_arena ? c->vseen : NULL, c->vpages, pgno - VPAGE_BASE, n, "volatile page", "segment", what);
 }
 
 static void check_sum(checker *c, const uint8_t *pg, size_t len, uint64_t pgno)

@@ -160,13 +160,7 @@ static void test_fixture(const char *name, bool churned)
     char src[256];
     snprintf(src, sizeof src, FIXTURE_DIR "%s", name);
     tpath p = test_path(name);
-    FILE *in = fopen(src, "rb"), *cp = fopen(p.s, "wb");
-    REQUIRE(in && cp);
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, in)) > 0) REQUIRE(fwrite(buf, 1, n, cp) == n);
-    fclose(in);
-    fclose(cp);
+    REQUIRE(test_copy_file(src, p.s));
 
     cs_env *env;
     REQUIRE_OK(test_open(p.s, 0, &env));

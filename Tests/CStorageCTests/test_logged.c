@@ -203,13 +203,7 @@ static void test_older_format_upgrades_before_logging(void)
 {
     tpath p = test_path("v3");
     test_rm_db(p.s);
-    FILE *in = fopen("Tests/CStorageCTests/fixtures/format-v3.cstore", "rb"), *cp = fopen(p.s, "wb");
-    REQUIRE(in && cp);
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, in)) > 0) REQUIRE(fwrite(buf, 1, n, cp) == n);
-    fclose(in);
-    fclose(cp);
+    REQUIRE(test_copy_file("Tests/CStorageCTests/fixtures/format-v3.cstore", p.s));
     /* No auto-shrink: the fixture's many free pages would have its commits
      * written whole while it drains (FORMAT.md, "Logged commits"). */
     cs_env *env = open_env_shrink(p.s, true, false);

@@ -73,6 +73,17 @@ void test_rm_db(const char *path) {
     unlink(lock);
 }
 
+bool test_copy_file(const char *src, const char *dst) {
+    FILE *in = fopen(src, "rb"), *out = fopen(dst, "wb");
+    bool ok = in && out;
+    char buf[65536];
+    size_t n;
+    while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0) ok = fwrite(buf, 1, n, out) == n;
+    if (in) fclose(in);
+    if (out && fclose(out) != 0) ok = false;
+    return ok;
+}
+
 long long test_file_size(const char *path) {
     struct stat st;
     return stat(path, &st) == 0 ? (long long)st.st_size : -1;
