@@ -195,8 +195,13 @@ static int rest_of(const cs_extvec *ev, uint64_t *skip, cs_extvec *out)
 int freelist_rest(const cs_freelist *base, uint64_t cursor, cs_freelist *out)
 {
     memset(out, 0, sizeof *out);
+    /* Room for the groups too: a writer appends the reusable ones to `free`,
+     * which would otherwise grow (and be copied) at every begin. */
+    size_t all = base->free.n;
+    for (size_t g = 0; g < base->ngroups; g++) all += base->groups[g].ext.n;
     uint64_t skip = cursor;
-    int rc = rest_of(&base->free, &skip, &out->free);
+    int rc = extvec_reserve(&out->free, all);
+    if (rc == CS_OK) rc = rest_of(&base->free, &skip, &out->free);
     for (size_t g = 0; rc == CS_OK && g < base->ngroups; g++) {
         cs_extvec ev = {0};
         rc = rest_of(&base->groups[g].ext, &skip, &ev);

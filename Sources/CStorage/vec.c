@@ -3,8 +3,7 @@
 
 #include <stdlib.h>
 
-/* Room for `more` entries after the n there are. */
-static int extvec_reserve(cs_extvec *ev, size_t more)
+int extvec_reserve(cs_extvec *ev, size_t more)
 {
     if (ev->cap - ev->n >= more) return CS_OK;
     size_t cap = ev->cap ? ev->cap * 2 : 16;
