@@ -78,8 +78,10 @@ static int skip_shared(side *a, side *b, bool *skipped)
                     const uint8_t *pa = a->p.pg[la - 1], *pb = b->p.pg[lb - 1];
                     uint16_t *ia = &a->p.idx[la - 1], *ib = &b->p.idx[lb - 1];
                     uint32_t psize = a->t->psize;
+                    uint64_t c;
+                    /* 0: a damaged cell, left to the descent to report. */
                     while (*ia + 1 < node_n(pa) && *ib + 1 < node_n(pb) &&
-                           branch_child(pa, psize, *ia + 1) == branch_child(pb, psize, *ib + 1)) {
+                           (c = branch_child(pa, psize, *ia + 1)) != 0 && c == branch_child(pb, psize, *ib + 1)) {
                         ++*ia;
                         ++*ib;
                         moved = true;
