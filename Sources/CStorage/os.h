@@ -242,6 +242,9 @@ struct cs_env {
     /* Small commits logged instead of written (docs/COMMIT_IO.md, design
      * 4): on when the segment and the log opened (durable, file-backed). */
     bool vol_on;
+    /* A read-only first opener replaying the log into the segment: its one
+     * write transaction writes nothing to the file (txn.c lets it begin). */
+    bool replaying;
     cs_vseg vseg;
     cs_redo redo;
     char vseg_name[VSEG_NAME_MAX];

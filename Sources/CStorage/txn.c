@@ -249,7 +249,8 @@ int cs_txn_begin(cs_env *env, unsigned flags, cs_txn **out)
 {
     if (!env || !out || (flags & ~(CS_TXN_RDONLY | CS_TXN_TRY))) return cs_fail(CS_EINVAL, "cs_txn_begin: bad arguments");
     bool rdonly = flags & CS_TXN_RDONLY;
-    if (!rdonly && (env->flags & CS_ENV_RDONLY)) return cs_fail(CS_EREADONLY, "database was opened read-only");
+    if (!rdonly && (env->flags & CS_ENV_RDONLY) && !env->replaying)
+        return cs_fail(CS_EREADONLY, "database was opened read-only");
     cs_txn *t = calloc(1, sizeof *t);
     if (!t) return cs_fail(CS_ENOMEM, "transaction");
     t->env = env;
