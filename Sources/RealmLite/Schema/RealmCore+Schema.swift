@@ -357,7 +357,7 @@ extension RealmCore {
             state = SchemaState(classes: kept, stored: state.stored)
             return retired
         }
-        env.retiredClasses.withLock { $0 += retired }
+        env.withRetiredClasses { $0 += retired }
         schemaState = env.schema.withLock { $0 }
     }
 
@@ -371,7 +371,7 @@ extension RealmCore {
             counter.next += 1
             return counter.next - 1
         }
-        var next: UInt64 = env.cancelledKeyFloor.withLock { $0[info.name] } ?? 1
+        var next: UInt64 = env.withCancelledKeyFloor { $0[info.name] } ?? 1
         if let stored = try readMeta(MetaKey.nextObjectKey(info.name)), stored.size == 8 {
             next = max(next, keyValue(stored))
         }

@@ -22,19 +22,21 @@ final class SharedEnv: @unchecked Sendable {
     /// env's lifetime: accessors refer to their ClassInfo without a
     /// reference count (ObjectBase._info), so no ClassInfo may go away
     /// while an object of its file can exist.
-    let retiredClasses = Mutex<[ClassInfo]>([])
+    private var retiredClasses: [ClassInfo] = []
     /// Every stored class as the dynamic API reads it (Schema/DynamicSchema.swift),
     /// for the stored schema it was built from; a replaced one's classes
     /// join retiredClasses, for the same reason.
-    let dynamicSchema = Mutex<SchemaState?>(nil)
+    private var dynamicSchema: SchemaState?
     /// Per class: object keys below this were handed out by a write that was
     /// cancelled. Never reusing them keeps the invalidated accessors of that
     /// write from ever seeing another object.
-    let cancelledKeyFloor = Mutex<[String: UInt64]>([:])
-    /// Guards checkedSchema, decodedSchema and watcher. An NSLock (which
-    /// ThreadSanitizer understands, unlike Mutex) over plain fields rather
-    /// than a Protected per field: each distinct Protected<Value> is a
-    /// generic class whose metadata the first open of a process would build.
+    private var cancelledKeyFloor: [String: UInt64] = [:]
+    /// Guards the plain fields above and below (retiredClasses to watcher).
+    /// An NSLock (which ThreadSanitizer understands, unlike Mutex) over plain
+    /// fields rather than a Protected or Mutex per field: each distinct
+    /// Protected<Value> is a generic class whose metadata the first open of
+    /// a process would build, and a Mutex<Value> of a generic Value has the
+    /// deinit build Value's metadata from its mangled name to destroy it.
     private let lock = NSLock()
     /// The stored schema's bytes as last found to describe the registered
     /// classes' records (RealmCore.checkStoredSchema): a snapshot whose
@@ -91,6 +93,21 @@ final class SharedEnv: @unchecked Sendable {
         openEnvs.withLock { table in
             if table[key]?.env == nil { table[key] = nil }
         }
+    }
+
+    /// Runs `body` on retiredClasses under the lock.
+    func withRetiredClasses<R>(_ body: (inout [ClassInfo]) throws -> R) rethrows -> R {
+        try lock.withLock { try body(&retiredClasses) }
+    }
+
+    /// Runs `body` on dynamicSchema under the lock.
+    func withDynamicSchema<R>(_ body: (inout SchemaState?) throws -> R) rethrows -> R {
+        try lock.withLock { try body(&dynamicSchema) }
+    }
+
+    /// Runs `body` on cancelledKeyFloor under the lock.
+    func withCancelledKeyFloor<R>(_ body: (inout [String: UInt64]) throws -> R) rethrows -> R {
+        try lock.withLock { try body(&cancelledKeyFloor) }
     }
 
     func register(_ core: RealmCore) {
