@@ -41,7 +41,7 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
         self.pending = nil
         return builtSource
     }
-    private var builtSource: ResultsSource
+    private(set) var builtSource: ResultsSource
     /// A lone indexed equality whose plan is not built yet (first and count
     /// need none: QueryCompiler+Lookup.swift). Set on live Realms only, and
     /// read and cleared on the Realm's thread (every access checks it).
