@@ -45,6 +45,9 @@ final class IndexedLookup {
         (isString, string, self.int) = (false, "", int)
     }
 
+    /// True if made from a predicate (`filter`), false for a `where` lookup.
+    var holdsPredicate: Bool { given != nil }
+
     /// `column == constant`, as the builder would have made it.
     var predicate: QueryPredicate {
         if let given { return given }

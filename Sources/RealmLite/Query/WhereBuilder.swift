@@ -469,20 +469,24 @@ extension Query where T == Bool {
 /// Results are cached per key path.
 enum KeyPathRecorder {
     /// Key paths are immutable values, so sharing them between threads is safe.
-    private struct Key: Hashable, @unchecked Sendable {
+    private struct Key: @unchecked Sendable {
         let keyPath: AnyKeyPath
+        let names: [String]
     }
 
     /// The property names a key path goes through (a `where` query builds
-    /// its paths from these on every call, so they are kept split).
-    private static let cache = Protected<[Key: [String]]>([:])
+    /// its paths from these on every call, so they are kept split), by the
+    /// key path's hash, then its value. Keyed by Int: a dictionary keyed by
+    /// a type of this module made the table's first use look that type's
+    /// Hashable conformance up through every conformance of the process.
+    private static let cache = Protected<[Int: [Key]]>([:])
 
     /// The same names by the key path's identity: a key path literal is
     /// one object for the whole process, and hashing a key path by value
     /// (walking its components) was most of a `where` query's key-path
     /// cost. Holds the key path, so an identity is never reused while
     /// cached; bounded, as key paths built at run time are new objects.
-    private static let byIdentity = Protected<[ObjectIdentifier: (Key, [String])]>([:])
+    private static let byIdentity = Protected<[ObjectIdentifier: Key]>([:])
     private static let identityLimit = 512
 
     static func name(of keyPath: AnyKeyPath, root: ObjectBase.Type) throws -> String {
@@ -490,7 +494,10 @@ enum KeyPathRecorder {
     }
 
     static func components(of keyPath: AnyKeyPath, root: ObjectBase.Type) throws -> [String] {
-        try components(of: keyPath, root: root) { $0[keyPath: keyPath] }
+        // An object's key path ends in a persisted property, never in a
+        // projected collection: no cast (its first conformance scan is
+        // most of a process's first `where`).
+        try components(of: keyPath, root: root, endsInProjection: false) { $0[keyPath: keyPath] }
     }
 
     /// The names `read` goes through when applied to a recording prototype
@@ -498,12 +505,14 @@ enum KeyPathRecorder {
     /// root object through their @Projected properties. A value that ends
     /// in a projected collection (`\.friends.projectTo.firstName`) adds the
     /// names its elements' key path goes through.
-    static func components(of keyPath: AnyKeyPath, root: ObjectBase.Type, read: (ObjectBase) -> Any?) throws -> [String] {
+    static func components(of keyPath: AnyKeyPath, root: ObjectBase.Type, endsInProjection: Bool = true,
+                           read: (ObjectBase) -> Any?) throws -> [String] {
         let identity = ObjectIdentifier(keyPath)
-        if let (key, names) = byIdentity.withLock({ $0[identity] }), key.keyPath === keyPath { return names }
-        if let known = cache.withLock({ $0[Key(keyPath: keyPath)] }) {
-            remember(keyPath, known)
-            return known
+        if let known = byIdentity.withLock({ $0[identity] }), known.keyPath === keyPath { return known.names }
+        let hash = keyPath.hashValue
+        if let known = cache.withLock({ $0[hash]?.first(where: { $0.keyPath == keyPath }) }) {
+            remember(known)
+            return known.names
         }
         let log = KeyPathLog()
         var prototypes: [ObjectIdentifier: ObjectBase] = [:]
@@ -519,9 +528,10 @@ enum KeyPathRecorder {
                 // A custom type persisted as an embedded object ends the key
                 // path (its persistableValue starts a new one): converting a
                 // prototype would log the embedded prototype's reads.
-                let isCustom = property.accessor.valueType is any _CustomPersistable.Type
-                    || property.accessor.valueType is any _OptionalCustomPersistable.Type
-                if property.shape.type == .object, property.shape.collection == .none, !isCustom, let target = property.shape.objectType {
+                // (Asked of links only: each cast's first conformance scan is costly.)
+                if property.shape.type == .object, property.shape.collection == .none, let target = property.shape.objectType,
+                   !(property.accessor.valueType is any _CustomPersistable.Type),
+                   !(property.accessor.valueType is any _OptionalCustomPersistable.Type) {
                     try property.accessor.setValue(try prototype(target), on: object, realm: nil)
                     links.append((object, property.accessor))
                 }
@@ -547,20 +557,19 @@ enum KeyPathRecorder {
             }
         }
         let value = read(root)
-        if let tail = value as? ProjectedKeyPathTail { log.names += try tail.elementPropertyNames() }
+        if endsInProjection, let tail = value as? ProjectedKeyPathTail { log.names += try tail.elementPropertyNames() }
         guard !log.names.isEmpty else {
             throw Realm.Error.query("Key path \(keyPath) of '\(root)' does not name a persisted property; use @Persisted properties (and to-one links) only.")
         }
-        let names = log.names
-        let key = Key(keyPath: keyPath)
-        cache.withLock { $0[key] = names }
-        remember(keyPath, names)
-        return names
+        let key = Key(keyPath: keyPath, names: log.names)
+        cache.withLock { $0[hash, default: []].append(key) }
+        remember(key)
+        return key.names
     }
 
-    private static func remember(_ keyPath: AnyKeyPath, _ names: [String]) {
+    private static func remember(_ key: Key) {
         byIdentity.withLock { table in
-            if table.count < identityLimit { table[ObjectIdentifier(keyPath)] = (Key(keyPath: keyPath), names) }
+            if table.count < identityLimit { table[ObjectIdentifier(key.keyPath)] = key }
         }
     }
 }
