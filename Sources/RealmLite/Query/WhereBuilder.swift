@@ -494,10 +494,7 @@ enum KeyPathRecorder {
     }
 
     static func components(of keyPath: AnyKeyPath, root: ObjectBase.Type) throws -> [String] {
-        // An object's key path ends in a persisted property, never in a
-        // projected collection: no cast (its first conformance scan is
-        // most of a process's first `where`).
-        try components(of: keyPath, root: root, endsInProjection: false) { $0[keyPath: keyPath] }
+        try components(of: keyPath, root: root) { $0[keyPath: keyPath] }
     }
 
     /// The names `read` goes through when applied to a recording prototype
@@ -505,8 +502,7 @@ enum KeyPathRecorder {
     /// root object through their @Projected properties. A value that ends
     /// in a projected collection (`\.friends.projectTo.firstName`) adds the
     /// names its elements' key path goes through.
-    static func components(of keyPath: AnyKeyPath, root: ObjectBase.Type, endsInProjection: Bool = true,
-                           read: (ObjectBase) -> Any?) throws -> [String] {
+    static func components(of keyPath: AnyKeyPath, root: ObjectBase.Type, read: (ObjectBase) -> Any?) throws -> [String] {
         let identity = ObjectIdentifier(keyPath)
         if let known = byIdentity.withLock({ $0[identity] }), known.keyPath === keyPath { return known.names }
         let hash = keyPath.hashValue
@@ -557,7 +553,11 @@ enum KeyPathRecorder {
             }
         }
         let value = read(root)
-        if endsInProjection, let tail = value as? ProjectedKeyPathTail { log.names += try tail.elementPropertyNames() }
+        // A String or Int value is no projected collection: compared by
+        // type, as the cast's first conformance scan is most of a process's
+        // first `where`.
+        if let value, type(of: value) != String.self, type(of: value) != Int.self,
+           let tail = value as? ProjectedKeyPathTail { log.names += try tail.elementPropertyNames() }
         guard !log.names.isEmpty else {
             throw Realm.Error.query("Key path \(keyPath) of '\(root)' does not name a persisted property; use @Persisted properties (and to-one links) only.")
         }
