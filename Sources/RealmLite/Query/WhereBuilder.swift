@@ -256,8 +256,7 @@ enum LookupConstant {
 /// under an uncontended lock (KeyPathRecorder's process-wide tables cost a
 /// lazy global's once check, a lock and a hash per access). Bounded: key
 /// paths built at run time are new objects, and go to KeyPathRecorder.
-/// Held inline by its ClassInfo (no allocation per class and file).
-struct KeyPathNames: ~Copyable, Sendable {
+final class KeyPathNames: Sendable {
     /// Key paths are immutable values, so sharing them between threads is safe.
     private struct Entry: @unchecked Sendable {
         let keyPath: AnyKeyPath
