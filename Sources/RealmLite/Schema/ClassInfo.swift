@@ -97,6 +97,8 @@ final class ClassInfo: @unchecked Sendable {
     /// String or Int scalars, not the primary key): a lookup finds its
     /// column among these few by name, with no hashing of the name.
     let lookupColumns: [Column]
+    /// The names of the key paths `where` closures used on this class.
+    let keyPathNames = KeyPathNames()
     /// Full-text indexed columns (Storage/FullTextIndex.swift).
     let fullTextColumns: [Int]
     let objectsTree: cs_tree
