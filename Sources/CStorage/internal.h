@@ -319,6 +319,16 @@ static inline bool key_is_text(const uint8_t *k, uint32_t kl)
         if (k[i] < 0x20 || k[i] > 0x7e) return false;
     return true;
 }
+/* A key ending in four ASCII digits (a zero-padded decimal number, an id
+ * printed as text): searches interpolate over its digits even when it is
+ * text (node.c, decimal_value). */
+static inline bool key_ends_in_digits(const uint8_t *k, uint32_t kl)
+{
+    if (kl < 4) return false;
+    for (uint32_t i = kl - 4; i < kl; i++)
+        if ((uint8_t)(k[i] - '0') >= 10) return false;
+    return true;
+}
 /* Lower bound in a leaf (first key >= k); *exact if equal. `fence`: NULL to
  * bisect, else the node's key bounds from its parent ({NULL, 0} each when
  * unknown: the search reads its end keys instead), for an interpolation

@@ -146,17 +146,49 @@ static inline bool textual_window(uint64_t a, uint64_t b)
     return printable_byte(a, 0) && printable_byte(a, 1) && printable_byte(b, 0) && printable_byte(b, 1);
 }
 
+/* Both bounds' windows start with two ASCII digits. */
+static inline bool decimal_window(uint64_t a, uint64_t b)
+{
+    return (uint8_t)((a >> 56) - '0') < 10 && (uint8_t)((a >> 48) - '0') < 10 && (uint8_t)((b >> 56) - '0') < 10 &&
+           (uint8_t)((b >> 48) - '0') < 10;
+}
+
+/* A window as an 8-digit decimal number, each byte clamped to '0'..'9'
+ * (bytes past a key's end are 0, so a short key reads as zero-padded). The
+ * clamp keeps the keys' order, so a guess from it is a guess like any other;
+ * on zero-padded decimal keys it is as good as on big-endian integers. */
+static inline __attribute__((always_inline)) uint64_t decimal_value(uint64_t w)
+{
+    const uint64_t L = 0x0101010101010101ull, H = 0x8080808080808080ull, B = 0x00ff00ff00ff00ffull,
+                   W = 0x0000ffff0000ffffull;
+    /* Per byte, exactly: the high bit of ge(n) says byte >= n (n <= 0x80). */
+#define GE(n) ((w | ((w & ~H) + (0x80 - (n)) * L)) & H)
+    uint64_t lo = (~GE('0') & H) >> 7, hi = GE('9' + 1) >> 7;
+#undef GE
+    w = (w & ~(lo * 0xff) & ~(hi * 0xff)) | lo * '0' | hi * '9';
+    w -= '0' * L;
+    /* Digit pairs, then fours, then the eight (the first digit is the top byte). */
+    w = ((w >> 8) & B) * 10 + (w & B);
+    w = ((w >> 16) & W) * 100 + (w & W);
+    return (w >> 32) * 10000 + (w & 0xffffffffull);
+}
+
 /* Where key k would sit among `span` slots after `base` if keys were spread
  * evenly between the bounds fk and lk (the 8 bytes after their common
- * prefix read as numbers); false when that says nothing (k outside the
- * bounds, equal bounds, text). */
+ * prefix read as numbers: binary, or decimal digits); false when that says
+ * nothing (k outside the bounds, equal bounds, text other than digits). */
 static inline __attribute__((always_inline)) bool interp_guess(const uint8_t *fk, uint32_t fl, const uint8_t *lk,
                                                               uint32_t ll, const uint8_t *k, uint32_t kl, unsigned base,
                                                               unsigned span, unsigned *g)
 {
     uint32_t p = common_prefix(fk, fl, lk, ll);
     uint64_t a = key_word(fk, fl, p), b = key_word(lk, ll, p), x = key_word(k, kl, p);
-    if (!(b > a && x >= a && x <= b) || textual_window(a, b)) return false;
+    if (!(b > a && x >= a && x <= b)) return false;
+    if (textual_window(a, b)) {
+        if (!decimal_window(a, b)) return false;
+        a = decimal_value(a), b = decimal_value(b), x = decimal_value(x);
+        if (b <= a) return false;
+    }
     *g = base + (unsigned)((double)(x - a) / (double)(b - a) * (double)span);
     return true;
 }
