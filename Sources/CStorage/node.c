@@ -110,6 +110,11 @@ static inline __attribute__((always_inline)) uint32_t common_prefix(const uint8_
         uint64_t x = __builtin_bswap64(rd64(a + i)) ^ __builtin_bswap64(rd64(b + i));
         if (x) return i + (uint32_t)(__builtin_clzll(x) >> 3);
     }
+    /* The rest as the word ending at n (its leading bytes were equal). */
+    if (i < n && n >= 8) {
+        uint64_t x = __builtin_bswap64(rd64(a + n - 8)) ^ __builtin_bswap64(rd64(b + n - 8));
+        return x ? n - 8 + (uint32_t)(__builtin_clzll(x) >> 3) : n;
+    }
     while (i < n && a[i] == b[i]) i++;
     return i;
 }
