@@ -159,9 +159,10 @@ static inline bool decimal_window(uint64_t a, uint64_t b)
 }
 
 /* A window as an 8-digit decimal number, each byte clamped to '0'..'9'
- * (bytes past a key's end are 0, so a short key reads as zero-padded). The
- * clamp keeps the keys' order, so a guess from it is a guess like any other;
- * on zero-padded decimal keys it is as good as on big-endian integers. */
+ * (bytes past a key's end are 0, so a short key reads as zero-padded). On
+ * zero-padded decimal keys a guess from it is as good as on big-endian
+ * integers. The clamp can reorder keys with other bytes among the digits
+ * ("/9" < "05", read 09 > 05), so the bounds are checked again after it. */
 static inline __attribute__((always_inline)) uint64_t decimal_value(uint64_t w)
 {
     const uint64_t L = 0x0101010101010101ull, H = 0x8080808080808080ull, B = 0x00ff00ff00ff00ffull,
@@ -192,7 +193,7 @@ static inline __attribute__((always_inline)) bool interp_guess(const uint8_t *fk
     if (textual_window(a, b)) {
         if (!decimal_window(a, b)) return false;
         a = decimal_value(a), b = decimal_value(b), x = decimal_value(x);
-        if (b <= a) return false;
+        if (!(b > a && x >= a && x <= b)) return false;
     }
     *g = base + (unsigned)((double)(x - a) / (double)(b - a) * (double)span);
     return true;
