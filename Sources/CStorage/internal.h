@@ -319,16 +319,9 @@ static inline bool key_is_text(const uint8_t *k, uint32_t kl)
         if (k[i] < 0x20 || k[i] > 0x7e) return false;
     return true;
 }
-/* A key ending in eight ASCII digits (a zero-padded decimal number, a
- * timestamp): searches interpolate over its digits even when it is text
- * (node.c, decimal_value). Shorter numbers in text (`name123`) bisect. */
-static inline bool key_ends_in_digits(const uint8_t *k, uint32_t kl)
-{
-    if (kl < 8) return false;
-    /* Each byte 0x30..0x39: high nibble 3, and adding 6 does not carry. */
-    uint64_t w = rd64(k + kl - 8), hi = 0xf0f0f0f0f0f0f0f0ull, three = 0x3030303030303030ull;
-    return (w & hi) == three && ((w + 0x0606060606060606ull) & hi) == three;
-}
+/* A key ending in eight ASCII digits (node.c: searches interpolate over
+ * them even when the key is text). */
+bool key_ends_in_digits(const uint8_t *k, uint32_t kl);
 /* Lower bound in a leaf (first key >= k); *exact if equal. `fence`: NULL to
  * bisect, else the node's key bounds from its parent ({NULL, 0} each when
  * unknown: the search reads its end keys instead), for an interpolation

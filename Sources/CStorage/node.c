@@ -151,6 +151,16 @@ static inline bool textual_window(uint64_t a, uint64_t b)
     return printable_byte(a, 0) && printable_byte(a, 1) && printable_byte(b, 0) && printable_byte(b, 1);
 }
 
+/* Zero-padded decimal numbers and timestamps: their last 8 bytes are
+ * digits. Shorter numbers in text (`name123`) are left to bisection. */
+bool key_ends_in_digits(const uint8_t *k, uint32_t kl)
+{
+    if (kl < 8) return false;
+    /* Each byte 0x30..0x39: high nibble 3, and adding 6 does not carry. */
+    uint64_t w = rd64(k + kl - 8), hi = 0xf0f0f0f0f0f0f0f0ull, three = 0x3030303030303030ull;
+    return (w & hi) == three && ((w + 0x0606060606060606ull) & hi) == three;
+}
+
 /* Both bounds' windows start with two ASCII digits. */
 static inline bool decimal_window(uint64_t a, uint64_t b)
 {
@@ -255,8 +265,9 @@ void node_prefetch_leaf_entry(const uint8_t *pg, uint32_t psize, unsigned n, uns
  * separators around the child taken: every key of the node is >= fence[0]
  * and < fence[1]), else its own end keys, probed first. Fences spare two
  * cells — two cache misses — per node. No fence array at all (text keys,
- * key_is_text) means plain bisection; so does a window of text between the
- * bounds (textual_window). Any probe order gives the same
+ * key_is_text, unless key_ends_in_digits) means plain bisection; so does a
+ * window of text between the bounds (textual_window) other than digits
+ * (decimal_window). Any probe order gives the same
  * answer; only the number of probes changes (bad fences only make a bad
  * guess). */
 static inline __attribute__((always_inline)) int node_search(const uint8_t *pg, uint32_t psize, bool leaf, bool compact,
