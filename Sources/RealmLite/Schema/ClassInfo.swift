@@ -77,8 +77,10 @@ final class ClassInfo: @unchecked Sendable {
     /// copies straight from the instance's memory (PropertyAccessor's
     /// plainValue), then the other columns, in record order, encoded by
     /// their accessors (skipping the generic encoder and the existential
-    /// per column is most of an insert of scalars).
-    let plainCopies: [PlainCopy]
+    /// per column is most of an insert of scalars). The copies are (from,
+    /// to, width) triples in one [Int]: an array of a struct would be one
+    /// more generic type for a process's first open to build.
+    let plainCopies: [Int]
     let encodedOrder: [Int]
     /// The var-field index of the last live var column (-1: none): a record
     /// writer ends the retired var fields after it (Record.swift).
@@ -166,11 +168,13 @@ final class ClassInfo: @unchecked Sendable {
             }
         }
         storageOrder = order
-        var copies: [PlainCopy] = [], encoded: [Int] = []
+        var copies: [Int] = [], encoded: [Int] = []
         for index in order {
             let plain = descriptor.isDynamic ? (offset: 0, width: 0) : accessors[index].plainValue
             if plain.width > 0 && Int(slots[index].width) == plain.width {
-                copies.append(PlainCopy(from: plain.offset, to: Int(slots[index].offset), width: plain.width))
+                copies.append(plain.offset)
+                copies.append(Int(slots[index].offset))
+                copies.append(plain.width)
             } else {
                 encoded.append(index)
             }
