@@ -67,7 +67,9 @@ final class ClassInfo: @unchecked Sendable {
     let columns: [Column]
     /// Per column: the accessor of the Swift property (kept apart from
     /// Column so per-object loops copy one reference, not a descriptor).
-    let accessors: [any PropertyAccessor]
+    /// A buffer freed in deinit, not an array: `[any PropertyAccessor]`
+    /// would be one more generic type for a process's first open to build.
+    let accessors: UnsafeMutableBufferPointer<any PropertyAccessor>
     /// Per column: offset of its Persisted.column field inside instances;
     /// materializing an object stores the column numbers through these.
     let columnFieldOffsets: UnsafeMutableBufferPointer<Int>
@@ -141,7 +143,8 @@ final class ClassInfo: @unchecked Sendable {
         // generic type the runtime would build at a process's first open.
         let columns = descriptor.properties.indices.map { Column(index: $0, property: descriptor.properties[$0]) }
         self.columns = columns
-        let accessors = descriptor.properties.map(\.accessor)
+        let accessors = UnsafeMutableBufferPointer<any PropertyAccessor>.allocate(capacity: descriptor.properties.count)
+        for index in descriptor.properties.indices { accessors.initializeElement(at: index, to: descriptor.properties[index].accessor) }
         self.accessors = accessors
         primaryKeyValueType = descriptor.primaryKeyIndex.map { accessors[$0].valueType }
         directPaths = DirectPathCache(count: columns.count)
@@ -204,6 +207,8 @@ final class ClassInfo: @unchecked Sendable {
     }
 
     deinit {
+        accessors.deinitialize()
+        accessors.deallocate()
         slots.deallocate()
         columnFieldOffsets.deallocate()
     }
