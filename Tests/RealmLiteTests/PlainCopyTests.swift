@@ -45,8 +45,9 @@ final class PlainCopyTests: RealmTestCase {
         let plain = info.storageOrder.filter { plainNames.contains(info.columns[$0].name) }
         XCTAssertEqual(plain.count, plainNames.count)
         XCTAssertEqual(info.encodedOrder, info.storageOrder.filter { !plainNames.contains(info.columns[$0].name) })
-        XCTAssertEqual(info.plainCopies.map(\.to), plain.map { Int(info.slots[$0].offset) })
-        XCTAssertEqual(info.plainCopies.map(\.width), plain.map { Int(info.slots[$0].width) })
+        let copies = Array(stride(from: 0, to: info.plainCopies.count, by: 3)) // (from, to, width) triples
+        XCTAssertEqual(copies.map { info.plainCopies[$0 + 1] }, plain.map { Int(info.slots[$0].offset) })
+        XCTAssertEqual(copies.map { info.plainCopies[$0 + 2] }, plain.map { Int(info.slots[$0].width) })
     }
 
     func testInsertedRecordsEqualTheEncodersRecords() throws {

@@ -256,18 +256,23 @@ enum LookupConstant {
 /// under an uncontended lock (KeyPathRecorder's process-wide tables cost a
 /// lazy global's once check, a lock and a hash per access). Bounded: key
 /// paths built at run time are new objects, and go to KeyPathRecorder.
-final class KeyPathNames: Sendable {
+///
+/// @unchecked Sendable: `entries` is guarded by `lock`. A plain field, not a
+/// Mutex: a Mutex destroys its value through the value's run-time metadata,
+/// which every class's deinit would build at a process's first close.
+final class KeyPathNames: @unchecked Sendable {
     /// Key paths are immutable values, so sharing them between threads is safe.
     private struct Entry: @unchecked Sendable {
         let keyPath: AnyKeyPath
         let names: [String]
     }
 
-    private let entries = Mutex<[Entry]>([])
+    private let lock = NSLock()
+    private var entries: [Entry] = []
     private static let limit = 16
 
     func names(of keyPath: AnyKeyPath) -> [String]? {
-        entries.withLock { entries in
+        lock.withLock {
             for entry in entries where entry.keyPath === keyPath { return entry.names }
             return nil
         }
@@ -275,7 +280,7 @@ final class KeyPathNames: Sendable {
 
     func remember(_ keyPath: AnyKeyPath, _ names: [String]) {
         let entry = Entry(keyPath: keyPath, names: names)
-        entries.withLock { entries in
+        lock.withLock {
             if entries.count < Self.limit, !entries.contains(where: { $0.keyPath === entry.keyPath }) { entries.append(entry) }
         }
     }

@@ -67,7 +67,9 @@ final class ClassInfo: @unchecked Sendable {
     let columns: [Column]
     /// Per column: the accessor of the Swift property (kept apart from
     /// Column so per-object loops copy one reference, not a descriptor).
-    let accessors: [any PropertyAccessor]
+    /// A buffer freed in deinit, not an array: `[any PropertyAccessor]`
+    /// would be one more generic type for a process's first open to build.
+    let accessors: UnsafeMutableBufferPointer<any PropertyAccessor>
     /// Per column: offset of its Persisted.column field inside instances;
     /// materializing an object stores the column numbers through these.
     let columnFieldOffsets: UnsafeMutableBufferPointer<Int>
@@ -77,8 +79,10 @@ final class ClassInfo: @unchecked Sendable {
     /// copies straight from the instance's memory (PropertyAccessor's
     /// plainValue), then the other columns, in record order, encoded by
     /// their accessors (skipping the generic encoder and the existential
-    /// per column is most of an insert of scalars).
-    let plainCopies: [PlainCopy]
+    /// per column is most of an insert of scalars). The copies are (from,
+    /// to, width) triples in one [Int]: an array of a struct would be one
+    /// more generic type for a process's first open to build.
+    let plainCopies: [Int]
     let encodedOrder: [Int]
     /// The var-field index of the last live var column (-1: none): a record
     /// writer ends the retired var fields after it (Record.swift).
@@ -139,7 +143,8 @@ final class ClassInfo: @unchecked Sendable {
         // generic type the runtime would build at a process's first open.
         let columns = descriptor.properties.indices.map { Column(index: $0, property: descriptor.properties[$0]) }
         self.columns = columns
-        let accessors = descriptor.properties.map(\.accessor)
+        let accessors = UnsafeMutableBufferPointer<any PropertyAccessor>.allocate(capacity: descriptor.properties.count)
+        for index in descriptor.properties.indices { accessors.initializeElement(at: index, to: descriptor.properties[index].accessor) }
         self.accessors = accessors
         primaryKeyValueType = descriptor.primaryKeyIndex.map { accessors[$0].valueType }
         directPaths = DirectPathCache(count: columns.count)
@@ -166,11 +171,13 @@ final class ClassInfo: @unchecked Sendable {
             }
         }
         storageOrder = order
-        var copies: [PlainCopy] = [], encoded: [Int] = []
+        var copies: [Int] = [], encoded: [Int] = []
         for index in order {
             let plain = descriptor.isDynamic ? (offset: 0, width: 0) : accessors[index].plainValue
             if plain.width > 0 && Int(slots[index].width) == plain.width {
-                copies.append(PlainCopy(from: plain.offset, to: Int(slots[index].offset), width: plain.width))
+                copies.append(plain.offset)
+                copies.append(Int(slots[index].offset))
+                copies.append(plain.width)
             } else {
                 encoded.append(index)
             }
@@ -200,6 +207,8 @@ final class ClassInfo: @unchecked Sendable {
     }
 
     deinit {
+        accessors.deinitialize()
+        accessors.deallocate()
         slots.deallocate()
         columnFieldOffsets.deallocate()
     }

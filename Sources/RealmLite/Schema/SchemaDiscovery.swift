@@ -31,10 +31,19 @@ final class ClassDescriptor: @unchecked Sendable {
     /// A class read from the stored schema for the dynamic API: its objects
     /// are DynamicObjects, whose values no @Persisted field holds.
     var isDynamic: Bool { type == DynamicObject.self }
-    /// How the schema stores this class (set once, at the end of init):
-    /// every open compares it with the stored class, so it is built once.
-    var stored: StoredClass { storedForm! }
+    /// How the schema stores this class, without the Swift type (set once,
+    /// at the end of init): every open compares it with the stored class,
+    /// which ignores the type, so it is built once.
+    var storedSchema: StoredClass { storedForm! }
     private var storedForm: StoredClass?
+    /// The class as written to the file: with its Swift type, whose mangled
+    /// name costs a first-use demangling only a new class or a migration
+    /// needs.
+    var stored: StoredClass {
+        var stored = storedForm!
+        stored.swiftType = _mangledTypeName(type)
+        return stored
+    }
 
     init(type: ObjectBase.Type, name: String, isEmbedded: Bool, properties: [PropertyDescriptor]) {
         self.type = type
@@ -48,7 +57,7 @@ final class ClassDescriptor: @unchecked Sendable {
         for i in properties.indices where index[properties[i].name] == nil { index[properties[i].name] = i }
         propertyIndex = index
         primaryKeyIndex = properties.firstIndex { $0.isPrimary }
-        storedForm = StoredClass(self)
+        storedForm = StoredClass(schemaOf: self)
     }
 
     /// Classes this one links to (links, collections of objects, origins).

@@ -136,11 +136,6 @@ struct RecordView {
     }
 }
 
-/// A fixed value an insert copies from an instance's memory into a record.
-struct PlainCopy: Sendable {
-    let from: Int, to: Int, width: Int
-}
-
 /// Builds a new record column by column, in storage order (var fields must be
 /// appended in var-index order).
 public struct _RecordWriter {
@@ -218,16 +213,17 @@ public struct _RecordWriter {
     }
 
     /// Copies fixed values of 8 or 1 bytes from an unmanaged instance into
-    /// their slots (ClassInfo.plainCopies; the record starts zeroed, so
-    /// their null bits are already clear).
-    mutating func copyPlain(from object: UnsafeRawPointer, _ copies: [PlainCopy]) {
+    /// their slots (ClassInfo.plainCopies: from, to, width triples; the
+    /// record starts zeroed, so their null bits are already clear).
+    mutating func copyPlain(from object: UnsafeRawPointer, _ copies: [Int]) {
         bytes.withUnsafeMutableBytes { dest in
             let base = dest.baseAddress!
-            for copy in copies {
-                if copy.width == 8 {
-                    (base + copy.to).storeBytes(of: (object + copy.from).loadUnaligned(as: UInt64.self), as: UInt64.self)
+            for i in stride(from: 0, to: copies.count, by: 3) {
+                let from = copies[i], to = copies[i + 1]
+                if copies[i + 2] == 8 {
+                    (base + to).storeBytes(of: (object + from).loadUnaligned(as: UInt64.self), as: UInt64.self)
                 } else {
-                    (base + copy.to).storeBytes(of: (object + copy.from).load(as: UInt8.self), as: UInt8.self)
+                    (base + to).storeBytes(of: (object + from).load(as: UInt8.self), as: UInt8.self)
                 }
             }
         }

@@ -296,30 +296,46 @@ final class LiveCores: @unchecked Sendable {
     private let lock = NSLock()
     /// An array, not a dictionary by serial: a file has a few live cores,
     /// and the first `[UInt64: _]` of a process would cost a run-time
-    /// conformance scan (see IdentityTable) on the open path.
-    private var cores: [(serial: UInt64, core: Unmanaged<RealmCore>)] = []
+    /// conformance scan (see IdentityTable) on the open path. Flat (serial,
+    /// core's address) pairs in a `[UInt64]`: an array of tuples would be
+    /// a generic type for the first open to build, and its destruction
+    /// another at the first close.
+    private var cores: [UInt64] = []
 
     func register(_ core: RealmCore) {
-        lock.withLock { cores.append((core.serial, Unmanaged.passUnretained(core))) }
+        let address = UInt64(UInt(bitPattern: Unmanaged.passUnretained(core).toOpaque()))
+        lock.withLock {
+            cores.append(core.serial)
+            cores.append(address)
+        }
     }
 
     func unregister(_ core: RealmCore) {
         lock.withLock {
-            if let index = cores.firstIndex(where: { $0.serial == core.serial }) { cores.remove(at: index) }
+            if let index = pairIndex(core.serial) { cores.removeSubrange(index ..< index + 2) }
         }
     }
 
     func core(_ serial: UInt64) -> RealmCore? {
-        lock.withLock { cores.first { $0.serial == serial }?.core.takeUnretainedValue() }
+        lock.withLock { pairIndex(serial).map { Self.unmanaged(cores[$0 + 1]).takeUnretainedValue() } }
     }
 
     /// Every live core but `serial`'s (0: all) may advance.
     func scheduleAutorefresh(except serial: UInt64 = 0) {
         lock.lock()
         defer { lock.unlock() }
-        for (other, core) in cores where other != serial {
-            core._withUnsafeGuaranteedRef { $0.scheduleAutorefresh() }
+        for index in stride(from: 0, to: cores.count, by: 2) where cores[index] != serial {
+            Self.unmanaged(cores[index + 1])._withUnsafeGuaranteedRef { $0.scheduleAutorefresh() }
         }
+    }
+
+    /// Where `serial`'s pair starts (the lock held).
+    private func pairIndex(_ serial: UInt64) -> Int? {
+        stride(from: 0, to: cores.count, by: 2).first { cores[$0] == serial }
+    }
+
+    private static func unmanaged(_ address: UInt64) -> Unmanaged<RealmCore> {
+        Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: UInt(address))!)
     }
 }
 
