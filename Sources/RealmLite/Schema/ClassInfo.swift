@@ -139,6 +139,15 @@ final class ClassInfo: @unchecked Sendable {
     /// descriptor's; checked by the caller). `openTree` opens/creates a tree.
     init(descriptor: ClassDescriptor, stored: StoredClass, openTree: (String) throws -> cs_tree) throws {
         self.descriptor = descriptor
+        // The trees first: a throw here leaves no buffer allocated (deinit
+        // does not run for a partly initialized object), and the records
+        // tree's children, asked for at its first open, arrive while the
+        // rest is built.
+        let name = descriptor.name
+        let keyColumn = stored.keyedByPrimaryKey == true ? descriptor.primaryKeyIndex : nil
+        objectsTree = try openTree(TreeName.objects(name))
+        primaryKeyTree = descriptor.primaryKeyIndex == nil || keyColumn != nil ? absentTree : try openTree(TreeName.primaryKey(name))
+        deletedTree = keyColumn != nil ? try openTree(TreeName.deleted(name)) : absentTree
         // By index, not enumerated(): its (offset, element) pairs are a
         // generic type the runtime would build at a process's first open.
         let columns = descriptor.properties.indices.map { Column(index: $0, property: descriptor.properties[$0]) }
@@ -151,7 +160,6 @@ final class ClassInfo: @unchecked Sendable {
         // DynamicObjects have no @Persisted fields to bind.
         columnFieldOffsets = .allocate(capacity: descriptor.isDynamic ? 0 : columns.count)
         for (index, accessor) in accessors.enumerated() where !descriptor.isDynamic { columnFieldOffsets[index] = accessor.columnFieldOffset }
-        let keyColumn = stored.keyedByPrimaryKey == true ? descriptor.primaryKeyIndex : nil
         keyedByPrimaryKey = keyColumn != nil
         // Record order: the stored storage columns, retired ones included
         // (RecordGenerations.swift); each live one maps to its column.
@@ -195,10 +203,7 @@ final class ClassInfo: @unchecked Sendable {
             $0.isIndexed && !$0.isPrimary && $0.collection == .none && ($0.type == .string || $0.type == .int)
         }
         fullTextColumns = order.filter { columns[$0].isFullText }
-        let name = descriptor.name
-        objectsTree = try openTree(TreeName.objects(name))
-        primaryKeyTree = descriptor.primaryKeyIndex == nil || keyedByPrimaryKey ? absentTree : try openTree(TreeName.primaryKey(name))
-        deletedTree = keyedByPrimaryKey ? try openTree(TreeName.deleted(name)) : absentTree
+        // Every stored property is set: a throw below runs deinit.
         for column in columns {
             if column.isIndexed { column.indexTree = try openTree(TreeName.index(name, column.name)) }
             if column.isFullText { column.fullTextTree = try openTree(TreeName.fullText(name, column.name)) }
