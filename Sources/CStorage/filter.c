@@ -299,10 +299,12 @@ static inline __attribute__((always_inline)) uint64_t conj_eval(const conj *q, c
  * the first cell that is not and returns its index (n when none), for the
  * caller's checked path. A loop of its own, called once per leaf: inside
  * count_walk the tests' constants do not fit in registers beside the
- * walk's state. Untagged values only (a tag is one more test per cell). */
+ * walk's state. Untagged values only (a tag is one more test per cell).
+ * ul: the leaf's leaf6_uniform (a constant at each call: one loop each). */
 static inline __attribute__((always_inline)) unsigned conj_count_leaf(const uint8_t *pg, unsigned i, unsigned n,
                                                                       uint32_t top, size_t need, const conj *qp,
-                                                                      uint64_t *got, unsigned nint, unsigned nbool)
+                                                                      uint64_t *got, unsigned nint, unsigned nbool,
+                                                                      bool uniform, uint32_t ul)
 {
     const conj q = *qp;
     uint64_t g = 0;
@@ -313,11 +315,20 @@ static inline __attribute__((always_inline)) unsigned conj_count_leaf(const uint
         const uint32_t off = rd16(slot);
         if (CS_UNLIKELY(off - PAGE_HDR > span)) break;
         const uint32_t head = rd16(pg + off);
-        /* 0x8080: either word takes more than one byte; 0x100: overflow value. */
-        if (CS_UNLIKELY(head & 0x8180)) break;
-        const uint32_t sl = head & 0x7f, vl = head >> 9;
-        if (CS_UNLIKELY(off + 2 + sl + vl > top || vl < need)) break;
-        g += conj_eval(&q, pg + off + 2 + sl, nint, nbool);
+        uint32_t at, vl; /* the value's offset and length */
+        if (uniform) {
+            /* The value word alone: 0x80, more than one byte; 0x1, overflow. */
+            if (CS_UNLIKELY(head & 0x81)) break;
+            at = off + ul;
+            vl = (head & 0xff) >> 1;
+        } else {
+            /* 0x8080: either word takes more than one byte; 0x100: overflow value. */
+            if (CS_UNLIKELY(head & 0x8180)) break;
+            at = off + 2 + (head & 0x7f);
+            vl = head >> 9;
+        }
+        if (CS_UNLIKELY(at + vl > top || vl < need)) break;
+        g += conj_eval(&q, pg + at, nint, nbool);
     }
     *got += g;
     return i;
@@ -326,9 +337,10 @@ static inline __attribute__((always_inline)) unsigned conj_count_leaf(const uint
 #define CONJ_COUNT_LEAF(ni, nb)                                                                                    \
     static __attribute__((noinline)) unsigned conj_count_leaf_##ni##nb(const uint8_t *pg, unsigned i, unsigned n,  \
                                                                        uint32_t top, size_t need, const conj *q,   \
-                                                                       uint64_t *got)                     \
+                                                                       uint64_t *got, uint32_t ul)                 \
     {                                                                                                              \
-        return conj_count_leaf(pg, i, n, top, need, q, got, ni, nb);                                          \
+        return ul ? conj_count_leaf(pg, i, n, top, need, q, got, ni, nb, true, ul)                                 \
+                  : conj_count_leaf(pg, i, n, top, need, q, got, ni, nb, false, 0);                                \
     }
 CONJ_COUNT_LEAF(0, 1)
 CONJ_COUNT_LEAF(0, 2)
@@ -345,15 +357,16 @@ static inline __attribute__((always_inline)) unsigned conj_count_shape(const uin
                                                                        uint32_t top, size_t need, const conj *q,
                                                                        uint64_t *got, unsigned nint, unsigned nbool)
 {
+    const uint32_t ul = leaf6_uniform(pg);
     switch (nint * 10 + nbool) {
-    case 1: return conj_count_leaf_01(pg, i, n, top, need, q, got);
-    case 2: return conj_count_leaf_02(pg, i, n, top, need, q, got);
-    case 10: return conj_count_leaf_10(pg, i, n, top, need, q, got);
-    case 11: return conj_count_leaf_11(pg, i, n, top, need, q, got);
-    case 12: return conj_count_leaf_12(pg, i, n, top, need, q, got);
-    case 20: return conj_count_leaf_20(pg, i, n, top, need, q, got);
-    case 21: return conj_count_leaf_21(pg, i, n, top, need, q, got);
-    case 22: return conj_count_leaf_22(pg, i, n, top, need, q, got);
+    case 1: return conj_count_leaf_01(pg, i, n, top, need, q, got, ul);
+    case 2: return conj_count_leaf_02(pg, i, n, top, need, q, got, ul);
+    case 10: return conj_count_leaf_10(pg, i, n, top, need, q, got, ul);
+    case 11: return conj_count_leaf_11(pg, i, n, top, need, q, got, ul);
+    case 12: return conj_count_leaf_12(pg, i, n, top, need, q, got, ul);
+    case 20: return conj_count_leaf_20(pg, i, n, top, need, q, got, ul);
+    case 21: return conj_count_leaf_21(pg, i, n, top, need, q, got, ul);
+    case 22: return conj_count_leaf_22(pg, i, n, top, need, q, got, ul);
     default: return i;
     }
 }
@@ -392,7 +405,7 @@ static inline __attribute__((always_inline)) int count_walk(count_state *s, unsi
         const bool compact = node_is_compact(pg);
         /* A compact leaf's cells end where its prefix starts (a damaged
          * prefix length leaves no room: every cell takes the checked path). */
-        const uint32_t plen = node_prefix_len(pg), top = plen < psize ? psize - plen : 0;
+        const uint32_t plen = node_prefix_len(pg), top = plen < psize ? psize - plen : 0, ul = leaf6_uniform(pg);
         bt_prefetch_sibling(s->t, &s->p, true);
         unsigned cn = s->c.n; /* in a register: the chunk's address escapes to eval_chunk */
         for (unsigned i = 0; i < n; i++) {
@@ -409,14 +422,15 @@ static inline __attribute__((always_inline)) int count_walk(count_state *s, unsi
             bool slow;
             if (compact) {
                 /* Key suffix and value word of one varint byte each (values
-                 * under 64 bytes, the common case) without the varint loop. */
+                 * under 64 bytes, the common case) without the varint loop;
+                 * a uniform leaf's cells have the value word alone. */
                 const uint32_t off = node_slot(pg, i);
                 const uint16_t head = off + 2u <= top ? rd16(pg + off) : 0x8080;
-                if (CS_LIKELY(!(head & 0x8080))) {
-                    const uint32_t sl = head & 0x7f, vw = (uint32_t)head >> 8;
+                const uint32_t vw = ul ? head & 0xffu : (uint32_t)head >> 8, at = ul ? off + ul : off + 2u + (head & 0x7f);
+                if (CS_LIKELY(!(head & (ul ? 0x80 : 0x8080)))) {
                     vl = vw >> 1;
-                    v = pg + off + 2 + sl;
-                    slow = (off < PAGE_HDR) | (vw & 1) | (off + 2u + sl + vl > top) | (vl < need);
+                    v = pg + at;
+                    slow = (off < PAGE_HDR) | (vw & 1) | (at + vl > top) | (vl < need);
                 } else {
                     leaf6_cell cell;
                     slow = !leaf6_parse(pg, psize, i, &cell) || (cell.vw & 1) || (cell.vw >> 1) < need;

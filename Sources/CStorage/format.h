@@ -100,9 +100,16 @@
  *  32                          upper    page_size - npages  page_size
  *    cell: varint slen | varint (vlen << 1 | overflow) | key suffix (slen)
  *          | value (vlen) or u64 overflow pgno          (varint: LEB128)
- *    key i = prefix | suffix i. Every cell lies in [upper, page_size -
- *    npages); an empty leaf has npages 0. Writers re-derive the prefix
- *    whenever they rebuild the page (split, merge, a key outside it).
+ *    key i = prefix | suffix i. npages holds the prefix length in its low
+ *    byte and U in its second (higher bits 0). U = 0: cells as above. U > 0
+ *    (a UNIFORM leaf, format version 5): every suffix has U - 1 bytes, and
+ *    cells leave out `varint slen` — a tree of fixed-length keys (object
+ *    keys, list element keys) saves a byte per entry. Every cell lies in
+ *    [upper, page_size - prefix length); an empty leaf has npages 0.
+ *    Writers re-derive the prefix and U whenever they lay the page out
+ *    (split, merge, a key outside it or of another length); U is a
+ *    property of the page's current keys, not of the tree: an insert of a
+ *    key of another length lays the page out again with U = 0.
  *    Keys are not contiguous in the page: readers assemble them.
  *  Branch cell:  u64 child | u64 count | u16 klen | key
  *    A branch with n cells has n children. key[0] is ignored (stored empty):
@@ -260,7 +267,7 @@
 #include <stdint.h>
 
 #define CS_MAGIC 0x0100455241544353ull /* "CSTORE\0\1" little-endian */
-#define CS_FORMAT_VERSION 4u /* metas written; 1 (type-3 leaves only), 2 (no delta) and 3 (no redo log) are read too */
+#define CS_FORMAT_VERSION 5u /* metas written; 1 (type-3 leaves only), 2 (no delta), 3 (no redo log) and 4 (no uniform leaves) are read too */
 #define CS_FORMAT_VERSION_MIN 1u
 #define CS_DEFAULT_PAGE_SIZE 4096u
 #define CS_MIN_PAGE_SIZE 4096u
@@ -329,6 +336,8 @@ _Static_assert(sizeof(cs_meta) == 128, "meta is 128 bytes");
 #define VLEN_OVERFLOW 0x80000000u
 #define OVERFLOW_REF 8u       /* u64 first page of the overflow run         */
 #define LEAF6_PREFIX_MAX 64u  /* longest shared prefix a compact leaf stores */
+#define LEAF6_PREFIX_MASK 0xffu /* npages of a compact leaf: prefix length | uniform << 8 */
+#define LEAF6_UNIFORM_MAX 254u /* longest suffix a uniform leaf leaves out of its cells */
 
 /* ---- Redo log ---- */
 #define REDO_MAGIC 0x4c524353u   /* "SCRL"                                  */

@@ -455,14 +455,15 @@ static bool node_compact(uint8_t *pg, uint32_t psize, uint32_t extra)
 }
 
 /* Encode type-3 leaf cell `cell` for a compact leaf whose prefix has plen
- * bytes (the key must start with it) into out; its size. */
-static uint32_t leaf6_encode(uint8_t *out, const uint8_t *cell, uint32_t plen)
+ * bytes (the key must start with it) into out; its size. A uniform leaf's
+ * cell leaves its suffix length out. */
+static uint32_t leaf6_encode(uint8_t *out, const uint8_t *cell, uint32_t plen, bool uniform)
 {
     uint32_t kl = rd16(cell), vw = rd32(cell + 2);
     bool ovf = vw & VLEN_OVERFLOW;
     uint32_t vl = vw & ~VLEN_OVERFLOW, vb = ovf ? OVERFLOW_REF : vl, sl = kl - plen;
     uint8_t *p = out;
-    p += varint_put(p, sl);
+    if (!uniform) p += varint_put(p, sl);
     p += varint_put(p, vl << 1 | (ovf ? 1u : 0u));
     memcpy(p, cell + LEAF_CELL_HDR + plen, sl + vb);
     return (uint32_t)(p - out) + sl + vb;
@@ -470,8 +471,8 @@ static uint32_t leaf6_encode(uint8_t *out, const uint8_t *cell, uint32_t plen)
 
 bool leaf_in_prefix(const uint8_t *pg, uint32_t psize, const uint8_t *cell)
 {
-    uint32_t plen = node_prefix_len(pg);
-    return rd16(cell) >= plen && memcmp(cell + LEAF_CELL_HDR, node_prefix(pg, psize), plen) == 0;
+    uint32_t plen = node_prefix_len(pg), ul = leaf6_uniform(pg), kl = rd16(cell);
+    return kl >= plen && (!ul || kl == plen + ul - 1) && memcmp(cell + LEAF_CELL_HDR, node_prefix(pg, psize), plen) == 0;
 }
 
 bool node_insert(uint8_t *pg, uint32_t psize, unsigned i, const uint8_t *cell, uint32_t size)
@@ -479,11 +480,11 @@ bool node_insert(uint8_t *pg, uint32_t psize, unsigned i, const uint8_t *cell, u
     cs_page_hdr *h = PHW(pg);
     uint8_t enc[ENC_MAX];
     if (node_is_compact(pg)) {
-        /* A key outside the prefix needs a shorter one: the caller lays the
-         * leaf out again (leaf_write). */
-        uint32_t plen = h->npages;
+        /* A key outside the prefix needs a shorter one, and one of another
+         * length in a uniform leaf needs its length stored: the caller lays
+         * the leaf out again (leaf_write). */
         if (!leaf_in_prefix(pg, psize, cell)) return false;
-        size = leaf6_encode(enc, cell, plen);
+        size = leaf6_encode(enc, cell, node_prefix_len(pg), leaf6_uniform(pg) != 0);
         cell = enc;
     }
     if (node_free_space(pg) < size + 2) return false;
@@ -532,10 +533,20 @@ void leaf_part_of_cell(const uint8_t *cell, leaf_part *e)
     *e = (leaf_part){cell + LEAF_CELL_HDR, v, v, kl, 0, vl << 1 | (ovf ? 1u : 0u), ovf ? OVERFLOW_REF : vl};
 }
 
-uint32_t leaf_part_cost(const leaf_part *e, uint32_t plen)
+uint32_t leaf_part_cost(const leaf_part *e, uint32_t plen, bool uniform)
 {
     uint32_t sl = e->l1 + e->l2 - plen;
-    return varint_len(sl) + varint_len(e->vw) + sl + e->vb + 2u;
+    return (uniform ? 0 : varint_len(sl)) + varint_len(e->vw) + sl + e->vb + 2u;
+}
+
+bool leaf_parts_uniform(const leaf_part *e, unsigned n, uint32_t plen)
+{
+    if (n == 0) return false;
+    uint32_t kl = e[0].l1 + e[0].l2;
+    if (kl < plen || kl - plen > LEAF6_UNIFORM_MAX) return false;
+    for (unsigned i = 1; i < n; i++)
+        if (e[i].l1 + e[i].l2 != kl) return false;
+    return true;
 }
 
 /* Key bytes [from, to) of e into out. */
@@ -570,12 +581,13 @@ uint32_t leaf_parts_prefix(const leaf_part *a, const leaf_part *b)
 bool leaf_write(uint8_t *pg, uint32_t psize, const leaf_part *e, unsigned n, uint32_t plen, uint8_t *scratch)
 {
     uint64_t total = plen;
+    bool uniform = leaf_parts_uniform(e, n, plen);
     /* Every key must hold the prefix: a damaged page's keys out of order can
      * be shorter than the prefix of its ends (the suffix length would wrap)
      * or differ inside it (the key would change). */
     for (unsigned i = 0; i < n; i++) {
         if (e[i].l1 + e[i].l2 < plen) return false;
-        total += leaf_part_cost(&e[i], plen);
+        total += leaf_part_cost(&e[i], plen, uniform);
     }
     if (total > psize - PAGE_HDR || plen > LEAF6_PREFIX_MAX || (n == 0 && plen)) return false;
     /* Parts may point into pg: lay the page out in scratch, then copy back. */
@@ -586,10 +598,10 @@ bool leaf_write(uint8_t *pg, uint32_t psize, const leaf_part *e, unsigned n, uin
         uint8_t head[LEAF6_PREFIX_MAX];
         part_key_bytes(&e[i], 0, plen, head);
         if (memcmp(head, prefix, plen) != 0) return false;
-        uint32_t kl = e[i].l1 + e[i].l2, sz = leaf_part_cost(&e[i], plen) - 2u;
+        uint32_t kl = e[i].l1 + e[i].l2, sz = leaf_part_cost(&e[i], plen, uniform) - 2u;
         upper -= sz;
         uint8_t *o = scratch + upper;
-        o += varint_put(o, kl - plen);
+        if (!uniform) o += varint_put(o, kl - plen);
         o += varint_put(o, e[i].vw);
         /* Key bytes from plen on, then the value: the suffix and the value
          * are contiguous (k2 + l2 == v), so one copy unless the prefix got
@@ -607,7 +619,7 @@ bool leaf_write(uint8_t *pg, uint32_t psize, const leaf_part *e, unsigned n, uin
     memcpy(pg + upper, scratch + upper, psize - upper);
     cs_page_hdr *h = PHW(pg);
     h->type = PT_LEAF6;
-    h->npages = plen;
+    h->npages = plen | (uniform ? e[0].l1 + e[0].l2 - plen + 1u : 0u) << 8;
     h->nkeys = (uint16_t)n;
     h->upper = (uint16_t)upper;
     h->frag = 0;
@@ -622,18 +634,30 @@ uint32_t leaf_cells_prefix(const cs_cellref *cells, unsigned n)
     return p < LEAF6_PREFIX_MAX ? p : LEAF6_PREFIX_MAX;
 }
 
-uint32_t leaf_cell_cost(const cs_cellref *c, uint32_t plen)
+uint32_t leaf_cell_cost(const cs_cellref *c, uint32_t plen, bool uniform)
 {
     uint32_t kl = rd16(c->p), vw = rd32(c->p + 2);
     bool ovf = vw & VLEN_OVERFLOW;
     uint32_t vl = vw & ~VLEN_OVERFLOW;
-    return varint_len(kl - plen) + varint_len(vl << 1 | (ovf ? 1u : 0u)) + kl - plen + (ovf ? OVERFLOW_REF : vl) + 2u;
+    return (uniform ? 0 : varint_len(kl - plen)) + varint_len(vl << 1 | (ovf ? 1u : 0u)) + kl - plen +
+           (ovf ? OVERFLOW_REF : vl) + 2u;
+}
+
+bool leaf_cells_uniform(const cs_cellref *cells, unsigned n, uint32_t plen)
+{
+    if (n == 0) return false;
+    uint32_t kl = rd16(cells[0].p);
+    if (kl < plen || kl - plen > LEAF6_UNIFORM_MAX) return false;
+    for (unsigned i = 1; i < n; i++)
+        if (rd16(cells[i].p) != kl) return false;
+    return true;
 }
 
 uint32_t leaf_cells_bytes(const cs_cellref *cells, unsigned n)
 {
     uint32_t plen = leaf_cells_prefix(cells, n), total = plen;
-    for (unsigned i = 0; i < n; i++) total += leaf_cell_cost(&cells[i], plen);
+    bool uniform = leaf_cells_uniform(cells, n, plen);
+    for (unsigned i = 0; i < n; i++) total += leaf_cell_cost(&cells[i], plen, uniform);
     return total;
 }
 
@@ -674,8 +698,8 @@ bool leaf_overwrite(uint8_t *pg, uint32_t psize, unsigned idx, const uint8_t *ce
     if (node_cell_size(pg, psize, idx, &old)) return false;
     uint8_t enc[ENC_MAX];
     if (node_is_compact(pg)) {
-        /* Same key, so it shares the prefix. */
-        size = leaf6_encode(enc, cell, node_prefix_len(pg));
+        /* Same key, so it shares the prefix (and has the page's length). */
+        size = leaf6_encode(enc, cell, node_prefix_len(pg), leaf6_uniform(pg) != 0);
         cell = enc;
     }
     if (size != old) return false;
@@ -689,6 +713,7 @@ bool node_rebuild(uint8_t *pg, uint32_t psize, const cs_cellref *cells, unsigned
     cs_page_hdr *h = PHW(pg);
     bool leaf = node_is_leaf(pg), compact = leaf && leaf_cells_bytes(cells, n) <= psize - PAGE_HDR;
     uint32_t plen = compact ? leaf_cells_prefix(cells, n) : 0, upper = psize - plen;
+    bool uniform = compact && leaf_cells_uniform(cells, n, plen);
     if (!compact) {
         uint64_t total = 0;
         for (unsigned i = 0; i < n; i++) total += cells[i].size + 2u;
@@ -699,7 +724,7 @@ bool node_rebuild(uint8_t *pg, uint32_t psize, const cs_cellref *cells, unsigned
     for (unsigned i = 0; i < n; i++) {
         if (compact) {
             uint8_t enc[ENC_MAX];
-            uint32_t sz = leaf6_encode(enc, cells[i].p, plen);
+            uint32_t sz = leaf6_encode(enc, cells[i].p, plen, uniform);
             upper -= sz;
             memcpy(scratch + upper, enc, sz);
         } else {
@@ -712,7 +737,7 @@ bool node_rebuild(uint8_t *pg, uint32_t psize, const cs_cellref *cells, unsigned
     memcpy(pg + upper, scratch + upper, psize - upper);
     if (leaf) {
         h->type = compact ? PT_LEAF6 : PT_LEAF;
-        h->npages = compact ? plen : 1;
+        h->npages = compact ? plen | (uniform ? rd16(cells[0].p) - plen + 1u : 0u) << 8 : 1;
     }
     h->nkeys = (uint16_t)n;
     h->upper = (uint16_t)upper;

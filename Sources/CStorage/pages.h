@@ -38,9 +38,16 @@ static inline cs_page_hdr *PHW(uint8_t *pg) { return (cs_page_hdr *)(void *)pg; 
 static inline uint16_t node_n(const uint8_t *pg) { return PH(pg)->nkeys; }
 static inline bool node_is_leaf(const uint8_t *pg) { return PH(pg)->type == PT_LEAF || PH(pg)->type == PT_LEAF6; }
 static inline bool node_is_compact(const uint8_t *pg) { return PH(pg)->type == PT_LEAF6; }
-/* A compact leaf's shared key prefix: its length (the header's npages) and
- * bytes (the page's last bytes, above the cells). */
-static inline uint32_t node_prefix_len(const uint8_t *pg) { return PH(pg)->type == PT_LEAF6 ? PH(pg)->npages : 0; }
+/* A compact leaf's shared key prefix: its length (the low byte of the
+ * header's npages) and bytes (the page's last bytes, above the cells). */
+static inline uint32_t node_prefix_len(const uint8_t *pg)
+{
+    return PH(pg)->type == PT_LEAF6 ? PH(pg)->npages & LEAF6_PREFIX_MASK : 0;
+}
+/* A compact leaf's uniform suffix length plus one (npages' second byte): 0
+ * when each cell stores its suffix length, else every suffix has that
+ * length less one and no cell stores it. */
+static inline uint32_t leaf6_uniform(const uint8_t *pg) { return PH(pg)->npages >> 8; }
 static inline const uint8_t *node_prefix(const uint8_t *pg, uint32_t psize) { return pg + psize - node_prefix_len(pg); }
 static inline uint16_t node_slot(const uint8_t *pg, unsigned i) { return rd16(pg + PAGE_HDR + 2 * i); }
 
@@ -56,9 +63,9 @@ uint32_t node_max_cell(uint32_t psize);
 static inline int node_check(const uint8_t *pg, uint32_t psize, uint64_t pgno)
 {
     const cs_page_hdr *h = PH(pg);
-    uint32_t top = psize - (h->type == PT_LEAF6 ? h->npages : 0);
+    uint32_t top = psize - node_prefix_len(pg);
     if (CS_UNLIKELY((h->type != PT_BRANCH && h->type != PT_LEAF && h->type != PT_LEAF6) || h->pgno != pgno ||
-                    (h->type == PT_LEAF6 && h->npages > LEAF6_PREFIX_MAX) ||
+                    (h->type == PT_LEAF6 && ((h->npages & LEAF6_PREFIX_MASK) > LEAF6_PREFIX_MAX || h->npages >> 16)) ||
                     (uint32_t)PAGE_HDR + 2u * h->nkeys > h->upper || h->upper > top ||
                     h->frag > psize - h->upper))
         return cs_fail(CS_ECORRUPT, "page %llu: bad branch/leaf header (type %u, %u keys)",
@@ -148,19 +155,28 @@ static inline __attribute__((always_inline)) bool varint_get(const uint8_t **p, 
 }
 /* A compact leaf cell (format.h): key suffix, value word (vlen << 1 |
  * overflow) and the value (or the overflow pgno); *size the cell's bytes.
- * False if the cell does not lie within the page below the prefix. */
+ * False if the cell does not lie within the page below the prefix. A
+ * uniform leaf's cells start at the value word (leaf6_uniform). */
 typedef struct leaf6_cell {
     const uint8_t *sfx, *v;
     uint32_t sl, vw, size;
 } leaf6_cell;
 static inline __attribute__((always_inline)) bool leaf6_parse(const uint8_t *pg, uint32_t psize, unsigned i, leaf6_cell *c)
 {
-    uint32_t off = node_slot(pg, i);
-    const uint8_t *p = pg + off, *end = pg + psize - PH(pg)->npages;
+    uint32_t off = node_slot(pg, i), word = PH(pg)->npages, ul = word >> 8;
+    const uint8_t *p = pg + off, *end = pg + psize - (word & LEAF6_PREFIX_MASK);
     if (CS_UNLIKELY(off < PAGE_HDR || p >= end)) return false;
+    if (ul) {
+        c->sl = ul - 1;
+        if (CS_LIKELY(end - p >= 2 && (p[0] < 0x80 || p[1] < 0x80))) {
+            c->vw = p[0] < 0x80 ? p[0] : (p[0] & 0x7fu) | (uint32_t)p[1] << 7;
+            p += p[0] < 0x80 ? 1 : 2;
+        } else if (!varint_get(&p, end, &c->vw))
+            return false;
+    }
     /* The common cell without the varint loops: a suffix under 128 bytes
      * and a value under 8 KiB (one and at most two varint bytes). */
-    if (CS_LIKELY(end - p >= 3 && p[0] < 0x80 && (p[1] < 0x80 || p[2] < 0x80))) {
+    else if (CS_LIKELY(end - p >= 3 && p[0] < 0x80 && (p[1] < 0x80 || p[2] < 0x80))) {
         c->sl = p[0];
         c->vw = p[1] < 0x80 ? p[1] : (p[1] & 0x7fu) | (uint32_t)p[2] << 7;
         p += p[1] < 0x80 ? 2 : 3;
@@ -288,8 +304,12 @@ uint32_t leaf_cell_build(uint8_t *out, const uint8_t *k, uint32_t kl, const uint
  * that of the first and last keys), capped at LEAF6_PREFIX_MAX: */
 uint32_t leaf_cells_prefix(const cs_cellref *cells, unsigned n);
 /* Bytes cell c takes in a compact leaf whose prefix has `plen` bytes, slot
- * included (an upper bound for any longer prefix). */
-uint32_t leaf_cell_cost(const cs_cellref *c, uint32_t plen);
+ * included (an upper bound for any longer prefix), in a uniform leaf or
+ * not (the cost outside one is an upper bound for inside). */
+uint32_t leaf_cell_cost(const cs_cellref *c, uint32_t plen, bool uniform);
+/* Whether cells[0..n) (n > 0) make a uniform compact leaf with a prefix of
+ * plen bytes: one key length, its suffix at most LEAF6_UNIFORM_MAX. */
+bool leaf_cells_uniform(const cs_cellref *cells, unsigned n, uint32_t plen);
 /* Bytes a compact leaf needs for cells[0..n): cells, slots and prefix. */
 uint32_t leaf_cells_bytes(const cs_cellref *cells, unsigned n);
 /* Cells of leaf pg in the type-3 form, written to out (LEAF_DECODE_BYTES(psize)
@@ -312,8 +332,10 @@ bool leaf6_part(const uint8_t *pg, uint32_t psize, unsigned i, leaf_part *e);
 /* A leaf cell in the type-3 form (leaf_cell_build's). */
 void leaf_part_of_cell(const uint8_t *cell, leaf_part *e);
 /* Bytes e takes in a compact leaf whose prefix has plen bytes, slot
- * included (e's key starts with that prefix). */
-uint32_t leaf_part_cost(const leaf_part *e, uint32_t plen);
+ * included (e's key starts with that prefix), uniform or not. */
+uint32_t leaf_part_cost(const leaf_part *e, uint32_t plen, bool uniform);
+/* leaf_cells_uniform for entries. */
+bool leaf_parts_uniform(const leaf_part *e, unsigned n, uint32_t plen);
 /* The longest prefix a's and b's keys share, capped at LEAF6_PREFIX_MAX
  * (for a sorted run of entries: that of its first and last). */
 uint32_t leaf_parts_prefix(const leaf_part *a, const leaf_part *b);

@@ -5,7 +5,9 @@
  * engine (type-3 leaves); fixtures/format-v2.cstore by the version-2 one
  * (compact leaves), churned under a held reader so that its free-list run
  * holds many free extents and pending groups; fixtures/format-v3.cstore by
- * the version-3 one (free-list delta; no redo log), written the same way. The content of both is a
+ * the version-3 one (free-list delta; no redo log), written the same way;
+ * fixtures/format-v4.cstore by the version-4 one (compact leaves that all
+ * store their suffix lengths; no uniform leaves). The content of each is a
  * pure function of (tree, index) below, so the test needs no copy of it.
  *
  * Regenerate (only with a build of the format the fixture is named after):
@@ -247,5 +249,6 @@ int main(void)
     test_fixture("format-v1.cstore", false);
     test_fixture("format-v2.cstore", true);
     test_fixture("format-v3.cstore", true);
+    test_fixture("format-v4.cstore", true);
     return test_report();
 }

@@ -62,12 +62,18 @@ def main(argv):
             if c < 0x80:
                 return v, at
 
+    def compact_cell(b, off):
+        """Suffix length and where the value word starts: a uniform leaf
+        (npages' second byte U > 0) leaves U - 1 out of its cells."""
+        ul = struct.unpack_from('<I', data, b + 28)[0] >> 8
+        return (ul - 1, b + off) if ul else varint(b + off)
+
     def cells(b, slots):
         if struct.unpack_from('<H', data, b + 4)[0] == 6:  # compact leaf: prefix at the page end
-            plen = struct.unpack_from('<I', data, b + 28)[0]
+            plen = struct.unpack_from('<I', data, b + 28)[0] & 0xff
             prefix = data[b + ps - plen:b + ps]
             for off in slots:
-                sl, at = varint(b + off)
+                sl, at = compact_cell(b, off)
                 vw, at = varint(at)
                 yield prefix + data[at:at + sl], vw >> 1, bool(vw & 1)
             return
@@ -82,7 +88,7 @@ def main(argv):
             kl, vl = struct.unpack_from('<HI', data, b + off)
             name = k.decode('utf-8', 'replace')
             if struct.unpack_from('<H', data, b + 4)[0] == 6:
-                sl, at = varint(b + off)
+                sl, at = compact_cell(b, off)
                 _, at = varint(at)
                 vat = at + sl
             else:

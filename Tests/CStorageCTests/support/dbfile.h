@@ -84,7 +84,10 @@ static inline dbfile_leaf_cell dbfile_leaf(uint8_t *pg, unsigned i)
     dbfile_leaf_cell c;
     uint8_t *p = dbfile_cell(pg, i);
     if (dbfile_rd16(pg + 4) == PT_LEAF6) {
-        c.klen = dbfile_varint(&p);
+        /* npages' second byte: a uniform leaf's suffix length + 1, which
+         * its cells leave out (format.h, COMPACT LEAF). */
+        uint32_t ul = dbfile_rd32(pg + 28) >> 8;
+        c.klen = ul ? ul - 1 : dbfile_varint(&p);
         uint32_t vw = dbfile_varint(&p);
         c.ovf = vw & 1;
         c.vlen = vw >> 1;
@@ -102,7 +105,7 @@ static inline dbfile_leaf_cell dbfile_leaf(uint8_t *pg, unsigned i)
 /* A compact leaf's shared key prefix (its length in *n; 0 on a type-3 leaf). */
 static inline uint8_t *dbfile_leaf_prefix(uint8_t *pg, uint32_t ps, uint32_t *n)
 {
-    *n = dbfile_rd16(pg + 4) == PT_LEAF6 ? dbfile_rd32(pg + 28) : 0;
+    *n = dbfile_rd16(pg + 4) == PT_LEAF6 ? dbfile_rd32(pg + 28) & 0xff : 0;
     return pg + ps - *n;
 }
 /* Leaf cell i's whole key, assembled into buf (CS_MAX_KEY bytes); its length. */
