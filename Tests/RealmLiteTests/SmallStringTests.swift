@@ -59,7 +59,12 @@ final class SmallStringTests: RealmTestCase {
         for (i, text) in texts.enumerated() {
             let object = try XCTUnwrap(realm.object(ofType: SmallText.self, forPrimaryKey: i))
             XCTAssertEqual(object.text, text)
-            XCTAssertTrue(words(object.text) == words(String(decoding: Array(text.utf8), as: UTF8.self)), text)
+            // Inline strings (up to 15 UTF-8 bytes) must match the standard
+            // library's bit for bit; longer ones hold a heap pointer, so their
+            // words can be compared only by chance (a freed buffer reused).
+            if text.utf8.count <= 15 {
+                XCTAssertTrue(words(object.text) == words(String(decoding: Array(text.utf8), as: UTF8.self)), text)
+            }
             XCTAssertEqual(object.optionalText, i % 2 == 0 ? text : nil)
         }
         XCTAssertEqual(realm.objects(SmallText.self).map(\.text), texts)
