@@ -83,8 +83,18 @@ extension _RealmPrimitive {
 
 extension _RealmPrimitive {
     @inlinable @inline(__always)
-    static func loadInt(_ bytes: UnsafeRawBufferPointer) -> Int64 {
-        Int64(littleEndian: bytes.loadUnaligned(as: Int64.self))
+    static func loadInt(_ bytes: UnsafeRawBufferPointer) -> Int64 { storedInt(bytes) }
+}
+
+/// A stored integer: 8 bytes, or 1, 2 or 4 from a packed integer slot
+/// (Record.swift, "Integer slots"), sign-extended.
+@inlinable @inline(__always)
+func storedInt(_ bytes: UnsafeRawBufferPointer) -> Int64 {
+    if _fastPath(bytes.count >= 8) { return Int64(littleEndian: bytes.loadUnaligned(as: Int64.self)) }
+    switch bytes.count {
+    case 4: return Int64(Int32(littleEndian: bytes.loadUnaligned(as: Int32.self)))
+    case 2: return Int64(Int16(littleEndian: bytes.loadUnaligned(as: Int16.self)))
+    default: return Int64(bytes.load(as: Int8.self))
     }
 }
 

@@ -4,6 +4,7 @@
 //                                         format 3 (RecordGenerations.swift)
 //   [null bitmap: ceil(n/8) bytes]        bit i set = stored column i is nil
 //   [fixed slots]                          scalars and link keys, little-endian
+//   [int slots: 2^c bytes x nint]          integers, in classes with intSlots
 //   [var end offsets: w bytes x nvar]      end of var field j, relative to var data
 //   [var data]                             strings, data, decimals, collections
 //
@@ -12,6 +13,17 @@
 // record's size alone: 1 byte below 256, 2 below 65536, else 4, so a
 // reader needs no header byte and a record has one encoding (the writer
 // takes the narrowest width whose record size still maps to it).
+//
+// Integer slots (classes with StoredClass.intSlots): every integer column
+// is packed after the other fixed slots, 1, 2, 4 or 8 bytes wide by the
+// record's widest value, little-endian two's complement. The width code c
+// (width 2^c) is the top two bits of the null bitmap's last byte (the
+// layout keeps two spare bits there), so no field's offset depends on a
+// value before it: an integer is at intStart + (index << c), the var table
+// at intStart + (nint << c), one byte load more than a fixed slot. The
+// writer takes the narrowest width that holds every integer, so a record
+// has one encoding. Slow paths work on the wide form (8-byte integers,
+// u32 end offsets: RecordLayout.wide) and pack it (packRecord).
 // Column order, slot offsets and var indexes come from the class's stored
 // schema (ClassInfo), so a field read is: one bit test plus one unaligned
 // load, or two offset loads for a variable-size field. FileLayout.swift has
@@ -29,20 +41,38 @@ struct RecordLayout: Sendable {
     /// Var end offsets as wide as the record's size needs (object format
     /// 7); false: always u32.
     @usableFromInline let compactOffsets: Bool
+    /// Packed integer slots after the `fixedSize` bytes of other fixed
+    /// slots (0 unless the class has intSlots).
+    @usableFromInline let intCount: Int
 
     @inlinable
-    init(columnCount: Int, headerSize: Int, nullBytes: Int, fixedSize: Int, varCount: Int, compactOffsets: Bool) {
+    init(columnCount: Int, headerSize: Int, nullBytes: Int, fixedSize: Int, varCount: Int, compactOffsets: Bool,
+         intCount: Int = 0) {
         self.columnCount = columnCount
         self.headerSize = headerSize
         self.nullBytes = nullBytes
         self.fixedSize = fixedSize
         self.varCount = varCount
         self.compactOffsets = compactOffsets
+        self.intCount = intCount
     }
 
-    @inlinable var varTableStart: Int { headerSize + nullBytes + fixedSize }
+    /// Where the packed integer slots start.
+    @inlinable var intStart: Int { headerSize + nullBytes + fixedSize }
+    /// The var table in a record whose integers are 8 bytes wide: every
+    /// record without packed integers, and the wide form of one with them.
+    @inlinable var varTableStart: Int { intStart + 8 * intCount }
+    /// The byte whose top two bits are the width code of packed integers.
+    @inlinable var intCodeByte: Int { headerSize + nullBytes - 1 }
     /// The smallest record of this layout (every var field empty).
-    var minimumSize: Int { varTableStart + (compactOffsets ? 1 : 4) * varCount }
+    var minimumSize: Int { intStart + intCount + (compactOffsets ? 1 : 4) * varCount }
+
+    /// The same columns with 8-byte integers and u32 end offsets, what the
+    /// slow paths edit; identical when there are no packed integers.
+    var wide: RecordLayout {
+        RecordLayout(columnCount: columnCount, headerSize: headerSize, nullBytes: nullBytes,
+                     fixedSize: fixedSize + 8 * intCount, varCount: varCount, compactOffsets: intCount == 0 && compactOffsets)
+    }
 
     /// The width of the var end offsets in a record of `size` bytes.
     @inlinable @inline(__always)
@@ -53,9 +83,9 @@ struct RecordLayout: Sendable {
     }
 
     /// The width a record with `dataLength` bytes of var data is written with.
-    func offsetWidth(dataLength: Int) -> Int {
+    func offsetWidth(dataLength: Int, table: Int? = nil) -> Int {
         guard compactOffsets else { return 4 }
-        let base = varTableStart + dataLength
+        let base = (table ?? varTableStart) + dataLength
         return base + varCount < 0x100 ? 1 : base + 2 * varCount < 0x10000 ? 2 : 4
     }
 }
@@ -83,6 +113,9 @@ struct ColumnSlot: Sendable {
     @usableFromInline var width: Int32
 
     @usableFromInline static var unstored: Int32 { -1 }
+    /// An integer in the packed slots (intSlots): `offset` is its index
+    /// among them; its width is the record's (RecordView.packedInt).
+    @inlinable static var packedInt: Int32 { -3 }
     /// The primary key of a class keyed by it: its value is the object key
     /// (objectKey(primaryKey:)), so readers take it from the key, never
     /// from the record (whose null bit and offset it does not have).
@@ -121,9 +154,28 @@ struct RecordView {
         }
     }
 
+    /// The width code of packed integers (width 2^code bytes).
+    @inlinable @inline(__always)
+    func intCode(_ layout: RecordLayout) -> Int {
+        Int(base.load(fromByteOffset: layout.intCodeByte, as: UInt8.self) >> 6)
+    }
+
+    /// Where the var table starts in this record.
+    @inlinable @inline(__always)
+    func varTable(_ layout: RecordLayout) -> Int {
+        layout.intCount == 0 ? layout.varTableStart : layout.intStart + layout.intCount << intCode(layout)
+    }
+
+    /// Packed integer `index`'s bytes (1, 2, 4 or 8; loadInt widens them).
+    @inlinable @inline(__always)
+    func packedInt(_ index: Int, _ layout: RecordLayout) -> UnsafeRawBufferPointer {
+        let code = intCode(layout)
+        return UnsafeRawBufferPointer(start: base + layout.intStart + index << code, count: 1 << code)
+    }
+
     @inlinable @inline(__always)
     func variable(_ index: Int, _ layout: RecordLayout) -> UnsafeRawBufferPointer {
-        let table = layout.varTableStart, width = layout.offsetWidth(recordSize: size)
+        let table = varTable(layout), width = layout.offsetWidth(recordSize: size)
         let end = varEnd(table, index, width)
         let start = index == 0 ? 0 : varEnd(table, index - 1, width)
         return UnsafeRawBufferPointer(start: base + table + width * layout.varCount + start, count: end - start)
@@ -132,7 +184,7 @@ struct RecordView {
     /// The bytes of a column: the fixed slot, or the var field.
     @inlinable @inline(__always)
     func field(_ slot: ColumnSlot, _ layout: RecordLayout) -> UnsafeRawBufferPointer {
-        slot.width > 0 ? fixed(slot) : variable(Int(slot.offset), layout)
+        slot.width > 0 ? fixed(slot) : slot.width == 0 ? variable(Int(slot.offset), layout) : packedInt(Int(slot.offset), layout)
     }
 }
 

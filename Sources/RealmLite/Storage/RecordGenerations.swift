@@ -36,16 +36,35 @@ struct PositionalLayout {
     let layout: RecordLayout
     /// Per storage position.
     let slots: [ColumnSlot]
+    /// Per storage position, in the wide form (layout.wide): packed
+    /// integers as 8-byte fixed slots. The same as slots without them.
+    let wideSlots: [ColumnSlot]
 
-    init<C: Collection>(_ properties: C, headerSize: Int, compactOffsets: Bool) where C.Element == StoredProperty {
-        let nullBytes = (properties.count + 7) / 8
-        var fixed = headerSize + nullBytes, varCount = 0
+    init<C: Collection>(_ properties: C, headerSize: Int, compactOffsets: Bool, intSlots: Bool = false)
+    where C.Element == StoredProperty {
+        self.init(fixedWidths: properties.map { $0.collection == .none ? $0.type.fixedWidth : 0 },
+                  ints: properties.map { $0.collection == .none && $0.type == .int },
+                  headerSize: headerSize, compactOffsets: compactOffsets, intSlots: intSlots)
+    }
+
+    /// Per storage position: the fixed width (0: a var field) and whether
+    /// the column is an integer. With `intSlots`, integer columns are
+    /// packed after the other fixed slots (Record.swift, "Integer slots").
+    init(fixedWidths: [Int], ints: [Bool], headerSize: Int, compactOffsets: Bool, intSlots: Bool) {
+        let count = fixedWidths.count
+        let intCount = intSlots ? ints.filter { $0 }.count : 0
+        // Packed integers keep two spare bits in the null bitmap's last byte.
+        let nullBytes = (count + (intCount > 0 ? 2 : 0) + 7) / 8
+        var fixed = headerSize + nullBytes, varCount = 0, intIndex = 0
         var slots: [ColumnSlot] = []
-        slots.reserveCapacity(properties.count)
-        for (position, property) in properties.enumerated() {
+        slots.reserveCapacity(count)
+        for position in 0..<count {
             let nullBit = Int32(8 * headerSize + position)
-            let width = property.collection == .none ? property.type.fixedWidth : 0
-            if width > 0 {
+            let width = fixedWidths[position]
+            if intCount > 0 && ints[position] {
+                slots.append(ColumnSlot(offset: Int32(intIndex), nullBit: nullBit, width: ColumnSlot.packedInt))
+                intIndex += 1
+            } else if width > 0 {
                 slots.append(ColumnSlot(offset: Int32(fixed), nullBit: nullBit, width: Int32(width)))
                 fixed += width
             } else {
@@ -54,8 +73,14 @@ struct PositionalLayout {
             }
         }
         self.slots = slots
-        layout = RecordLayout(columnCount: properties.count, headerSize: headerSize, nullBytes: nullBytes,
-                              fixedSize: fixed - headerSize - nullBytes, varCount: varCount, compactOffsets: compactOffsets)
+        let intStart = fixed
+        wideSlots = slots.map { slot in
+            guard slot.width == ColumnSlot.packedInt else { return slot }
+            return ColumnSlot(offset: Int32(intStart) + 8 * slot.offset, nullBit: slot.nullBit, width: 8)
+        }
+        layout = RecordLayout(columnCount: count, headerSize: headerSize, nullBytes: nullBytes,
+                              fixedSize: fixed - headerSize - nullBytes, varCount: varCount, compactOffsets: compactOffsets,
+                              intCount: intCount)
     }
 }
 
