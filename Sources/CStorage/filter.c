@@ -54,6 +54,38 @@ static uint32_t fixed_width(const cs_value_test *t)
     }
 }
 
+/* The width code of value v's packed integers (width 1 << code). */
+static inline unsigned int_code(const cs_filter *f, const uint8_t *v)
+{
+    return v[f->int_code_byte] >> 6;
+}
+
+/* Whether value v (of `size` bytes, at least the filter's `need`) holds
+ * its packed integers: their width depends on the value. */
+static inline bool ints_fit(const cs_filter *f, const uint8_t *v, size_t size)
+{
+    return !f->int_count || (uint64_t)f->int_start + ((uint64_t)f->int_count << int_code(f, v)) <= size;
+}
+
+/* The integer 1 << code bytes wide at p, sign-extended. */
+static inline uint64_t rd_packed(const uint8_t *p, unsigned code)
+{
+    switch (code) {
+    case 0: return (uint64_t)(int64_t)(int8_t)p[0];
+    case 1: return (uint64_t)(int64_t)(int16_t)rd16(p);
+    case 2: return (uint64_t)(int64_t)(int32_t)rd32(p);
+    default: return rd64(p);
+    }
+}
+
+/* The integer test t reads from value v. */
+static inline uint64_t rd_int(const cs_filter *f, const cs_value_test *t, const uint8_t *v)
+{
+    if (!t->packed) return rd64(v + t->offset);
+    unsigned code = int_code(f, v);
+    return rd_packed(v + f->int_start + ((size_t)t->offset << code), code);
+}
+
 /* Checks the filter; *min_size = the bytes a value needs for every fixed read. */
 static int validate(const cs_filter *f, size_t *min_size)
 {
@@ -62,6 +94,12 @@ static int validate(const cs_filter *f, size_t *min_size)
     if (f->entry >= (int32_t)f->ntests || f->entry < CS_FILTER_TRUE)
         return cs_fail(CS_EINVAL, "cs_filter_values: entry %d out of range", f->entry);
     size_t need = 0;
+    if (f->int_count) {
+        if (f->int_code_byte >= f->int_start || (uint64_t)f->int_start + 8ull * f->int_count > UINT32_MAX)
+            return cs_fail(CS_EINVAL, "cs_filter_values: packed integers at %u with the code at %u", f->int_start,
+                           f->int_code_byte);
+        need = (size_t)f->int_start + f->int_count; /* every integer at least one byte */
+    }
     for (uint32_t i = 0; i < f->ntests; i++) {
         const cs_value_test *t = &f->tests[i];
         if (t->on_true >= (int32_t)i || t->on_false >= (int32_t)i || t->on_true < CS_FILTER_TRUE ||
@@ -74,6 +112,12 @@ static int validate(const cs_filter *f, size_t *min_size)
             (t->low < 0 || t->high < 0 || (uint64_t)t->low + (uint64_t)t->high > f->nconstants))
             return cs_fail(CS_EINVAL, "cs_filter_values: test %u compares constants out of range", i);
         if (t->null_mask && (size_t)t->null_byte + 1 > need) need = (size_t)t->null_byte + 1;
+        if (t->packed) {
+            if ((t->kind != CS_TEST_I64_RANGE && t->kind != CS_TEST_I64_VS_F64) || t->offset >= f->int_count)
+                return cs_fail(CS_EINVAL, "cs_filter_values: test %u reads packed integer %u of %u", i, t->offset,
+                               f->int_count);
+            continue;
+        }
         uint32_t w = fixed_width(t);
         if (w && (size_t)t->offset + w > need) need = (size_t)t->offset + w;
     }
@@ -93,8 +137,9 @@ static bool var_field(const cs_filter *f, const uint8_t *v, size_t size, uint32_
                       size_t *len)
 {
     unsigned w = f->compact_offsets ? cs_record_offset_width(size) : 4u;
-    uint64_t data = f->compact_offsets ? (uint64_t)f->var_table + w * (uint64_t)f->var_count : f->var_data;
-    uint64_t end_at = (uint64_t)f->var_table + w * (uint64_t)index;
+    uint64_t table = f->int_count ? f->int_start + ((uint64_t)f->int_count << int_code(f, v)) : f->var_table;
+    uint64_t data = f->compact_offsets || f->int_count ? table + w * (uint64_t)f->var_count : f->var_data;
+    uint64_t end_at = table + w * (uint64_t)index;
     if (end_at + w > size) return false;
     uint32_t end = rd_offset(v + end_at, w), start = index ? rd_offset(v + end_at - w, w) : 0;
     if (start > end || data + end > size) return false;
@@ -112,11 +157,11 @@ typedef struct chunk {
 } chunk;
 
 /* A double comparison on one value (before null and negate). */
-static bool double_test(const cs_value_test *t, const uint8_t *v)
+static bool double_test(const cs_filter *f, const cs_value_test *t, const uint8_t *v)
 {
     const uint8_t *at = v + t->offset;
     switch (t->kind) {
-    case CS_TEST_I64_VS_F64: return f64_test(t->cmp, (double)(int64_t)rd64(at), t->f64);
+    case CS_TEST_I64_VS_F64: return f64_test(t->cmp, (double)(int64_t)rd_int(f, t, v), t->f64);
     case CS_TEST_F64: {
         uint64_t bits = rd64(at);
         double d;
@@ -162,7 +207,10 @@ static int test_mask(const cs_filter *f, const cs_value_test *t, const chunk *c,
         return 0;
     case CS_TEST_I64_RANGE: {
         const uint64_t low = (uint64_t)t->low, span = (uint64_t)t->high - low;
-        EACH(2 * reach < n, rd64(c->v[k] + off) - low <= span);
+        if (t->packed)
+            EACH(2 * reach < n, rd_int(f, t, c->v[k]) - low <= span);
+        else
+            EACH(2 * reach < n, rd64(c->v[k] + off) - low <= span);
         break;
     }
     case CS_TEST_BOOL:
@@ -185,7 +233,7 @@ static int test_mask(const cs_filter *f, const cs_value_test *t, const chunk *c,
         }
         break;
     default: /* the double comparisons: the comparison is chosen per value */
-        EACH(4 * reach < n, double_test(t, c->v[k]));
+        EACH(4 * reach < n, double_test(f, t, c->v[k]));
         break;
     }
 #undef EACH
@@ -251,6 +299,8 @@ static void scratch_free(scratch *s)
 enum { CONJ_MAX = 2 };
 typedef struct conj {
     unsigned nint, nbool;
+    bool packed;            /* the int tests read packed integers (int_off: their indexes) */
+    uint32_t int_start, int_count, code_byte;
     uint32_t int_off[CONJ_MAX];
     uint64_t int_low[CONJ_MAX], int_span[CONJ_MAX], int_flip[CONJ_MAX]; /* flip: 1 for != */
     uint32_t bool_off[CONJ_MAX];
@@ -260,11 +310,15 @@ typedef struct conj {
 static bool conj_of(const cs_filter *f, conj *q)
 {
     q->nint = q->nbool = 0;
+    q->packed = f->int_count > 0;
+    q->int_start = f->int_start;
+    q->int_count = f->int_count;
+    q->code_byte = f->int_code_byte;
     for (int32_t j = f->entry; j != CS_FILTER_TRUE;) {
         if (j < 0) return false;
         const cs_value_test *t = &f->tests[j];
         if (t->on_false != CS_FILTER_FALSE || t->null_mask) return false;
-        if (t->kind == CS_TEST_I64_RANGE && q->nint < CONJ_MAX) {
+        if (t->kind == CS_TEST_I64_RANGE && q->nint < CONJ_MAX && t->packed == q->packed) {
             q->int_off[q->nint] = t->offset;
             q->int_low[q->nint] = (uint64_t)t->low;
             q->int_span[q->nint] = (uint64_t)t->high - (uint64_t)t->low;
@@ -287,8 +341,16 @@ static inline __attribute__((always_inline)) uint64_t conj_eval(const conj *q, c
                                                                unsigned nbool)
 {
     uint64_t ok = 1;
-    for (unsigned j = 0; j < nint; j++)
-        ok &= (uint64_t)(rd64(v + q->int_off[j]) - q->int_low[j] <= q->int_span[j]) ^ q->int_flip[j];
+    if (nint && q->packed) {
+        const unsigned code = v[q->code_byte] >> 6;
+        for (unsigned j = 0; j < nint; j++)
+            ok &= (uint64_t)(rd_packed(v + q->int_start + ((size_t)q->int_off[j] << code), code) - q->int_low[j] <=
+                             q->int_span[j]) ^
+                  q->int_flip[j];
+    } else {
+        for (unsigned j = 0; j < nint; j++)
+            ok &= (uint64_t)(rd64(v + q->int_off[j]) - q->int_low[j] <= q->int_span[j]) ^ q->int_flip[j];
+    }
     for (unsigned j = 0; j < nbool; j++) ok &= (uint64_t)(v[q->bool_off[j]] != 0) ^ q->bool_flip[j];
     return ok;
 }
@@ -317,7 +379,10 @@ static inline __attribute__((always_inline)) unsigned conj_count_leaf(const uint
         if (CS_UNLIKELY(head & 0x8180)) break;
         const uint32_t sl = head & 0x7f, vl = head >> 9;
         if (CS_UNLIKELY(off + 2 + sl + vl > top || vl < need)) break;
-        g += conj_eval(&q, pg + off + 2 + sl, nint, nbool);
+        const uint8_t *v = pg + off + 2 + sl;
+        /* need covers the code byte; the integers' width is the value's */
+        if (nint && q.packed && CS_UNLIKELY(q.int_start + ((uint64_t)q.int_count << (v[q.code_byte] >> 6)) > vl)) break;
+        g += conj_eval(&q, v, nint, nbool);
     }
     *got += g;
     return i;
@@ -448,6 +513,9 @@ static inline __attribute__((always_inline)) int count_walk(count_state *s, unsi
             if (CS_UNLIKELY(tagged) && v[0] != tag)
                 return cs_fail(CS_EFORMAT, "page %llu: value %u is not of the filter's layout (tag %u, not %u)",
                                (unsigned long long)PH(pg)->pgno, i, v[0], tag);
+            if (CS_UNLIKELY(!ints_fit(s->filter, v, vl)))
+                return cs_fail(CS_ECORRUPT, "page %llu: value %u has %u bytes, too few for its packed integers",
+                               (unsigned long long)PH(pg)->pgno, i, vl);
             if (!chunked) {
                 got += conj_eval(&q, v, nint, nbool);
                 continue;
@@ -533,6 +601,10 @@ int cs_filter_values(const cs_filter *filter, const cs_val *vals, size_t n, uint
             if (CS_UNLIKELY(filter->has_tag) && ((const uint8_t *)v->data)[0] != filter->tag) {
                 rc = cs_fail(CS_EFORMAT, "value %zu is not of the filter's layout (tag %u, not %u)", base + k,
                              ((const uint8_t *)v->data)[0], filter->tag);
+                break;
+            }
+            if (CS_UNLIKELY(!ints_fit(filter, v->data, v->size))) {
+                rc = cs_fail(CS_ECORRUPT, "value %zu has %zu bytes, too few for its packed integers", base + k, v->size);
                 break;
             }
             c.v[k] = v->data;

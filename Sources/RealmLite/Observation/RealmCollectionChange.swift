@@ -91,7 +91,7 @@ extension RealmCore {
                             let slot = info.slots[column]
                             guard slot.width >= 0 else { return false }
                             return before.isNull(slot) != after.isNull(slot)
-                                || !sameBytes(before.field(slot, info.layout), after.field(slot, info.layout))
+                                || !sameField(slot, before.field(slot, info.layout), after.field(slot, info.layout))
                         }
                     }
                 }

@@ -148,7 +148,7 @@ final class ClassInfo: @unchecked Sendable {
         // (RecordGenerations.swift); each live one maps to its column.
         let storage = stored.storageProperties
         let positional = PositionalLayout(storage, headerSize: stored.generations == nil ? 0 : 1,
-                                          compactOffsets: stored.compactOffsets == true)
+                                          compactOffsets: stored.compactOffsets == true, intSlots: stored.intSlots == true)
         slots = .allocate(capacity: max(columns.count, 1))
         for column in columns { slots[column.index] = ColumnSlot(offset: 0, nullBit: 0, width: ColumnSlot.unstored) }
         if let keyColumn { slots[keyColumn] = ColumnSlot(offset: 0, nullBit: 0, width: ColumnSlot.objectKey) }
@@ -165,8 +165,10 @@ final class ClassInfo: @unchecked Sendable {
         var copies: [PlainCopy] = [], encoded: [Int] = []
         for index in order {
             let plain = descriptor.isDynamic ? (offset: 0, width: 0) : accessors[index].plainValue
-            if plain.width > 0 && Int(slots[index].width) == plain.width {
-                copies.append(PlainCopy(from: plain.offset, to: Int(slots[index].offset), width: plain.width))
+            // The writer fills the wide form (8-byte integers) and packs it.
+            let slot = positional.layout.wideSlot(slots[index])
+            if plain.width > 0 && Int(slot.width) == plain.width {
+                copies.append(PlainCopy(from: plain.offset, to: Int(slot.offset), width: plain.width))
             } else {
                 encoded.append(index)
             }

@@ -42,8 +42,11 @@ struct StoredSchema: Codable, Equatable {
     /// Tree collections' Int elements may be ordered varints (ListTree.orderedIDBase).
     static let orderedIntsFormat = 9
 
+    /// Classes may pack their integer slots (StoredClass.intSlots).
+    static let intSlotsFormat = 10
+
     /// The newest format this version reads.
-    static let currentFormat = orderedIntsFormat
+    static let currentFormat = intSlotsFormat
 
     /// The format a file whose schema is this one is written with: the
     /// current one, since any write may put a collection in the tree.
@@ -105,6 +108,10 @@ struct StoredClass: Codable, Equatable {
     /// object format 7). Fixed when the class is first stored; a migration
     /// that rewrites the records stores the class anew (then true).
     var compactOffsets: Bool?
+    /// Records pack their integer columns 1, 2, 4 or 8 bytes wide by value
+    /// (Storage/Record.swift, "Integer slots"); nil: 8 bytes each (classes
+    /// first stored before object format 10). Fixed like compactOffsets.
+    var intSlots: Bool?
 
     init(_ descriptor: ClassDescriptor) {
         name = descriptor.name
@@ -118,6 +125,7 @@ struct StoredClass: Codable, Equatable {
         } ?? false
         generations = [storageProperties.count]
         compactOffsets = true
+        intSlots = true
     }
 
     /// The properties records hold, in record order (retired ones too).

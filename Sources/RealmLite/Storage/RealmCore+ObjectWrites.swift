@@ -216,7 +216,7 @@ extension RealmCore {
         }
         let oldNull = record.isNull(slot)
         let oldField = record.field(slot, info.layout)
-        if oldNull == isNull && (isNull || sameBytes(oldField, raw)) { return }
+        if oldNull == isNull && (isNull || sameField(slot, oldField, raw)) { return }
         if column.isPrimary {
             fail(primaryKeyChange(info, column))
             return

@@ -74,6 +74,12 @@ struct RecordLayout: Sendable {
                      fixedSize: fixedSize + 8 * intCount, varCount: varCount, compactOffsets: intCount == 0 && compactOffsets)
     }
 
+    /// `slot` in the wide form: a packed integer becomes an 8-byte slot
+    /// (the other fixed slots and var indexes are the same in both).
+    func wideSlot(_ slot: ColumnSlot) -> ColumnSlot {
+        slot.width != ColumnSlot.packedInt ? slot : ColumnSlot(offset: Int32(intStart) + 8 * slot.offset, nullBit: slot.nullBit, width: 8)
+    }
+
     /// The width of the var end offsets in a record of `size` bytes.
     @inlinable @inline(__always)
     func offsetWidth(recordSize size: Int) -> Int {
@@ -188,6 +194,12 @@ struct RecordView {
     }
 }
 
+/// Whether two fields of column `slot` hold the same value: a packed
+/// integer's bytes depend on its record's width, so it compares by value.
+func sameField(_ slot: ColumnSlot, _ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+    slot.width == ColumnSlot.packedInt ? storedInt(a) == storedInt(b) : sameBytes(a, b)
+}
+
 /// A fixed value an insert copies from an instance's memory into a record.
 struct PlainCopy: Sendable {
     let from: Int, to: Int, width: Int
@@ -196,7 +208,9 @@ struct PlainCopy: Sendable {
 /// Builds a new record column by column, in storage order (var fields must be
 /// appended in var-index order).
 public struct _RecordWriter {
-    var bytes: [UInt8]
+    /// The record in its wide form (the layout's own without packed integers).
+    private var wide: [UInt8]
+    /// The wide form's layout.
     let layout: RecordLayout
     // unowned(unsafe): a writer lives only inside one insert call, which
     // holds both strongly; skipping the refcounting matters on every insert.
@@ -208,28 +222,42 @@ public struct _RecordWriter {
     init(info: ClassInfo, realm: RealmCore, buffer: [UInt8] = []) {
         self.info = info
         self.realm = realm
-        layout = info.layout
-        bytes = buffer
+        layout = info.layout.wide
+        wide = buffer
         // Written with u32 end offsets; narrowed once the last is known.
         let start = layout.varTableStart + 4 * layout.varCount
-        if bytes.count < start {
-            bytes.reserveCapacity(start + 64)
-            bytes.append(contentsOf: repeatElement(0, count: start - bytes.count))
-        } else if bytes.count > start {
-            bytes.removeLast(bytes.count - start)
+        if wide.count < start {
+            wide.reserveCapacity(start + 64)
+            wide.append(contentsOf: repeatElement(0, count: start - wide.count))
+        } else if wide.count > start {
+            wide.removeLast(wide.count - start)
         }
-        bytes.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
-        if layout.headerSize > 0 { bytes[0] = info.generation }
+        wide.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
+        if layout.headerSize > 0 { wide[0] = info.generation }
         if info.lastLiveVarField < 0 && layout.varCount > 0 { endVarFields(through: layout.varCount) }
     }
 
-    /// Writes a column's value: nil, fixed-slot bytes or var-field bytes.
+    /// The record as stored (packed integers at their width).
+    var bytes: [UInt8] {
+        info.layout.intCount == 0 ? wide : wide.withUnsafeBytes { info.layout.packRecord($0) }
+    }
+
+    /// Writes a column's value: nil, fixed-slot bytes or var-field bytes
+    /// (a packed integer's: any of its widths).
     mutating func write(_ column: Int, isNull: Bool, _ raw: UnsafeRawBufferPointer) {
         let slot = info.slots[column]
-        if isNull { bytes[Int(slot.nullBit) >> 3] |= 1 << UInt8(slot.nullBit & 7) }
+        if _slowPath(slot.width == ColumnSlot.packedInt) {
+            withInt64Bytes(isNull || raw.isEmpty ? 0 : storedInt(raw)) { writeColumn(info.layout.wideSlot(slot), isNull: isNull, $0) }
+        } else {
+            writeColumn(slot, isNull: isNull, raw)
+        }
+    }
+
+    private mutating func writeColumn(_ slot: ColumnSlot, isNull: Bool, _ raw: UnsafeRawBufferPointer) {
+        if isNull { wide[Int(slot.nullBit) >> 3] |= 1 << UInt8(slot.nullBit & 7) }
         if slot.width > 0 {
             if !isNull, raw.count > 0 {
-                bytes.withUnsafeMutableBytes { dest in
+                wide.withUnsafeMutableBytes { dest in
                     (dest.baseAddress! + Int(slot.offset)).copyMemory(from: raw.baseAddress!, byteCount: min(raw.count, Int(slot.width)))
                 }
             }
@@ -237,7 +265,7 @@ public struct _RecordWriter {
             // Retired var fields (RecordGenerations.swift) before this one are empty.
             if _slowPath(Int(slot.offset) > nextVar) { endVarFields(through: Int(slot.offset)) }
             precondition(Int(slot.offset) == nextVar, "RealmLite: var fields written out of order")
-            if !isNull { bytes.appendRaw(raw) }
+            if !isNull { wide.appendRaw(raw) }
             endVarFields(through: nextVar + 1)
             if _slowPath(nextVar == info.lastLiveVarField + 1) { endVarFields(through: layout.varCount) }
         }
@@ -247,9 +275,9 @@ public struct _RecordWriter {
     private mutating func endVarFields(through end: Int) {
         guard nextVar < end else { return }
         let table = layout.varTableStart
-        let offset = bytes.count - table - 4 * layout.varCount
+        let offset = wide.count - table - 4 * layout.varCount
         while nextVar < end {
-            bytes.withUnsafeMutableBytes { ($0.baseAddress! + table + 4 * nextVar).storeOffset(offset, width: 4) }
+            wide.withUnsafeMutableBytes { ($0.baseAddress! + table + 4 * nextVar).storeOffset(offset, width: 4) }
             nextVar += 1
         }
         if nextVar == layout.varCount && layout.compactOffsets { narrowOffsets(dataLength: offset) }
@@ -260,20 +288,20 @@ public struct _RecordWriter {
         let width = layout.offsetWidth(dataLength: dataLength)
         guard width < 4 else { return }
         let table = layout.varTableStart, count = layout.varCount
-        bytes.withUnsafeMutableBytes { raw in
+        wide.withUnsafeMutableBytes { raw in
             let view = RecordView(base: UnsafeRawPointer(raw.baseAddress!), size: raw.count)
             for j in 0..<count { (raw.baseAddress! + table + width * j).storeOffset(view.varEnd(table, j, 4), width: width) }
             let data = table + 4 * count
             (raw.baseAddress! + table + width * count).copyMemory(from: raw.baseAddress! + data, byteCount: dataLength)
         }
-        bytes.removeLast((4 - width) * count)
+        wide.removeLast((4 - width) * count)
     }
 
     /// Copies fixed values of 8 or 1 bytes from an unmanaged instance into
     /// their slots (ClassInfo.plainCopies; the record starts zeroed, so
     /// their null bits are already clear).
     mutating func copyPlain(from object: UnsafeRawPointer, _ copies: [PlainCopy]) {
-        bytes.withUnsafeMutableBytes { dest in
+        wide.withUnsafeMutableBytes { dest in
             let base = dest.baseAddress!
             for copy in copies {
                 if copy.width == 8 {
@@ -302,6 +330,24 @@ func replacingColumn(_ record: RecordView, _ slot: ColumnSlot, _ layout: RecordL
 /// reused: a loop rewriting many records allocates once).
 func replacingColumn(_ record: RecordView, _ slot: ColumnSlot, _ layout: RecordLayout,
                      isNull: Bool, _ raw: UnsafeRawBufferPointer, into out: inout [UInt8]) {
+    if layout.intCount > 0 {
+        // Edits the wide form: the new value may change every integer's width.
+        guard let wide = layout.unpackRecord(record) else { preconditionFailure("RealmLite: a record shorter than its layout") }
+        let wideSlot = layout.wideSlot(slot)
+        var edited: [UInt8] = []
+        wide.withUnsafeBytes { old in
+            let view = RecordView(base: old.baseAddress!, size: old.count)
+            if slot.width == ColumnSlot.packedInt {
+                withInt64Bytes(isNull || raw.isEmpty ? 0 : storedInt(raw)) {
+                    replacingColumn(view, wideSlot, layout.wide, isNull: isNull, $0, into: &edited)
+                }
+            } else {
+                replacingColumn(view, wideSlot, layout.wide, isNull: isNull, raw, into: &edited)
+            }
+        }
+        out = edited.withUnsafeBytes { layout.packRecord($0) }
+        return
+    }
     let old = UnsafeRawBufferPointer(start: record.base, count: record.size)
     out.removeAll(keepingCapacity: true)
     if slot.width > 0 {
