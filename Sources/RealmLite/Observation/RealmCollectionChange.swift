@@ -89,7 +89,7 @@ extension RealmCore {
                     info.withCurrentRecord(newValue) { after in
                         columns.contains { column in
                             let slot = info.slots[column]
-                            guard slot.width >= 0 else { return false }
+                            guard slot.inRecord else { return false }
                             return before.isNull(slot) != after.isNull(slot)
                                 || !sameField(slot, before.field(slot, info.layout), after.field(slot, info.layout))
                         }

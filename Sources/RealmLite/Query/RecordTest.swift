@@ -266,7 +266,7 @@ extension QueryCompiler {
               let column = path.directColumn, !path.isMulti, !path.isAggregate,
               column.collection == .none, column.type != .any else { return nil } // mixed: the closures (MixedQuery.swift)
         let slot = info.slots[column.index]
-        guard slot.width >= 0 || slot.width == ColumnSlot.packedInt else { return nil }
+        guard slot.inRecord else { return nil }
         var template = RecordTest.Node(kind: .isNull)
         template.nullByte = slot.nullBit >> 3
         // A required column's null bit is never set: no need to read it.

@@ -122,6 +122,9 @@ struct ColumnSlot: Sendable {
     /// An integer in the packed slots (intSlots): `offset` is its index
     /// among them; its width is the record's (RecordView.packedInt).
     @inlinable static var packedInt: Int32 { -3 }
+
+    /// The column's value is in the record (not linking objects, not the key).
+    var inRecord: Bool { width >= 0 || width == ColumnSlot.packedInt }
     /// The primary key of a class keyed by it: its value is the object key
     /// (objectKey(primaryKey:)), so readers take it from the key, never
     /// from the record (whose null bit and offset it does not have).
