@@ -45,8 +45,9 @@ final class PlainCopyTests: RealmTestCase {
         let plain = info.storageOrder.filter { plainNames.contains(info.columns[$0].name) }
         XCTAssertEqual(plain.count, plainNames.count)
         XCTAssertEqual(info.encodedOrder, info.storageOrder.filter { !plainNames.contains(info.columns[$0].name) })
-        XCTAssertEqual(info.plainCopies.map(\.to), plain.map { Int(info.slots[$0].offset) })
-        XCTAssertEqual(info.plainCopies.map(\.width), plain.map { Int(info.slots[$0].width) })
+        // Into the writer's wide form: packed integers as 8-byte slots.
+        XCTAssertEqual(info.plainCopies.map(\.to), plain.map { Int(info.layout.wideSlot(info.slots[$0]).offset) })
+        XCTAssertEqual(info.plainCopies.map(\.width), plain.map { Int(info.layout.wideSlot(info.slots[$0]).width) })
     }
 
     func testInsertedRecordsEqualTheEncodersRecords() throws {

@@ -134,6 +134,7 @@ struct RecordTest {
                 .matches(defaults)
             mapped.kind = UInt8(CS_TEST_NULL.rawValue)
             mapped.null_mask = 0
+            mapped.packed = 0
             mapped.flag = passes ? 0 : 1
             return mapped
         }
@@ -197,7 +198,8 @@ extension RecordTest.Node {
         test.null_mask = nullMask
         test.null_byte = UInt32(nullByte)
         test.offset = UInt32(offset)
-        test.packed = packed ? 1 : 0
+        // A nil check reads the null bit alone.
+        test.packed = packed && (kind == .intRange || kind == .intAsDouble) ? 1 : 0
         test.on_true = onTrue
         test.on_false = onFalse
         test.low = low
