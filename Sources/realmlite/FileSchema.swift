@@ -12,7 +12,7 @@ struct FileSchema: Decodable {
     var format: Int?
 
     /// The newest object format this tool reads (StoredSchema.currentFormat).
-    static let knownFormat = 9
+    static let knownFormat = 10
 
     static func decode(_ bytes: [UInt8], path: String) throws -> FileSchema {
         let schema: FileSchema
