@@ -25,7 +25,8 @@ struct StoredSchema: Codable, Equatable {
     /// collection, by its id, so older collections keep 8-byte elements),
     /// 9 (`orderedIntsFormat`) since new collections' Int elements are
     /// varints that sort as the numbers (OrderedVarint.swift; older ids keep
-    /// their zigzag or 8-byte elements).
+    /// their zigzag or 8-byte elements), 10 (`intSlotsFormat`) since a
+    /// class's records may pack their integers by value (StoredClass.intSlots).
     /// Files of older formats are read as they are and marked current when
     /// first opened for writing: any write may move a collection into the
     /// tree or add a class whose records have compact offsets. Their classes keep u32 offsets (the
