@@ -374,8 +374,6 @@ final class CLITests: XCTestCase {
                 }
             }
         }
-        let dump = try run(["dump", path, "--class", "CLIOwner"])
-        XCTAssertTrue(dump.stdout.contains("32"), "still read: \(dump.stdout)")
         let r = try run(["check", path])
         XCTAssertEqual(r.status, 1)
         XCTAssertEqual(r.lines.count, 1, r.stdout)
