@@ -3,6 +3,8 @@
 // wide form (8-byte integers, u32 end offsets); packRecord makes the one
 // encoding that is stored, unpackRecord gives the wide form back.
 
+import Foundation
+
 /// The width code (width 2^code bytes) that holds `value`.
 @inline(__always)
 func intWidthCode(_ value: Int64) -> Int {
@@ -12,33 +14,44 @@ func intWidthCode(_ value: Int64) -> Int {
 }
 
 extension RecordLayout {
-    /// `wide`, a record in this layout's wide form, as stored: integers at
-    /// the narrowest width that holds them all, end offsets at the width
-    /// the packed size calls for. Nothing to do without packed integers.
+    /// `wide`, a record in this layout's wide form, as stored (packInPlace).
     func packRecord(_ wide: UnsafeRawBufferPointer) -> [UInt8] {
-        guard intCount > 0 else { return [UInt8](wide) }
-        precondition(wide.count >= varTableStart + 4 * varCount, "RealmLite: a wide record shorter than its layout")
-        let ints = (0..<intCount).map { Int64(littleEndian: wide.loadUnaligned(fromByteOffset: intStart + 8 * $0, as: Int64.self)) }
-        let code = ints.reduce(0) { max($0, intWidthCode($1)) }, width = 1 << code
-        let wideData = varTableStart + 4 * varCount, dataLength = wide.count - wideData
-        let table = intStart + intCount << code
-        let offsetWidth = offsetWidth(dataLength: dataLength, table: table)
-        var out = [UInt8](repeating: 0, count: table + offsetWidth * varCount + dataLength)
-        out.withUnsafeMutableBytes { dest in
-            let base = dest.baseAddress!
-            base.copyMemory(from: wide.baseAddress!, byteCount: intStart)
+        var out = [UInt8](wide)
+        packInPlace(&out)
+        return out
+    }
+
+    /// Packs `record` from this layout's wide form where it is: integers at
+    /// the narrowest width that holds them all, end offsets at the width the
+    /// packed size calls for. Everything moves down, so no byte is read after
+    /// it is overwritten. Nothing to do without packed integers.
+    func packInPlace(_ record: inout [UInt8]) {
+        guard intCount > 0 else { return }
+        precondition(record.count >= varTableStart &+ 4 &* varCount, "RealmLite: a wide record shorter than its layout")
+        let removed = record.withUnsafeMutableBytes { raw -> Int in
+            let base = raw.baseAddress!
+            var code = 0
+            for i in 0..<intCount {
+                code = max(code, intWidthCode(Int64(littleEndian: base.loadUnaligned(fromByteOffset: intStart &+ 8 &* i, as: Int64.self))))
+            }
             base.storeBytes(of: base.load(fromByteOffset: intCodeByte, as: UInt8.self) & 0x3F | UInt8(code) << 6,
                             toByteOffset: intCodeByte, as: UInt8.self)
-            for (i, value) in ints.enumerated() {
-                withUnsafeBytes(of: value.littleEndian) { (base + intStart + i * width).copyMemory(from: $0.baseAddress!, byteCount: width) }
+            let width = 1 << code
+            if code < 3 {
+                for i in 1..<max(intCount, 1) { memmove(base + intStart &+ i &* width, base + intStart &+ 8 &* i, width) }
             }
+            let wideData = varTableStart &+ 4 &* varCount, dataLength = raw.count &- wideData
+            let table = intStart &+ intCount &* width
+            let offsetWidth = offsetWidth(dataLength: dataLength, table: table)
             for j in 0..<varCount {
-                let end = Int(UInt32(littleEndian: wide.loadUnaligned(fromByteOffset: varTableStart + 4 * j, as: UInt32.self)))
-                (base + table + offsetWidth * j).storeOffset(end, width: offsetWidth)
+                let end = Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: varTableStart &+ 4 &* j, as: UInt32.self)))
+                (base + table &+ offsetWidth &* j).storeOffset(end, width: offsetWidth)
             }
-            if dataLength > 0 { (base + table + offsetWidth * varCount).copyMemory(from: wide.baseAddress! + wideData, byteCount: dataLength) }
+            let data = table &+ offsetWidth &* varCount
+            if dataLength > 0 && data != wideData { memmove(base + data, base + wideData, dataLength) }
+            return wideData &- data
         }
-        return out
+        if removed > 0 { record.removeLast(removed) }
     }
 
     /// A stored record of this layout in its wide form (the code bits

@@ -44,6 +44,8 @@ struct RecordLayout: Sendable {
     /// Packed integer slots after the `fixedSize` bytes of other fixed
     /// slots (0 unless the class has intSlots).
     @usableFromInline let intCount: Int
+    /// Where the packed integer slots start (after the other fixed slots).
+    @usableFromInline let intStart: Int
 
     @inlinable
     init(columnCount: Int, headerSize: Int, nullBytes: Int, fixedSize: Int, varCount: Int, compactOffsets: Bool,
@@ -55,15 +57,14 @@ struct RecordLayout: Sendable {
         self.varCount = varCount
         self.compactOffsets = compactOffsets
         self.intCount = intCount
+        intStart = headerSize + nullBytes + fixedSize
     }
 
-    /// Where the packed integer slots start.
-    @inlinable var intStart: Int { headerSize + nullBytes + fixedSize }
     /// The var table in a record whose integers are 8 bytes wide: every
     /// record without packed integers, and the wide form of one with them.
-    @inlinable var varTableStart: Int { intStart + 8 * intCount }
+    @inlinable var varTableStart: Int { intStart &+ 8 &* intCount }
     /// The byte whose top two bits are the width code of packed integers.
-    @inlinable var intCodeByte: Int { headerSize + nullBytes - 1 }
+    @inlinable var intCodeByte: Int { intStart &- fixedSize &- 1 }
     /// The smallest record of this layout (every var field empty).
     var minimumSize: Int { intStart + intCount + (compactOffsets ? 1 : 4) * varCount }
 
@@ -166,20 +167,20 @@ struct RecordView {
     /// The width code of packed integers (width 2^code bytes).
     @inlinable @inline(__always)
     func intCode(_ layout: RecordLayout) -> Int {
-        Int(base.load(fromByteOffset: layout.intCodeByte, as: UInt8.self) >> 6)
+        Int(base.load(fromByteOffset: layout.intCodeByte, as: UInt8.self) &>> 6)
     }
 
     /// Where the var table starts in this record.
     @inlinable @inline(__always)
     func varTable(_ layout: RecordLayout) -> Int {
-        layout.intCount == 0 ? layout.varTableStart : layout.intStart + layout.intCount << intCode(layout)
+        layout.intCount == 0 ? layout.varTableStart : layout.intStart &+ layout.intCount &<< intCode(layout)
     }
 
     /// Packed integer `index`'s bytes (1, 2, 4 or 8; loadInt widens them).
     @inlinable @inline(__always)
     func packedInt(_ index: Int, _ layout: RecordLayout) -> UnsafeRawBufferPointer {
         let code = intCode(layout)
-        return UnsafeRawBufferPointer(start: base + layout.intStart + index << code, count: 1 << code)
+        return UnsafeRawBufferPointer(start: base + (layout.intStart &+ index &<< code), count: 1 &<< code)
     }
 
     @inlinable @inline(__always)
@@ -240,9 +241,18 @@ public struct _RecordWriter {
         if info.lastLiveVarField < 0 && layout.varCount > 0 { endVarFields(through: layout.varCount) }
     }
 
-    /// The record as stored (packed integers at their width).
+    private var packed = false
+
+    /// The record as stored (packed integers at their width). Packs the
+    /// wide form in place, once: write no column after reading this.
     var bytes: [UInt8] {
-        info.layout.intCount == 0 ? wide : wide.withUnsafeBytes { info.layout.packRecord($0) }
+        mutating get {
+            if _slowPath(info.layout.intCount > 0 && !packed) {
+                info.layout.packInPlace(&wide)
+                packed = true
+            }
+            return wide
+        }
     }
 
     /// Writes a column's value: nil, fixed-slot bytes or var-field bytes
