@@ -38,14 +38,14 @@ extension RecordLayout {
                             toByteOffset: intCodeByte, as: UInt8.self)
             let width = 1 << code
             if code < 3 {
-                for i in 1..<max(intCount, 1) { memmove(base + intStart &+ i &* width, base + intStart &+ 8 &* i, width) }
+                for i in 1..<max(intCount, 1) { memmove(base + (intStart &+ i &* width), base + (intStart &+ 8 &* i), width) }
             }
             let wideData = varTableStart &+ 4 &* varCount, dataLength = raw.count &- wideData
             let table = intStart &+ intCount &* width
             let offsetWidth = offsetWidth(dataLength: dataLength, table: table)
             for j in 0..<varCount {
                 let end = Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: varTableStart &+ 4 &* j, as: UInt32.self)))
-                (base + table &+ offsetWidth &* j).storeOffset(end, width: offsetWidth)
+                (base + (table &+ offsetWidth &* j)).storeOffset(end, width: offsetWidth)
             }
             let data = table &+ offsetWidth &* varCount
             if dataLength > 0 && data != wideData { memmove(base + data, base + wideData, dataLength) }
