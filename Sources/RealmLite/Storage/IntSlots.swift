@@ -38,7 +38,15 @@ extension RecordLayout {
                             toByteOffset: intCodeByte, as: UInt8.self)
             let width = 1 << code
             if code < 3 {
-                for i in 1..<max(intCount, 1) { memmove(base + (intStart &+ i &* width), base + (intStart &+ 8 &* i), width) }
+                for i in 0..<intCount {
+                    let value = base.loadUnaligned(fromByteOffset: intStart &+ 8 &* i, as: UInt64.self)
+                    let at = intStart &+ i &* width
+                    switch code {
+                    case 0: base.storeBytes(of: UInt8(truncatingIfNeeded: value), toByteOffset: at, as: UInt8.self)
+                    case 1: base.storeBytes(of: UInt16(truncatingIfNeeded: value), toByteOffset: at, as: UInt16.self)
+                    default: base.storeBytes(of: UInt32(truncatingIfNeeded: value), toByteOffset: at, as: UInt32.self)
+                    }
+                }
             }
             let wideData = varTableStart &+ 4 &* varCount, dataLength = raw.count &- wideData
             let table = intStart &+ intCount &* width
