@@ -39,12 +39,12 @@ extension RecordLayout {
             let width = 1 << code
             if code < 3 {
                 for i in 0..<intCount {
-                    let value = base.loadUnaligned(fromByteOffset: intStart &+ 8 &* i, as: UInt64.self)
+                    let value = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: intStart &+ 8 &* i, as: UInt64.self))
                     let at = intStart &+ i &* width
                     switch code {
                     case 0: base.storeBytes(of: UInt8(truncatingIfNeeded: value), toByteOffset: at, as: UInt8.self)
-                    case 1: base.storeBytes(of: UInt16(truncatingIfNeeded: value), toByteOffset: at, as: UInt16.self)
-                    default: base.storeBytes(of: UInt32(truncatingIfNeeded: value), toByteOffset: at, as: UInt32.self)
+                    case 1: base.storeBytes(of: UInt16(truncatingIfNeeded: value).littleEndian, toByteOffset: at, as: UInt16.self)
+                    default: base.storeBytes(of: UInt32(truncatingIfNeeded: value).littleEndian, toByteOffset: at, as: UInt32.self)
                     }
                 }
             }
