@@ -13,7 +13,10 @@
  * any mode: the page cache survives) and whether the parent keeps its own
  * env open across the kill, which exercises the other recovery path: a
  * lock file that stays live, a robust writer mutex whose owner died, and
- * reader slots of a dead process. Every other block of M_COUNT rounds the
+ * reader slots of a dead process. The logged mode's child logs its small
+ * commits (CS_ENV_LOG_SMALL), so kills land between its records and folds;
+ * every other held env logs too, and then every child follows it (the
+ * first process decides). Every other block of M_COUNT rounds the
  * child commits with auto-shrink on (cs_options.auto_shrink: relocations
  * and truncations of the file's end land under the kills too, after a
  * burst of pages every 40 commits is freed: pad()).
@@ -33,8 +36,8 @@
 
 #include "rel.h"
 
-enum { M_FULL, M_NO_META_SYNC, M_NO_SYNC, M_DEFERRED, M_COUNT };
-static const char *mode_name[] = {"full", "no-meta-sync", "no-sync", "deferred"};
+enum { M_FULL, M_NO_META_SYNC, M_NO_SYNC, M_DEFERRED, M_LOGGED, M_COUNT };
+static const char *mode_name[] = {"full", "no-meta-sync", "no-sync", "deferred", "logged"};
 
 static uint64_t child_rng;
 
@@ -86,6 +89,7 @@ static _Noreturn void child(const char *path, int mode, bool shrink, int fd, uin
                                                                                           : CS_DURABLE_FULL;
     o.commit_hook = stage_hook;
     o.auto_shrink = shrink;
+    if (mode == M_LOGGED) o.flags = CS_ENV_LOG_SMALL;
     cs_env *env;
     int rc = cs_env_open(path, &o, &env);
     if (rc) {
@@ -152,7 +156,9 @@ int main(int argc, char **argv)
         }
         bool hold = (round / 5) % 2 == 1;
         if (hold && !held) {
-            int rc = cs_env_open(path, NULL, &held);
+            cs_options po = {0};
+            if ((round / 10) % 2 == 1) po.flags = CS_ENV_LOG_SMALL;
+            int rc = cs_env_open(path, &po, &held);
             if (rc) rel_fail("round %ld: parent open: %s", round, cs_strerror(rc));
         } else if (!hold && held) {
             cs_env_close(held), held = NULL;
@@ -216,11 +222,13 @@ int main(int argc, char **argv)
         (void)n;
     }
     if (held) cs_env_close(held);
-    printf("crashloop: %ld kills (full %ld, no-meta-sync %ld, no-sync %ld, deferred %ld), %ld after the commit "
-           "point but before the ack, up to seq %llu, %ld auto-shrink rounds ended with a shorter file, %.1fs\n",
-           by_mode[0] + by_mode[1] + by_mode[2] + by_mode[3], by_mode[0], by_mode[1], by_mode[2], by_mode[3], in_commit,
-           (unsigned long long)max_k, shrunk, rel_now() - t0);
+    long total = 0;
+    for (int m = 0; m < M_COUNT; m++) total += by_mode[m];
+    printf("crashloop: %ld kills (full %ld, no-meta-sync %ld, no-sync %ld, deferred %ld, logged %ld), %ld after the "
+           "commit point but before the ack, up to seq %llu, %ld auto-shrink rounds ended with a shorter file, %.1fs\n",
+           total, by_mode[0], by_mode[1], by_mode[2], by_mode[3], by_mode[4], in_commit, (unsigned long long)max_k,
+           shrunk, rel_now() - t0);
     if (rel_failures == 0) rel_rmdir(dir);
     else fprintf(stderr, "crashloop: files kept in %s\n", dir);
-    return rel_report("crashloop", by_mode[0] + by_mode[1] + by_mode[2] + by_mode[3]);
+    return rel_report("crashloop", total);
 }

@@ -46,6 +46,8 @@ static void fz_rm(const char *path, const char *lock_suffix)
     unlink(path);
     snprintf(l, sizeof l, "%s%s", path, lock_suffix);
     unlink(l);
+    snprintf(l, sizeof l, "%s-log", path); /* CStorage's redo log */
+    unlink(l);
 }
 
 #endif

@@ -20,8 +20,11 @@
  *   hi = the newest commit issued (published, deferred, or in flight).
  * Some images are then written to (one more commit) and checked again.
  *
- * Modes: full, no-meta-sync, deferred (grouped commits + cs_env_sync) must
- * hold for every image. no-sync has no flush, so only in-order images are
+ * Modes: full, no-meta-sync, deferred (grouped commits + cs_env_sync) and
+ * logged (CS_ENV_LOG_SMALL: small commits flush a record to "<path>-log",
+ * folds every few commits and at close) must hold for every image. The
+ * data file and the log are modelled apart: a flush makes durable only
+ * the writes to its own file, and an image holds both files. no-sync has no flush, so only in-order images are
  * asserted (a device that keeps write order); reordered ones are counted
  * and reported, to document what NO_SYNC can lose.
  *
@@ -37,19 +40,20 @@
 
 #include "rel.h"
 
-enum { M_FULL, M_NO_META_SYNC, M_DEFERRED, M_NO_SYNC, M_COUNT };
-static const char *mode_name[] = {"full", "no-meta-sync", "deferred", "no-sync"};
+enum { M_FULL, M_NO_META_SYNC, M_DEFERRED, M_NO_SYNC, M_LOGGED, M_COUNT };
+static const char *mode_name[] = {"full", "no-meta-sync", "deferred", "no-sync", "logged"};
 
-typedef struct { uint64_t off; size_t len; uint8_t *data; } pwrite_rec;
+enum { F_DATA, F_LOG, F_COUNT }; /* the data file and its redo log */
+typedef struct { uint64_t off; size_t len; uint8_t *data; int f; } pwrite_rec;
 
 static struct {
     int mode;
     uint64_t rng;
     int variants, write_every;   /* images per crash point; extra commit 1 in n */
     const char *dir;
-    /* durable model */
-    uint8_t *dur;
-    size_t dur_size, dur_cap, cur_size;
+    /* durable model, per file */
+    uint8_t *dur[F_COUNT];
+    size_t dur_size[F_COUNT], dur_cap[F_COUNT], cur_size[F_COUNT];
     pwrite_rec *p;
     size_t np, capp;
     /* workload bounds */
@@ -61,52 +65,65 @@ static struct {
     long scenarios, points, reorder_bad, reorder_total, extra_commits;
 } S;
 
-static uint8_t *img;
-static size_t img_cap;
+static uint8_t *img[F_COUNT];
+static size_t img_cap[F_COUNT];
 
-static void img_reserve(size_t need)
+/* Which file a descriptor writes: the log's name ends in "-log". */
+static int file_of(int fd)
 {
-    if (need <= img_cap) return;
-    size_t cap = img_cap ? img_cap : 1 << 20;
-    while (cap < need) cap *= 2;
-    img = realloc(img, cap);
-    memset(img + img_cap, 0, cap - img_cap);
-    img_cap = cap;
+    char link[64], target[1024];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, target, sizeof target - 1);
+    return n > 4 && !memcmp(target + n - 4, "-log", 4) ? F_LOG : F_DATA;
 }
 
-static void img_put(size_t *size, uint64_t off, const uint8_t *d, size_t len)
+static void img_reserve(int f, size_t need)
 {
-    img_reserve(off + len);
-    memcpy(img + off, d, len);
-    if (off + len > *size) *size = off + len;
+    if (need <= img_cap[f]) return;
+    size_t cap = img_cap[f] ? img_cap[f] : 1 << 20;
+    while (cap < need) cap *= 2;
+    img[f] = realloc(img[f], cap);
+    memset(img[f] + img_cap[f], 0, cap - img_cap[f]);
+    img_cap[f] = cap;
+}
+
+static void img_put(size_t *size, int f, uint64_t off, const uint8_t *d, size_t len)
+{
+    img_reserve(f, off + len);
+    memcpy(img[f] + off, d, len);
+    if (off + len > size[f]) size[f] = off + len;
 }
 
 /* Apply pending write r, sectors [a, b) of it. */
 static void apply_sectors(size_t *size, const pwrite_rec *r, size_t a, size_t b)
 {
     size_t from = a * 512, to = b * 512 < r->len ? b * 512 : r->len;
-    if (from < to) img_put(size, r->off + from, r->data + from, to - from);
+    if (from < to) img_put(size, r->f, r->off + from, r->data + from, to - from);
 }
 
 static size_t nsect(const pwrite_rec *r) { return (r->len + 511) / 512; }
 
-/* Build variant v of the current crash point into img; returns its size.
- * *ordered = the image keeps write order (a prefix of the pending writes). */
-static size_t build_image(int v, bool *ordered)
+/* Build variant v of the current crash point into img, each file's size
+ * into size[]. *ordered = the image keeps write order (a prefix of the
+ * pending writes). */
+static void build_image(int v, bool *ordered, size_t *size)
 {
-    size_t size = 0;
-    img_reserve(S.cur_size > S.dur_size ? S.cur_size : S.dur_size > 1 ? S.dur_size : 1);
-    memset(img, 0, img_cap);
-    if (S.dur_size) img_put(&size, 0, S.dur, S.dur_size);
-    size = S.dur_size;
+    for (int f = 0; f < F_COUNT; f++) {
+        img_reserve(f, S.cur_size[f] > S.dur_size[f] ? S.cur_size[f] : S.dur_size[f] > 1 ? S.dur_size[f] : 1);
+        memset(img[f], 0, img_cap[f]);
+        size[f] = 0;
+        if (S.dur_size[f]) img_put(size, f, 0, S.dur[f], S.dur_size[f]);
+        size[f] = S.dur_size[f];
+    }
     *ordered = v < 3;
-    if (v == 0) return size;
+    if (v == 0) return;
     if (v == 1 || v == 2) {
         size_t cut = v == 1 ? S.np : (size_t)rng_below(&S.rng, S.np + 1);
-        for (size_t i = 0; i < cut; i++) apply_sectors(&size, &S.p[i], 0, nsect(&S.p[i]));
-        if (v == 2 && cut < S.np) apply_sectors(&size, &S.p[cut], 0, rng_below(&S.rng, nsect(&S.p[cut]) + 1));
-        if (v == 1 && S.cur_size > size) size = S.cur_size;
-        return size;
+        for (size_t i = 0; i < cut; i++) apply_sectors(size, &S.p[i], 0, nsect(&S.p[i]));
+        if (v == 2 && cut < S.np) apply_sectors(size, &S.p[cut], 0, rng_below(&S.rng, nsect(&S.p[cut]) + 1));
+        for (int f = 0; v == 1 && f < F_COUNT; f++)
+            if (S.cur_size[f] > size[f]) size[f] = S.cur_size[f];
+        return;
     }
     /* Random subset in random order, torn at sector granularity. */
     size_t *order = malloc((S.np + 1) * sizeof *order);
@@ -119,48 +136,55 @@ static size_t build_image(int v, bool *ordered)
         const pwrite_rec *r = &S.p[order[k]];
         switch (rng_below(&S.rng, 5)) {
         case 0: break; /* lost */
-        case 1: apply_sectors(&size, r, 0, nsect(r)); break;
+        case 1: apply_sectors(size, r, 0, nsect(r)); break;
         case 2:
             for (size_t s = 0; s < nsect(r); s++)
-                if (rng_below(&S.rng, 2)) apply_sectors(&size, r, s, s + 1);
+                if (rng_below(&S.rng, 2)) apply_sectors(size, r, s, s + 1);
             break;
         case 4: { /* torn inside the sector being written, at 8-byte
                      granularity: new bytes up to the cut, old ones after */
             size_t s = rng_below(&S.rng, nsect(r));
-            apply_sectors(&size, r, 0, s);
+            apply_sectors(size, r, 0, s);
             size_t sl = r->len - s * 512 < 512 ? r->len - s * 512 : 512, cut = 8 * rng_below(&S.rng, sl / 8 + 1);
-            if (cut) img_put(&size, r->off + s * 512, r->data + s * 512, cut);
+            if (cut) img_put(size, r->f, r->off + s * 512, r->data + s * 512, cut);
             break;
         }
         default: { /* the sector being written when the power failed holds
                       garbage (a device without sector atomicity): nothing
                       durable may live where a pending write lands */
             size_t s = rng_below(&S.rng, nsect(r));
-            apply_sectors(&size, r, 0, s);
+            apply_sectors(size, r, 0, s);
             uint8_t junk[512];
             for (size_t j = 0; j < sizeof junk; j++) junk[j] = (uint8_t)rng_next(&S.rng);
             size_t jl = r->len - s * 512 < 512 ? r->len - s * 512 : 512;
-            img_put(&size, r->off + s * 512, junk, jl);
+            img_put(size, r->f, r->off + s * 512, junk, jl);
         }
         }
     }
     free(order);
-    if (rng_below(&S.rng, 2) && S.cur_size > size) size = S.cur_size; /* the growth reached the disk */
-    return size;
+    for (int f = 0; f < F_COUNT; f++)
+        if (rng_below(&S.rng, 2) && S.cur_size[f] > size[f]) size[f] = S.cur_size[f]; /* the growth reached the disk */
 }
 
-/* Reboot one image; returns 0 if it opened to an allowed state, cleanly. */
-static int reboot(const uint8_t *data, size_t size, bool extra, char *why, size_t n)
+static void write_image(const char *path, const uint8_t *data, size_t size)
 {
-    char path[600];
-    rel_path(path, sizeof path, S.dir, "image.db");
-    rel_rm_db(path);
     int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
     if (fd < 0 || (size && pwrite(fd, data, size, 0) != (ssize_t)size)) {
         perror("image");
         exit(2);
     }
     close(fd);
+}
+
+/* Reboot one image; returns 0 if it opened to an allowed state, cleanly. */
+static int reboot(const size_t *size, bool extra, char *why, size_t n)
+{
+    char path[600], log[610];
+    rel_path(path, sizeof path, S.dir, "image.db");
+    rel_rm_db(path);
+    write_image(path, img[F_DATA], size[F_DATA]);
+    snprintf(log, sizeof log, "%s-log", path);
+    if (size[F_LOG] || S.dur_size[F_LOG] || S.cur_size[F_LOG]) write_image(log, img[F_LOG], size[F_LOG]);
     cs_env *env;
     int rc = cs_env_open(path, NULL, &env);
     /* Before the creation was flushed, cs_env_open had not returned: the
@@ -208,9 +232,10 @@ static void crash_point(const char *what)
     char why[400];
     for (int v = 0; v < S.variants; v++) {
         bool ordered;
-        size_t size = build_image(v, &ordered);
+        size_t size[F_COUNT];
+        build_image(v, &ordered, size);
         bool extra = rng_below(&S.rng, (uint64_t)S.write_every) == 0;
-        int res = reboot(img, size, extra, why, sizeof why);
+        int res = reboot(size, extra, why, sizeof why);
         if (S.mode == M_NO_SYNC && !ordered) {
             S.reorder_total++;
             S.reorder_bad += res != 0;
@@ -229,30 +254,39 @@ static int h_write(void *ctx, int fd, const void *buf, size_t len, uint64_t off)
     (void)ctx;
     crash_point("write");
     if (S.np == S.capp) S.p = realloc(S.p, (S.capp = S.capp ? 2 * S.capp : 64) * sizeof *S.p);
+    int f = file_of(fd);
     S.p[S.np].off = off;
     S.p[S.np].len = len;
+    S.p[S.np].f = f;
     S.p[S.np].data = malloc(len);
     memcpy(S.p[S.np].data, buf, len);
     S.np++;
-    if (off + len > S.cur_size) S.cur_size = off + len;
+    if (off + len > S.cur_size[f]) S.cur_size[f] = off + len;
     return pwrite(fd, buf, len, (off_t)off) == (ssize_t)len ? 0 : errno ? errno : EIO;
 }
 
+/* A flush makes its own file's pending writes durable, no other's. */
 static int h_sync(void *ctx, int fd)
 {
-    (void)ctx, (void)fd;
+    (void)ctx;
     crash_point("flush");
-    if (S.cur_size > S.dur_cap) {
-        S.dur = realloc(S.dur, S.cur_size);
-        memset(S.dur + S.dur_cap, 0, S.cur_size - S.dur_cap);
-        S.dur_cap = S.cur_size;
+    int f = file_of(fd);
+    if (S.cur_size[f] > S.dur_cap[f]) {
+        S.dur[f] = realloc(S.dur[f], S.cur_size[f]);
+        memset(S.dur[f] + S.dur_cap[f], 0, S.cur_size[f] - S.dur_cap[f]);
+        S.dur_cap[f] = S.cur_size[f];
     }
+    size_t keep = 0;
     for (size_t i = 0; i < S.np; i++) {
-        memcpy(S.dur + S.p[i].off, S.p[i].data, S.p[i].len);
+        if (S.p[i].f != f) {
+            S.p[keep++] = S.p[i];
+            continue;
+        }
+        memcpy(S.dur[f] + S.p[i].off, S.p[i].data, S.p[i].len);
         free(S.p[i].data);
     }
-    S.np = 0;
-    S.dur_size = S.cur_size;
+    S.np = keep;
+    S.dur_size[f] = S.cur_size[f];
     S.created = true;
     if (S.pending_meta_seq > S.lo) S.lo = S.pending_meta_seq; /* its meta is on disk now */
     return 0;
@@ -263,7 +297,8 @@ static int h_grow(void *ctx, int fd, uint64_t size)
     (void)ctx;
     crash_point("grow");
     if (ftruncate(fd, (off_t)size)) return errno;
-    if (size > S.cur_size) S.cur_size = size;
+    int f = file_of(fd);
+    if (size > S.cur_size[f]) S.cur_size[f] = size;
     return 0;
 }
 
@@ -281,7 +316,7 @@ static void run_mode(int mode, int commits, uint32_t psize, bool shrink)
 {
     memset(&S.seq_of_txnid, 0, sizeof S.seq_of_txnid);
     S.mode = mode;
-    S.dur_size = S.cur_size = 0;
+    for (int f = 0; f < F_COUNT; f++) S.dur_size[f] = S.cur_size[f] = 0;
     for (size_t i = 0; i < S.np; i++) free(S.p[i].data);
     S.np = 0;
     S.lo = S.hi = S.acked = S.pending_meta_seq = 0;
@@ -294,6 +329,7 @@ static void run_mode(int mode, int commits, uint32_t psize, bool shrink)
     cs_options o = {.io = &io, .commit_hook = stage_hook, .page_size = psize, .auto_shrink = shrink};
     o.durability = mode == M_NO_META_SYNC ? CS_DURABLE_NO_META_SYNC : mode == M_NO_SYNC ? CS_DURABLE_NO_SYNC
                                                                                          : CS_DURABLE_FULL;
+    if (mode == M_LOGGED) o.flags = CS_ENV_LOG_SMALL;
     cs_env *env;
     int rc = cs_env_open(path, &o, &env);
     if (rc) {
@@ -311,6 +347,8 @@ static void run_mode(int mode, int commits, uint32_t psize, bool shrink)
         /* deferred mode: groups of deferred commits made durable by a
          * normal commit (s % 4 == 0) or by cs_env_sync (s % 3 == 0) */
         bool defer = mode == M_DEFERRED && s % 4 != 0, sync = defer && s % 3 == 0;
+        /* logged mode: folds at cs_env_sync every few commits too */
+        if (mode == M_LOGGED && s % 7 == 0) sync = true;
         rc = defer ? cs_txn_commit_deferred(t) : cs_txn_commit(t);
         if (rc == CS_OK && sync) rc = cs_env_sync(env);
         if (rc) {
@@ -318,7 +356,7 @@ static void run_mode(int mode, int commits, uint32_t psize, bool shrink)
             break;
         }
         if (!defer || sync) S.acked = s;
-        if ((mode == M_FULL || mode == M_DEFERRED) && S.lo < S.acked)
+        if ((mode == M_FULL || mode == M_DEFERRED || mode == M_LOGGED) && S.lo < S.acked)
             rel_fail("%s: %s: commit %llu acknowledged before its meta was flushed", mode_name[mode], INV_POWER,
                      (unsigned long long)s);
         if (wl_verify(env, &cur_seq, why, sizeof why) || cur_seq != s)
@@ -345,13 +383,15 @@ int main(int argc, char **argv)
     run_mode(M_FULL, commits / 2, 16384, false);
     if (lng)
         for (uint32_t ps = 8192; ps <= 32768; ps *= 2)
-            for (int m = 0; m < M_NO_SYNC; m++) run_mode(m, commits / 2, ps, m == M_FULL);
+            for (int m = 0; m < M_COUNT; m++)
+                if (m != M_NO_SYNC) run_mode(m, commits / 2, ps, m == M_FULL);
     printf("powerloss: %ld crash points, %ld images after commits on recovered files; no-sync with reordered "
            "writes: %ld of %ld images damaged or unopenable (not asserted: NO_SYNC gives no power-loss "
            "guarantee), %.1fs\n",
            S.points, S.extra_commits, S.reorder_bad, S.reorder_total, rel_now() - t0);
     for (size_t i = 0; i < S.np; i++) free(S.p[i].data);
-    free(S.p), free(S.dur), free(img);
+    free(S.p);
+    for (int f = 0; f < F_COUNT; f++) free(S.dur[f]), free(img[f]);
     if (rel_failures == 0) rel_rmdir(S.dir);
     else fprintf(stderr, "powerloss: files kept in %s\n", S.dir);
     return rel_report("powerloss", S.scenarios);

@@ -42,6 +42,8 @@ void rel_rm_db(const char *path)
     snprintf(l, sizeof l, "%s.lock", path);
     unlink(path);
     unlink(l);
+    snprintf(l, sizeof l, "%s-log", path);
+    unlink(l);
 }
 
 double rel_now(void)

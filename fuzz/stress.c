@@ -5,7 +5,9 @@
  * and deleting account keys, with padding values of varied size, some on
  * overflow pages), so the sum of all amounts is conserved; they commit in
  * all durability modes, sometimes deferred, and sleep inside commits now
- * and then so that kills land there. Readers sum every tree in one
+ * and then so that kills land there; half the processes ask for logged
+ * commits (CS_ENV_LOG_SMALL), whose pages other processes then read from
+ * the shared segment. Readers sum every tree in one
  * snapshot (the total must be exact and cs_count must match the scan),
  * sometimes holding the snapshot a while. The parent kills a random child
  * (reader or writer) with SIGKILL at random intervals and starts a new one.
@@ -67,6 +69,9 @@ static cs_env *open_env(int durability)
 {
     cs_options o = {.durability = (cs_durability)durability, .commit_hook = stage_hook, .max_readers = 64};
     o.auto_shrink = rng_below(&rng, 2) == 0; /* processes differ: some shrink the file under the others */
+    /* ... and some ask for logged commits: the first process to open decides
+     * for all, so logging turns on and off as processes come and go */
+    if (rng_below(&rng, 2) == 0) o.flags = CS_ENV_LOG_SMALL;
     cs_env *env;
     int rc = cs_env_open(path, &o, &env);
     if (rc) child_fail("open", rc);

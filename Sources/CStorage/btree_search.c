@@ -9,9 +9,15 @@
  */
 #include "internal.h"
 
-int bt_descend(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, bt_path *p, bool *exact)
+/* The descent of bt_descend. Without `keep` (a read txn's point lookup)
+ * no path is kept, only the leaf and its slot (*leaf_pg, *leaf_idx); every
+ * page is checked as with one. `keep` is a constant at each call, so each
+ * copy keeps only its own stores. */
+static inline __attribute__((always_inline)) int descend(cs_txn *t, const cs_tree_desc *d, const uint8_t *k,
+                                                         uint32_t kl, bool keep, bt_path *p,
+                                                         const uint8_t **leaf_pg, unsigned *leaf_idx, bool *exact)
 {
-    p->depth = 0;
+    if (keep) p->depth = 0;
     *exact = false;
     if (d->root == 0) return CS_NOTFOUND;
     if (d->depth == 0 || d->depth > CS_MAX_DEPTH) return cs_fail(CS_ETOODEEP, "tree depth %u", d->depth);
@@ -34,16 +40,23 @@ int bt_descend(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, 
          * for, usually needs none of the others). */
         if (leaf && level > 0 && guess < 0) node_prefetch_used(pg, t->psize);
         unsigned idx;
-        p->pgno[level] = pgno;
-        p->pg[level] = pg;
+        if (keep) {
+            p->pgno[level] = pgno;
+            p->pg[level] = pg;
+        }
         if (leaf) {
             if ((rc = node_search_leaf(pg, t->psize, k, kl, fence, guess, &idx, exact))) return rc;
-            p->idx[level] = (uint16_t)idx;
-            p->depth = level + 1;
+            if (keep) {
+                p->idx[level] = (uint16_t)idx;
+                p->depth = level + 1;
+            } else {
+                *leaf_pg = pg;
+                *leaf_idx = idx;
+            }
             return CS_OK;
         }
         if ((rc = node_search_branch(pg, t->psize, k, kl, fence, &idx))) return rc;
-        p->idx[level] = (uint16_t)idx;
+        if (keep) p->idx[level] = (uint16_t)idx;
         if (fence && idx > 0 && (rc = node_key(pg, t->psize, idx, &fence[0]))) return rc;
         if (fence && idx + 1u < node_n(pg) && (rc = node_key(pg, t->psize, idx + 1, &fence[1]))) return rc;
         pgno = branch_child(pg, t->psize, idx);
@@ -52,6 +65,11 @@ int bt_descend(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, 
             guess = node_prefetch_leaf(t->map + (pgno << t->env->psize_shift), t->psize,
                                        (unsigned)branch_count(pg, t->psize, idx), k, kl, fence);
     }
+}
+
+int bt_descend(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, bt_path *p, bool *exact)
+{
+    return descend(t, d, k, kl, true, p, NULL, NULL, exact);
 }
 
 /* Fill levels from..depth-1 going down the first (or last) child. */
@@ -93,10 +111,10 @@ int bt_step(cs_txn *t, bt_path *p, bool forward)
     return rc;
 }
 
-int bt_read(cs_txn *t, const bt_path *p, uint8_t *kbuf, cs_val *key, cs_val *val)
+/* bt_read of entry idx of leaf pg. */
+static inline __attribute__((always_inline)) int read_leaf(cs_txn *t, const uint8_t *pg, unsigned idx, uint8_t *kbuf,
+                                                           cs_val *key, cs_val *val)
 {
-    const uint8_t *pg = p->pg[p->depth - 1];
-    unsigned idx = p->idx[p->depth - 1];
     uint32_t psize = t->psize, kl, vl;
     const uint8_t *k, *v;
     bool ovf;
@@ -145,13 +163,26 @@ int bt_read(cs_txn *t, const bt_path *p, uint8_t *kbuf, cs_val *key, cs_val *val
     return CS_OK;
 }
 
+int bt_read(cs_txn *t, const bt_path *p, uint8_t *kbuf, cs_val *key, cs_val *val)
+{
+    return read_leaf(t, p->pg[p->depth - 1], p->idx[p->depth - 1], kbuf, key, val);
+}
+
 int bt_get(cs_txn *t, const cs_tree_desc *d, const uint8_t *k, uint32_t kl, cs_val *val)
 {
-    bt_path p;
     bool exact = false;
     int rc;
-    /* Append hints are a write txn's: a read skips the call. */
-    if ((t->rdonly || !bt_hint_leaf(t, d, k, kl, &p, &exact)) && (rc = bt_descend(t, d, k, kl, &p, &exact))) return rc;
+    if (t->rdonly) {
+        /* A read needs the leaf alone: no path (and no append hints, a
+         * write txn's). */
+        const uint8_t *pg = NULL;
+        unsigned idx = 0;
+        if ((rc = descend(t, d, k, kl, false, NULL, &pg, &idx, &exact))) return rc;
+        if (!exact) return CS_NOTFOUND;
+        return read_leaf(t, pg, idx, NULL, NULL, val);
+    }
+    bt_path p;
+    if (!bt_hint_leaf(t, d, k, kl, &p, &exact) && (rc = bt_descend(t, d, k, kl, &p, &exact))) return rc;
     if (!exact) return CS_NOTFOUND;
     return bt_read(t, &p, NULL, NULL, val);
 }

@@ -23,6 +23,8 @@ typedef struct checker {
     void *ctx;
     uint8_t *seen;            /* one bit per page */
     uint64_t npages;
+    uint8_t *vseen;           /* one bit per segment page (logged commits) */
+    uint64_t vpages;
 } checker;
 
 __attribute__((format(printf, 2, 3))) static void problem(checker *c, const char *fmt, ...)
@@ -38,21 +40,34 @@ __attribute__((format(printf, 2, 3))) static void problem(checker *c, const char
     if (c->fn) c->fn(c->ctx, line);
 }
 
-/* Mark a run of pages; false (and a problem) if any was already seen. */
-static bool mark(checker *c, uint64_t pgno, uint64_t n, const char *what)
+/* Set bits [from, from + n) of `seen` (`limit` bits); false (and a problem)
+ * if the run lies outside or any bit was set already. `where` names the
+ * space: "page" of the file or "volatile page" of the segment. */
+static bool mark_bits(checker *c, uint8_t *seen, uint64_t limit, uint64_t from, uint64_t n, const char *where,
+                      const char *space, const char *what)
 {
-    if (pgno >= c->npages || n > c->npages - pgno) {
-        problem(c, "I6 page accounting: %s at page %llu+%llu is outside the file", what, (unsigned long long)pgno, (unsigned long long)n);
+    if (!seen || from >= limit || n > limit - from) {
+        problem(c, "I6 page accounting: %s at %s %llu+%llu is outside the %s", what, where, (unsigned long long)from,
+                (unsigned long long)n, space);
         return false;
     }
-    for (uint64_t i = pgno; i < pgno + n; i++) {
-        if (c->seen[i >> 3] & (1u << (i & 7))) {
-            problem(c, "I6 page accounting: page %llu is used twice (%s)", (unsigned long long)i, what);
+    for (uint64_t i = from; i < from + n; i++) {
+        if (seen[i >> 3] & (1u << (i & 7))) {
+            problem(c, "I6 page accounting: %s %llu is used twice (%s)", where, (unsigned long long)i, what);
             return false;
         }
-        c->seen[i >> 3] |= (uint8_t)(1u << (i & 7));
+        seen[i >> 3] |= (uint8_t)(1u << (i & 7));
     }
     return true;
+}
+
+/* Mark a run of pages; false (and a problem) if any was already seen. A
+ * logged commit's page is accounted in the segment, within its arena. */
+static bool mark(checker *c, uint64_t pgno, uint64_t n, const char *what)
+{
+    if (!pgno_is_volatile(pgno)) return mark_bits(c, c->seen, c->npages, pgno, n, "page", "file", what);
+    bool in_arena = c->vseen && vseg_page(&c->t->env->vseg, pgno, n);
+    return mark_bits(c, in_arena ? c->vseen : NULL, c->vpages, pgno - VPAGE_BASE, n, "volatile page", "segment", what);
 }
 
 static void check_sum(checker *c, const uint8_t *pg, size_t len, uint64_t pgno)
@@ -213,7 +228,8 @@ static void check_catalog(checker *c)
             problem(c, "I12 catalog: catalog entry %s: %zu bytes", name, v.size);
         } else {
             memcpy(&d, v.data, sizeof d);
-            if (d.root >= c->npages || (d.root == 0) != (d.depth == 0)) problem(c, "I12 catalog: tree %s: bad descriptor", name);
+            if ((d.root >= c->npages && !pgno_is_volatile(d.root)) || (d.root == 0) != (d.depth == 0))
+                problem(c, "I12 catalog: tree %s: bad descriptor", name);
             else check_tree(c, &d, name, true);
             c->r->trees++;
         }
@@ -258,6 +274,35 @@ static int check_freelist(checker *c)
     return CS_OK;
 }
 
+/* V2: file pages logged commits freed since the last fold are pending.
+ * CS_EBUSY: later commits have replaced the snapshot's segment state. */
+static int check_logged(checker *c)
+{
+    cs_env *env = c->t->env;
+    if (!env->vol_on) return CS_OK;
+    const vseg_state *st = vseg_state_of(&env->vseg, c->t->meta.txnid);
+    vseg_state s0 = st ? *st : (vseg_state){0};
+    if (!st || s0.npending > VSEG_PENDING_MAX) return CS_EBUSY;
+    cs_extvec pend = {0};
+    for (uint64_t i = 0; i < s0.npending; i++)
+        if (extvec_push(&pend, env->vseg.hdr->pending[i].start, env->vseg.hdr->pending[i].len)) {
+            extvec_free(&pend);
+            return CS_ENOMEM;
+        }
+    /* Read while the state still belonged to the snapshot: else retry. */
+    st = vseg_state_of(&env->vseg, c->t->meta.txnid);
+    if (!st || memcmp(st, &s0, sizeof s0)) {
+        extvec_free(&pend);
+        return CS_EBUSY;
+    }
+    for (size_t i = 0; i < pend.n; i++) {
+        mark(c, pend.v[i].start, pend.v[i].len, "pending extent (logged commits)");
+        c->r->pages_pending += pend.v[i].len;
+    }
+    extvec_free(&pend);
+    return CS_OK;
+}
+
 int cs_check(cs_env *env, cs_check_report *report)
 {
     return cs_check_each(env, report, NULL, NULL);
@@ -273,7 +318,13 @@ again:
     if ((rc = cs_txn_begin(env, CS_TXN_RDONLY, &t))) return rc;
     checker c = {.t = t, .r = report, .fn = fn, .ctx = ctx, .npages = t->meta.next_pgno};
     c.seen = calloc(1, (size_t)(c.npages / 8 + 1));
-    if (!c.seen) {
+    if (env->vol_on) {
+        c.vpages = atomic_load(&env->vseg.hdr->size_pages);
+        c.vseen = calloc(1, (size_t)(c.vpages / 8 + 1));
+    }
+    if (!c.seen || (env->vol_on && !c.vseen)) {
+        free(c.seen);
+        free(c.vseen);
         cs_txn_abort(t);
         return cs_fail(CS_ENOMEM, "checker bitmap for %llu pages", (unsigned long long)c.npages);
     }
@@ -281,8 +332,16 @@ again:
     mark(&c, 0, 2, "meta pages");
     report->pages_meta = 2;
     check_catalog(&c);
-    if (check_freelist(&c) == CS_EBUSY) {
+    int lrc = check_logged(&c);
+    if (lrc == CS_ENOMEM) {
         free(c.seen);
+        free(c.vseen);
+        cs_txn_abort(t);
+        return cs_fail(CS_ENOMEM, "checker: pending pages");
+    }
+    if (lrc == CS_EBUSY || check_freelist(&c) == CS_EBUSY) {
+        free(c.seen);
+        free(c.vseen);
         cs_txn_abort(t);
         if (++tries < 1000) goto again;
         return cs_fail(CS_EBUSY, "cs_check: commits keep replacing the snapshot's free list: check again");
@@ -292,6 +351,7 @@ again:
         if (!(c.seen[i >> 3] & (1u << (i & 7))) && leaked++ == 0) first = i;
     if (leaked) problem(&c, "I6 page accounting: %llu pages are not reachable (first: %llu)", (unsigned long long)leaked, (unsigned long long)first);
     free(c.seen);
+    free(c.vseen);
     cs_txn_abort(t);
     return report->errors ? cs_fail(CS_ECORRUPT, "%s", report->first_error) : CS_OK;
 }

@@ -241,13 +241,21 @@ static int write_meta(cs_env *env, cs_meta *m, bool flush, const cs_commit_unit 
  * below it into the lowest free pages (the allocator takes those first).
  * Once the pages they left are reusable too, commit_freelist cuts the free
  * end off. */
-static int shrink_step(cs_txn *t, unsigned *moved)
+/* Free pages this commit could use, if auto-shrink has work: enough of
+ * the file is free to be worth moving pages (0 otherwise). */
+static uint64_t shrink_work(const cs_txn *t)
 {
-    if (!t->env->auto_shrink) return CS_OK;
+    if (!t->env->auto_shrink) return 0;
     uint64_t nfree = 0;
     for (size_t i = t->pool_head; i < t->pool.n; i++) nfree += t->pool.v[i].len;
     for (size_t i = t->bpool_head; i < t->bpool.n; i++) nfree += t->bpool.v[i].len;
-    if (nfree < 64 || nfree * 16 < t->next_pgno) return CS_OK;
+    return nfree < 64 || nfree * 16 < t->next_pgno ? 0 : nfree;
+}
+
+static int shrink_step(cs_txn *t, unsigned *moved)
+{
+    uint64_t nfree = shrink_work(t);
+    if (!nfree) return CS_OK;
     /* Relocation wants the lowest free pages first, which the delta's
      * allocation order is not: this commit writes the whole list. */
     if (!t->fl_full && t->bpool.n > t->bpool_head) {
@@ -260,6 +268,139 @@ static int shrink_step(cs_txn *t, unsigned *moved)
     t->fl_full = true;
     t->bpool.n = t->bpool_head = 0;
     return tree_relocate(t, t->next_pgno - nfree, SHRINK_VISITS, moved);
+}
+
+/* The log grows to this at most between folds; a record past it folds. */
+#define REDO_LOG_MAX (4u << 20)
+/* A record bigger than this is no small commit: the commit folds instead. */
+#define REDO_RECORD_MAX (64u << 10)
+
+/* A logged commit's pages and the file pages it freed (V2) into the
+ * segment: until the state is published they are beyond what any snapshot
+ * or state reaches. CS_ENOSPACE: the segment cannot grow. */
+static int stage_logged(cs_txn *t)
+{
+    cs_vseg_hdr *h = t->env->vseg.hdr;
+    int rc = pager_put_volatile(t);
+    for (size_t i = 0; rc == CS_OK && i < t->freed.n; i++) {
+        h->pending[t->vst.npending + i].start = t->freed.v[i].start;
+        h->pending[t->vst.npending + i].len = t->freed.v[i].len;
+    }
+    return rc;
+}
+
+/* Publish a logged commit whose record ends at log_end: the segment's state,
+ * then the meta with the base's free list (no file page was allocated). */
+static int publish_logged(cs_txn *t, uint64_t log_end)
+{
+    cs_env *env = t->env;
+    vseg_state ns = {.txnid = t->txnid,
+                     .hwm = t->vol_hwm,
+                     .npending = t->vst.npending + t->freed.n,
+                     .log_off = log_end,
+                     .epoch = t->vst.epoch,
+                     .clean_txnid = t->vst.clean_txnid,
+                     .logged = 1};
+    vseg_set_state(&env->vseg, &ns);
+    cs_meta m = t->meta;
+    m.txnid = t->txnid;
+    m.catalog = t->catalog;
+    uint8_t delta[CS_META_TAIL];
+    if (meta_delta_len(&m) && !lock_read_delta(&env->lock, t->meta.txnid, delta))
+        return cs_fail(CS_ECORRUPT, "the published meta changed under the writer mutex");
+    lock_publish_meta(&env->lock, &m, delta);
+    /* Unless the txn took the free-list cache (and changed it, releasing
+     * groups), the cache is this commit's too: the list did not change. */
+    env->fl_txnid = t->fl_copied ? t->txnid : 0;
+    return CS_OK;
+}
+
+static bool pending_fits(cs_txn *t)
+{
+    extvec_normalize(&t->freed);
+    return t->vst.npending + t->freed.n <= VSEG_PENDING_MAX;
+}
+
+/* A logged commit (design 4), after C1: the record of the txn's changes is
+ * appended to the redo log and flushed (the commit point), its pages go to
+ * the segment, and the meta is published. *logged = false (nothing done)
+ * when the commit does not fit the record, the log, the pending list or
+ * the segment: then it folds. */
+static int commit_logged(cs_txn *t, bool *logged)
+{
+    cs_env *env = t->env;
+    *logged = false;
+    if (!t->vol_all) return CS_OK; /* C1 ran out of arena: a file page is dirty */
+    redo_rec rec;
+    redo_rec_init(&rec);
+    bool fits;
+    int rc = redo_build(t, t->vst.epoch, &rec, REDO_RECORD_MAX, &fits);
+    size_t padded = rc == CS_OK && fits ? redo_rec_seal(&rec) : 0;
+    if (rc == CS_OK && fits && !padded) rc = cs_fail(CS_ENOMEM, "redo record");
+    if (rc || !padded || t->vst.log_off + padded > REDO_LOG_MAX || !pending_fits(t) ||
+        (rc = stage_logged(t)) == CS_ENOSPACE) {
+        redo_rec_free(&rec);
+        return rc == CS_ENOSPACE ? CS_OK : rc;
+    }
+    if (rc == CS_OK) hook(env, CS_STAGE_DATA_WRITTEN, t->txnid);
+    /* The record plays the meta's part: written, then flushed (the commit
+     * point). */
+    if (rc == CS_OK && (rc = redo_write(&env->redo, t->vst.log_off, &rec, padded)) == CS_OK) {
+        hook(env, CS_STAGE_META_WRITTEN, t->txnid);
+        /* As after a failed data flush: whether the record is durable is
+         * unknown until the file is reopened (and the log replayed). */
+        if ((rc = redo_flush(&env->redo))) atomic_store(&env->panic, 1);
+    }
+    redo_rec_free(&rec);
+    if (rc == CS_OK && (rc = publish_logged(t, t->vst.log_off + padded)) == CS_OK) *logged = true;
+    return rc;
+}
+
+int commit_replayed(cs_txn *t, uint64_t log_end)
+{
+    int rc = tree_flush_catalog(t); /* C1 */
+    if (rc == CS_OK && t->vol_all && pending_fits(t) && (rc = stage_logged(t)) != CS_ENOSPACE) {
+        if (rc == CS_OK) rc = publish_logged(t, log_end);
+        if (rc == CS_OK) hook(t->env, CS_STAGE_DONE, t->txnid);
+        txn_free(t);
+        return rc;
+    }
+    if (rc && rc != CS_ENOSPACE) {
+        txn_free(t);
+        return rc;
+    }
+    return cs_txn_commit(t); /* too big for the segment: written whole */
+}
+
+/* The segment's state for a commit written whole (before its meta: a
+ * writer that adopts a dead writer's meta finds it). */
+static void set_written_state(cs_txn *t, bool durable)
+{
+    cs_env *env = t->env;
+    if (!env->vol_on) return;
+    vseg_state ns = {.txnid = t->txnid,
+                     .hwm = t->vol_hwm,
+                     .npending = 0,
+                     .log_off = 0,
+                     .epoch = durable ? t->txnid : t->vst.epoch,
+                     .clean_txnid = t->txnid,
+                     .logged = 0};
+    vseg_set_state(&env->vseg, &ns);
+}
+
+/* A commit that is not logged, in an env that logs: volatile pages the
+ * txn reaches move into the file (V1), and the file pages logged commits
+ * freed since the last fold join this commit's group (V2). */
+static int fold_volatile(cs_txn *t)
+{
+    if (!t->env->vol_on) return CS_OK;
+    t->vol = false;
+    cs_vseg_hdr *h = t->env->vseg.hdr;
+    int rc = CS_OK;
+    for (uint64_t i = 0; rc == CS_OK && i < t->vst.npending; i++)
+        rc = extvec_push(&t->freed, h->pending[i].start, h->pending[i].len);
+    if (rc == CS_OK && (t->fold || t->vol_used)) rc = tree_fold(t);
+    return rc;
 }
 
 static uint64_t now_us(void)
@@ -287,7 +428,23 @@ static int commit_write(cs_txn *t, bool deferred)
     uint64_t started = logging ? now_us() : 0, txnid = t->txnid, old_pages = t->meta.next_pgno;
     size_t written = 0;
     unsigned moved = 0;
-    int rc = shrink_step(t, &moved);
+    int rc = CS_OK;
+    /* While auto-shrink has work, commits are written whole: each moves a
+     * few pages down (a logged commit writes no page of the file). */
+    if (t->vol_all && !deferred && !shrink_work(t)) {
+        bool logged;
+        written = t->dirty_n;
+        if ((rc = tree_flush_catalog(t)) == CS_OK && (rc = commit_logged(t, &logged)) == CS_OK && logged) { /* C1 */
+            hook(env, CS_STAGE_DONE, t->txnid);
+            txn_free(t);
+            if (logging)
+                cs_log(&env->log, CS_LOG_DEBUG, CS_LOG_TOPIC_TXN, "Commit of txn %llu on %s: logged, 0 pages written (%zu kept in memory), in %llu us",
+                       (unsigned long long)txnid, env->path, written, (unsigned long long)(now_us() - started));
+            return CS_OK;
+        }
+        if (rc) goto fail;
+    }
+    if ((rc = fold_volatile(t)) == CS_OK) rc = shrink_step(t, &moved);
     if (rc == CS_OK) rc = tree_flush_catalog(t);                                /* C1 */
     if (rc == CS_OK) rc = commit_freelist(t, &m);                               /* C2 */
     written = t->dirty_n;
@@ -299,15 +456,22 @@ static int commit_write(cs_txn *t, bool deferred)
     m.catalog = t->catalog;
     /* One flush for data and meta when the meta can list everything the
      * commit wrote and nothing deferred is waiting (format.h: TWO WAYS). */
+    /* The base is as good as durable when it is the durable meta, or logged
+     * commits after it (they wrote nothing to the data file, and a crash
+     * falls back to the durable meta and replays them). */
+    uint64_t durable = env->lock.hdr->durable_txnid;
+    bool base_durable = t->meta.txnid == durable || (env->vol_on && t->vst.logged && t->vst.epoch == durable);
     bool single = !deferred && env->durability == CS_DURABLE_FULL && nunits > 0 &&
-                  nunits * sizeof(cs_commit_unit) + meta_delta_len(&m) <= CS_META_TAIL &&
-                  t->meta.txnid == env->lock.hdr->durable_txnid && !(env->flags & CS_ENV_TWO_FLUSH);
+                  nunits * sizeof(cs_commit_unit) + meta_delta_len(&m) <= CS_META_TAIL && base_durable &&
+                  !(env->flags & CS_ENV_TWO_FLUSH);
     /* I13: truncate only after a durable commit whose base was the durable
      * meta: a crash then falls back at most to that base, and the file keeps
      * both metas' pages. Deferred commits never truncate. (NO_SYNC: the page
      * cache orders the meta write before the truncation for a process crash;
      * an OS crash may damage such a file anyway.) */
-    bool may_truncate = env->auto_shrink && !deferred && t->meta.txnid == env->lock.hdr->durable_txnid;
+    bool may_truncate = env->auto_shrink && !deferred && base_durable;
+    /* The log may follow only a commit whose meta a flush made durable. */
+    set_written_state(t, !deferred && env->durability == CS_DURABLE_FULL);
     if (single) {
         if ((rc = write_meta(env, &m, true, units, nunits, t->delta))) goto fail; /* C5, C6: one flush */
     } else if (!deferred) {
@@ -372,6 +536,22 @@ int commit_flush_deferred(cs_env *env, bool *flushed)
 {
     bool died;
     *flushed = false;
+    /* Logged commits since the last fold: the fold writes them whole (a
+     * meta of theirs would name volatile pages in the file, V1). */
+    if (env->vol_on) {
+        cs_meta pm;
+        lock_read_meta(&env->lock, &pm);
+        const vseg_state *st = vseg_state_of(&env->vseg, pm.txnid);
+        if (st && st->logged) {
+            cs_txn *t;
+            int rc = cs_txn_begin(env, 0, &t);
+            if (rc) return rc;
+            t->vol = t->vol_all = false;
+            rc = cs_txn_commit(t);
+            *flushed = rc == CS_OK;
+            return rc;
+        }
+    }
     int rc = lock_writer_acquire(&env->lock, false, &died);
     if (rc) return rc;
     if (died) rc = txn_resync_dead_writer(env);

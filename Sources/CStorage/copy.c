@@ -80,6 +80,9 @@ static void remove_db(const char *path)
     char *lock = path_with(path, ".lock");
     if (lock) unlink(lock);
     free(lock);
+    char *log = path_with(path, "-log");
+    if (log) unlink(log);
+    free(log);
 }
 
 /* The directory holding path, opened (O_DIRECTORY), or -1 (errno set). */
@@ -238,6 +241,11 @@ int cs_env_compact(cs_env *env, unsigned flags)
         return cs_fail(CS_EBUSY, "%s is open in another process: close it there to compact", env->path);
     struct stat st;
     if (fstat(env->fd, &st) != 0) return cs_fail(CS_EIO, "cannot stat %s: %s", env->path, strerror(errno));
+    /* Logged commits first go into the file: the copy gets the durable
+     * meta's txnid, and no record of the log may follow it. */
+    bool flushed;
+    int frc = env->vol_on ? commit_flush_deferred(env, &flushed) : CS_OK;
+    if (frc) return frc;
     char *tmp = path_with(env->path, ".compact");
     if (!tmp) return cs_fail(CS_ENOMEM, "temporary path");
     remove_db(tmp); /* left by a compaction that was killed */

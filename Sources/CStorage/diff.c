@@ -16,16 +16,14 @@ typedef struct side {
     uint8_t kbuf[CS_MAX_KEY]; /* the current key, from a compact leaf */
 } side;
 
-static int side_start(side *s, cs_tree tree)
+/* d NULL or empty: a tree missing on one side is empty there. */
+static int side_start(side *s, const cs_tree_desc *d)
 {
-    cs_tree_desc *d;
-    int rc = tree_desc_get(s->t, tree, false, &d);
-    if (rc == CS_NOTFOUND) { /* a tree missing on one side is empty there */
+    if (!d || !d->root) {
         s->end = true;
         return CS_OK;
     }
-    if (rc) return rc;
-    rc = bt_edge(s->t, d, false, &s->p);
+    int rc = bt_edge(s->t, d, false, &s->p);
     s->end = rc == CS_NOTFOUND;
     return rc == CS_NOTFOUND ? CS_OK : rc;
 }
@@ -84,13 +82,30 @@ static bool same_value(const cs_val *x, const cs_val *y)
     return x->size == y->size && (x->data == y->data || !memcmp(x->data, y->data, x->size));
 }
 
+/* The tree descriptor of `tree` in t, NULL if the tree is missing there. */
+static int desc_or_null(cs_txn *t, cs_tree tree, const cs_tree_desc **out)
+{
+    cs_tree_desc *d;
+    int rc = tree_desc_get(t, tree, false, &d);
+    *out = rc == CS_OK ? d : NULL;
+    return rc == CS_NOTFOUND ? CS_OK : rc;
+}
+
 int cs_tree_diff(cs_txn *from, cs_txn *to, cs_tree tree, cs_diff_fn fn, void *ctx)
 {
     int rc = txn_check(from, false);
     if (rc || (rc = txn_check(to, false))) return rc;
     if (!fn || from->env != to->env) return cs_fail(CS_EINVAL, "cs_tree_diff: needs a callback and two txns of one env");
+    const cs_tree_desc *dfrom, *dto;
+    if ((rc = desc_or_null(from, tree, &dfrom)) || (rc = desc_or_null(to, tree, &dto))) return rc;
+    return diff_trees(from, dfrom, to, dto, fn, ctx);
+}
+
+int diff_trees(cs_txn *from, const cs_tree_desc *dfrom, cs_txn *to, const cs_tree_desc *dto, cs_diff_fn fn, void *ctx)
+{
+    int rc;
     side a = {.t = from}, b = {.t = to};
-    if ((rc = side_start(&a, tree)) || (rc = side_start(&b, tree))) return rc;
+    if ((rc = side_start(&a, dfrom)) || (rc = side_start(&b, dto))) return rc;
     cs_val none = {NULL, 0};
     while (!a.end || !b.end) {
         bool skipped;

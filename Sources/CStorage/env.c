@@ -55,8 +55,10 @@ static bool all_zero(const uint8_t *p, size_t n)
 static int read_meta(cs_env *env, uint64_t size, cs_meta *out, uint32_t *slot, uint8_t *delta, bool *fresh, bool *retry)
 {
     *retry = false;
+    /* Not zeroed: every read below is bounded by the bytes read (n), and a
+     * common open reads 8 KiB of the buffer's 64 KiB. */
     size_t want = 2 * CS_MAX_PAGE_SIZE;
-    uint8_t *buf = calloc(1, want);
+    uint8_t *buf = malloc(want);
     if (!buf) return cs_fail(CS_ENOMEM, "meta buffer");
     /* Two pages of the default size first, the rest only when page 0 does
      * not show page 1's meta inside them: a cold open waits for a smaller
@@ -97,7 +99,8 @@ static int read_meta(cs_env *env, uint64_t size, cs_meta *out, uint32_t *slot, u
              * or its commit incomplete (cs_env_open reports a recovery). */
             cs_meta a, b;
             memcpy(&a, buf, sizeof a);
-            memcpy(&b, buf + ps, sizeof b);
+            if ((size_t)n >= (size_t)ps + sizeof b) memcpy(&b, buf + ps, sizeof b);
+            else b.magic = 0; /* a short file: no page 1 */
             env->newest_meta_seen = a.magic == CS_MAGIC ? a.txnid : 0;
             if (b.magic == CS_MAGIC && b.txnid > env->newest_meta_seen) env->newest_meta_seen = b.txnid;
         }
@@ -163,13 +166,82 @@ static int open_data(cs_env *env, const cs_options *o, cs_meta *meta, uint32_t *
     return create_file(env, meta);
 }
 
+static int replay_one(void *ctx, uint64_t txnid, const uint8_t *ops, size_t len, uint32_t nops)
+{
+    CS_UNUSED(txnid);
+    CS_UNUSED(nops);
+    return redo_apply(ctx, ops, len);
+}
+
+/* The first process, with records an earlier run logged after the durable
+ * commit: they are applied in one write txn whose pages go to the segment
+ * as the logged commits' did, with nothing written (the records are
+ * durable), and it takes the last record's txnid so that the next record
+ * follows them in the log. */
+static int replay_log(cs_env *env, uint64_t durable, uint64_t last, uint64_t end)
+{
+    cs_txn *t;
+    int rc = cs_txn_begin(env, 0, &t);
+    if (rc) return rc;
+    t->txnid = last;
+    t->vol = t->vol_all = true;
+    t->vol_cap = env->vseg.span_pages;
+    if ((rc = redo_scan(&env->redo, durable, replay_one, t, NULL, NULL))) {
+        cs_txn_abort(t);
+        return rc;
+    }
+    if ((rc = commit_replayed(t, end)) == CS_OK)
+        cs_log(&env->log, CS_LOG_WARN, CS_LOG_TOPIC_ENV,
+               "%s: replayed %llu logged commits (txns %llu..%llu) that the last run did not write whole", env->path,
+               (unsigned long long)(last - durable), (unsigned long long)durable + 1, (unsigned long long)last);
+    return rc;
+}
+
+/* Logged commits (design 4), while the open lock is held. The first
+ * process empties the segment and replays what an earlier run logged but
+ * did not fold; logging is on for every process when it asked for it, or
+ * while replayed commits wait in the segment. The others follow the lock
+ * file. */
+static int open_logging(cs_env *env, const cs_options *o, bool first)
+{
+    if (env->flags & CS_ENV_IN_MEMORY) return CS_OK;
+    cs_lock_hdr *h = env->lock.hdr;
+    bool rdonly = env->flags & CS_ENV_RDONLY;
+    uint64_t durable = h->durable_txnid, last = durable, end = 0;
+    int rc = first ? redo_open(&env->redo, env->path, true, &env->io) : CS_NOTFOUND; /* no file: nothing logged */
+    if (rc == CS_NOTFOUND) rc = CS_OK;
+    if (rc) return rc;
+    if (env->redo.fd >= 0 && (rc = redo_scan(&env->redo, durable, NULL, NULL, &end, &last))) return rc;
+    if (first && last > durable && rdonly)
+        return cs_fail(CS_EBUSY, "%s has %llu logged commits not yet in the file: open it writable once to apply them",
+                       env->path, (unsigned long long)(last - durable));
+    bool on = first ? last > durable || ((o->flags & CS_ENV_LOG_SMALL) && o->durability == CS_DURABLE_FULL && !rdonly)
+                    : h->vol_on != 0;
+    if (!on) {
+        redo_close(&env->redo);
+        return CS_OK;
+    }
+    redo_close(&env->redo); /* read-only so far: writers reopen it to append */
+    if (!rdonly && (rc = redo_open(&env->redo, env->path, false, &env->io))) return rc;
+    struct stat st;
+    if (fstat(env->fd, &st) != 0) return cs_fail(CS_EIO, "stat: %s", strerror(errno));
+    vseg_name(st.st_dev, st.st_ino, env->vseg_name);
+    if ((rc = vseg_open(&env->vseg, env->vseg_name, env->psize, VSEG_SPAN_BYTES / env->psize, first))) return rc;
+    env->vol_on = true;
+    if (!first) return CS_OK;
+    vseg_state s0 = {.txnid = durable, .hwm = env->vseg.hdr->first_page, .epoch = durable, .clean_txnid = durable};
+    vseg_set_state(&env->vseg, &s0);
+    h->vol_on = 1;
+    return last > durable ? replay_log(env, durable, last, end) : CS_OK;
+}
+
 int cs_env_open(const char *path, const cs_options *opts, cs_env **out)
 {
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
     return cs_fail(CS_EFORMAT, "big-endian hosts are not supported");
 #endif
     cs_options o = opts ? *opts : (cs_options){0};
-    if (!path || !out || (o.flags & ~(CS_ENV_RDONLY | CS_ENV_IN_MEMORY | CS_ENV_TWO_FLUSH | CS_ENV_NORDAHEAD)) ||
+    if (!path || !out || (o.flags & ~(CS_ENV_RDONLY | CS_ENV_IN_MEMORY | CS_ENV_TWO_FLUSH | CS_ENV_NORDAHEAD | CS_ENV_LOG_SMALL)) ||
         (unsigned)o.durability > CS_DURABLE_NO_SYNC || o.auto_shrink > 1 || (unsigned)o.log_level > CS_LOG_ALL ||
         (o.page_size && (o.page_size < CS_MIN_PAGE_SIZE || o.page_size > CS_MAX_PAGE_SIZE || (o.page_size & (o.page_size - 1)))))
         return cs_fail(CS_EINVAL, "cs_env_open: bad arguments (path, flags, durability or page size)");
@@ -177,6 +249,8 @@ int cs_env_open(const char *path, const cs_options *opts, cs_env **out)
     if (!env) return cs_fail(CS_ENOMEM, "env");
     env->fd = -1;
     env->lock.fd = -1;
+    env->redo.fd = -1;
+    env->vseg.fd = -1;
     env->path = strdup(path);
     env->flags = o.flags;
     env->durability = o.durability;
@@ -205,6 +279,7 @@ int cs_env_open(const char *path, const cs_options *opts, cs_env **out)
         /* Only the first process reads the metas as the truth: then no
          * writer can be mid-commit, and a newer meta means a crash. */
         if (first && env->newest_meta_seen > meta.txnid) atomic_store(&env->recovered, meta.txnid);
+        if (rc == CS_OK) rc = open_logging(env, &o, first);
     }
     if (locked) {
         int rc2 = lock_open_done(&env->lock, first && rc == CS_OK);
@@ -260,6 +335,23 @@ int cs_env_close(cs_env *env)
         commit_flush_deferred(env, &flushed);
     }
     if (env->ready) cs_log(&env->log, CS_LOG_DETAIL, CS_LOG_TOPIC_ENV, "Closed %s", env->path);
+    if (env->vol_on) {
+        /* The last process takes the segment with it; the log's records
+         * are all folded by now (commit_flush_deferred). */
+        bool last = env->ready && !(env->flags & CS_ENV_RDONLY) && lock_close_last(&env->lock);
+        cs_meta pm;
+        lock_read_meta(&env->lock, &pm);
+        const vseg_state *st = vseg_state_of(&env->vseg, pm.txnid);
+        bool folded = st && !st->logged && st->epoch == env->lock.hdr->durable_txnid;
+        vseg_close(&env->vseg);
+        if (last) {
+            vseg_unlink(env->vseg_name);
+            /* Only once everything logged is in the file (a failed fold
+             * leaves the records for the next open to replay). */
+            if (folded && env->redo.fd >= 0 && ftruncate(env->redo.fd, 0) != 0) { /* a stale log is harmless */ }
+        }
+        redo_close(&env->redo);
+    }
     io_release(env);
     if (env->fd >= 0) close(env->fd);
     lock_close(&env->lock);

@@ -31,14 +31,16 @@
  *  META PAGE (only the first 512 bytes are written: one sector, so a power
  *  loss cannot tear it across sectors; the checksum catches a torn write):
  *    32   8  magic       "CSTORE\0\1"
- *    40   4  version     format version: 3 (free-list delta in the meta;
- *                        2 brought compact leaves); 1 and 2 files are read
- *                        as they are, and the first commit of this build
- *                        rewrites both metas as version 3 (durable one
- *                        last, each flushed) before any meta names a
- *                        compact leaf or carries a delta, so an older build
- *                        refuses the file rather than fall back to an old
- *                        meta
+ *    40   4  version     format version: 4 (the redo log may hold
+ *                        commits after this meta; 3 brought the free-list
+ *                        delta in the meta, 2 compact leaves); 1 to 3
+ *                        files are read as they are, and the first commit
+ *                        of this build rewrites both metas as version 4
+ *                        (durable one last, each flushed) before any meta
+ *                        names a compact leaf or carries a delta, or any
+ *                        commit is logged, so an older build refuses the
+ *                        file rather than fall back to an old meta or
+ *                        miss logged commits
  *    44   4  page_size
  *    48   8  txnid       commit that wrote this meta; a commit writes the
  *                        page that does NOT hold the newest durable meta,
@@ -155,6 +157,44 @@
  *  CS_LOCK_PID_BASE + pid marks a process alive, so stale slots of dead
  *  processes can be told apart from those of a reused pid.
  *
+ *  REDO LOG "<data path>-log" (redo.c; docs/COMMIT_IO.md, design 4): the
+ *  entry changes of small commits whose pages are not yet in the data file.
+ *  No header; records start at offset 0 and at every multiple of
+ *  REDO_ALIGN after the previous one (zero padding), so writing one never
+ *  rewrites a sector of an earlier one:
+ *    u32 magic | u32 length (header + ops, unpadded) | u64 epoch
+ *    | u64 txnid | u32 nops | u32 crc (CRC-32C of [0, length), field as 0)
+ *    | ops
+ *  op: u8 kind, then (varint = LEB128 u32)
+ *    REDO_TREE  varint flags | varint nlen | name   later ops apply to it
+ *    REDO_PUT   varint klen | key | varint vlen | value
+ *    REDO_DEL   varint klen | key
+ *    REDO_DROP  varint nlen | name
+ *  `epoch` is the txnid of the durable meta the log follows: the records of
+ *  the log are the run from offset 0 whose epoch is that meta's txnid and
+ *  whose txnids are epoch + 1, epoch + 2, ... with valid CRCs; the first
+ *  record that breaks the run ends the log. Records left from an earlier
+ *  epoch carry a smaller epoch, so a log restarted at offset 0 never
+ *  continues into them.
+ *
+ *  VOLATILE PAGES (vpage.c; not on disk): the pages of commits logged in
+ *  the redo log live in a POSIX shared-memory segment named from the data
+ *  file's device and inode, at page numbers from VPAGE_BASE up (far past
+ *  any file's last page, so `pgno < next_pgno` still means a file page):
+ *    header (cs_vseg_hdr, below; whole pages) | arena of pages
+ *  Page VPAGE_BASE + i is the segment's page i (i >= the header's pages).
+ *  The first process to open the database empties the segment; the rest
+ *  map it. The header's state is double-buffered by txnid parity, like the
+ *  published meta, so a writer that dies before publishing leaves the
+ *  state of the published commit whole.
+ *   V1  a file page never refers to a volatile page (a file page is written
+ *       by a fold or a full commit, when nothing below it was volatile), so
+ *       a fold finds every volatile page by descending from the roots
+ *       through volatile and dirty pages only.
+ *   V2  a file page that a logged commit frees stays allocated until the
+ *       fold after it is durable: after a crash, replay starts from the
+ *       durable meta, whose trees still reach it.
+ *
  *  INVARIANTS. Code that relies on one cites it by number; cs_check
  *  (check.c) prefixes each problem it reports with the number it breaks.
  *  Per snapshot (a valid meta and everything reachable from it):
@@ -220,7 +260,7 @@
 #include <stdint.h>
 
 #define CS_MAGIC 0x0100455241544353ull /* "CSTORE\0\1" little-endian */
-#define CS_FORMAT_VERSION 3u /* metas written; 1 (type-3 leaves only) and 2 (no delta) are read too */
+#define CS_FORMAT_VERSION 4u /* metas written; 1 (type-3 leaves only), 2 (no delta) and 3 (no redo log) are read too */
 #define CS_FORMAT_VERSION_MIN 1u
 #define CS_DEFAULT_PAGE_SIZE 4096u
 #define CS_MIN_PAGE_SIZE 4096u
@@ -290,6 +330,40 @@ _Static_assert(sizeof(cs_meta) == 128, "meta is 128 bytes");
 #define OVERFLOW_REF 8u       /* u64 first page of the overflow run         */
 #define LEAF6_PREFIX_MAX 64u  /* longest shared prefix a compact leaf stores */
 
+/* ---- Redo log ---- */
+#define REDO_MAGIC 0x4c524353u   /* "SCRL"                                  */
+#define REDO_HDR 32u             /* record header bytes                      */
+#define REDO_ALIGN 512u          /* records start on sector boundaries       */
+enum { REDO_TREE = 1, REDO_PUT = 2, REDO_DEL = 3, REDO_DROP = 4 };
+
+/* ---- Volatile pages ---- */
+#define VPAGE_BASE (1ull << 48)          /* page number of segment page 0   */
+#define VSEG_MAGIC 0x474553504c4f5643ull /* "CVOLPSEG"                      */
+#define VSEG_VERSION 1u
+#define VSEG_PENDING_MAX 1024u           /* extents of V2's pending pages    */
+typedef struct vseg_state {
+    uint64_t txnid;       /* the published commit this state belongs to     */
+    uint64_t hwm;         /* arena pages handed out: [first_page, hwm)      */
+    uint64_t npending;    /* pending[0, npending): file pages freed by
+                             logged commits since the fold (V2)             */
+    uint64_t log_off;     /* where the next redo record goes                */
+    uint64_t epoch;       /* the last durable commit written whole: the
+                             redo log's epoch                               */
+    uint64_t clean_txnid; /* the last commit written whole (durable or
+                             deferred): no snapshot from it on reaches an
+                             arena page handed out before it                */
+    uint64_t logged;      /* 1: this commit is in the log (not in the file) */
+} vseg_state;
+typedef struct cs_vseg_hdr {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t psize;
+    uint64_t first_page;          /* the arena's first page (after this)   */
+    _Atomic uint64_t size_pages;  /* the segment's size; only grows        */
+    vseg_state state[2];          /* state[txnid & 1]                      */
+    struct { uint64_t start, len; } pending[VSEG_PENDING_MAX];
+} cs_vseg_hdr;
+
 /* ---- Lock file ---- */
 #define CS_LOCK_MAGIC 0x4b434f4c53435352ull /* "RSCSLOCK" */
 /* 4: writers may cut the data file (auto-shrink, I13). A writer of version
@@ -297,8 +371,9 @@ _Static_assert(sizeof(cs_meta) == 128, "meta is 128 bytes");
  * its commit after a cut, so builds of the two versions must not share a
  * file at once: the lock file refuses the other. 5: compact leaves (data
  * format 2), which a version-4 build sharing the file could not read. 6: the
- * published meta's free-list delta (data format 3). */
-#define CS_LOCK_VERSION 6u
+ * published meta's free-list delta (data format 3). 7: logged commits,
+ * whose pages a version-6 build would not find. */
+#define CS_LOCK_VERSION 7u
 #define CS_LOCK_PID_BASE (1ull << 32)
 
 typedef struct cs_reader_slot {
@@ -326,6 +401,8 @@ typedef struct cs_lock_hdr {
     _Atomic uint32_t commit_waiters; /* threads in cs_env_wait_commit, any
                                   process: a publish then wakes the futex on
                                   meta_seq's low word                       */
+    uint32_t vol_on;           /* 1: small commits are logged (design 4):
+                                  every process maps the page segment      */
     uint8_t pad0[64];
     pthread_mutex_t writer;    /* robust, process-shared, error-checking    */
     uint8_t pad1[64];

@@ -38,6 +38,19 @@ int freelist_add_group(cs_freelist *fl, uint64_t txnid, cs_extvec *ext)
     return CS_OK;
 }
 
+int freelist_copy(cs_freelist *dst, const cs_freelist *src)
+{
+    memset(dst, 0, sizeof *dst);
+    int rc = extvec_append(&dst->free, &src->free);
+    for (size_t g = 0; rc == CS_OK && g < src->ngroups; g++) {
+        cs_extvec ext = {0};
+        if ((rc = extvec_append(&ext, &src->groups[g].ext)) == CS_OK) rc = freelist_add_group(dst, src->groups[g].txnid, &ext);
+        extvec_free(&ext);
+    }
+    if (rc) freelist_free(dst);
+    return rc;
+}
+
 int freelist_release(cs_freelist *fl, uint64_t limit)
 {
     size_t k = 0;

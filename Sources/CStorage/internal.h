@@ -8,12 +8,12 @@
  * order this file's declarations the same way).
  *  L0  base      error.c crc32c.c vec.c: error detail, log messages, CRC-32C, extent vectors; calls libc only
  *  L1  format    meta.c node.c freelist.c: the on-disk structures (meta pages, slotted nodes, the free-list run), bytes in and out; calls L0
- *  L2  os        io.c lock.c: data-file writes/flushes/growth, mappings and the page-buffer pool; the lock file (writer mutex, reader table, published meta); calls L0-L1
+ *  L2  os        io.c lock.c redo.c vpage.c: data-file writes/flushes/growth, mappings and the page-buffer pool; the lock file (writer mutex, reader table, published meta); the redo log of small commits and the shared segment of their pages; calls L0-L1
  *  L3  txnstate  internal.h: struct cs_txn and the gates txn_check/txn_note (inline); calls L0
  *  L4  pager     pager.c: pages as a txn sees them, dirty pages, allocation, copy-on-write; calls L0-L3
  *  L5  btree     btree_search.c btree_rank.c btree.c relocate.c: search, insert/split, delete/merge, rank over one tree descriptor; auto-shrink's page moves; calls L0-L4
  *  L6  trees     tree.c: the tree-name registry, the catalog, a txn's descriptors, cs_tree_* and cs_get/put/del/count; calls L0-L5
- *  L7  access    cursor.c diff.c filter.c fts.c: cursors, snapshot diffs, value filters, full-text index and search; calls L0-L6
+ *  L7  access    cursor.c diff.c filter.c fts.c replay.c: cursors, snapshot diffs, value filters, full-text index and search; a write txn's changes as redo ops and back; calls L0-L6
  *  L8  txn       txn.c: begin (snapshot or writer), clone, reset, renew, abort; calls L0-L7
  *  L9  commit    commit.c: the commit steps C1-C7, flushing deferred commits, the auto-shrink step; calls L0-L8
  *  L10 env       env.c check.c: cs_env_open/close/sync/info, cs_check; calls L0-L9
@@ -200,6 +200,20 @@ static inline void branch_set_count(uint8_t *pg, uint32_t psize, unsigned i, uin
 {
     if (branch_cell_ok(pg, psize, i)) wr64(pg + node_slot(pg, i) + 8, c);
 }
+/* Bytes of v as LEB128, and v written at p (which has varint_len(v)). */
+static inline uint32_t varint_len(uint32_t v)
+{
+    uint32_t n = 1;
+    while (v >= 0x80) v >>= 7, n++;
+    return n;
+}
+static inline uint32_t varint_put(uint8_t *p, uint32_t v)
+{
+    uint32_t n = 0;
+    while (v >= 0x80) p[n++] = (uint8_t)(v | 0x80), v >>= 7;
+    p[n++] = (uint8_t)v;
+    return n;
+}
 /* LEB128 u32 at *p (< end), advancing *p; false if it runs past end. */
 static inline __attribute__((always_inline)) bool varint_get(const uint8_t **p, const uint8_t *end, uint32_t *out)
 {
@@ -261,6 +275,13 @@ static inline __attribute__((always_inline)) int key_cmp(const uint8_t *a, uint3
             uint64_t x = __builtin_bswap64(rd64(a + n - 8)), y = __builtin_bswap64(rd64(b + n - 8));
             if (x != y) return x < y ? -1 : 1;
         }
+    } else if (n >= 4) {
+        /* Short separators (a branch keeps the shortest that divides): two
+         * overlapping 4-byte words instead of a byte loop. */
+        uint32_t x = __builtin_bswap32(rd32(a)), y = __builtin_bswap32(rd32(b));
+        if (x != y) return x < y ? -1 : 1;
+        x = __builtin_bswap32(rd32(a + n - 4)), y = __builtin_bswap32(rd32(b + n - 4));
+        if (x != y) return x < y ? -1 : 1;
     } else
         for (; i < n; i++)
             if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
@@ -402,6 +423,8 @@ typedef struct cs_freelist {
 } cs_freelist;
 void freelist_free(cs_freelist *fl);
 int freelist_add_group(cs_freelist *fl, uint64_t txnid, cs_extvec *ext); /* takes ext */
+/* dst (uninitialized) becomes a copy of src; CS_ENOMEM (dst then empty). */
+int freelist_copy(cs_freelist *dst, const cs_freelist *src);
 /* Move groups with txnid <= limit into fl->free. */
 int freelist_release(cs_freelist *fl, uint64_t limit);
 size_t freelist_serial_size(const cs_freelist *fl, size_t extra_extents);
@@ -423,7 +446,7 @@ int freelist_rest(const cs_freelist *base, uint64_t cursor, cs_freelist *out);
 /* dst += src (src's groups must follow dst's); src is consumed. */
 int freelist_join(cs_freelist *dst, cs_freelist *src);
 
-/* ==== L2 os: io.c lock.c ==== */
+/* ==== L2 os: io.c lock.c redo.c vpage.c ==== */
 
 /* ---- lock.c ---- */
 typedef struct cs_lock {
@@ -444,6 +467,9 @@ int lock_open(cs_lock *lk, const char *path, uint32_t mode, uint32_t max_readers
 /* delta: the meta's free-list delta (meta_delta_len bytes). */
 int lock_init_header(cs_lock *lk, const cs_meta *meta, const uint8_t *delta, uint32_t meta_slot);
 int lock_open_done(cs_lock *lk, bool first);
+/* At close: true if no other env has the database open. Then the caller
+ * holds the open lock until lock_close, so no process opens it meanwhile. */
+bool lock_close_last(cs_lock *lk);
 void lock_close(cs_lock *lk);
 void lock_publish_meta(cs_lock *lk, const cs_meta *meta, const uint8_t *delta);
 void lock_read_meta(const cs_lock *lk, cs_meta *out);
@@ -482,6 +508,99 @@ void lock_release_opens(cs_lock *lk);
  * fn's first non-zero return. */
 int lock_each_reader(cs_lock *lk, int (*fn)(void *ctx, uint32_t pid, uint64_t txnid), void *ctx);
 
+/* ---- redo.c: the redo log of small commits (format.h REDO LOG) ---- */
+#define REDO_GROW (1u << 20) /* the log grows in steps of at least this    */
+typedef struct cs_redo {
+    int fd;                  /* -1: not open                                */
+    uint64_t size;           /* the file's size (grown ahead of records)    */
+    cs_io_hooks io;          /* the env's hooks (copied)                    */
+} cs_redo;
+/* A record being built; owns buf. */
+typedef struct redo_rec {
+    uint8_t *buf;
+    size_t len, cap;
+    uint32_t nops;
+} redo_rec;
+/* One decoded op; a and b point into the record. */
+typedef struct redo_op {
+    uint8_t kind;            /* REDO_TREE, _PUT, _DEL, _DROP                */
+    uint32_t flags;          /* REDO_TREE: the tree's cs_tree_open flags    */
+    const uint8_t *a, *b;    /* name or key; value (REDO_PUT)              */
+    uint32_t al, bl;
+} redo_op;
+void redo_rec_init(redo_rec *r);
+void redo_rec_free(redo_rec *r);
+/* Start a record (dropping any ops); CS_ENOMEM. */
+int redo_rec_begin(redo_rec *r, uint64_t epoch, uint64_t txnid);
+/* Append one op (format.h); CS_ENOMEM, CS_EINVAL before redo_rec_begin. */
+int redo_rec_tree(redo_rec *r, const char *name, uint32_t nlen, uint32_t flags);
+int redo_rec_put(redo_rec *r, const uint8_t *k, uint32_t kl, const uint8_t *v, uint32_t vl);
+int redo_rec_del(redo_rec *r, const uint8_t *k, uint32_t kl);
+int redo_rec_drop(redo_rec *r, const char *name, uint32_t nlen);
+/* Pad, count and checksum the record: its bytes to write (a multiple of
+ * REDO_ALIGN), 0 when out of memory. */
+size_t redo_rec_seal(redo_rec *r);
+/* The op at *p (< end), advancing *p: CS_OK, CS_NOTFOUND at end, CS_ECORRUPT. */
+int redo_next_op(const uint8_t **p, const uint8_t *end, redo_op *op);
+/* Open (rdonly: CS_NOTFOUND if missing; else create) "<data_path>-log";
+ * CS_EIO, CS_ENOSPACE, CS_ENOMEM. */
+int redo_open(cs_redo *lg, const char *data_path, bool rdonly, const cs_io_hooks *io);
+void redo_close(cs_redo *lg);
+/* Write a sealed record of `padded` bytes at off (a multiple of REDO_ALIGN),
+ * growing the file first if needed, and flush it: CS_OK once the record is
+ * durable; CS_EIO, CS_ENOSPACE (the record may be partly written: it fails
+ * its CRC and ends the log), CS_EINVAL. */
+int redo_append(cs_redo *lg, uint64_t off, const redo_rec *r, size_t padded);
+/* redo_append's two steps: the write (growing the file first), the flush. */
+int redo_write(cs_redo *lg, uint64_t off, const redo_rec *r, size_t padded);
+int redo_flush(cs_redo *lg);
+/* Called for each record of the log in txnid order with its ops; a nonzero
+ * return stops the scan and is returned. */
+typedef int (*redo_scan_fn)(void *ctx, uint64_t txnid, const uint8_t *ops, size_t len, uint32_t nops);
+/* The log's records for `epoch` (format.h): calls fn (may be NULL) for each;
+ * *end_off = where the next record goes, *last_txnid = the last record's
+ * txnid (epoch if none). A damaged or stale record ends the log, it is not
+ * an error. CS_EIO, CS_ENOMEM, or fn's code. */
+int redo_scan(cs_redo *lg, uint64_t epoch, redo_scan_fn fn, void *ctx, uint64_t *end_off, uint64_t *last_txnid);
+
+/* ---- vpage.c: the shared segment of volatile pages (format.h) ---- */
+#define VSEG_NAME_MAX 64
+/* Arena pages one write txn may take: past this it is no small commit. */
+#define VOL_TXN_PAGES 64u
+/* Logged commits between folds at most, and the segment's size cap. */
+#define VOL_FOLD_EVERY 64u
+#define VSEG_SPAN_BYTES (32u << 20)
+typedef struct cs_vseg {
+    int fd;                  /* -1: not open                                */
+    uint8_t *base;           /* the whole span, mapped shared              */
+    uint64_t span_pages;     /* address space reserved: the segment's cap   */
+    uint32_t psize;
+    cs_vseg_hdr *hdr;        /* at base                                     */
+} cs_vseg;
+static inline bool pgno_is_volatile(uint64_t pgno) { return pgno >= VPAGE_BASE; }
+/* The segment name of a data file (shm_open's). */
+void vseg_name(dev_t dev, ino_t ino, char out[VSEG_NAME_MAX]);
+/* Open (creating) and map segment `name` with room for max_pages pages of
+ * psize; `first` empties it and writes a new header. CS_EIO, CS_ENOSPACE
+ * (no shared memory), CS_ELOCK (a segment of another version or page size),
+ * CS_EINVAL. The caller owns s until vseg_close. */
+int vseg_open(cs_vseg *s, const char *name, uint32_t psize, uint64_t max_pages, bool first);
+void vseg_close(cs_vseg *s);
+/* Remove the segment's name (the last process, or a failed open). */
+void vseg_unlink(const char *name);
+/* Volatile page pgno (npages long) in the segment, NULL if it lies outside
+ * the arena: the caller reports CS_ECORRUPT. Any thread, no lock. */
+const uint8_t *vseg_page(const cs_vseg *s, uint64_t pgno, uint64_t npages);
+/* Writer only. Make the segment at least `pages` long (CS_ENOSPACE past its
+ * cap or out of shared memory); copy npages at volatile pgno into it. */
+int vseg_grow(cs_vseg *s, uint64_t pages);
+int vseg_put(cs_vseg *s, uint64_t pgno, const uint8_t *pages, uint64_t npages);
+/* The state of published commit txnid, NULL if the segment has none (a
+ * writer died between the two, or the segment is not this file's). */
+const vseg_state *vseg_state_of(const cs_vseg *s, uint64_t txnid);
+/* Writer only, before publishing st->txnid. */
+void vseg_set_state(cs_vseg *s, const vseg_state *st);
+
 /* ---- io.c: the data file, mappings, page buffers ---- */
 /* A read-only mapping of the data file. Mappings are immutable once
  * published and kept until close: a reader keeps using the one it started
@@ -499,6 +618,12 @@ typedef struct tree_registry {
     uint32_t *len;
     uint32_t n, cap;
 } tree_registry;
+
+/* Deep trees whose root's children a cold open asks for (tree.c), and the
+ * most children it asks for at once: a fuller root belongs to a tree so
+ * large that reading a level of it would crowd out the caller's reads. */
+#define CS_DEEP_ROOTS 8
+#define CS_CHILD_HINTS_MAX 32
 
 struct cs_env {
     char *path;
@@ -544,8 +669,19 @@ struct cs_env {
     bool ready;                 /* open completed (close may flush)         */
     _Atomic bool roots_hinted;  /* the catalog's tree roots were asked for
                                    (tree.c, first cs_tree_open)            */
+    /* Roots asked for by tree_hint_roots of trees three levels deep or
+     * more, whose children are asked for at the tree's first open (tree.c;
+     * guarded by mu, deep_pending read without it). */
+    uint64_t deep_roots[CS_DEEP_ROOTS];
+    _Atomic uint32_t deep_pending;
 
     cs_lock lock;
+    /* Small commits logged instead of written (docs/COMMIT_IO.md, design
+     * 4): on when the segment and the log opened (durable, file-backed). */
+    bool vol_on;
+    cs_vseg vseg;
+    cs_redo redo;
+    char vseg_name[VSEG_NAME_MAX];
 };
 
 /* The mapping to use for a snapshot of next_pgno pages (grows the map). */
@@ -562,6 +698,9 @@ int io_sync(cs_env *env);
  * return at once. Advice only: a failure changes nothing, so none is
  * reported. Cold opens issue their independent reads together with it. */
 void io_willneed(int fd, uint64_t off, uint64_t len);
+/* Whether the memory page holding p (inside a file mapping) is in the page
+ * cache, i.e. reading it will not wait for the disk; false when unknown. */
+bool io_resident(const void *p);
 uint8_t *io_page_buf(cs_env *env);               /* one page, from pool  */
 void io_page_buf_put(cs_env *env, uint8_t *p);
 /* The default hooks (pwrite, fdatasync, posix_fallocate) where user's are NULL. */
@@ -641,6 +780,15 @@ struct cs_txn {
     leaf_part *parts;           /* a compact leaf's entries and one more    */
     bt_hint hints[BT_HINTS];    /* append paths, most recent trees          */
     unsigned next_hint;         /* round-robin replacement                  */
+    /* Logged commits (design 4). vol: new pages come from the segment's
+     * arena at vol_hwm; once a txn needs more than VOL_TXN_PAGES, or
+     * cannot be logged, pages come from the file and vol_all turns false.
+     * fold: the base reaches volatile pages, so a commit that is not
+     * logged must first move them into the file (V1). */
+    bool vol, vol_all, fold;
+    bool fl_copied;             /* t->fl is a copy: env's cache stays valid  */
+    uint64_t vol_hwm, vol_used, vol_cap;
+    vseg_state vst;             /* the base's segment state                 */
 };
 
 static inline void txn_touch_gen(cs_txn *t) { t->gen++; }
@@ -693,6 +841,13 @@ int page_free(cs_txn *t, uint64_t pgno, uint64_t npages);
  * page moves; *page points at the writable copy. */
 int page_touch(cs_txn *t, uint64_t *pgno, uint8_t **page);
 void dirty_release_all(cs_txn *t);
+/* Fold (V1): give volatile page *pgno (npages long) a page of the file,
+ * copying it from the segment or moving this txn's dirty copy; *page is the
+ * writable copy. A file page is left alone. */
+int page_rehome(cs_txn *t, uint64_t *pgno, uint32_t npages, uint8_t **page);
+/* Logged commit: copy the dirty pages (all volatile) into the segment, with
+ * their checksums. CS_ENOSPACE when the segment cannot grow. */
+int pager_put_volatile(cs_txn *t);
 /* Commit: write the dirty pages, sorted. The first `cap` units written go
  * to `units` (may be NULL); *nunits = how many were written in all. */
 int pager_write_dirty(cs_txn *t, cs_commit_unit *units, uint32_t cap, uint32_t *nunits);
@@ -783,6 +938,10 @@ int bt_rebalance_level(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, bool p
 int bt_relocate(cs_txn *t, cs_tree_desc *d, uint64_t threshold, uint8_t *key, uint32_t *klen, unsigned *budget,
                 unsigned *moved);
 
+/* Fold (V1, design 4): move every volatile page tree d reaches into the
+ * file (the txn allocates from the file by then); d->root may change. */
+int bt_fold(cs_txn *t, cs_tree_desc *d);
+
 /* ==== L6 trees: tree.c ==== */
 
 /* C1: write the changed descriptors of this txn's trees into the catalog. */
@@ -796,11 +955,29 @@ void tree_names_free(cs_env *env);              /* env close              */
  * this process's previous step stopped (env->reloc_*), visiting at most
  * `budget` leaves. Moved trees are marked for tree_flush_catalog. */
 int tree_relocate(cs_txn *t, uint64_t threshold, unsigned budget, unsigned *moved);
+/* Fold (design 4): bt_fold over every named tree and then the catalog, with
+ * C1 in between; afterwards no page the txn reaches is volatile. */
+int tree_fold(cs_txn *t);
 
-/* ==== L7 access: cursor.c diff.c filter.c fts.c ==== */
+/* ==== L7 access: cursor.c diff.c filter.c fts.c replay.c ==== */
 
 void cursor_close_all(cs_txn *t);
 void cursor_unset_all(cs_txn *t);
+/* cs_tree_diff over two descriptors (NULL = an empty tree), each read in
+ * its own txn; the two txns may be one write txn, whose base pages are
+ * never rewritten in place (copy-on-write), so a descriptor of its base
+ * still reads the base's tree. */
+int diff_trees(cs_txn *from, const cs_tree_desc *dfrom, cs_txn *to, const cs_tree_desc *dto, cs_diff_fn fn, void *ctx);
+/* The redo record of write txn t's changes since its base meta (call after
+ * tree_flush_catalog, C1): the catalog's diff names the trees created,
+ * dropped and changed, and each changed tree's diff gives its puts and
+ * deletes. *fits = false (r then holds part of the record) when the record
+ * would pass `limit` bytes. CS_ENOMEM, CS_ECORRUPT. */
+int redo_build(cs_txn *t, uint64_t epoch, redo_rec *r, size_t limit, bool *fits);
+/* Apply a record's ops (redo_scan's ops, len) to write txn t. CS_ECORRUPT
+ * when they do not parse (a record whose CRC held); else cs_put/cs_del/
+ * cs_tree_drop's errors. */
+int redo_apply(cs_txn *t, const uint8_t *ops, size_t len);
 
 /* ==== L8 txn: txn.c ==== */
 
@@ -822,6 +999,12 @@ int txn_snapshot_freelist(cs_txn *t, cs_freelist *out);
 void txn_log_pending(cs_env *env);
 
 /* ==== L9 commit: commit.c ==== */
+
+/* Open's replay (design 4): t holds the log's records up to log_end, its
+ * txnid the last record's. Its pages go to the segment as the logged
+ * commits' did, with no write (the records are durable already); if they
+ * do not fit, t is committed whole. Frees t either way. */
+int commit_replayed(cs_txn *t, uint64_t log_end);
 
 /* Make deferred commits durable (C4-C6). *flushed = there were some. */
 int commit_flush_deferred(cs_env *env, bool *flushed);

@@ -174,6 +174,14 @@ int lock_open_done(cs_lock *lk, bool first)
     return CS_OK;
 }
 
+bool lock_close_last(cs_lock *lk)
+{
+    if (lk->fd < 0) return true;
+    /* Byte 0 first: no process is between opening and sharing byte 1. */
+    if (ofd_lock(lk->fd, F_WRLCK, 0, true) != 0) return false;
+    return ofd_lock(lk->fd, F_WRLCK, 1, false) == 0;
+}
+
 void lock_close(cs_lock *lk)
 {
     if (lk->hdr) munmap(lk->hdr, lk->size);

@@ -22,21 +22,6 @@ uint32_t node_max_cell(uint32_t psize) { return (psize - PAGE_HDR) / 3 - 2; }
  * word's varint may take 5 bytes where the type-3 header has 4). */
 #define ENC_MAX (CS_MAX_PAGE_SIZE / 3 + 16)
 
-static uint32_t varint_len(uint32_t v)
-{
-    uint32_t n = 1;
-    while (v >= 0x80) v >>= 7, n++;
-    return n;
-}
-
-static uint32_t varint_put(uint8_t *p, uint32_t v)
-{
-    uint32_t n = 0;
-    while (v >= 0x80) p[n++] = (uint8_t)(v | 0x80), v >>= 7;
-    p[n++] = (uint8_t)v;
-    return n;
-}
-
 int node_bad_cell(const uint8_t *pg, unsigned i)
 {
     return cs_fail(CS_ECORRUPT, "page %llu: cell %u out of bounds", (unsigned long long)PH(pg)->pgno, i);

@@ -93,8 +93,27 @@ void dirty_release_all(cs_txn *t)
     t->dirty_cap = t->dirty_n = 0;
 }
 
+/* A volatile page (design 4): this txn's dirty copy, else the segment's. */
+static int volatile_get(cs_txn *t, uint64_t pgno, uint64_t npages, bool clean, const uint8_t **out)
+{
+    if (!clean) {
+        uint8_t *d = dirty_find(t, pgno);
+        if (d) {
+            *out = d;
+            return CS_OK;
+        }
+    }
+    const uint8_t *p = t->env->vol_on ? vseg_page(&t->env->vseg, pgno, npages) : NULL;
+    if (!p)
+        return cs_fail(CS_ECORRUPT, "reference to volatile page %llu outside the segment",
+                       (unsigned long long)(pgno - VPAGE_BASE));
+    *out = p;
+    return CS_OK;
+}
+
 int page_get_in(cs_txn *t, uint64_t pgno, bool clean, const uint8_t **out)
 {
+    if (CS_UNLIKELY(pgno_is_volatile(pgno))) return volatile_get(t, pgno, 1, clean, out);
     uint64_t limit = t->rdonly ? t->meta.next_pgno : t->next_pgno;
     if (CS_UNLIKELY(pgno < 2 || pgno >= limit))
         return cs_fail(CS_ECORRUPT, "reference to page %llu outside the file (%llu pages)",
@@ -116,6 +135,7 @@ int page_get(cs_txn *t, uint64_t pgno, const uint8_t **out) { return page_get_in
 
 int page_get_run(cs_txn *t, uint64_t pgno, uint64_t npages, const uint8_t **out)
 {
+    if (pgno_is_volatile(pgno)) return volatile_get(t, pgno, npages, t->rdonly, out);
     uint64_t limit = t->rdonly ? t->meta.next_pgno : t->next_pgno;
     if (npages == 0 || pgno >= limit || npages > limit - pgno)
         return cs_fail(CS_ECORRUPT, "run of %llu pages at %llu outside the file", (unsigned long long)npages,
@@ -152,6 +172,15 @@ static uint64_t take_from(cs_extvec *v, size_t *head, uint32_t npages, size_t *a
  * file. */
 static uint64_t take_pages(cs_txn *t, uint32_t npages)
 {
+    if (t->vol) {
+        if (t->vol_used + npages <= t->vol_cap && t->vol_hwm + npages <= t->env->vseg.span_pages) {
+            uint64_t p = VPAGE_BASE + t->vol_hwm;
+            t->vol_hwm += npages;
+            t->vol_used += npages;
+            return p;
+        }
+        t->vol = t->vol_all = false; /* too big to log: this commit folds */
+    }
     if (npages == 1 && t->reuse.n) {
         cs_extent *e = &t->reuse.v[t->reuse.n - 1];
         uint64_t p = e->start + --e->len;
@@ -201,11 +230,12 @@ int page_alloc(cs_txn *t, uint32_t npages, uint64_t *pgno, uint8_t **buf)
 int page_free(cs_txn *t, uint64_t pgno, uint64_t npages)
 {
     dirty_entry e = dirty_remove(t, pgno);
-    if (e.pgno) {
-        /* Never committed: nobody can see it, reuse it in this txn. */
-        buf_release(t, e.page, e.npages);
-        return extvec_push(&t->reuse, pgno, npages);
-    }
+    if (e.pgno) buf_release(t, e.page, e.npages);
+    /* Arena pages come back all at once when the segment resets (txn.c),
+     * never through the free list, which holds file pages only. */
+    if (pgno_is_volatile(pgno)) return CS_OK;
+    /* Never committed: nobody can see it, reuse it in this txn. */
+    if (e.pgno) return extvec_push(&t->reuse, pgno, npages);
     return extvec_push(&t->freed, pgno, npages);
 }
 
@@ -230,6 +260,43 @@ int page_touch(cs_txn *t, uint64_t *pgno, uint8_t **page)
     if ((rc = page_free(t, *pgno, 1))) return rc;
     *pgno = np;
     *page = buf;
+    return CS_OK;
+}
+
+int page_rehome(cs_txn *t, uint64_t *pgno, uint32_t npages, uint8_t **page)
+{
+    uint8_t *d = dirty_find(t, *pgno);
+    if (!pgno_is_volatile(*pgno)) {
+        *page = d;
+        return CS_OK;
+    }
+    const uint8_t *src = d;
+    int rc = src ? CS_OK : volatile_get(t, *pgno, npages, true, &src);
+    uint64_t np;
+    uint8_t *buf;
+    if (rc || (rc = alloc_buf(t, npages, false, &np, &buf))) return rc;
+    memcpy(buf, src, (size_t)npages * t->psize);
+    PHW(buf)->pgno = np;
+    PHW(buf)->txnid = t->txnid;
+    if ((rc = page_free(t, *pgno, npages))) return rc;
+    *pgno = np;
+    *page = buf;
+    return CS_OK;
+}
+
+int pager_put_volatile(cs_txn *t)
+{
+    for (size_t i = 0; i < t->dirty_cap; i++) {
+        dirty_entry *e = &t->dirty[i];
+        if (!e->pgno) continue;
+        if (!pgno_is_volatile(e->pgno))
+            return cs_fail(CS_EINVAL, "logged commit with file page %llu dirty", (unsigned long long)e->pgno);
+        cs_page_hdr *h = PHW(e->page);
+        h->txnid = t->txnid;
+        h->checksum = cs_page_checksum(e->page, (size_t)e->npages * t->psize);
+        int rc = vseg_put(&t->env->vseg, e->pgno, e->page, e->npages);
+        if (rc) return rc;
+    }
     return CS_OK;
 }
 

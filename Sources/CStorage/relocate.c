@@ -98,3 +98,43 @@ int bt_relocate(cs_txn *t, cs_tree_desc *d, uint64_t threshold, uint8_t *key, ui
     *klen = k.len;
     return CS_OK;
 }
+
+/* Fold (V1): page *pgno and what it reaches that is volatile move into the
+ * file. A page that is neither volatile nor dirty is a committed file page,
+ * and nothing below it is volatile, so the walk stops there; a dirty page
+ * is walked because this txn may have made it in the arena's place. */
+static int fold_node(cs_txn *t, uint64_t *pgno, int levels_left)
+{
+    uint8_t *pg = dirty_find(t, *pgno);
+    if (!pg && !pgno_is_volatile(*pgno)) return CS_OK;
+    if (levels_left <= 0) return cs_fail(CS_ETOODEEP, "tree deeper than %d levels", CS_MAX_DEPTH);
+    int rc = page_rehome(t, pgno, 1, &pg);
+    if (rc || (rc = node_check(pg, t->psize, *pgno))) return rc;
+    if (!node_is_leaf(pg)) {
+        for (unsigned i = 0; i < node_n(pg); i++) {
+            if (!branch_cell_ok(pg, t->psize, i)) return node_bad_cell(pg, i);
+            uint64_t c = branch_child(pg, t->psize, i), nc = c;
+            if ((rc = fold_node(t, &nc, levels_left - 1))) return rc;
+            if (nc != c) branch_set_child(pg, t->psize, i, nc);
+        }
+        return CS_OK;
+    }
+    for (unsigned i = 0; i < node_n(pg); i++) {
+        const uint8_t *v;
+        uint32_t vl;
+        bool ovf;
+        uint64_t op;
+        if ((rc = leaf_value(pg, t->psize, i, &v, &vl, &ovf, &op))) return rc;
+        if (!ovf || !pgno_is_volatile(op)) continue;
+        uint8_t *run;
+        if ((rc = page_rehome(t, &op, ovf_pages(t->psize, vl), &run))) return rc;
+        wr64((uint8_t *)v, op); /* the cell's overflow reference (leaf_value checked it) */
+    }
+    return CS_OK;
+}
+
+int bt_fold(cs_txn *t, cs_tree_desc *d)
+{
+    if (!d->root) return CS_OK;
+    return fold_node(t, &d->root, CS_MAX_DEPTH);
+}

@@ -82,7 +82,7 @@ static int tree_load_desc(cs_txn *t, const uint8_t *name, uint32_t len, cs_tree_
     if (v.size != sizeof *d) return cs_fail(CS_ECORRUPT, "catalog entry '%.*s' has %zu bytes", (int)len, name, v.size);
     memcpy(d, v.data, sizeof *d);
     uint64_t limit = t->rdonly ? t->meta.next_pgno : t->next_pgno;
-    if (d->root >= limit || d->depth > CS_MAX_DEPTH || (d->root == 0) != (d->depth == 0))
+    if ((d->root >= limit && !pgno_is_volatile(d->root)) || d->depth > CS_MAX_DEPTH || (d->root == 0) != (d->depth == 0))
         return cs_fail(CS_ECORRUPT, "catalog entry '%.*s' is invalid", (int)len, name);
     *exists = true;
     return CS_OK;
@@ -165,6 +165,46 @@ int tree_relocate(cs_txn *t, uint64_t threshold, unsigned budget, unsigned *move
     return CS_OK;
 }
 
+int tree_fold(cs_txn *t)
+{
+    cs_env *env = t->env;
+    bt_path p;
+    int rc = bt_edge(t, &t->catalog, false, &p);
+    while (rc == CS_OK) {
+        cs_val k, v;
+        uint8_t kb[CS_MAX_KEY];
+        char name[CS_MAX_KEY + 1];
+        cs_tree h;
+        cs_tree_desc *d, stored;
+        if ((rc = bt_read(t, &p, kb, &k, &v))) return rc;
+        if (v.size != sizeof stored) return cs_fail(CS_ECORRUPT, "catalog value of %zu bytes", v.size);
+        memcpy(&stored, v.data, sizeof stored);
+        memcpy(name, k.data, k.size);
+        name[k.size] = 0;
+        /* The txn's descriptor is the current one (the catalog's may be
+         * older); a tree dropped in this txn leaves the catalog at C1. */
+        if (!memchr(name, 0, k.size) && (rc = tree_name_register(env, name, k.size, &h)) == CS_OK &&
+            (rc = tree_desc_get(t, h, false, &d)) == CS_OK) {
+            cs_tree_desc before = *d;
+            if ((rc = bt_fold(t, d))) return rc;
+            if (memcmp(&before, d, sizeof before)) t->trees[h].dirty = 1;
+        } else if (rc != CS_NOTFOUND) {
+            return rc;
+        }
+        rc = bt_step(t, &p, true);
+    }
+    if (rc != CS_NOTFOUND) return rc;
+    /* Trees created in this txn are not in the catalog yet. */
+    for (uint32_t i = 0; i < t->ntrees; i++)
+        if (t->trees[i].known && t->trees[i].exists && !t->trees[i].in_catalog) {
+            cs_tree_desc before = t->trees[i].desc;
+            if ((rc = bt_fold(t, &t->trees[i].desc))) return rc;
+            if (memcmp(&before, &t->trees[i].desc, sizeof before)) t->trees[i].dirty = 1;
+        }
+    if ((rc = tree_flush_catalog(t))) return rc; /* C1 */
+    return bt_fold(t, &t->catalog);
+}
+
 int tree_flush_catalog(cs_txn *t)
 {
     for (uint32_t i = 0; i < t->ntrees; i++) {
@@ -201,6 +241,7 @@ static void tree_hint_roots(cs_txn *t)
     if (t->catalog.depth != 1 || (env->flags & CS_ENV_IN_MEMORY) || atomic_exchange(&env->roots_hinted, true)) return;
     if (page_get(t, t->catalog.root, &pg) || node_check(pg, env->psize, t->catalog.root) || !node_is_leaf(pg)) return;
     uint64_t limit = t->rdonly ? t->meta.next_pgno : t->next_pgno;
+    uint32_t deep = 0;
     for (unsigned i = 0, n = node_n(pg); i < n; i++) {
         const uint8_t *v;
         uint32_t vlen;
@@ -209,7 +250,49 @@ static void tree_hint_roots(cs_txn *t)
         cs_tree_desc d;
         if (leaf_value(pg, env->psize, i, &v, &vlen, &ovf, &ovf_pgno) || ovf || vlen != sizeof d) continue;
         memcpy(&d, v, sizeof d);
-        if (d.root && d.root < limit) io_willneed(env->fd, d.root << env->psize_shift, env->psize);
+        if (!d.root || d.root >= limit) continue;
+        io_willneed(env->fd, d.root << env->psize_shift, env->psize);
+        if (d.depth >= 3 && deep < CS_DEEP_ROOTS) env->deep_roots[deep++] = d.root;
+    }
+    pthread_mutex_lock(&env->mu);
+    atomic_store_explicit(&env->deep_pending, deep, memory_order_relaxed);
+    pthread_mutex_unlock(&env->mu);
+}
+
+/* At the first open of a tree tree_hint_roots found three levels deep or
+ * more, ask for its root's children too. A point lookup below such a root
+ * reads three pages or more, one after another; by the time the caller
+ * opens the tree the root has usually arrived (it was asked for with the
+ * rest), so the next level is read while the caller works up to its first
+ * lookup instead of inside it. Only on a cold page cache (the root's first
+ * or last child not resident), for a root that is itself resident (never a wait
+ * here) and has at most CS_CHILD_HINTS_MAX children; each root once. */
+static void tree_hint_children(cs_txn *t, const cs_tree_desc *d)
+{
+    cs_env *env = t->env;
+    bool mine = false;
+    pthread_mutex_lock(&env->mu);
+    uint32_t n = atomic_load_explicit(&env->deep_pending, memory_order_relaxed);
+    for (uint32_t i = 0; i < n && !mine; i++)
+        if (env->deep_roots[i] == d->root) {
+            env->deep_roots[i] = env->deep_roots[n - 1];
+            atomic_store_explicit(&env->deep_pending, n - 1, memory_order_relaxed);
+            mine = true;
+        }
+    pthread_mutex_unlock(&env->mu);
+    if (!mine || !t->rdonly || d->root >= t->map_pages) return;
+    const uint8_t *pg = t->map + (d->root << env->psize_shift);
+    if (!io_resident(pg) || node_check(pg, env->psize, d->root) || node_is_leaf(pg) || node_n(pg) > CS_CHILD_HINTS_MAX)
+        return;
+    uint64_t limit = t->meta.next_pgno < t->map_pages ? t->meta.next_pgno : t->map_pages;
+    unsigned nc = node_n(pg);
+    uint64_t first = branch_child(pg, env->psize, 0), last = branch_child(pg, env->psize, nc - 1);
+    if (first >= 2 && first < limit && last >= 2 && last < limit && io_resident(t->map + (first << env->psize_shift)) &&
+        io_resident(t->map + (last << env->psize_shift)))
+        return; /* a warm cache */
+    for (unsigned i = 0; i < nc; i++) {
+        uint64_t c = branch_child(pg, env->psize, i);
+        if (c >= 2 && c < limit) io_willneed(env->fd, c << env->psize_shift, env->psize);
     }
 }
 
@@ -226,6 +309,7 @@ int cs_tree_open(cs_txn *txn, const char *name, unsigned flags, cs_tree *out)
     if (!atomic_load_explicit(&txn->env->roots_hinted, memory_order_relaxed)) tree_hint_roots(txn);
     cs_tree_desc *d;
     rc = tree_desc_get(txn, id, false, &d);
+    if (rc == CS_OK && atomic_load_explicit(&txn->env->deep_pending, memory_order_relaxed)) tree_hint_children(txn, d);
     if (rc == CS_NOTFOUND && (flags & CS_CREATE)) {
         if (txn->rdonly) return cs_fail(CS_EREADONLY, "cannot create tree '%s' in a read transaction", name);
         txn_tree *tt = &txn->trees[id];

@@ -145,6 +145,35 @@ int txn_snapshot_freelist(cs_txn *t, cs_freelist *out)
     return rc;
 }
 
+/* Logged commits (design 4): whether this txn's new pages go to the arena
+ * (a commit that can be logged: its base is the durable commit or a logged
+ * one after it, and the log has not run long), and whether its base
+ * reaches volatile pages (then a commit that is not logged folds them).
+ * The arena starts over once no reader holds a snapshot older than the
+ * last commit that was written whole. */
+static int begin_volatile(cs_txn *t)
+{
+    cs_env *env = t->env;
+    const vseg_state *st = vseg_state_of(&env->vseg, t->meta.txnid);
+    if (!st)
+        return cs_fail(CS_ECORRUPT, "the page segment holds no state for commit %llu: close every process that has "
+                                    "the database open, then open it again",
+                       (unsigned long long)t->meta.txnid);
+    t->vst = *st;
+    t->fold = st->logged != 0;
+    bool chain = env->lock.hdr->durable_txnid == st->epoch && (st->logged || t->meta.txnid == st->epoch);
+    t->vol = t->vol_all = chain && env->durability == CS_DURABLE_FULL && !env->metas_old &&
+                          t->meta.txnid - st->epoch < VOL_FOLD_EVERY;
+    t->vol_hwm = st->hwm;
+    t->vol_used = 0;
+    t->vol_cap = VOL_TXN_PAGES;
+    if (!st->logged) {
+        uint64_t oldest = lock_oldest_reader(&env->lock, t->meta.txnid, NULL);
+        if (!oldest || oldest >= st->clean_txnid) t->vol_hwm = env->vseg.hdr->first_page;
+    }
+    return CS_OK;
+}
+
 static int begin_write(cs_txn *t, bool try_only)
 {
     cs_env *env = t->env;
@@ -160,6 +189,7 @@ static int begin_write(cs_txn *t, bool try_only)
     t->txnid = t->meta.txnid + 1;
     t->next_pgno = t->meta.next_pgno;
     t->catalog = t->meta.catalog;
+    if (env->vol_on && (rc = begin_volatile(t))) goto fail;
     if ((rc = io_map_for(env, t->meta.next_pgno, &t->map, &t->map_pages))) goto fail;
     t->scratch = malloc(3 * (size_t)t->psize);
     t->refs = malloc((2 * (size_t)t->psize / 4 + 4) * sizeof *t->refs); /* cells >= 5 bytes with the slot */
@@ -178,9 +208,18 @@ static int begin_write(cs_txn *t, bool try_only)
         t->rdonly = false;
         if (rc) goto fail;
     }
-    t->fl = env->fl; /* the txn owns the delta until commit or abort */
-    memset(&env->fl, 0, sizeof env->fl);
-    env->fl_txnid = 0;
+    if (t->vol_all) {
+        /* A logged commit leaves the free list as it is: the txn works on a
+         * copy of the delta's list, and the cache stays the base's, valid
+         * for the next writer (reloading a fragmented list each commit
+         * would cost more than the commit's flush). */
+        if ((rc = freelist_copy(&t->fl, &env->fl))) goto fail;
+        t->fl_copied = true;
+    } else {
+        t->fl = env->fl; /* the txn owns the delta until commit or abort */
+        memset(&env->fl, 0, sizeof env->fl);
+        env->fl_txnid = 0;
+    }
     if ((rc = freelist_release(&t->fl, limit))) goto fail;
     t->pool = t->fl.free;
     memset(&t->fl.free, 0, sizeof t->fl.free);

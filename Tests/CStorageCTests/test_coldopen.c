@@ -2,7 +2,8 @@
  * is whole memory pages (rebuilding it then reads nothing from the disk),
  * also when an older build left one of another size; and the first tree
  * open asks for the root page of every tree of a one-page catalog, so the
- * descents that follow find them read. The metas are read two default
+ * descents that follow find them read, and the first open of a tree three
+ * levels deep asks for its root's children. The metas are read two default
  * pages first: files of larger pages, or whose page 0 is damaged, read the
  * rest and still open. */
 #include <fcntl.h>
@@ -152,6 +153,71 @@ static void test_first_tree_open_asks_for_roots(void) {
     CHECK_OK(cs_env_close(env));
 }
 
+/* A tree three levels deep: at its first open (after the first tree open
+ * asked for the roots, and its root has arrived) the root's children are
+ * asked for too, so a lookup below reads only the levels under them. */
+static void test_deep_tree_open_asks_for_children(void) {
+    tpath p = test_path("deep.db");
+    cs_env *env;
+    char k[32], v[900];
+    memset(v, 'v', sizeof v);
+    REQUIRE_OK(test_open(p.s, CS_ENV_TWO_FLUSH, &env));
+    cs_tree deep = test_open_tree(env, "a_deep"), small = test_open_tree(env, "z_small");
+    cs_txn *t;
+    REQUIRE_OK(cs_txn_begin(env, 0, &t));
+    for (int i = 0; i < ENTRIES; i++) { /* four entries a leaf: 750 leaves under a few branches */
+        snprintf(k, sizeof k, "key%06d", i);
+        CHECK_OK(cs_put(t, deep, VS(k), V(v, sizeof v), 0));
+    }
+    CHECK_OK(cs_put(t, small, VS("k"), VS("v"), 0));
+    REQUIRE_OK(cs_txn_commit(t));
+    CHECK_OK(cs_env_close(env));
+
+    int fd = open(p.s, O_RDONLY);
+    REQUIRE(fd >= 0);
+    cs_meta m;
+    REQUIRE(dbfile_newest_meta(fd, &m) >= 0 && m.catalog.depth == 1);
+    uint8_t *pg = malloc(m.page_size);
+    REQUIRE(pg && dbfile_read(fd, m.page_size, m.catalog.root, pg, 1) == 0);
+    cs_tree_desc d;
+    memcpy(&d, dbfile_leaf(pg, 0).val, sizeof d); /* "a_deep" sorts first */
+    REQUIRE(d.depth == 3);
+    REQUIRE(dbfile_read(fd, m.page_size, d.root, pg, 1) == 0);
+    cs_page_hdr h;
+    memcpy(&h, pg, sizeof h);
+    REQUIRE(h.type == PT_BRANCH && h.nkeys >= 2 && h.nkeys <= 32);
+    uint64_t children[32];
+    for (unsigned i = 0; i < h.nkeys; i++) children[i] = dbfile_rd64(dbfile_cell(pg, i));
+    int n = h.nkeys;
+    free(pg);
+    REQUIRE(fdatasync(fd) == 0);
+    REQUIRE(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0);
+    close(fd);
+    if (resident(p.s, m.page_size, children, n) != 0) {
+        printf("  page cache not droppable here: the children check is skipped\n");
+        return;
+    }
+    REQUIRE_OK(test_open(p.s, CS_ENV_NORDAHEAD, &env));
+    REQUIRE_OK(cs_txn_begin(env, CS_TXN_RDONLY, &t));
+    REQUIRE_OK(cs_tree_open(t, "z_small", 0, &small)); /* the first open: the roots are asked for */
+    for (int tries = 0; tries < 300 && !resident(p.s, m.page_size, &d.root, 1); tries++)
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    CHECK_EQ(resident(p.s, m.page_size, &d.root, 1), 1);
+    CHECK(resident(p.s, m.page_size, children, n) < n); /* the metas' read may bring the first in */
+    REQUIRE_OK(cs_tree_open(t, "a_deep", 0, &deep));
+    int in = 0;
+    for (int tries = 0; tries < 300 && in < n; tries++) {
+        in = resident(p.s, m.page_size, children, n);
+        if (in < n) nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    }
+    CHECK_EQ(in, n);
+    cs_val got;
+    CHECK_OK(cs_get(t, deep, VS("key001234"), &got));
+    CHECK_VAL(got, v, sizeof v);
+    CHECK_OK(cs_txn_commit(t));
+    CHECK_OK(cs_env_close(env));
+}
+
 static void test_metas_of_every_page_size(void) {
     for (uint32_t ps = CS_MIN_PAGE_SIZE; ps <= CS_MAX_PAGE_SIZE; ps *= 2) {
         for (int damage = 0; damage < 2; damage++) {
@@ -203,5 +269,6 @@ int main(void) {
     test_metas_of_every_page_size();
     test_lock_file_whole_pages();
     test_first_tree_open_asks_for_roots();
+    test_deep_tree_open_asks_for_children();
     return test_report();
 }

@@ -4,7 +4,8 @@
  * after. fixtures/format-v1.cstore was written by the format-version-1
  * engine (type-3 leaves); fixtures/format-v2.cstore by the version-2 one
  * (compact leaves), churned under a held reader so that its free-list run
- * holds many free extents and pending groups. The content of both is a
+ * holds many free extents and pending groups; fixtures/format-v3.cstore by
+ * the version-3 one (free-list delta; no redo log), written the same way. The content of both is a
  * pure function of (tree, index) below, so the test needs no copy of it.
  *
  * Regenerate (only with a build of the format the fixture is named after):
@@ -159,13 +160,7 @@ static void test_fixture(const char *name, bool churned)
     char src[256];
     snprintf(src, sizeof src, FIXTURE_DIR "%s", name);
     tpath p = test_path(name);
-    FILE *in = fopen(src, "rb"), *cp = fopen(p.s, "wb");
-    REQUIRE(in && cp);
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, in)) > 0) REQUIRE(fwrite(buf, 1, n, cp) == n);
-    fclose(in);
-    fclose(cp);
+    REQUIRE(test_copy_file(src, p.s));
 
     cs_env *env;
     REQUIRE_OK(test_open(p.s, 0, &env));
@@ -251,5 +246,6 @@ int main(void)
     }
     test_fixture("format-v1.cstore", false);
     test_fixture("format-v2.cstore", true);
+    test_fixture("format-v3.cstore", true);
     return test_report();
 }

@@ -154,6 +154,21 @@ final class CLITests: XCTestCase {
         }
     }
 
+    /// makeFile, then two more sessions of one write each. A small write is
+    /// logged and written into the file when its Realm closes, so both meta
+    /// pages then name commits that need the whole file: a copy cut short
+    /// has no older commit to fall back to and is refused as truncated.
+    func makeFileWrittenWhole() throws {
+        try makeFile()
+        let config = Realm.Configuration(fileURL: URL(fileURLWithPath: path), schemaVersion: 7, objectTypes: cliTypes)
+        for session in 0..<2 {
+            do { // the Realm closes at the end of the scope
+                let realm = try Realm(configuration: config)
+                try realm.write { realm.objects(CLIPet.self).first!.weight += Double(session) }
+            }
+        }
+    }
+
     // MARK: info
 
     func testInfoReportsVersionsSizesAndClasses() throws {
@@ -597,7 +612,7 @@ final class CLITests: XCTestCase {
         try Data(repeating: 0x41, count: 20_000).write(to: URL(fileURLWithPath: foreign))
         let empty = directory.appendingPathComponent("empty.realm").path
         _ = FileManager.default.createFile(atPath: empty, contents: nil)
-        try makeFile()
+        try makeFileWrittenWhole()
         let truncated = directory.appendingPathComponent("truncated.realm").path
         let whole = try Data(contentsOf: URL(fileURLWithPath: path))
         try whole.prefix(3 * 4096).write(to: URL(fileURLWithPath: truncated))

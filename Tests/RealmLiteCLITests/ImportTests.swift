@@ -306,7 +306,7 @@ extension CLITests {
 
     /// Missing, foreign, empty, truncated and damaged files: one line, exit 1.
     func testImportOfBadFilesGivesOneLine() throws {
-        try makeFile()
+        try makeFileWrittenWhole()
         let whole = try Data(contentsOf: URL(fileURLWithPath: path))
         let input = try write(#"{"name":"Max","weight":3}"#, "pet.jsonl")
         let missing = directory.appendingPathComponent("missing.realm").path

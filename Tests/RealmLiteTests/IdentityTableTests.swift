@@ -17,9 +17,11 @@ final class IdentityTableTests: XCTestCase {
         XCTAssertEqual(table.count, 1000)
     }
 
-    func testTypesAsKeysFirstPairWinsAndInsert() {
-        let table = IdentityTable([(ObjectIdentifier(Dog.self), "dog"), (ObjectIdentifier(Person.self), "person"),
-                                   (ObjectIdentifier(Dog.self), "second dog")])
+    func testTypesAsKeysFirstInsertWins() {
+        var table = IdentityTable<String>()
+        XCTAssertTrue(table.insert(ObjectIdentifier(Dog.self), "dog"))
+        XCTAssertTrue(table.insert(ObjectIdentifier(Person.self), "person"))
+        XCTAssertFalse(table.insert(ObjectIdentifier(Dog.self), "second dog"))
         XCTAssertEqual(table.count, 2)
         XCTAssertEqual(table[ObjectIdentifier(Dog.self)], "dog")
         XCTAssertEqual(table[ObjectIdentifier(Person.self)], "person")

@@ -21,6 +21,23 @@ final class OpenItemV0: Object {
 final class OpeningTests: RealmTestCase {
     private var config: Realm.Configuration { configuration([OpenItem.self]) }
 
+    /// objectTypes are reflected before the stored schema is read, but a
+    /// class that cannot be stored is reported where it was before: after
+    /// the check of the stored schema version, and when that check passes.
+    func testAnUnstorableClassIsReportedAfterTheVersionCheck() throws {
+        var newer = config
+        newer.schemaVersion = 2
+        try autoreleasepool { _ = try Realm(configuration: newer) }
+        var older = configuration([OpenItem.self, CEPlainMap.self])
+        older.schemaVersion = 1
+        XCTAssertThrowsRealmError(.schemaMismatch, mentioning: ["less than last set version 2"]) {
+            _ = try Realm(configuration: older)
+        }
+        older.schemaVersion = 2
+        XCTAssertThrowsRealmError(.invalidSchema) { _ = try Realm(configuration: older) }
+        XCTAssertEqual(try Realm(configuration: newer).objects(OpenItem.self).count, 0)
+    }
+
     func testOpenWithEveryBehaviour() async throws {
         for (index, behaviour) in [Realm.OpenBehavior.never, .always, .once].enumerated() {
             let realm = try await Realm.open(configuration: config, downloadBeforeOpen: behaviour)

@@ -30,6 +30,18 @@ private final class DerivedModel: BaseModel {
     @Persisted var tags: List<Int>
 }
 
+/// Two classes linking to each other: the closure holds each once.
+private final class CycleA: Object {
+    @Persisted var b: CycleB?
+    override class func _realmIgnoreClass() -> Bool { true }
+}
+
+private final class CycleB: Object {
+    @Persisted var a: CycleA?
+    @Persisted var many: List<CycleA>
+    override class func _realmIgnoreClass() -> Bool { true }
+}
+
 /// A generic model class: its field offsets are not at a fixed place, so
 /// the field-record reader leaves it to reflection.
 private final class GenericModel<T>: Object {
@@ -43,6 +55,12 @@ private final class GenericModel<T>: Object {
 final class SchemaDiscoveryTests: XCTestCase {
     private func valueType(_ fieldType: Any.Type) -> Any.Type? {
         persistedValueType(fieldType).map { $0 as Any.Type }
+    }
+
+    func testClosureHoldsEachLinkedClassOnce() throws {
+        XCTAssertEqual(try SchemaDiscovery.closure(of: [CycleA.self]).map(\.name).sorted(), ["CycleA", "CycleB"])
+        XCTAssertEqual(try SchemaDiscovery.closure(of: [CycleB.self, CycleA.self, CycleB.self]).map(\.name).sorted(),
+                       ["CycleA", "CycleB"])
     }
 
     func testPersistedFieldTypesGiveTheirValueType() {

@@ -31,6 +31,7 @@ typedef enum { BENCH_NOSYNC = 0, BENCH_FULLSYNC = 1 } bench_sync;
 
 /* Kinds of pages a commit writes, for engines whose hooks can tell. */
 enum { BENCH_PAGE_META, BENCH_PAGE_BRANCH, BENCH_PAGE_LEAF, BENCH_PAGE_OVERFLOW, BENCH_PAGE_FREELIST,
+       BENCH_PAGE_LOG, /* redo-log records (CStorage's logged commits), not pages */
        BENCH_PAGE_KINDS };
 
 typedef struct bench_driver {

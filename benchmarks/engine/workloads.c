@@ -220,8 +220,9 @@ static int sync_commits(const bench_cfg *cfg, bench_engine *e, bench_result *r, 
         for (int i = 0; i < BENCH_PAGE_KINDS; i++)
             per[i] = (double)(pg1[i] - pg0[i]) / (double)k;
         snprintf(r->note, sizeof r->note, "%llu entries; pages/commit: meta %.2f branch %.2f leaf %.2f "
-                 "overflow %.2f free-list %.2f", (unsigned long long)entries, per[BENCH_PAGE_META],
-                 per[BENCH_PAGE_BRANCH], per[BENCH_PAGE_LEAF], per[BENCH_PAGE_OVERFLOW], per[BENCH_PAGE_FREELIST]);
+                 "overflow %.2f free-list %.2f; log records/commit %.2f", (unsigned long long)entries,
+                 per[BENCH_PAGE_META], per[BENCH_PAGE_BRANCH], per[BENCH_PAGE_LEAF], per[BENCH_PAGE_OVERFLOW],
+                 per[BENCH_PAGE_FREELIST], per[BENCH_PAGE_LOG]);
     }
     if (e->drv->io_hooks && (hb1 - hb0 != r->io.bytes || hf1 - hf0 != r->io.flushes))
         return bench_fail("iocount saw %llu bytes and %llu flushes, the engine's I/O hooks %llu and %llu",

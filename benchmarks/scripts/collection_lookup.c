@@ -10,7 +10,8 @@
  * the field holds it: u32 key length, key, a varint); and an index on a
  * String property, 0x01 "n<i>" 0x00 0x01 ++ object key (u64 BE) -> empty
  * (KeyEncoding.swift), probed by cs_cursor_get CS_SEEK on a random name's
- * prefix, as an indexed-String lookup's first step.
+ * prefix, as an indexed-String lookup's first step; and an object tree,
+ * u64 BE keys -> 48-byte records, probed by cs_get (a pk lookup).
  * Modes zigzag and ordered: a MutableSet<Int> as the library keys it, id ++
  * the element's varint (zigzag: object format 8; ordered, which sorts as
  * the numbers: format 9), filled with 0..N-1 in increasing order, probed
@@ -22,7 +23,7 @@
  *   clang -std=c11 -O2 -g -gdwarf-4 -D_GNU_SOURCE -I<tree>/Sources/CStorage/include \
  *     -I<tree>/Sources/CStorage -o collection_lookup collection_lookup.c \
  *     <tree>/Sources/CStorage/[a-z]*.c -lpthread -lm
- *   ./collection_lookup [entries] [ops] [set,list,map,idx,zigzag,ordered,zigzag-random,ordered-random] [reps]
+ *   ./collection_lookup [entries] [ops] [set,list,map,idx,obj,zigzag,ordered,zigzag-random,ordered-random] [reps]
  * Instructions per operation of one phase (callgrind):
  *   valgrind --tool=callgrind --toggle-collect=run_seek ./collection_lookup 1000000 200000 list 1
  */
@@ -42,7 +43,7 @@ static uint64_t rng=88172645463325252ull;
 static uint64_t xr(void){rng^=rng<<13;rng^=rng>>7;rng^=rng<<17;return rng;}
 static void be64(uint8_t*p,uint64_t v){for(int i=7;i>=0;i--){p[i]=(uint8_t)v;v>>=8;}}
 #define CK(x) do{int _r=(x); if(_r){fprintf(stderr,"%s: %d\n",#x,_r);exit(1);}}while(0)
-static cs_txn*T; static cs_tree SET,LIST,MAP,IDX; static uint64_t *ELEMS; static size_t N; static uint64_t SUM;
+static cs_txn*T; static cs_tree SET,LIST,MAP,IDX,OBJ; static uint64_t *ELEMS; static size_t N; static uint64_t SUM;
 __attribute__((noinline)) void run_set(size_t ops){ uint8_t k[16]; for(size_t i=0;i<ops;i++){ be64(k,7); uint64_t e = ELEMS[xr()%N]; if(i&1) e^=1ull<<63; memcpy(k+8,&e,8); cs_val val; int rc=cs_get(T,SET,(cs_val){k,16},&val); if(rc==0) SUM+=*(const uint8_t*)val.data; } }
 __attribute__((noinline)) void run_seek(cs_cursor*c,size_t ops){ for(size_t i=0;i<ops;i++){ cs_val kk,vv; CK(cs_cursor_seek_index(c,xr()%N,&kk,&vv)); SUM+=*(const uint8_t*)vv.data; } }
 __attribute__((noinline)) void run_listget(size_t ops){ uint8_t k[16]; for(size_t i=0;i<ops;i++){ uint64_t j=xr()%N+1; be64(k,9); k[8]=3; k[9]=(uint8_t)(j>>16); k[10]=(uint8_t)(j>>8); k[11]=(uint8_t)j; cs_val vv; CK(cs_get(T,LIST,(cs_val){k,12},&vv)); SUM+=*(const uint8_t*)vv.data; } }
@@ -80,6 +81,10 @@ static size_t dec(uint8_t*p,char c,uint64_t i){ uint8_t d[20]; size_t n=0; do{ d
 static size_t map_key(uint8_t*k,uint64_t i){ be64(k,(1ull<<63)+5); return 8+dec(k+8,'k',i); }
 static size_t idx_key(uint8_t*k,uint64_t i){ k[0]=1; size_t n=1+dec(k+1,'n',i); k[n]=0; k[n+1]=1; return n+2; }
 __attribute__((noinline)) void run_map(size_t ops){ uint8_t k[32]; for(size_t i=0;i<ops;i++){ size_t kl=map_key(k,xr()%N); cs_val vv; CK(cs_get(T,MAP,(cs_val){k,kl},&vv)); SUM+=*(const uint8_t*)vv.data; } }
+/* An object tree: object key (u64 BE) -> a 48-byte record, probed by
+ * cs_get as a lookup by an Int primary key (a keyed class) and the second
+ * step of an indexed lookup. */
+__attribute__((noinline)) void run_obj(size_t ops){ uint8_t k[8]; for(size_t i=0;i<ops;i++){ be64(k,xr()%N+1); cs_val vv; CK(cs_get(T,OBJ,(cs_val){k,8},&vv)); SUM+=*(const uint8_t*)vv.data; } }
 __attribute__((noinline)) void run_idx(cs_cursor*c,size_t ops){ uint8_t k[32]; for(size_t i=0;i<ops;i++){ cs_val kk={k,idx_key(k,xr()%N)},vv; CK(cs_cursor_get(c,&kk,&vv,CS_SEEK)); SUM+=((const uint8_t*)kk.data)[kk.size-1]; } }
 int main(int argc,char**argv){
     size_t n = argc>1? strtoull(argv[1],0,10):1000000;
@@ -104,6 +109,8 @@ int main(int argc,char**argv){
     if(strstr(which,"map")) for(size_t i=0;i<n;i++){ size_t kl=map_key(k,i); uint8_t e[40]; uint32_t ul=(uint32_t)(kl-8); memcpy(e,&ul,4); memcpy(e+4,k+8,ul); size_t el=4+ul; uint64_t x=i*2; do{ e[el++]=(uint8_t)(x|(x>=0x80?0x80:0)); x>>=7; }while(x); CK(cs_put(t,map,(cs_val){k,kl},(cs_val){e,el},0)); }
     /* index on a String property: one entry per object, names n0, n1, ... */
     if(strstr(which,"idx")) for(size_t i=0;i<n;i++){ size_t kl=idx_key(k,i); be64(k+kl,i+1); CK(cs_put(t,idx,(cs_val){k,kl+8},(cs_val){k,0},0)); }
+    cs_tree obj=0;
+    if(strstr(which,"obj")){ CK(cs_tree_open(t,"obj",CS_CREATE,&obj)); uint8_t rec[48]; memset(rec,7,sizeof rec); for(size_t i=0;i<n;i++){ be64(k,i+1); CK(cs_put(t,obj,(cs_val){k,8},(cs_val){rec,sizeof rec},0)); } }
     RANDOM = malloc(n*8); N=n;
     for(size_t i=0;i<n;i++) RANDOM[i]=xr()>>32;
     for(int shape=0;shape<4;shape++) if(named(which,SHAPES[shape])){
@@ -114,10 +121,11 @@ int main(int argc,char**argv){
     CK(cs_txn_begin(env,CS_TXN_RDONLY,&t));
     CK(cs_tree_open(t,"set",0,&set)); CK(cs_tree_open(t,"list",0,&list)); CK(cs_tree_open(t,"map",0,&map)); CK(cs_tree_open(t,"idx",0,&idx));
     for(int shape=0;shape<4;shape++) if(named(which,SHAPES[shape])) CK(cs_tree_open(t,SHAPES[shape],0,&SHAPE_TREE[shape]));
+    if(strstr(which,"obj")) CK(cs_tree_open(t,"obj",0,&obj));
     const char *names[4]={"set","list","map","idx"}; cs_tree trees[4]={set,list,map,idx};
     for(int i=0;i<4;i++){ cs_tree_stat st; if(strstr(which,names[i]) && cs_tree_get_stat(t,trees[i],&st)==0) fprintf(stderr,"%s: %llu entries, depth %u, %llu branch and %llu leaf pages\n",names[i],(unsigned long long)st.entries,st.depth,(unsigned long long)st.branch_pages,(unsigned long long)st.leaf_pages); }
     uint64_t sum=0;
-    int reps = argc>4? atoi(argv[4]):3; T=t; SET=set; LIST=list; MAP=map; IDX=idx; ELEMS=elems; N=n;
+    int reps = argc>4? atoi(argv[4]):3; T=t; OBJ=obj; SET=set; LIST=list; MAP=map; IDX=idx; ELEMS=elems; N=n;
     for(int rep=0;rep<reps;rep++){
     for(int shape=0;shape<4;shape++){
         if(!named(which,SHAPES[shape])) continue;
@@ -145,6 +153,11 @@ int main(int argc,char**argv){
         double t0=now(); C0=cpu();
         run_map(ops);
         double dt=now()-t0; printf("map get: %.0f ns/op  %.2fM/s  cpu %.0f ns/op\n", dt/ops*1e9, ops/dt/1e6, (cpu()-C0)/ops*1e9);
+    }
+    if(strstr(which,"obj")){
+        double t0=now(); C0=cpu();
+        run_obj(ops);
+        double dt=now()-t0; printf("obj get: %.0f ns/op  %.2fM/s  cpu %.0f ns/op\n", dt/ops*1e9, ops/dt/1e6, (cpu()-C0)/ops*1e9);
     }
     if(strstr(which,"idx")){
         cs_cursor*c; CK(cs_cursor_open(t,idx,&c));

@@ -66,7 +66,7 @@ extern "C" {
  * start carrying free-list deltas); a file of any other version gives
  * CS_EFORMAT, and older builds refuse version-3 files.
  * format.h, CS_FORMAT_VERSION. */
-#define CSTORAGE_FORMAT_VERSION 3
+#define CSTORAGE_FORMAT_VERSION 4
 
 /* ---- Error codes --------------------------------------------------------- */
 enum cs_error {
@@ -137,6 +137,15 @@ typedef enum cs_durability {
                                   B+ tree lookup then reads its own pages,
                                   not megabytes around each; cold
                                   sequential scans fault page by page        */
+#define CS_ENV_LOG_SMALL 0x10u /* log small durable commits: a commit of a
+                                  few pages appends its entries to
+                                  "<path>-log" and flushes that, its pages
+                                  wait in shared memory ("/dev/shm") until
+                                  a fold writes them (every so many
+                                  commits, a big commit, cs_env_sync,
+                                  cs_env_close). CS_DURABLE_FULL, file-backed
+                                  envs only; the first process to open the
+                                  file decides for all                       */
 
 /* I/O hooks: every write and flush of the engine goes through these, so a
  * test can inject faults, record writes, or simulate power loss. Each

@@ -85,8 +85,11 @@ extension Realm {
         /// process; processes may differ.
         public var autoShrink: Bool = true
 
-        private var _fileURL: URL?
+        private var _fileURL: URL? { didSet { fileURLPath = _fileURL?.path } }
         private var _inMemoryIdentifier: String?
+        /// fileURL's path, worked out when fileURL is set: an open needs it
+        /// several times, and each `URL.path` builds the string anew.
+        private(set) var fileURLPath: String?
 
         /// A configuration with every setting given (RealmSwift's labels and
         /// defaults): by default `default.realm` in the current directory,
@@ -105,6 +108,7 @@ extension Realm {
                     seedFilePath: URL? = nil,
                     maximumNumberOfActiveVersions: UInt? = nil) {
             _fileURL = inMemoryIdentifier == nil ? fileURL : nil
+            fileURLPath = _fileURL?.path // didSet does not run in an init
             _inMemoryIdentifier = inMemoryIdentifier
             self.encryptionKey = encryptionKey
             self.readOnly = readOnly
@@ -223,23 +227,24 @@ extension Realm {
     /// with that identifier is open).
     public static func fileExists(for config: Configuration) -> Bool {
         if config.inMemoryIdentifier != nil { return SharedEnv.isOpen(path: SharedEnv.path(for: config) ?? "") }
-        guard let path = config.fileURL?.path else { return false }
+        guard let path = config.fileURLPath else { return false }
         return FileManager.default.fileExists(atPath: path)
     }
 
-    /// Deletes the file of `config`, its lock file and what an interrupted
+    /// Deletes the file of `config`, its lock file, its log of small commits
+    /// and what an interrupted
     /// compaction or seed copy left beside it. Returns whether there was a
     /// file to delete. Throws while any Realm instance of the file is open
     /// in this process (close them first), or if a file cannot be removed.
     @discardableResult
     public static func deleteFiles(for config: Configuration) throws -> Bool {
-        guard config.inMemoryIdentifier == nil, let path = config.fileURL?.path else { return false }
+        guard config.inMemoryIdentifier == nil, let path = config.fileURLPath else { return false }
         if SharedEnv.isOpen(path: path) {
             throw Realm.Error(.fileAccess,
                               "Cannot delete the files of '\(path)': it is open in this process. Release every Realm instance, object and ThreadSafeReference of it first.")
         }
         var deleted = false
-        for file in [path, path + ".lock", path + ".compact", path + ".compact.lock", path + ".seed"] where FileManager.default.fileExists(atPath: file) {
+        for file in [path, path + ".lock", path + "-log", path + ".compact", path + ".compact.lock", path + ".seed"] where FileManager.default.fileExists(atPath: file) {
             do {
                 try FileManager.default.removeItem(atPath: file)
                 deleted = deleted || file == path

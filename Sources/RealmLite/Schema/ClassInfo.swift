@@ -133,7 +133,9 @@ final class ClassInfo: @unchecked Sendable {
     /// descriptor's; checked by the caller). `openTree` opens/creates a tree.
     init(descriptor: ClassDescriptor, stored: StoredClass, openTree: (String) throws -> cs_tree) throws {
         self.descriptor = descriptor
-        let columns = descriptor.properties.enumerated().map { Column(index: $0.offset, property: $0.element) }
+        // By index, not enumerated(): its (offset, element) pairs are a
+        // generic type the runtime would build at a process's first open.
+        let columns = descriptor.properties.indices.map { Column(index: $0, property: descriptor.properties[$0]) }
         self.columns = columns
         let accessors = descriptor.properties.map(\.accessor)
         self.accessors = accessors
@@ -247,8 +249,16 @@ final class SchemaState: @unchecked Sendable {
     init(classes: [ClassInfo], stored: StoredSchema?) {
         self.classes = classes
         self.stored = stored
-        byName = Dictionary(classes.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-        byType = IdentityTable(classes.map { (ObjectIdentifier($0.type), $0) })
+        // Loops, not tables made of (key, class) pair arrays: each pair type
+        // is a generic type the runtime builds at a process's first open.
+        // The first class of a name or type wins.
+        var byName: [String: ClassInfo] = [:], byType = IdentityTable<ClassInfo>()
+        for info in classes {
+            if byName[info.name] == nil { byName[info.name] = info }
+            _ = byType.insert(ObjectIdentifier(info.type), info)
+        }
+        self.byName = byName
+        self.byType = byType
         var incoming = IdentityTable<[(ClassInfo, Int)]>()
         for info in classes {
             for column in info.columns {
@@ -270,7 +280,9 @@ final class SchemaState: @unchecked Sendable {
         for info in classes {
             info.incomingLinks = (incoming[ObjectIdentifier(info)] ?? []).map { IncomingLink(origin: $0.0, column: $0.1) }
         }
-        mixedColumns = classes.flatMap { info in info.mixedColumns.map { (info, $0) } }
+        var mixed: [(ClassInfo, Int)] = [] // appended to only if there are any, as above
+        for info in classes { for column in info.mixedColumns { mixed.append((info, column)) } }
+        mixedColumns = mixed
         let mixedSources = mixedColumns.map { IncomingLink(origin: $0.0, column: $0.1) }
         for info in classes { info.mixedLinkSources = mixedSources }
     }

@@ -4,39 +4,48 @@
 /// Hashable conformance, a scan of every conformance record of the program
 /// (about 0.1 ms here, with Foundation linked in), and ObjectIdentifier's
 /// would be looked up by nothing else while opening. Open addressing over
-/// one array; entries are never removed.
+/// an array of positions into dense key and value arrays; entries are never
+/// removed. Dense `[Value]` rather than `[(key, Value?)]` slots: the
+/// runtime builds each generic type once per process, and `[ClassInfo]` or
+/// `[ClassDescriptor]` are built by the open anyway, a pair type per Value
+/// would be built for the table alone.
 struct IdentityTable<Value> {
-    private var slots: [(key: UInt, value: Value?)] = []
-    private(set) var count = 0
+    /// 0: empty; else 1 + the entry's index in keys and values.
+    private var slots: [Int] = []
+    private var keys: [Int] = []
+    private var values: [Value] = []
 
     init() {}
 
-    /// The pairs' first value per key wins, as `Dictionary(_:uniquingKeysWith: { a, _ in a })`.
-    init(_ pairs: [(ObjectIdentifier, Value)]) {
-        reserve(pairs.count)
-        for (key, value) in pairs where self[key] == nil { self[key] = value }
-    }
+    var count: Int { values.count }
 
     subscript(key: ObjectIdentifier) -> Value? {
         get {
             guard !slots.isEmpty else { return nil }
-            let raw = UInt(bitPattern: key)
+            let raw = Int(bitPattern: UInt(bitPattern: key))
             var index = home(raw)
             while true {
                 let slot = slots[index]
-                if slot.key == raw { return slot.value }
-                if slot.key == 0 { return nil }
+                if slot == 0 { return nil }
+                if keys[slot - 1] == raw { return values[slot - 1] }
                 index = (index + 1) & (slots.count - 1)
             }
         }
         set {
             guard let newValue else { preconditionFailure("IdentityTable entries are never removed") }
             reserve(count + 1)
-            let raw = UInt(bitPattern: key)
+            let raw = Int(bitPattern: UInt(bitPattern: key))
             var index = home(raw)
-            while slots[index].key != 0 && slots[index].key != raw { index = (index + 1) & (slots.count - 1) }
-            if slots[index].key == 0 { count += 1 }
-            slots[index] = (raw, newValue)
+            while slots[index] != 0 {
+                if keys[slots[index] - 1] == raw {
+                    values[slots[index] - 1] = newValue
+                    return
+                }
+                index = (index + 1) & (slots.count - 1)
+            }
+            keys.append(raw)
+            values.append(newValue)
+            slots[index] = values.count
         }
     }
 
@@ -50,9 +59,9 @@ struct IdentityTable<Value> {
 
     /// Fibonacci hashing: identities are aligned addresses, whose low bits
     /// are all zero; the product's high bits are well spread.
-    private func home(_ raw: UInt) -> Int {
+    private func home(_ raw: Int) -> Int {
         let bits = slots.count.trailingZeroBitCount
-        return Int(truncatingIfNeeded: (raw &* 0x9E37_79B9_7F4A_7C15) >> UInt(UInt.bitWidth - bits)) & (slots.count - 1)
+        return Int(truncatingIfNeeded: (UInt(bitPattern: raw) &* 0x9E37_79B9_7F4A_7C15) >> UInt(UInt.bitWidth - bits)) & (slots.count - 1)
     }
 
     /// Room for `needed` entries at a load of at most one half.
@@ -60,16 +69,11 @@ struct IdentityTable<Value> {
         guard needed * 2 > slots.count else { return }
         var capacity = max(8, slots.count)
         while needed * 2 > capacity { capacity *= 2 }
-        let old = slots
-        slots = Array(repeating: (0, nil), count: capacity)
-        count = 0
-        for slot in old where slot.key != 0 { self[ObjectIdentifier(bitPattern: slot.key)] = slot.value }
-    }
-}
-
-extension ObjectIdentifier {
-    /// The identity whose bit pattern is `raw` (a key an IdentityTable stored).
-    fileprivate init(bitPattern raw: UInt) {
-        self = unsafeBitCast(raw, to: ObjectIdentifier.self)
+        slots = Array(repeating: 0, count: capacity)
+        for position in keys.indices {
+            var index = home(keys[position])
+            while slots[index] != 0 { index = (index + 1) & (slots.count - 1) }
+            slots[index] = position + 1
+        }
     }
 }

@@ -58,6 +58,15 @@ extension RealmCore {
     /// with deleteRealmIfMigrationNeeded) when the classes or the version
     /// changed, and register objectTypes. Migration.swift has the migration.
     func openSchema() throws {
+        // objectTypes' descriptors do not depend on the file: worked out
+        // first, while the page the engine's open asked for (the catalog's
+        // root) comes from the disk on a cold open; an error is thrown
+        // where the descriptors are needed, as before. (No Result: a generic
+        // type's first use costs more than the wait it saves.)
+        var listed: [ClassDescriptor]?, listedError: (any Swift.Error)?
+        if let types = configuration.objectTypes {
+            do { listed = try SchemaDiscovery.closure(of: types) } catch { listedError = error }
+        }
         let stored = try readStoredSchema()
         var current = stored // the stored schema once a reset or migration is done
         let resets = configuration.deleteRealmIfMigrationNeeded && !env.isReadOnly
@@ -70,8 +79,8 @@ extension RealmCore {
                               "'\(env.path)' is at schema version \(stored.version) and a read-only Realm cannot be migrated to version \(configuration.schemaVersion): open it once without readOnly to migrate, or set Realm.Configuration.schemaVersion to \(stored.version).")
         }
         if let stored, !env.isReadOnly {
-            let types = configuration.objectTypes ?? storedProgramClasses(stored)
-            let descriptors = try SchemaDiscovery.closure(of: types)
+            if let listedError { throw listedError }
+            let descriptors = try listed ?? SchemaDiscovery.closure(of: storedProgramClasses(stored))
             try validateLinkingObjects(descriptors)
             var names: [String: ObjectBase.Type] = [:]
             for descriptor in descriptors {

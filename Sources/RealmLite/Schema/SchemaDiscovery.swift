@@ -98,11 +98,13 @@ enum SchemaDiscovery {
 
     /// `types` and every class reachable from them through links.
     static func closure(of types: [ObjectBase.Type]) throws -> [ClassDescriptor] {
-        var seen = IdentityTable<Bool>()
+        // The classes seen are the result's (a linear search: a closure is a
+        // few classes, and a table of them would be one more generic type
+        // for the runtime to build at a process's first open).
         var result: [ClassDescriptor] = []
         var pending = types
         while let next = pending.popLast() {
-            guard seen.insert(ObjectIdentifier(next), true) else { continue }
+            guard !result.contains(where: { $0.type == next }) else { continue }
             let descriptor = try descriptor(for: next)
             result.append(descriptor)
             pending.append(contentsOf: descriptor.referencedTypes)

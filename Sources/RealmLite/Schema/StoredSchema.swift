@@ -97,8 +97,11 @@ struct StoredClass: Codable, Equatable {
     /// how many storage columns (`storageProperties`, a prefix) records of
     /// generation g have; the last is the current one. nil: records have no
     /// generation byte (classes stored before format 3; a migration that
-    /// rewrites them gives them one). RecordGenerations.swift.
-    var generations: [Int]?
+    /// rewrites them gives them one). RecordGenerations.swift. Spelled
+    /// Optional<[Int]> for no implicit nil: the inits' assignment would
+    /// then destroy that nil through `[Int]?`'s run-time metadata, built
+    /// for that alone at a process's first open.
+    var generations: Optional<[Int]>
     /// With more than one generation: a record of the current layout whose
     /// columns past an older generation's count give the values records of
     /// that generation read for them (the defaults when those properties
@@ -124,15 +127,16 @@ struct StoredClass: Codable, Equatable {
             return property.shape.type == .int && !property.shape.isOptional && property.shape.collection == .none
                 && !property.isIndexed
         } ?? false
-        generations = [storageProperties.count]
+        generations = [Self.storage(of: properties, keyed: keyedByPrimaryKey == true).count]
         compactOffsets = true
         intSlots = true
     }
 
     /// The properties records hold, in record order (retired ones too).
-    var storageProperties: [StoredProperty] {
-        let keyed = keyedByPrimaryKey == true
-        return properties.filter { $0.type != .linkingObjects && !(keyed && $0.primaryKey) }
+    var storageProperties: [StoredProperty] { Self.storage(of: properties, keyed: keyedByPrimaryKey == true) }
+
+    private static func storage(of properties: [StoredProperty], keyed: Bool) -> [StoredProperty] {
+        properties.filter { $0.type != .linkingObjects && !(keyed && $0.primaryKey) }
     }
 
     /// The properties of the schema (retired ones are only in the records).

@@ -162,7 +162,7 @@ final class SharedEnv: @unchecked Sendable {
     /// The file's path (or in-memory name) for a configuration.
     static func path(for config: Realm.Configuration) -> String? {
         if let id = config.inMemoryIdentifier { return "realmlite-memory-" + id }
-        return config.fileURL?.path
+        return config.fileURLPath
     }
 
     /// Configurations with equal keys share one env.
@@ -199,8 +199,10 @@ final class SharedEnv: @unchecked Sendable {
             var options = cs_options()
             // No readahead: object access is lookups (keys, links, indexes)
             // in a copy-on-write file whose pages scatter as it is updated.
+            // Small commits are logged: a one-object write appends a record
+            // to "<path>-log" and flushes it, instead of writing its pages.
             options.flags = (inMemory ? UInt32(CS_ENV_IN_MEMORY) : 0) | (config.readOnly ? UInt32(CS_ENV_RDONLY) : 0)
-                | UInt32(CS_ENV_NORDAHEAD)
+                | UInt32(CS_ENV_NORDAHEAD) | UInt32(CS_ENV_LOG_SMALL)
             options.durability = CS_DURABLE_FULL
             options.auto_shrink = config.autoShrink && !config.readOnly ? 1 : 0
             options.io = ioHooksForTesting

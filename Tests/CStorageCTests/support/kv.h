@@ -47,6 +47,7 @@ typedef struct kv_cursor { kv_txn *txn; void *native; } kv_cursor;
 #define KV_NOSYNC 0x2u    /* no flush on commit (tests, benchmarks)         */
 #define KV_IN_MEMORY 0x4u /* CStorage only: CS_ENV_IN_MEMORY                */
 #define KV_AUTO_SHRINK 0x8u /* CStorage only: cs_options.auto_shrink = 1     */
+#define KV_LOG_SMALL 0x10u  /* CStorage only: CS_ENV_LOG_SMALL (durable envs) */
 
 typedef struct kv_options {
     unsigned flags;       /* KV_*                                           */

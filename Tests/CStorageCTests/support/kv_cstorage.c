@@ -15,6 +15,7 @@ static int env_open(const char *path, const kv_options *o, kv_env **out) {
     cs_options co = {0};
     if (o->flags & KV_RDONLY) co.flags |= CS_ENV_RDONLY;
     if (o->flags & KV_IN_MEMORY) co.flags |= CS_ENV_IN_MEMORY;
+    if (o->flags & KV_LOG_SMALL) co.flags |= CS_ENV_LOG_SMALL;
     co.durability = (o->flags & KV_NOSYNC) ? CS_DURABLE_NO_SYNC : CS_DURABLE_FULL;
     co.page_size = o->page_size;
     co.auto_shrink = (o->flags & KV_AUTO_SHRINK) != 0;

@@ -12,6 +12,7 @@
 #define TEST_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -79,6 +80,8 @@ tpath test_path(const char *name);
 void test_rm_db(const char *path);
 /* Size of a file in bytes, -1 if missing. */
 long long test_file_size(const char *path);
+/* Copy file src to dst (a fixture to a scratch path); false on failure. */
+bool test_copy_file(const char *src, const char *dst);
 
 /* ---- helpers ---- */
 static inline cs_val V(const void *p, size_t n) { cs_val v = {p, n}; return v; }

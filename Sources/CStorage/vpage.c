@@ -1,0 +1,145 @@
+/*
+ * vpage.c — volatile pages: the shared-memory segment that holds the pages
+ * of small commits until a fold writes them into the data file
+ * (docs/COMMIT_IO.md, design 4; format.h VOLATILE PAGES).
+ *
+ * Why shared memory and not a file beside the database: the pages are a
+ * cache of what the redo log already made durable. A file's dirty pages
+ * would be written back to the disk by the kernel, which is the wear this
+ * design exists to avoid; a POSIX shared-memory object lives in RAM, and
+ * every process with the database open maps the same one, so readers of
+ * any process find a volatile page by its number as they find a file page.
+ *
+ * The segment holds no durable state: the first process to open the
+ * database empties it (the lock file's rule for who is first), and a power
+ * cut loses it, which the redo log makes good.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Pages the header takes at the front of the segment. */
+static uint64_t hdr_pages(uint32_t psize)
+{
+    return (sizeof(cs_vseg_hdr) + psize - 1) / psize;
+}
+
+static int vseg_error(int e, const char *what)
+{
+    return cs_fail(e == ENOSPC || e == ENOMEM ? CS_ENOSPACE : CS_EIO,
+                   "volatile page segment: %s: %s (free shared memory, /dev/shm, or open without small-commit logging)",
+                   what, strerror(e));
+}
+
+void vseg_name(dev_t dev, ino_t ino, char out[VSEG_NAME_MAX])
+{
+    snprintf(out, VSEG_NAME_MAX, "/cstorage.%llx.%llx", (unsigned long long)dev, (unsigned long long)ino);
+}
+
+int vseg_open(cs_vseg *s, const char *name, uint32_t psize, uint64_t max_pages, bool first)
+{
+    memset(s, 0, sizeof *s);
+    s->fd = -1;
+    if (max_pages <= hdr_pages(psize)) return cs_fail(CS_EINVAL, "volatile page segment of %llu pages", (unsigned long long)max_pages);
+    int fd = shm_open(name, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) return vseg_error(errno, "open");
+    int rc = CS_OK;
+    uint64_t hp = hdr_pages(psize);
+    size_t span = (size_t)(max_pages * psize);
+    if (first && ftruncate(fd, 0) != 0) rc = vseg_error(errno, "empty");
+    if (rc == CS_OK && first && ftruncate(fd, (off_t)(hp * psize)) != 0) rc = vseg_error(errno, "size");
+    void *m = MAP_FAILED;
+    if (rc == CS_OK) {
+        m = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (m == MAP_FAILED) rc = vseg_error(errno, "map");
+    }
+    if (rc) {
+        close(fd);
+        return rc;
+    }
+    s->fd = fd;
+    s->base = m;
+    s->span_pages = max_pages;
+    s->psize = psize;
+    s->hdr = m;
+    if (first) {
+        memset(s->hdr, 0, sizeof *s->hdr);
+        s->hdr->magic = VSEG_MAGIC;
+        s->hdr->version = VSEG_VERSION;
+        s->hdr->psize = psize;
+        s->hdr->first_page = hp;
+        atomic_store(&s->hdr->size_pages, hp);
+    } else {
+        struct stat st;
+        if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < hp * psize || s->hdr->magic != VSEG_MAGIC ||
+            s->hdr->version != VSEG_VERSION || s->hdr->psize != psize) {
+            vseg_close(s);
+            return cs_fail(CS_ELOCK, "volatile page segment %s does not match this database (another build, or "
+                                     "damaged): close every process that has it open", name);
+        }
+    }
+    return CS_OK;
+}
+
+void vseg_close(cs_vseg *s)
+{
+    if (s->base) munmap(s->base, (size_t)(s->span_pages * s->psize));
+    if (s->fd >= 0) close(s->fd);
+    s->base = NULL;
+    s->hdr = NULL;
+    s->fd = -1;
+}
+
+void vseg_unlink(const char *name)
+{
+    shm_unlink(name);
+}
+
+const uint8_t *vseg_page(const cs_vseg *s, uint64_t pgno, uint64_t npages)
+{
+    if (!s->hdr || pgno < VPAGE_BASE) return NULL;
+    uint64_t i = pgno - VPAGE_BASE, size = atomic_load_explicit(&s->hdr->size_pages, memory_order_acquire);
+    if (i < s->hdr->first_page || i >= size || npages > size - i) return NULL;
+    return s->base + i * s->psize;
+}
+
+int vseg_grow(cs_vseg *s, uint64_t pages)
+{
+    if (pages > s->span_pages) return cs_fail(CS_ENOSPACE, "volatile page segment full (%llu pages)", (unsigned long long)s->span_pages);
+    uint64_t size = atomic_load(&s->hdr->size_pages);
+    if (pages <= size) return CS_OK;
+    /* Grow in steps: each resize is a call into the kernel. */
+    uint64_t step = size < 64 ? 64 : size;
+    uint64_t want = size + step < pages ? pages : size + step;
+    if (want > s->span_pages) want = s->span_pages;
+    if (ftruncate(s->fd, (off_t)(want * s->psize)) != 0) return vseg_error(errno, "grow");
+    atomic_store_explicit(&s->hdr->size_pages, want, memory_order_release);
+    return CS_OK;
+}
+
+int vseg_put(cs_vseg *s, uint64_t pgno, const uint8_t *pages, uint64_t npages)
+{
+    if (pgno < VPAGE_BASE || pgno - VPAGE_BASE < s->hdr->first_page)
+        return cs_fail(CS_EINVAL, "page %llu is not a volatile page", (unsigned long long)pgno);
+    int rc = vseg_grow(s, pgno - VPAGE_BASE + npages);
+    if (rc) return rc;
+    memcpy(s->base + (pgno - VPAGE_BASE) * s->psize, pages, (size_t)(npages * s->psize));
+    return CS_OK;
+}
+
+const vseg_state *vseg_state_of(const cs_vseg *s, uint64_t txnid)
+{
+    const vseg_state *st = &s->hdr->state[txnid & 1];
+    return st->txnid == txnid ? st : NULL;
+}
+
+void vseg_set_state(cs_vseg *s, const vseg_state *st)
+{
+    s->hdr->state[st->txnid & 1] = *st;
+}
