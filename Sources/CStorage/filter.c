@@ -300,20 +300,24 @@ enum { CONJ_MAX = 2 };
 typedef struct conj {
     unsigned nint, nbool;
     bool packed;            /* the int tests read packed integers (int_off: their indexes) */
-    uint32_t int_start, int_count, code_byte;
+    uint32_t int_start, code_byte;
+    uint64_t int_need[4];   /* packed: the bytes a value of each width code needs (need included) */
     uint32_t int_off[CONJ_MAX];
     uint64_t int_low[CONJ_MAX], int_span[CONJ_MAX], int_flip[CONJ_MAX]; /* flip: 1 for != */
     uint32_t bool_off[CONJ_MAX];
     uint64_t bool_flip[CONJ_MAX]; /* 1: the test passes on a zero byte */
 } conj;
 
-static bool conj_of(const cs_filter *f, conj *q)
+static bool conj_of(const cs_filter *f, size_t need, conj *q)
 {
     q->nint = q->nbool = 0;
     q->packed = f->int_count > 0;
     q->int_start = f->int_start;
-    q->int_count = f->int_count;
     q->code_byte = f->int_code_byte;
+    for (unsigned c = 0; c < 4; c++) {
+        const uint64_t ints = (uint64_t)f->int_start + ((uint64_t)f->int_count << c);
+        q->int_need[c] = ints > need ? ints : need;
+    }
     for (int32_t j = f->entry; j != CS_FILTER_TRUE;) {
         if (j < 0) return false;
         const cs_value_test *t = &f->tests[j];
@@ -336,64 +340,100 @@ static bool conj_of(const cs_filter *f, conj *q)
 }
 
 /* 1 if value v passes q's first nint int tests and nbool bool tests (both
- * compile-time constants at every use, so the loops unroll). */
-static inline __attribute__((always_inline)) uint64_t conj_eval(const conj *q, const uint8_t *v, unsigned nint,
-                                                               unsigned nbool)
+ * compile-time constants at every use, so the loops unroll). code: -1 for
+ * 8-byte integers at their offsets, else the packed integers' width code
+ * (a constant in the fast loops, so the load has its width). */
+static inline __attribute__((always_inline)) uint64_t conj_eval(const conj *q, const uint8_t *v, int code,
+                                                               unsigned nint, unsigned nbool)
 {
     uint64_t ok = 1;
-    if (nint && q->packed) {
-        const unsigned code = v[q->code_byte] >> 6;
-        for (unsigned j = 0; j < nint; j++)
-            ok &= (uint64_t)(rd_packed(v + q->int_start + ((size_t)q->int_off[j] << code), code) - q->int_low[j] <=
-                             q->int_span[j]) ^
-                  q->int_flip[j];
-    } else {
-        for (unsigned j = 0; j < nint; j++)
-            ok &= (uint64_t)(rd64(v + q->int_off[j]) - q->int_low[j] <= q->int_span[j]) ^ q->int_flip[j];
+    for (unsigned j = 0; j < nint; j++) {
+        const uint64_t x = code < 0 ? rd64(v + q->int_off[j])
+                                    : rd_packed(v + q->int_start + ((size_t)q->int_off[j] << code), (unsigned)code);
+        ok &= (uint64_t)(x - q->int_low[j] <= q->int_span[j]) ^ q->int_flip[j];
     }
     for (unsigned j = 0; j < nbool; j++) ok &= (uint64_t)(v[q->bool_off[j]] != 0) ^ q->bool_flip[j];
     return ok;
 }
 
-/* Counts q's matches among a compact leaf's cells from i on while each is
- * an inline value with one-byte suffix and value words (the common case),
- * inside the cell area [PAGE_HDR, top) and of at least need bytes; stops at
- * the first cell that is not and returns its index (n when none), for the
- * caller's checked path. A loop of its own, called once per leaf: inside
- * count_walk the tests' constants do not fit in registers beside the
- * walk's state. Untagged values only (a tag is one more test per cell). */
+/* The value of a compact leaf's cell i if it is an inline value with
+ * one-byte suffix and value words (the common case), inside the cell area
+ * [PAGE_HDR, top) (span = top - PAGE_HDR - 2) and of at least need bytes;
+ * else NULL (the caller's checked path reads it). */
+static inline __attribute__((always_inline)) const uint8_t *fast_value(const uint8_t *pg, unsigned i, uint32_t top,
+                                                                       uint32_t span, size_t need, uint32_t *vl)
+{
+    const uint32_t off = rd16(pg + PAGE_HDR + 2 * (size_t)i);
+    if (CS_UNLIKELY(off - PAGE_HDR > span)) return NULL; /* the cell's head is in the area */
+    const uint32_t head = rd16(pg + off);
+    /* 0x8080: either word takes more than one byte; 0x100: overflow value. */
+    if (CS_UNLIKELY(head & 0x8180)) return NULL;
+    const uint32_t sl = head & 0x7f;
+    *vl = head >> 9;
+    if (CS_UNLIKELY(off + 2 + sl + *vl > top || *vl < need)) return NULL;
+    return pg + off + 2 + sl;
+}
+
+/* Counts q's matches among a compact leaf's cells from i on while
+ * fast_value reads each (and, packed, while each has width code `code`:
+ * int_need[code] covers need, the code byte and the integers, so the size
+ * test is the one of 8-byte integers); stops at the first cell that is
+ * not and returns its index (n when none). A loop of its own, called once
+ * per leaf: inside count_walk the tests' constants do not fit in
+ * registers beside the walk's state. Untagged values only (a tag is one
+ * more test per cell). */
 static inline __attribute__((always_inline)) unsigned conj_count_leaf(const uint8_t *pg, unsigned i, unsigned n,
                                                                       uint32_t top, size_t need, const conj *qp,
-                                                                      uint64_t *got, unsigned nint, unsigned nbool)
+                                                                      uint64_t *got, unsigned nint, unsigned nbool,
+                                                                      int code)
 {
     const conj q = *qp;
     uint64_t g = 0;
     if (top < PAGE_HDR + 2) return i;
-    const uint32_t span = top - PAGE_HDR - 2; /* off - PAGE_HDR <= span: the cell's head is in the area */
-    const uint8_t *slot = pg + PAGE_HDR + 2 * (size_t)i;
-    for (; i < n; i++, slot += 2) {
-        const uint32_t off = rd16(slot);
-        if (CS_UNLIKELY(off - PAGE_HDR > span)) break;
-        const uint32_t head = rd16(pg + off);
-        /* 0x8080: either word takes more than one byte; 0x100: overflow value. */
-        if (CS_UNLIKELY(head & 0x8180)) break;
-        const uint32_t sl = head & 0x7f, vl = head >> 9;
-        if (CS_UNLIKELY(off + 2 + sl + vl > top || vl < need)) break;
-        const uint8_t *v = pg + off + 2 + sl;
-        /* need covers the code byte; the integers' width is the value's */
-        if (nint && q.packed && CS_UNLIKELY(q.int_start + ((uint64_t)q.int_count << (v[q.code_byte] >> 6)) > vl)) break;
-        g += conj_eval(&q, v, nint, nbool);
+    const uint32_t span = top - PAGE_HDR - 2;
+    const size_t need_here = code < 0 ? need : q.int_need[code];
+    for (; i < n; i++) {
+        uint32_t vl;
+        const uint8_t *v = fast_value(pg, i, top, span, need_here, &vl);
+        if (CS_UNLIKELY(!v)) break;
+        if (code >= 0 && CS_UNLIKELY(v[q.code_byte] >> 6 != (unsigned)code)) break;
+        g += conj_eval(&q, v, code, nint, nbool);
     }
     *got += g;
+    return i;
+}
+
+/* conj_count_leaf over packed integers: the loop for the width of the
+ * cell it stands at, again where a cell of another width stopped it. */
+static inline __attribute__((always_inline)) unsigned conj_count_packed(const uint8_t *pg, unsigned i, unsigned n,
+                                                                        uint32_t top, size_t need, const conj *q,
+                                                                        uint64_t *got, unsigned nint, unsigned nbool)
+{
+    if (top < PAGE_HDR + 2) return i;
+    while (i < n) {
+        uint32_t vl;
+        const uint8_t *v = fast_value(pg, i, top, top - PAGE_HDR - 2, need, &vl);
+        if (!v) return i;
+        unsigned stop;
+        switch (v[q->code_byte] >> 6) {
+        case 0: stop = conj_count_leaf(pg, i, n, top, need, q, got, nint, nbool, 0); break;
+        case 1: stop = conj_count_leaf(pg, i, n, top, need, q, got, nint, nbool, 1); break;
+        case 2: stop = conj_count_leaf(pg, i, n, top, need, q, got, nint, nbool, 2); break;
+        default: stop = conj_count_leaf(pg, i, n, top, need, q, got, nint, nbool, 3); break;
+        }
+        if (stop == i) return i; /* too short for its width: the checked path reports it */
+        i = stop;
+    }
     return i;
 }
 
 #define CONJ_COUNT_LEAF(ni, nb)                                                                                    \
     static __attribute__((noinline)) unsigned conj_count_leaf_##ni##nb(const uint8_t *pg, unsigned i, unsigned n,  \
                                                                        uint32_t top, size_t need, const conj *q,   \
-                                                                       uint64_t *got)                     \
+                                                                       uint64_t *got)                              \
     {                                                                                                              \
-        return conj_count_leaf(pg, i, n, top, need, q, got, ni, nb);                                          \
+        if (ni && q->packed) return conj_count_packed(pg, i, n, top, need, q, got, ni, nb);                       \
+        return conj_count_leaf(pg, i, n, top, need, q, got, ni, nb, -1);                                          \
     }
 CONJ_COUNT_LEAF(0, 1)
 CONJ_COUNT_LEAF(0, 2)
@@ -517,7 +557,7 @@ static inline __attribute__((always_inline)) int count_walk(count_state *s, unsi
                 return cs_fail(CS_ECORRUPT, "page %llu: value %u has %u bytes, too few for its packed integers",
                                (unsigned long long)PH(pg)->pgno, i, vl);
             if (!chunked) {
-                got += conj_eval(&q, v, nint, nbool);
+                got += conj_eval(&q, v, q.packed ? v[q.code_byte] >> 6 : -1, nint, nbool);
                 continue;
             }
             s->c.v[cn] = v;
@@ -561,7 +601,7 @@ int cs_count_matching(cs_txn *t, cs_tree tree, const cs_filter *filter, uint64_t
     s.c.n = 0;
     s.at = sc.at;
     s.got = 0;
-    unsigned shape = conj_of(filter, &s.q) ? s.q.nint * 10 + s.q.nbool : 0;
+    unsigned shape = conj_of(filter, s.need, &s.q) ? s.q.nint * 10 + s.q.nbool : 0;
     switch (shape) {
     case 1: rc = count_walk(&s, 0, 1); break;
     case 2: rc = count_walk(&s, 0, 2); break;

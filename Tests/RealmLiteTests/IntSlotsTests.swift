@@ -82,6 +82,8 @@ final class IntSlotsTests: XCTestCase {
                 XCTAssertEqual(1 << view.intCode(p.layout), width)
                 XCTAssertEqual(storedInt(view.field(p.slots[1], p.layout)), age)
                 XCTAssertEqual(storedInt(view.field(p.slots[4], p.layout)), extra)
+                XCTAssertEqual(view.packedIntValue(Int(p.slots[1].offset), p.layout), age)
+                XCTAssertEqual(view.packedIntValue(Int(p.slots[4].offset), p.layout), extra)
                 XCTAssertEqual(Int._rlmLoad(view.field(p.slots[1], p.layout)), Int(age))
                 XCTAssertEqual(Double._rlmLoad(view.field(p.slots[2], p.layout)), 2.5)
                 XCTAssertEqual(Bool._rlmLoad(view.field(p.slots[3], p.layout)), true)
@@ -139,5 +141,45 @@ final class IntSlotsTests: XCTestCase {
         let p = personLayout(intSlots: false)
         let wide = wideRecord(p, name: "abc", age: 1, score: 0, active: true, extra: 2)
         XCTAssertEqual(wide.withUnsafeBytes { p.layout.packRecord($0) }, wide)
+    }
+}
+
+/// The getters read packed integers by value (`_rlmLoadKeyOrPacked`): every
+/// integer type, required and optional, at the edges of each width.
+final class IntSlotsGetterTests: RealmTestCase {
+    func testGettersReadEachIntegerTypeAtEachWidth() throws {
+        let realm = try openRealm()
+        let edges: [Int64] = [0, -1, 127, -128, 128, -129, 32767, -32768, 32768, Int64(Int32.min), Int64(Int32.max) + 1, .min, .max]
+        try realm.write {
+            for (i, edge) in edges.enumerated() {
+                let o = AllTypes()
+                o.int = Int(edge)
+                o.int8 = Int8(truncatingIfNeeded: edge)
+                o.int16 = Int16(truncatingIfNeeded: edge)
+                o.int32 = Int32(truncatingIfNeeded: edge)
+                o.int64 = edge
+                o.optInt = i % 2 == 0 ? nil : Int(edge)
+                o.optInt8 = Int8(truncatingIfNeeded: edge)
+                o.optInt64 = i % 2 == 0 ? edge : nil
+                o.color = .blue
+                o.string = "s\(i)"
+                realm.add(o)
+            }
+        }
+        let objects = Array(realm.objects(AllTypes.self))
+        XCTAssertEqual(objects.count, edges.count)
+        for (i, o) in objects.enumerated() {
+            let edge = edges[i]
+            XCTAssertEqual(o.int, Int(edge), "object \(i)")
+            XCTAssertEqual(o.int8, Int8(truncatingIfNeeded: edge))
+            XCTAssertEqual(o.int16, Int16(truncatingIfNeeded: edge))
+            XCTAssertEqual(o.int32, Int32(truncatingIfNeeded: edge))
+            XCTAssertEqual(o.int64, edge)
+            XCTAssertEqual(o.optInt, i % 2 == 0 ? nil : Int(edge))
+            XCTAssertEqual(o.optInt8, Int8(truncatingIfNeeded: edge))
+            XCTAssertEqual(o.optInt64, i % 2 == 0 ? edge : nil)
+            XCTAssertEqual(o.color, .blue)
+            XCTAssertEqual(o.string, "s\(i)")
+        }
     }
 }

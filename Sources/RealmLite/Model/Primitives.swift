@@ -24,8 +24,8 @@ extension _RealmPrimitive {
     public static func _rlmGet(_ object: ObjectBase, _ column: Int) -> Self {
         let record = object._currentRecord()
         let slot = object._slots.unsafelyUnwrapped[column]
-        if _slowPath(slot.width == ColumnSlot.objectKey) { return withPrimaryKeyBytes(objectKey: object._key, _rlmLoad) }
-        return _rlmLoad(record.field(slot, object._layout))
+        if slot.width < 0 { return _rlmLoadKeyOrPacked(object, record, slot) }
+        return _rlmLoad(slot.width > 0 ? record.fixed(slot) : record.variable(Int(slot.offset), object._layout))
     }
 
     @inlinable @inline(__always)
@@ -34,7 +34,18 @@ extension _RealmPrimitive {
         let slot = object._slots.unsafelyUnwrapped[column]
         if _slowPath(slot.width == ColumnSlot.objectKey) { return withPrimaryKeyBytes(objectKey: object._key, _rlmLoad) }
         if record.isNull(slot) { return nil }
-        return _rlmLoad(record.field(slot, object._layout))
+        if slot.width < 0 { return _rlmLoadKeyOrPacked(object, record, slot) }
+        return _rlmLoad(slot.width > 0 ? record.fixed(slot) : record.variable(Int(slot.offset), object._layout))
+    }
+
+    /// The key column's value (the object key), or a packed integer's,
+    /// read by value: the width switch and the load, and `_rlmLoad` of an
+    /// 8-byte local that the optimizer folds away.
+    @inlinable @inline(__always)
+    static func _rlmLoadKeyOrPacked(_ object: ObjectBase, _ record: RecordView, _ slot: ColumnSlot) -> Self {
+        if _slowPath(slot.width == ColumnSlot.objectKey) { return withPrimaryKeyBytes(objectKey: object._key, _rlmLoad) }
+        var value = record.packedIntValue(Int(slot.offset), object._layout).littleEndian
+        return withUnsafeBytes(of: &value) { _rlmLoad($0) }
     }
 
     public static func _rlmSet(_ object: ObjectBase, _ column: Int, _ value: Self) {

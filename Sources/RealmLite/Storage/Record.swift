@@ -58,13 +58,15 @@ struct RecordLayout: Sendable {
         self.compactOffsets = compactOffsets
         self.intCount = intCount
         intStart = headerSize + nullBytes + fixedSize
+        intCodeByte = headerSize + nullBytes - 1
     }
 
     /// The var table in a record whose integers are 8 bytes wide: every
     /// record without packed integers, and the wide form of one with them.
     @inlinable var varTableStart: Int { intStart &+ 8 &* intCount }
-    /// The byte whose top two bits are the width code of packed integers.
-    @inlinable var intCodeByte: Int { intStart &- fixedSize &- 1 }
+    /// The byte whose top two bits are the width code of packed integers
+    /// (stored: every packed read loads it).
+    @usableFromInline let intCodeByte: Int
     /// The smallest record of this layout (every var field empty).
     var minimumSize: Int { intStart + intCount + (compactOffsets ? 1 : 4) * varCount }
 
@@ -181,6 +183,19 @@ struct RecordView {
     func packedInt(_ index: Int, _ layout: RecordLayout) -> UnsafeRawBufferPointer {
         let code = intCode(layout)
         return UnsafeRawBufferPointer(start: base + (layout.intStart &+ index &<< code), count: 1 &<< code)
+    }
+
+    /// Packed integer `index`, sign-extended: one switch on the record's
+    /// width code, no byte buffer to widen (the getters' path).
+    @inlinable @inline(__always)
+    func packedIntValue(_ index: Int, _ layout: RecordLayout) -> Int64 {
+        let code = intCode(layout), at = layout.intStart &+ index &<< code
+        switch code {
+        case 0: return Int64(base.load(fromByteOffset: at, as: Int8.self))
+        case 1: return Int64(Int16(littleEndian: base.loadUnaligned(fromByteOffset: at, as: Int16.self)))
+        case 2: return Int64(Int32(littleEndian: base.loadUnaligned(fromByteOffset: at, as: Int32.self)))
+        default: return Int64(littleEndian: base.loadUnaligned(fromByteOffset: at, as: Int64.self))
+        }
     }
 
     @inlinable @inline(__always)
