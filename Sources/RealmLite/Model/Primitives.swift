@@ -25,7 +25,7 @@ extension _RealmPrimitive {
         let record = object._currentRecord()
         let slot = object._slots.unsafelyUnwrapped[column]
         if slot.width < 0 { return _rlmLoadKeyOrPacked(object, record, slot) }
-        return _rlmLoad(slot.width > 0 ? record.fixed(slot) : record.variable(Int(slot.offset), object._layout))
+        return _rlmLoad(slot.width > 0 ? record.fixed(slot) : record.variable(Int(slot.offset), object._layout, code: object._intCode))
     }
 
     @inlinable @inline(__always)
@@ -35,7 +35,7 @@ extension _RealmPrimitive {
         if _slowPath(slot.width == ColumnSlot.objectKey) { return withPrimaryKeyBytes(objectKey: object._key, _rlmLoad) }
         if record.isNull(slot) { return nil }
         if slot.width < 0 { return _rlmLoadKeyOrPacked(object, record, slot) }
-        return _rlmLoad(slot.width > 0 ? record.fixed(slot) : record.variable(Int(slot.offset), object._layout))
+        return _rlmLoad(slot.width > 0 ? record.fixed(slot) : record.variable(Int(slot.offset), object._layout, code: object._intCode))
     }
 
     /// The key column's value (the object key), or a packed integer's,
@@ -44,7 +44,7 @@ extension _RealmPrimitive {
     @inlinable @inline(__always)
     static func _rlmLoadKeyOrPacked(_ object: ObjectBase, _ record: RecordView, _ slot: ColumnSlot) -> Self {
         if _slowPath(slot.width == ColumnSlot.objectKey) { return withPrimaryKeyBytes(objectKey: object._key, _rlmLoad) }
-        var value = record.packedIntValue(Int(slot.offset), object._layout).littleEndian
+        var value = record.packedIntValue(Int(slot.offset), object._layout, code: object._intCode).littleEndian
         return withUnsafeBytes(of: &value) { _rlmLoad($0) }
     }
 

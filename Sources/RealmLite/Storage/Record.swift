@@ -83,6 +83,12 @@ struct RecordLayout: Sendable {
         slot.width != ColumnSlot.packedInt ? slot : ColumnSlot(offset: Int32(intStart) + 8 * slot.offset, nullBit: slot.nullBit, width: 8)
     }
 
+    /// The width code of `record`'s packed integers (0 without any).
+    @inlinable @inline(__always)
+    func intCode(of record: UnsafeRawPointer) -> Int {
+        intCount == 0 ? 0 : Int(record.load(fromByteOffset: intCodeByte, as: UInt8.self) &>> 6)
+    }
+
     /// The width of the var end offsets in a record of `size` bytes.
     @inlinable @inline(__always)
     func offsetWidth(recordSize size: Int) -> Int {
@@ -168,9 +174,7 @@ struct RecordView {
 
     /// The width code of packed integers (width 2^code bytes).
     @inlinable @inline(__always)
-    func intCode(_ layout: RecordLayout) -> Int {
-        Int(base.load(fromByteOffset: layout.intCodeByte, as: UInt8.self) &>> 6)
-    }
+    func intCode(_ layout: RecordLayout) -> Int { layout.intCode(of: base) }
 
     /// Where the var table starts in this record.
     @inlinable @inline(__always)
@@ -185,22 +189,29 @@ struct RecordView {
         return UnsafeRawBufferPointer(start: base + (layout.intStart &+ index &<< code), count: 1 &<< code)
     }
 
-    /// Packed integer `index`, sign-extended: one switch on the record's
-    /// width code, no byte buffer to widen (the getters' path).
+    /// Packed integer `index`, sign-extended, of a record whose width code
+    /// is `code` (intCode): no byte buffer to widen (the getters' path).
+    /// One-byte integers first: small values are the common case.
     @inlinable @inline(__always)
-    func packedIntValue(_ index: Int, _ layout: RecordLayout) -> Int64 {
-        let code = intCode(layout), at = layout.intStart &+ index &<< code
-        switch code {
-        case 0: return Int64(base.load(fromByteOffset: at, as: Int8.self))
-        case 1: return Int64(Int16(littleEndian: base.loadUnaligned(fromByteOffset: at, as: Int16.self)))
-        case 2: return Int64(Int32(littleEndian: base.loadUnaligned(fromByteOffset: at, as: Int32.self)))
-        default: return Int64(littleEndian: base.loadUnaligned(fromByteOffset: at, as: Int64.self))
-        }
+    func packedIntValue(_ index: Int, _ layout: RecordLayout, code: Int) -> Int64 {
+        let at = layout.intStart &+ index &<< code
+        if _fastPath(code == 0) { return Int64(base.load(fromByteOffset: at, as: Int8.self)) }
+        if code == 1 { return Int64(Int16(littleEndian: base.loadUnaligned(fromByteOffset: at, as: Int16.self))) }
+        if code == 2 { return Int64(Int32(littleEndian: base.loadUnaligned(fromByteOffset: at, as: Int32.self))) }
+        return Int64(littleEndian: base.loadUnaligned(fromByteOffset: at, as: Int64.self))
     }
 
     @inlinable @inline(__always)
     func variable(_ index: Int, _ layout: RecordLayout) -> UnsafeRawBufferPointer {
-        let table = varTable(layout), width = layout.offsetWidth(recordSize: size)
+        variable(index, layout, code: intCode(layout))
+    }
+
+    /// Var field `index` of a record whose width code is `code` (the
+    /// getters pass the accessor's): without packed integers the table is
+    /// at intStart, so there is no branch on the layout.
+    @inlinable @inline(__always)
+    func variable(_ index: Int, _ layout: RecordLayout, code: Int) -> UnsafeRawBufferPointer {
+        let table = layout.intStart &+ layout.intCount &<< code, width = layout.offsetWidth(recordSize: size)
         let end = varEnd(table, index, width)
         let start = index == 0 ? 0 : varEnd(table, index - 1, width)
         return UnsafeRawBufferPointer(start: base + table + width * layout.varCount + start, count: end - start)
