@@ -43,12 +43,13 @@ static int subtree_start(const side *s)
     return s->p.idx[l] == 0 ? l : l + 1;
 }
 
-/* Move past the subtree rooted at level l (the cursor is at its start). */
-static int skip_subtree(side *s, int l)
+/* Move past the subtree rooted at level l (the cursor is at its start).
+ * `moved`: the parent's index has moved on, so level l is read afresh. */
+static int skip_subtree(side *s, int l, bool moved)
 {
     bt_path *p = &s->p;
     for (int level = l; level < p->depth; level++) {
-        if (level > l) {
+        if (level > l || moved) {
             p->pgno[level] = branch_child(p->pg[level - 1], s->t->psize, p->idx[level - 1]);
             int rc = page_get(s->t, p->pgno[level], &p->pg[level]);
             if (rc) return rc;
@@ -60,7 +61,10 @@ static int skip_subtree(side *s, int l)
     return side_next(s);
 }
 
-/* Both cursors at the start of one same page: skip it on both sides. */
+/* Both cursors at the start of one same page: skip it on both sides, and
+ * with it the siblings after it that both parents share. A one-put commit
+ * copies one path, so most of a tree's children are runs of shared
+ * siblings: crossing each run costs one step, not a descent per child. */
 static int skip_shared(side *a, side *b, bool *skipped)
 {
     *skipped = false;
@@ -69,8 +73,22 @@ static int skip_shared(side *a, side *b, bool *skipped)
     for (int la = sa; la < a->p.depth; la++)
         for (int lb = sb; lb < b->p.depth; lb++)
             if (a->p.pgno[la] == b->p.pgno[lb]) {
-                int rc = skip_subtree(a, la);
-                if (rc == CS_OK) rc = skip_subtree(b, lb);
+                bool moved = false;
+                if (la > 0 && lb > 0) {
+                    const uint8_t *pa = a->p.pg[la - 1], *pb = b->p.pg[lb - 1];
+                    uint16_t *ia = &a->p.idx[la - 1], *ib = &b->p.idx[lb - 1];
+                    uint32_t psize = a->t->psize;
+                    uint64_t c;
+                    /* 0: a damaged cell, left to the descent to report. */
+                    while (*ia + 1 < node_n(pa) && *ib + 1 < node_n(pb) &&
+                           (c = branch_child(pa, psize, *ia + 1)) != 0 && c == branch_child(pb, psize, *ib + 1)) {
+                        ++*ia;
+                        ++*ib;
+                        moved = true;
+                    }
+                }
+                int rc = skip_subtree(a, la, moved);
+                if (rc == CS_OK) rc = skip_subtree(b, lb, moved);
                 *skipped = true;
                 return rc;
             }

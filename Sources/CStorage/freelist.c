@@ -184,23 +184,24 @@ int freelist_delta_decode(const uint8_t *p, size_t len, uint64_t base_txnid, uin
 /* Push what is left of ev after skipping *skip pages from its front. */
 static int rest_of(const cs_extvec *ev, uint64_t *skip, cs_extvec *out)
 {
-    for (size_t i = 0; i < ev->n; i++) {
-        if (*skip >= ev->v[i].len) {
-            *skip -= ev->v[i].len;
-            continue;
-        }
-        int rc = extvec_push(out, ev->v[i].start + *skip, ev->v[i].len - *skip);
-        *skip = 0;
-        if (rc) return rc;
-    }
-    return CS_OK;
+    size_t i = 0;
+    for (; i < ev->n && *skip >= ev->v[i].len; i++) *skip -= ev->v[i].len;
+    if (i == ev->n) return CS_OK;
+    int rc = extvec_push(out, ev->v[i].start + *skip, ev->v[i].len - *skip);
+    *skip = 0;
+    return rc ? rc : extvec_append_n(out, ev->v + i + 1, ev->n - i - 1);
 }
 
 int freelist_rest(const cs_freelist *base, uint64_t cursor, cs_freelist *out)
 {
     memset(out, 0, sizeof *out);
+    /* Room for the groups too: a writer appends the reusable ones to `free`,
+     * which would otherwise grow (and be copied) at every begin. */
+    size_t all = base->free.n;
+    for (size_t g = 0; g < base->ngroups; g++) all += base->groups[g].ext.n;
     uint64_t skip = cursor;
-    int rc = rest_of(&base->free, &skip, &out->free);
+    int rc = extvec_reserve(&out->free, all);
+    if (rc == CS_OK) rc = rest_of(&base->free, &skip, &out->free);
     for (size_t g = 0; rc == CS_OK && g < base->ngroups; g++) {
         cs_extvec ev = {0};
         rc = rest_of(&base->groups[g].ext, &skip, &ev);

@@ -85,6 +85,8 @@ typedef struct cs_extvec {
 } cs_extvec;
 int extvec_push(cs_extvec *ev, uint64_t start, uint64_t len);
 int extvec_append(cs_extvec *dst, const cs_extvec *src);
+int extvec_append_n(cs_extvec *dst, const cs_extent *src, size_t n);
+int extvec_reserve(cs_extvec *ev, size_t more); /* room for `more` after the n there are */
 void extvec_normalize(cs_extvec *ev);   /* sort by start, merge adjacent  */
 /* dst = sorted extents a[0..an) merged with add (sorted here); a may be dst's
  * own storage. */

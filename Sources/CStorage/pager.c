@@ -49,7 +49,13 @@ static int dirty_insert(cs_txn *t, uint64_t pgno, uint8_t *page, uint32_t npages
             if (old[i].pgno) *dirty_slot(t, old[i].pgno) = old[i];
         free(old);
     }
-    *dirty_slot(t, pgno) = (dirty_entry){pgno, page, npages};
+    dirty_entry *e = dirty_slot(t, pgno);
+    /* Only a damaged free list hands out a page this txn already holds:
+     * overwriting its entry would lose the buffer and the page's content. */
+    if (e->pgno == pgno)
+        return cs_fail(CS_ECORRUPT, "free list: page %llu handed out twice (the free list is damaged)",
+                       (unsigned long long)pgno);
+    *e = (dirty_entry){pgno, page, npages};
     t->dirty_n++;
     return CS_OK;
 }

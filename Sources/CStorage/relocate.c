@@ -102,19 +102,24 @@ int bt_relocate(cs_txn *t, cs_tree_desc *d, uint64_t threshold, uint8_t *key, ui
 /* Fold (V1): page *pgno and what it reaches that is volatile move into the
  * file. A page that is neither volatile nor dirty is a committed file page,
  * and nothing below it is volatile, so the walk stops there; a dirty page
- * is walked because this txn may have made it in the arena's place. */
-static int fold_node(cs_txn *t, uint64_t *pgno, int levels_left)
+ * is walked because this txn may have made it in the arena's place.
+ * `clean`: the parent was not dirty in this txn, so neither is this page
+ * (a txn copies the whole path to a page it changes): a branch of an
+ * earlier logged commit checks its children for volatility alone, without
+ * a dirty-page lookup each. */
+static int fold_node(cs_txn *t, uint64_t *pgno, bool clean, int levels_left)
 {
-    uint8_t *pg = dirty_find(t, *pgno);
+    uint8_t *pg = clean ? NULL : dirty_find(t, *pgno);
     if (!pg && !pgno_is_volatile(*pgno)) return CS_OK;
     if (levels_left <= 0) return cs_fail(CS_ETOODEEP, "tree deeper than %d levels", CS_MAX_DEPTH);
+    bool children_clean = !pg;
     int rc = page_rehome(t, pgno, 1, &pg);
     if (rc || (rc = node_check(pg, t->psize, *pgno))) return rc;
     if (!node_is_leaf(pg)) {
         for (unsigned i = 0; i < node_n(pg); i++) {
             if (!branch_cell_ok(pg, t->psize, i)) return node_bad_cell(pg, i);
             uint64_t c = branch_child(pg, t->psize, i), nc = c;
-            if ((rc = fold_node(t, &nc, levels_left - 1))) return rc;
+            if ((rc = fold_node(t, &nc, children_clean, levels_left - 1))) return rc;
             if (nc != c) branch_set_child(pg, t->psize, i, nc);
         }
         return CS_OK;
@@ -136,5 +141,5 @@ static int fold_node(cs_txn *t, uint64_t *pgno, int levels_left)
 int bt_fold(cs_txn *t, cs_tree_desc *d)
 {
     if (!d->root) return CS_OK;
-    return fold_node(t, &d->root, CS_MAX_DEPTH);
+    return fold_node(t, &d->root, false, CS_MAX_DEPTH);
 }

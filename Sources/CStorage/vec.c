@@ -3,27 +3,38 @@
 
 #include <stdlib.h>
 
+int extvec_reserve(cs_extvec *ev, size_t more)
+{
+    if (ev->cap - ev->n >= more) return CS_OK;
+    size_t cap = ev->cap ? ev->cap * 2 : 16;
+    if (cap < ev->n + more) cap = ev->n + more;
+    cs_extent *v = realloc(ev->v, cap * sizeof *v);
+    if (!v) return cs_fail(CS_ENOMEM, "extent vector of %zu entries", cap);
+    ev->v = v;
+    ev->cap = cap;
+    return CS_OK;
+}
+
 int extvec_push(cs_extvec *ev, uint64_t start, uint64_t len)
 {
-    if (ev->n == ev->cap) {
-        size_t cap = ev->cap ? ev->cap * 2 : 16;
-        cs_extent *v = realloc(ev->v, cap * sizeof *v);
-        if (!v) return cs_fail(CS_ENOMEM, "extent vector of %zu entries", cap);
-        ev->v = v;
-        ev->cap = cap;
-    }
+    int rc = ev->n == ev->cap ? extvec_reserve(ev, 1) : CS_OK;
+    if (rc) return rc;
     ev->v[ev->n++] = (cs_extent){start, len};
     return CS_OK;
 }
 
-int extvec_append(cs_extvec *dst, const cs_extvec *src)
+/* One copy, not a push per extent: a writer copies the base's list (every
+ * free extent of a fragmented file) at each begin. */
+int extvec_append_n(cs_extvec *dst, const cs_extent *src, size_t n)
 {
-    for (size_t i = 0; i < src->n; i++) {
-        int rc = extvec_push(dst, src->v[i].start, src->v[i].len);
-        if (rc) return rc;
-    }
+    int rc = n ? extvec_reserve(dst, n) : CS_OK;
+    if (rc) return rc;
+    if (n) memcpy(dst->v + dst->n, src, n * sizeof *src);
+    dst->n += n;
     return CS_OK;
 }
+
+int extvec_append(cs_extvec *dst, const cs_extvec *src) { return extvec_append_n(dst, src->v, src->n); }
 
 static int ext_cmp(const void *a, const void *b)
 {

@@ -230,9 +230,13 @@ typedef struct cs_options {
  * opts are copied. Errors: CS_EINVAL bad flags, durability or page size;
  * CS_NOTFOUND no such file (CS_ENV_RDONLY) or directory; CS_ENOTDB not a
  * CStorage file (or empty and CS_ENV_RDONLY); CS_EFORMAT a CStorage file of
- * another format version; CS_ECORRUPT both metas damaged, or the file
- * is shorter than its newest commit; CS_ELOCK lock file; CS_EIO, CS_ENOSPACE,
- * CS_ENOMEM. The first process to open rebuilds the lock file as whole
+ * another format version; CS_ECORRUPT both metas damaged, the file is
+ * shorter than its newest commit, or a redo-log record whose checksum holds
+ * does not apply to the file; CS_ELOCK lock file, or a page segment of
+ * another build or page size (close every process that has the file open);
+ * CS_EBUSY (CS_ENV_RDONLY, first process) logged commits wait in the redo
+ * log: open it writable once to apply them; CS_EIO, CS_ENOSPACE (also: no
+ * shared memory for the page segment), CS_ENOMEM. The first process to open rebuilds the lock file as whole
  * memory pages (no disk read); the open then asks the kernel to read the
  * catalog's root (docs/FORMAT.md, "Cold open"). */
 int cs_env_open(const char *path, const cs_options *opts, cs_env **out);
