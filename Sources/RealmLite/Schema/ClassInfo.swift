@@ -79,6 +79,11 @@ final class ClassInfo: @unchecked Sendable {
     /// their accessors (skipping the generic encoder and the existential
     /// per column is most of an insert of scalars).
     let plainCopies: [PlainCopy]
+    /// The plain copies into packed integer slots (8 bytes in the wide
+    /// form), apart: the writer takes their width code as it copies them.
+    let plainIntCopies: [PlainCopy]
+    /// layout.wide, which every insert writes (computed once).
+    let wideLayout: RecordLayout
     let encodedOrder: [Int]
     /// The var-field index of the last live var column (-1: none): a record
     /// writer ends the retired var fields after it (Record.swift).
@@ -164,18 +169,21 @@ final class ClassInfo: @unchecked Sendable {
             }
         }
         storageOrder = order
-        var copies: [PlainCopy] = [], encoded: [Int] = []
+        var copies: [PlainCopy] = [], intCopies: [PlainCopy] = [], encoded: [Int] = []
         for index in order {
             let plain = descriptor.isDynamic ? (offset: 0, width: 0) : accessors[index].plainValue
             // The writer fills the wide form (8-byte integers) and packs it.
             let slot = positional.layout.wideSlot(slots[index])
             if plain.width > 0 && Int(slot.width) == plain.width {
-                copies.append(PlainCopy(from: plain.offset, to: Int(slot.offset), width: plain.width))
+                let copy = PlainCopy(from: plain.offset, to: Int(slot.offset), width: plain.width)
+                if slots[index].width == ColumnSlot.packedInt { intCopies.append(copy) } else { copies.append(copy) }
             } else {
                 encoded.append(index)
             }
         }
         plainCopies = copies
+        plainIntCopies = intCopies
+        wideLayout = positional.layout.wide
         encodedOrder = encoded
         lastLiveVarField = lastLiveVar
         layout = positional.layout

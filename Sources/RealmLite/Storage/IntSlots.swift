@@ -13,6 +13,20 @@ func intWidthCode(_ value: Int64) -> Int {
         : Int64(Int32(truncatingIfNeeded: value)) == value ? 2 : 3
 }
 
+extension UnsafeMutableRawPointer {
+    /// Stores `value` 2^code bytes wide, little-endian (truncated: the
+    /// caller's code holds it).
+    @inline(__always)
+    func storePackedInt(_ value: Int64, code: Int) {
+        switch code {
+        case 0: storeBytes(of: Int8(truncatingIfNeeded: value), as: Int8.self)
+        case 1: storeBytes(of: Int16(truncatingIfNeeded: value).littleEndian, as: Int16.self)
+        case 2: storeBytes(of: Int32(truncatingIfNeeded: value).littleEndian, as: Int32.self)
+        default: storeBytes(of: value.littleEndian, as: Int64.self)
+        }
+    }
+}
+
 extension RecordLayout {
     /// `wide`, a record in this layout's wide form, as stored (packInPlace).
     func packRecord(_ wide: UnsafeRawBufferPointer) -> [UInt8] {
@@ -25,27 +39,26 @@ extension RecordLayout {
     /// the narrowest width that holds them all, end offsets at the width the
     /// packed size calls for. Everything moves down, so no byte is read after
     /// it is overwritten. Nothing to do without packed integers.
-    func packInPlace(_ record: inout [UInt8]) {
+    /// `knownCode`: the width code of its integers when the writer already
+    /// has it (computed as they were copied in), spared a pass over them.
+    func packInPlace(_ record: inout [UInt8], knownCode: Int? = nil) {
         guard intCount > 0 else { return }
         precondition(record.count >= varTableStart &+ 4 &* varCount, "RealmLite: a wide record shorter than its layout")
         let removed = record.withUnsafeMutableBytes { raw -> Int in
             let base = raw.baseAddress!
-            var code = 0
-            for i in 0..<intCount {
-                code = max(code, intWidthCode(Int64(littleEndian: base.loadUnaligned(fromByteOffset: intStart &+ 8 &* i, as: Int64.self))))
+            var code = knownCode ?? 0
+            if knownCode == nil {
+                for i in 0..<intCount {
+                    code = max(code, intWidthCode(Int64(littleEndian: base.loadUnaligned(fromByteOffset: intStart &+ 8 &* i, as: Int64.self))))
+                }
             }
             base.storeBytes(of: base.load(fromByteOffset: intCodeByte, as: UInt8.self) & 0x3F | UInt8(code) << 6,
                             toByteOffset: intCodeByte, as: UInt8.self)
             let width = 1 << code
             if code < 3 {
                 for i in 0..<intCount {
-                    let value = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: intStart &+ 8 &* i, as: UInt64.self))
-                    let at = intStart &+ i &* width
-                    switch code {
-                    case 0: base.storeBytes(of: UInt8(truncatingIfNeeded: value), toByteOffset: at, as: UInt8.self)
-                    case 1: base.storeBytes(of: UInt16(truncatingIfNeeded: value).littleEndian, toByteOffset: at, as: UInt16.self)
-                    default: base.storeBytes(of: UInt32(truncatingIfNeeded: value).littleEndian, toByteOffset: at, as: UInt32.self)
-                    }
+                    let value = Int64(littleEndian: base.loadUnaligned(fromByteOffset: intStart &+ 8 &* i, as: Int64.self))
+                    (base + (intStart &+ i &* width)).storePackedInt(value, code: code)
                 }
             }
             let wideData = varTableStart &+ 4 &* varCount, dataLength = raw.count &- wideData
@@ -91,5 +104,51 @@ extension RecordLayout {
             return true
         }
         return valid ? out : nil
+    }
+}
+
+extension RecordLayout {
+    /// `record` with packed integer `index` set to `value`, into `out`
+    /// (emptied): written in place at the record's width when that stays
+    /// the narrowest holding every integer, else repacked once at the new
+    /// width, wider or narrower (integers and end offsets; the var data
+    /// moves as one block). The caller sets the null bit.
+    func replacingPackedInt(_ record: RecordView, _ index: Int, _ value: Int64, into out: inout [UInt8]) {
+        guard record.size >= minimumSize else { preconditionFailure("RealmLite: a record shorter than its layout") }
+        let code = record.intCode(self)
+        var newCode = intWidthCode(value)
+        if newCode < code {
+            // Narrower only if no other integer needs the record's width.
+            for i in 0..<intCount where i != index {
+                newCode = max(newCode, intWidthCode(record.packedIntValue(i, self, code: code)))
+                if newCode == code { break }
+            }
+        }
+        out.removeAll(keepingCapacity: true)
+        if newCode == code {
+            out.appendRaw(UnsafeRawBufferPointer(start: record.base, count: record.size))
+            out.withUnsafeMutableBytes { ($0.baseAddress! + (intStart &+ index &<< code)).storePackedInt(value, code: code) }
+            return
+        }
+        let table = intStart &+ intCount &<< code, width = offsetWidth(recordSize: record.size)
+        let data = table &+ width &* varCount
+        guard data <= record.size else { preconditionFailure("RealmLite: a record shorter than its layout") }
+        let dataLength = record.size &- data
+        let newTable = intStart &+ intCount &<< newCode
+        let newWidth = offsetWidth(dataLength: dataLength, table: newTable)
+        let newData = newTable &+ newWidth &* varCount
+        out.append(contentsOf: repeatElement(0, count: newData &+ dataLength))
+        out.withUnsafeMutableBytes { dest in
+            let base = dest.baseAddress!
+            base.copyMemory(from: record.base, byteCount: intStart)
+            base.storeBytes(of: base.load(fromByteOffset: intCodeByte, as: UInt8.self) & 0x3F | UInt8(newCode) << 6,
+                            toByteOffset: intCodeByte, as: UInt8.self)
+            for i in 0..<intCount {
+                let v = i == index ? value : record.packedIntValue(i, self, code: code)
+                (base + (intStart &+ i &<< newCode)).storePackedInt(v, code: newCode)
+            }
+            for j in 0..<varCount { (base + (newTable &+ newWidth &* j)).storeOffset(record.varEnd(table, j, width), width: newWidth) }
+            if dataLength > 0 { (base + newData).copyMemory(from: record.base + data, byteCount: dataLength) }
+        }
     }
 }

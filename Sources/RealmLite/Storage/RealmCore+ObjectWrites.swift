@@ -97,7 +97,8 @@ extension RealmCore {
         if mayCycle { write.inserting.insert(ObjectIdentifier(object)) }
         defer { if mayCycle { write.inserting.remove(ObjectIdentifier(object)) } }
         var writer = _RecordWriter(info: info, realm: self, buffer: takeRecordScratch())
-        writer.copyPlain(from: UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()), info.plainCopies)
+        writer.copyPlain(from: UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()), info.plainCopies,
+                         ints: info.plainIntCopies)
         let encoded: Void? = recording {
             for column in info.encodedOrder {
                 try info.accessors[column].encodeUnmanaged(object, column: column, into: &writer)

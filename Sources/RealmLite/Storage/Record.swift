@@ -235,6 +235,9 @@ struct PlainCopy: Sendable {
     let from: Int, to: Int, width: Int
 }
 
+/// Zero bytes a record writer grows its buffer from.
+private let recordZeros = [UInt8](repeating: 0, count: 256)
+
 /// Builds a new record column by column, in storage order (var fields must be
 /// appended in var-index order).
 public struct _RecordWriter {
@@ -252,13 +255,21 @@ public struct _RecordWriter {
     init(info: ClassInfo, realm: RealmCore, buffer: [UInt8] = []) {
         self.info = info
         self.realm = realm
-        layout = info.layout.wide
+        layout = info.wideLayout
         wide = buffer
         // Written with u32 end offsets; narrowed once the last is known.
         let start = layout.varTableStart + 4 * layout.varCount
         if wide.count < start {
+            // The scratch buffer comes back packed, shorter than the wide
+            // form: grow it by one copy, not by appending a repeated
+            // element, which goes byte by byte.
             wide.reserveCapacity(start + 64)
-            wide.append(contentsOf: repeatElement(0, count: start - wide.count))
+            let missing = start - wide.count
+            if missing <= recordZeros.count {
+                recordZeros.withUnsafeBufferPointer { wide.append(contentsOf: UnsafeBufferPointer(rebasing: $0[0..<missing])) }
+            } else {
+                wide.append(contentsOf: repeatElement(0, count: missing))
+            }
         } else if wide.count > start {
             wide.removeLast(wide.count - start)
         }
@@ -268,13 +279,15 @@ public struct _RecordWriter {
     }
 
     private var packed = false
+    /// The width code of the integers written so far (they start zeroed).
+    private var intCode = 0
 
     /// The record as stored (packed integers at their width). Packs the
     /// wide form in place, once: write no column after reading this.
     var bytes: [UInt8] {
         mutating get {
             if _slowPath(info.layout.intCount > 0 && !packed) {
-                info.layout.packInPlace(&wide)
+                info.layout.packInPlace(&wide, knownCode: intCode)
                 packed = true
             }
             return wide
@@ -286,7 +299,9 @@ public struct _RecordWriter {
     mutating func write(_ column: Int, isNull: Bool, _ raw: UnsafeRawBufferPointer) {
         let slot = info.slots[column]
         if _slowPath(slot.width == ColumnSlot.packedInt) {
-            withInt64Bytes(isNull || raw.isEmpty ? 0 : storedInt(raw)) { writeColumn(info.layout.wideSlot(slot), isNull: isNull, $0) }
+            let value = isNull || raw.isEmpty ? 0 : storedInt(raw)
+            intCode = max(intCode, intWidthCode(value))
+            withInt64Bytes(value) { writeColumn(info.layout.wideSlot(slot), isNull: isNull, $0) }
         } else {
             writeColumn(slot, isNull: isNull, raw)
         }
@@ -337,9 +352,11 @@ public struct _RecordWriter {
     }
 
     /// Copies fixed values of 8 or 1 bytes from an unmanaged instance into
-    /// their slots (ClassInfo.plainCopies; the record starts zeroed, so
-    /// their null bits are already clear).
-    mutating func copyPlain(from object: UnsafeRawPointer, _ copies: [PlainCopy]) {
+    /// their slots (ClassInfo.plainCopies and plainIntCopies; the record
+    /// starts zeroed, so their null bits are already clear), taking the
+    /// integers' width code in the same pass.
+    mutating func copyPlain(from object: UnsafeRawPointer, _ copies: [PlainCopy], ints: [PlainCopy] = []) {
+        var code = intCode
         wide.withUnsafeMutableBytes { dest in
             let base = dest.baseAddress!
             for copy in copies {
@@ -349,7 +366,13 @@ public struct _RecordWriter {
                     (base + copy.to).storeBytes(of: (object + copy.from).load(as: UInt8.self), as: UInt8.self)
                 }
             }
+            for copy in ints {
+                let value = (object + copy.from).loadUnaligned(as: Int64.self)
+                (base + copy.to).storeBytes(of: value, as: Int64.self)
+                code = max(code, intWidthCode(value))
+            }
         }
+        intCode = code
     }
 
     mutating func write(_ column: Int, isNull: Bool, _ array: [UInt8]) {
@@ -369,22 +392,10 @@ func replacingColumn(_ record: RecordView, _ slot: ColumnSlot, _ layout: RecordL
 /// reused: a loop rewriting many records allocates once).
 func replacingColumn(_ record: RecordView, _ slot: ColumnSlot, _ layout: RecordLayout,
                      isNull: Bool, _ raw: UnsafeRawBufferPointer, into out: inout [UInt8]) {
-    if layout.intCount > 0 {
-        // Edits the wide form: the new value may change every integer's width.
-        guard let wide = layout.unpackRecord(record) else { preconditionFailure("RealmLite: a record shorter than its layout") }
-        let wideSlot = layout.wideSlot(slot)
-        var edited: [UInt8] = []
-        wide.withUnsafeBytes { old in
-            let view = RecordView(base: old.baseAddress!, size: old.count)
-            if slot.width == ColumnSlot.packedInt {
-                withInt64Bytes(isNull || raw.isEmpty ? 0 : storedInt(raw)) {
-                    replacingColumn(view, wideSlot, layout.wide, isNull: isNull, $0, into: &edited)
-                }
-            } else {
-                replacingColumn(view, wideSlot, layout.wide, isNull: isNull, raw, into: &edited)
-            }
-        }
-        out = edited.withUnsafeBytes { layout.packRecord($0) }
+    let byte = Int(slot.nullBit) >> 3, mask: UInt8 = 1 << UInt8(slot.nullBit & 7)
+    if slot.width == ColumnSlot.packedInt {
+        layout.replacingPackedInt(record, Int(slot.offset), isNull || raw.isEmpty ? 0 : storedInt(raw), into: &out)
+        if isNull { out[byte] |= mask } else { out[byte] &= ~mask }
         return
     }
     let old = UnsafeRawBufferPointer(start: record.base, count: record.size)
@@ -400,11 +411,12 @@ func replacingColumn(_ record: RecordView, _ slot: ColumnSlot, _ layout: RecordL
         let index = Int(slot.offset)
         let oldField = record.variable(index, layout)
         let delta = (isNull ? 0 : raw.count) - oldField.count
-        let table = layout.varTableStart, width = layout.offsetWidth(recordSize: record.size)
+        // Packed integers keep their width: only the var data changes size.
+        let table = record.varTable(layout), width = layout.offsetWidth(recordSize: record.size)
         let dataStart = table + width * layout.varCount
         let fieldStart = oldField.baseAddress! - record.base
         // The new size may call for another offset width.
-        let newWidth = layout.offsetWidth(dataLength: record.size - dataStart + delta)
+        let newWidth = layout.offsetWidth(dataLength: record.size - dataStart + delta, table: table)
         out.reserveCapacity(record.size + delta + (newWidth - width) * layout.varCount)
         out.appendRaw(UnsafeRawBufferPointer(rebasing: old[0..<table]))
         out.append(contentsOf: repeatElement(0, count: newWidth * layout.varCount))
@@ -418,6 +430,5 @@ func replacingColumn(_ record: RecordView, _ slot: ColumnSlot, _ layout: RecordL
         if !isNull { out.appendRaw(raw) }
         out.appendRaw(UnsafeRawBufferPointer(rebasing: old[(fieldStart + oldField.count)...]))
     }
-    let byte = Int(slot.nullBit) >> 3, mask: UInt8 = 1 << UInt8(slot.nullBit & 7)
     if isNull { out[byte] |= mask } else { out[byte] &= ~mask }
 }
