@@ -55,11 +55,12 @@ extension RecordLayout {
             base.storeBytes(of: base.load(fromByteOffset: intCodeByte, as: UInt8.self) & 0x3F | UInt8(code) << 6,
                             toByteOffset: intCodeByte, as: UInt8.self)
             let width = 1 << code
-            if code < 3 {
-                for i in 0..<intCount {
-                    let value = Int64(littleEndian: base.loadUnaligned(fromByteOffset: intStart &+ 8 &* i, as: Int64.self))
-                    (base + (intStart &+ i &* width)).storePackedInt(value, code: code)
-                }
+            // One loop per width: no switch per integer.
+            switch code {
+            case 0: narrowInts(base, to: UInt8.self)
+            case 1: narrowInts(base, to: UInt16.self)
+            case 2: narrowInts(base, to: UInt32.self)
+            default: break
             }
             let wideData = varTableStart &+ 4 &* varCount, dataLength = raw.count &- wideData
             let table = intStart &+ intCount &* width
@@ -73,6 +74,16 @@ extension RecordLayout {
             return wideData &- data
         }
         if removed > 0 { record.removeLast(removed) }
+    }
+
+    /// The wide form's 8-byte integers of `record` stored as `T`, from the
+    /// first down (each lands at or before where it was read).
+    @inline(__always)
+    private func narrowInts<T: FixedWidthInteger>(_ record: UnsafeMutableRawPointer, to _: T.Type) {
+        for i in 0..<intCount {
+            let value = UInt64(littleEndian: record.loadUnaligned(fromByteOffset: intStart &+ 8 &* i, as: UInt64.self))
+            record.storeBytes(of: T(truncatingIfNeeded: value).littleEndian, toByteOffset: intStart &+ i &* MemoryLayout<T>.size, as: T.self)
+        }
     }
 
     /// A stored record of this layout in its wide form (the code bits
