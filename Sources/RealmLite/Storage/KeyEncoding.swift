@@ -23,14 +23,7 @@ import CStorage
 let maxIndexedValueBytes = Int(CS_MAX_KEY) - 8
 
 func indexKey(_ type: PropertyType, isNull: Bool, _ bytes: UnsafeRawBufferPointer) -> [UInt8] {
-    // One allocation and one copy: `[UInt8]($0)` is the generic collection
-    // copy whenever withIndexKey is not inlined here.
-    withIndexKey(type, isNull: isNull, bytes) { key in
-        [UInt8](unsafeUninitializedCapacity: key.count) { out, count in
-            if let base = key.baseAddress, key.count > 0 { out.baseAddress!.initialize(from: base.assumingMemoryBound(to: UInt8.self), count: key.count) }
-            count = key.count
-        }
-    }
+    withIndexKey(type, isNull: isNull, bytes) { [UInt8]($0) }
 }
 
 /// Calls `body` with the index key of a value, encoded in a temporary
