@@ -12,14 +12,20 @@ final class IntSlotsUpdateTests: XCTestCase {
                                      headerSize: 1, compactOffsets: true, intSlots: true)
 
     /// The record `wide` (wide form) with column `c` set, packed: what an
-    /// update must store.
+    /// update must store. A nil integer is 0, as an insert writes it (so
+    /// it never holds the record at a width).
     private func expected(_ wide: [UInt8], _ c: Int, isNull: Bool, _ raw: [UInt8]) -> [UInt8] {
-        let edited = wide.withUnsafeBytes { old in
-            raw.withUnsafeBytes {
-                replacingColumn(RecordView(base: old.baseAddress!, size: old.count), p.wideSlots[c], p.layout.wide,
-                                isNull: isNull, $0)
+        func replaced(_ record: [UInt8], isNull: Bool, _ raw: [UInt8]) -> [UInt8] {
+            record.withUnsafeBytes { old in
+                raw.withUnsafeBytes {
+                    replacingColumn(RecordView(base: old.baseAddress!, size: old.count), p.wideSlots[c], p.layout.wide,
+                                    isNull: isNull, $0)
+                }
             }
         }
+        var edited = wide
+        if isNull && p.slots[c].width == ColumnSlot.packedInt { edited = replaced(edited, isNull: false, int(0)) }
+        edited = replaced(edited, isNull: isNull, raw)
         return edited.withUnsafeBytes { p.layout.packRecord($0) }
     }
 

@@ -45,9 +45,15 @@ final class PlainCopyTests: RealmTestCase {
         let plain = info.storageOrder.filter { plainNames.contains(info.columns[$0].name) }
         XCTAssertEqual(plain.count, plainNames.count)
         XCTAssertEqual(info.encodedOrder, info.storageOrder.filter { !plainNames.contains(info.columns[$0].name) })
-        // Into the writer's wide form: packed integers as 8-byte slots.
-        XCTAssertEqual(info.plainCopies.map(\.to), plain.map { Int(info.layout.wideSlot(info.slots[$0]).offset) })
-        XCTAssertEqual(info.plainCopies.map(\.width), plain.map { Int(info.layout.wideSlot(info.slots[$0]).width) })
+        // Into the writer's wide form: packed integers as 8-byte slots,
+        // listed apart (the writer takes their width code as it copies).
+        let ints = plain.filter { info.slots[$0].width == ColumnSlot.packedInt }
+        let others = plain.filter { info.slots[$0].width != ColumnSlot.packedInt }
+        XCTAssertEqual(ints.count, 2)
+        XCTAssertEqual(info.plainCopies.map(\.to), others.map { Int(info.layout.wideSlot(info.slots[$0]).offset) })
+        XCTAssertEqual(info.plainCopies.map(\.width), others.map { Int(info.layout.wideSlot(info.slots[$0]).width) })
+        XCTAssertEqual(info.plainIntCopies.map(\.to), ints.map { Int(info.layout.wideSlot(info.slots[$0]).offset) })
+        XCTAssertEqual(info.plainIntCopies.map(\.width), [8, 8])
     }
 
     func testInsertedRecordsEqualTheEncodersRecords() throws {
