@@ -2,9 +2,10 @@
 """check_layers.py - fail when an engine function calls up a layer.
 
 The layers are the table in the header comment of Sources/CStorage/internal.h
-(lines " *  L<n> <name>  <files>: <what it owns>"); internal.h's own inline
-functions take the layer of the "==== L<n> ... ====" section they sit in,
-other headers (format.h, cstorage.h) count as L0.
+(lines " *  L<n> <name>  <files>: <what it owns>"); the inline functions of
+internal.h and of the layer headers it includes (base.h, pages.h, os.h,
+txnstate.h) take the layer of the "==== L<n> ... ====" section they sit in;
+format.h and cstorage.h count as L0.
 
 Each .c file is compiled to LLVM IR with no optimisation pass at all
 (-Xclang -disable-llvm-passes), so nothing is inlined, not even
@@ -30,8 +31,17 @@ DIFILE = re.compile(r"^!(\d+) = !DIFile\(filename: \"([^\"]+)\"")
 REF = re.compile(r"@([A-Za-z_]\w*)\b")
 
 
+PLAIN_HEADERS = {"format.h", "cstorage.h"}
+
+
+def parse_sections(header):
+    """[(line, layer)] of a header's "==== L<n>" section markers."""
+    with open(header) as f:
+        return [(lineno, int(m.group(1))) for lineno, line in enumerate(f, 1) if (m := SECTION.match(line))]
+
+
 def parse_layers(internal_h):
-    files, names, sections = {}, {}, []
+    files, names = {}, {}
     header_done = False
     with open(internal_h) as f:
         for lineno, line in enumerate(f, 1):
@@ -47,13 +57,9 @@ def parse_layers(internal_h):
                             files[tok] = n
                 if line.startswith(" */"):
                     header_done = True
-                continue
-            m = SECTION.match(line)
-            if m:
-                sections.append((lineno, int(m.group(1))))
     if not files:
         sys.exit(f"check_layers: no layer table (' *  L<n> name files: ...') in {internal_h}")
-    return files, names, sections
+    return files, names
 
 
 def section_layer(sections, line):
@@ -112,7 +118,9 @@ def main():
     if "clang" not in os.path.basename(a.cc):
         a.cc = "clang"
     internal_h = os.path.join(a.src, "internal.h")
-    file_layer, layer_name, sections = parse_layers(internal_h)
+    file_layer, layer_name = parse_layers(internal_h)
+    sections = {h: parse_sections(os.path.join(a.src, h)) for h in sorted(os.listdir(a.src))
+                if h.endswith(".h") and h not in PLAIN_HEADERS}
     sources = sorted(f for f in os.listdir(a.src) if f.endswith(".c"))
     unlisted = [f for f in sources if f not in file_layer]
     if unlisted:
@@ -120,15 +128,17 @@ def main():
     for f in file_layer:
         if f not in sources:
             sys.exit(f"check_layers: the layer table names {f}, which does not exist")
-    problems = [f"internal.h: section L{n} (line {ln}) comes after a higher layer's section"
-                for (ln, n), (_, prev) in zip(sections[1:], sections) if n < prev]
+    problems = [f"{h}: section L{n} (line {ln}) comes after a higher layer's section"
+                for h, marks in sections.items() for (ln, n), (_, prev) in zip(marks[1:], marks) if n < prev]
+    problems += [f"{h}: no \"==== L<n>\" section, so its inline functions have no layer"
+                 for h, marks in sections.items() if not marks]
 
     def layer_of(defined_in, line):
         base = os.path.basename(defined_in)
         if base.endswith(".c"):
             return file_layer.get(base), base
-        if base == "internal.h":
-            return section_layer(sections, line), base
+        if base in sections:
+            return section_layer(sections[base], line), base
         return 0, base  # format.h, cstorage.h: plain data and leaf helpers
 
     # name -> (layer, file) for external functions; per TU for static ones.

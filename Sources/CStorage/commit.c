@@ -369,6 +369,11 @@ int commit_replayed(cs_txn *t, uint64_t log_end)
         txn_free(t);
         return rc;
     }
+    if (t->env->flags & CS_ENV_RDONLY) { /* a read-only replay writes nothing */
+        txn_free(t);
+        return cs_fail(CS_EBUSY, "%s has more logged commits than the page segment holds: open it writable once to "
+                                 "write them to the file", t->env->path);
+    }
     return cs_txn_commit(t); /* too big for the segment: written whole */
 }
 

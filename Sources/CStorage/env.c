@@ -177,11 +177,15 @@ static int replay_one(void *ctx, uint64_t txnid, const uint8_t *ops, size_t len,
  * commit: they are applied in one write txn whose pages go to the segment
  * as the logged commits' did, with nothing written (the records are
  * durable), and it takes the last record's txnid so that the next record
- * follows them in the log. */
+ * follows them in the log. A read-only process may do it too, since
+ * nothing reaches the file; only commits too many for the segment, which
+ * would be written whole, need a writable open. */
 static int replay_log(cs_env *env, uint64_t durable, uint64_t last, uint64_t end)
 {
     cs_txn *t;
+    env->replaying = true;
     int rc = cs_txn_begin(env, 0, &t);
+    env->replaying = false;
     if (rc) return rc;
     t->txnid = last;
     t->vol = t->vol_all = true;
@@ -212,17 +216,16 @@ static int open_logging(cs_env *env, const cs_options *o, bool first)
     if (rc == CS_NOTFOUND) rc = CS_OK;
     if (rc) return rc;
     if (env->redo.fd >= 0 && (rc = redo_scan(&env->redo, durable, NULL, NULL, &end, &last))) return rc;
-    if (first && last > durable && rdonly)
-        return cs_fail(CS_EBUSY, "%s has %llu logged commits not yet in the file: open it writable once to apply them",
-                       env->path, (unsigned long long)(last - durable));
     bool on = first ? last > durable || ((o->flags & CS_ENV_LOG_SMALL) && o->durability == CS_DURABLE_FULL && !rdonly)
                     : h->vol_on != 0;
     if (!on) {
         redo_close(&env->redo);
         return CS_OK;
     }
-    redo_close(&env->redo); /* read-only so far: writers reopen it to append */
-    if (!rdonly && (rc = redo_open(&env->redo, env->path, false, &env->io))) return rc;
+    if (!rdonly || !first || last == durable) {
+        redo_close(&env->redo); /* read-only so far: writers reopen it to append */
+        if (!rdonly && (rc = redo_open(&env->redo, env->path, false, &env->io))) return rc;
+    }
     struct stat st;
     if (fstat(env->fd, &st) != 0) return cs_fail(CS_EIO, "stat: %s", strerror(errno));
     vseg_name(st.st_dev, st.st_ino, env->vseg_name);
@@ -232,7 +235,10 @@ static int open_logging(cs_env *env, const cs_options *o, bool first)
     vseg_state s0 = {.txnid = durable, .hwm = env->vseg.hdr->first_page, .epoch = durable, .clean_txnid = durable};
     vseg_set_state(&env->vseg, &s0);
     h->vol_on = 1;
-    return last > durable ? replay_log(env, durable, last, end) : CS_OK;
+    if (last == durable) return CS_OK;
+    rc = replay_log(env, durable, last, end);
+    if (rdonly) redo_close(&env->redo); /* a reader never appends */
+    return rc;
 }
 
 int cs_env_open(const char *path, const cs_options *opts, cs_env **out)
@@ -338,7 +344,7 @@ int cs_env_close(cs_env *env)
     if (env->vol_on) {
         /* The last process takes the segment with it; the log's records
          * are all folded by now (commit_flush_deferred). */
-        bool last = env->ready && !(env->flags & CS_ENV_RDONLY) && lock_close_last(&env->lock);
+        bool last = env->ready && lock_close_last(&env->lock);
         cs_meta pm;
         lock_read_meta(&env->lock, &pm);
         const vseg_state *st = vseg_state_of(&env->vseg, pm.txnid);

@@ -88,6 +88,16 @@ static int must_exist(int rc, const char *what)
     return rc == CS_NOTFOUND ? cs_fail(CS_ECORRUPT, "redo log: %s that does not exist", what) : rc;
 }
 
+/* An op the engine refuses as an argument (an empty or oversized key or
+ * value, a tree of the wrong kind) was never built by a commit: damage,
+ * reported as such rather than as the caller's misuse. */
+static int op_refused(int rc, const char *what)
+{
+    if (rc == CS_EKEYSIZE || rc == CS_EVALSIZE || rc == CS_EINVAL || rc == CS_EXISTS)
+        return cs_fail(CS_ECORRUPT, "redo log: %s the engine refuses (%s)", what, cs_strerror(rc));
+    return rc;
+}
+
 int redo_apply(cs_txn *t, const uint8_t *ops, size_t len)
 {
     const uint8_t *p = ops, *end = ops + len;
@@ -99,22 +109,24 @@ int redo_apply(cs_txn *t, const uint8_t *ops, size_t len)
     while ((rc = redo_next_op(&p, end, &op)) == CS_OK) {
         switch (op.kind) {
         case REDO_TREE:
-            if ((rc = op_name(&op, name)) || (rc = cs_tree_open(t, name, CS_CREATE, &tree))) return rc;
+            if ((rc = op_name(&op, name)) || (rc = op_refused(cs_tree_open(t, name, CS_CREATE, &tree), "a tree")))
+                return rc;
             have_tree = true;
             break;
         case REDO_PUT:
         case REDO_DEL:
             if (!have_tree) return cs_fail(CS_ECORRUPT, "redo log: an entry before its tree");
             if (op.kind == REDO_PUT)
-                rc = cs_put(t, tree, (cs_val){op.a, op.al}, (cs_val){op.b, op.bl}, 0);
+                rc = op_refused(cs_put(t, tree, (cs_val){op.a, op.al}, (cs_val){op.b, op.bl}, 0), "a put");
             else
-                rc = must_exist(cs_del(t, tree, (cs_val){op.a, op.al}), "a delete of a key");
+                rc = op_refused(must_exist(cs_del(t, tree, (cs_val){op.a, op.al}), "a delete of a key"), "a delete");
             if (rc) return rc;
             break;
         case REDO_DROP: {
             cs_tree gone;
-            if ((rc = op_name(&op, name)) || (rc = must_exist(cs_tree_open(t, name, 0, &gone), "a drop of a tree")) ||
-                (rc = cs_tree_drop(t, gone)))
+            if ((rc = op_name(&op, name)) ||
+                (rc = op_refused(must_exist(cs_tree_open(t, name, 0, &gone), "a drop of a tree"), "a drop")) ||
+                (rc = op_refused(cs_tree_drop(t, gone), "a drop")))
                 return rc;
             if (have_tree && gone == tree) have_tree = false;
             break;

@@ -44,9 +44,8 @@ static int take_snapshot(cs_txn *t)
 /* I7's reuse rule: groups freed by commits <= this are reusable: no
  * reader's snapshot is older than them, and the previous commit's snapshot
  * (the fallback meta) stays whole, which the NO_META_SYNC mode relies on. */
-static uint64_t free_limit(cs_env *env, uint64_t latest)
+static uint64_t free_limit(cs_env *env, uint64_t oldest)
 {
-    uint64_t oldest = lock_oldest_reader(&env->lock, latest, NULL);
     uint64_t limit = env->lock.hdr->durable_txnid - 1;
     if (oldest && oldest < limit) limit = oldest;
     return limit;
@@ -150,8 +149,9 @@ int txn_snapshot_freelist(cs_txn *t, cs_freelist *out)
  * one after it, and the log has not run long), and whether its base
  * reaches volatile pages (then a commit that is not logged folds them).
  * The arena starts over once no reader holds a snapshot older than the
- * last commit that was written whole. */
-static int begin_volatile(cs_txn *t)
+ * last commit that was written whole (`oldest`: the oldest reader's
+ * snapshot, 0 for none, read after the fence like free_limit's). */
+static int begin_volatile(cs_txn *t, uint64_t oldest)
 {
     cs_env *env = t->env;
     const vseg_state *st = vseg_state_of(&env->vseg, t->meta.txnid);
@@ -167,10 +167,7 @@ static int begin_volatile(cs_txn *t)
     t->vol_hwm = st->hwm;
     t->vol_used = 0;
     t->vol_cap = VOL_TXN_PAGES;
-    if (!st->logged) {
-        uint64_t oldest = lock_oldest_reader(&env->lock, t->meta.txnid, NULL);
-        if (!oldest || oldest >= st->clean_txnid) t->vol_hwm = env->vseg.hdr->first_page;
-    }
+    if (!st->logged && (!oldest || oldest >= st->clean_txnid)) t->vol_hwm = env->vseg.hdr->first_page;
     return CS_OK;
 }
 
@@ -189,7 +186,6 @@ static int begin_write(cs_txn *t, bool try_only)
     t->txnid = t->meta.txnid + 1;
     t->next_pgno = t->meta.next_pgno;
     t->catalog = t->meta.catalog;
-    if (env->vol_on && (rc = begin_volatile(t))) goto fail;
     if ((rc = io_map_for(env, t->meta.next_pgno, &t->map, &t->map_pages))) goto fail;
     t->scratch = malloc(3 * (size_t)t->psize);
     t->refs = malloc((2 * (size_t)t->psize / 4 + 4) * sizeof *t->refs); /* cells >= 5 bytes with the slot */
@@ -199,8 +195,13 @@ static int begin_write(cs_txn *t, bool try_only)
         rc = cs_fail(CS_ENOMEM, "write transaction buffers");
         goto fail;
     }
+    /* One scan of the reader table serves the reuse rule and the arena's
+     * reset; the fence orders it after the meta read, so a reader that
+     * registers later sees this meta or a newer one. */
     atomic_thread_fence(memory_order_seq_cst);
-    uint64_t limit = free_limit(env, t->meta.txnid);
+    uint64_t oldest = lock_oldest_reader(&env->lock, t->meta.txnid, NULL);
+    if (env->vol_on && (rc = begin_volatile(t, oldest))) goto fail;
+    uint64_t limit = free_limit(env, oldest);
     if (env->fl_txnid != t->meta.txnid) {
         env->fl_txnid = 0;
         t->rdonly = true; /* read the committed run through the map */
@@ -248,7 +249,8 @@ int cs_txn_begin(cs_env *env, unsigned flags, cs_txn **out)
 {
     if (!env || !out || (flags & ~(CS_TXN_RDONLY | CS_TXN_TRY))) return cs_fail(CS_EINVAL, "cs_txn_begin: bad arguments");
     bool rdonly = flags & CS_TXN_RDONLY;
-    if (!rdonly && (env->flags & CS_ENV_RDONLY)) return cs_fail(CS_EREADONLY, "database was opened read-only");
+    if (!rdonly && (env->flags & CS_ENV_RDONLY) && !env->replaying)
+        return cs_fail(CS_EREADONLY, "database was opened read-only");
     cs_txn *t = calloc(1, sizeof *t);
     if (!t) return cs_fail(CS_ENOMEM, "transaction");
     t->env = env;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -158,6 +159,96 @@ static void test_one_put_commits_write_the_log(void)
     REQUIRE_OK(cs_env_close(env));
 }
 
+/* Leaves `n` logged commits of tree "t" (keys 0..n-1, generation = key)
+ * in p's log, from a writer that exits without closing. */
+static void leave_logged_commits(const char *path, unsigned n)
+{
+    cs_env *env = open_env(path, true);
+    test_open_tree(env, "t");
+    REQUIRE_OK(cs_env_close(env));
+    pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        cs_env *e = open_env(path, true);
+        cs_txn *t;
+        cs_tree tree;
+        REQUIRE_OK(cs_txn_begin(e, CS_TXN_RDONLY, &t));
+        REQUIRE_OK(cs_tree_open(t, "t", 0, &tree));
+        cs_txn_abort(t);
+        for (unsigned c = 0; c < n; c++) put_one(e, tree, c, c);
+        _exit(0); /* no close: nothing folded since the last fold */
+    }
+    int status;
+    REQUIRE(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+static bool segment_exists(const char *path)
+{
+    struct stat st;
+    REQUIRE(stat(path, &st) == 0);
+    char name[VSEG_NAME_MAX], shm[VSEG_NAME_MAX + 16];
+    vseg_name(st.st_dev, st.st_ino, name);
+    snprintf(shm, sizeof shm, "/dev/shm%s", name);
+    return access(shm, F_OK) == 0;
+}
+
+/* A read-only first open after a crash replays the log into the segment
+ * (writing nothing to either file), so a reader sees every acknowledged
+ * commit; a writer that opens next continues from there; the last process
+ * to close, read-only or not, removes the segment. */
+static void test_read_only_first_open_replays(void)
+{
+    tpath p = test_path("rdonly-replay");
+    test_rm_db(p.s);
+    leave_logged_commits(p.s, 40);
+    struct stat before, log_before;
+    char lp[600];
+    snprintf(lp, sizeof lp, "%s-log", p.s);
+    REQUIRE(stat(p.s, &before) == 0 && stat(lp, &log_before) == 0);
+    cs_options ro = {.durability = CS_DURABLE_FULL, .flags = CS_ENV_RDONLY | CS_ENV_LOG_SMALL};
+    cs_env *reader;
+    REQUIRE_OK(cs_env_open(p.s, &ro, &reader));
+    for (unsigned c = 0; c < 40; c++) CHECK_EQ(value_gen(reader, "t", c), (int)(c % 26));
+    check_clean(reader);
+    struct stat after, log_after;
+    REQUIRE(stat(p.s, &after) == 0 && stat(lp, &log_after) == 0);
+    CHECK_EQ(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+    CHECK_EQ(log_after.st_mtim.tv_nsec, log_before.st_mtim.tv_nsec);
+
+    /* A writer joins, commits (logged after the replayed ones) and closes
+     * first: the reader keeps the segment. */
+    cs_env *writer = open_env(p.s, true);
+    cs_txn *t;
+    cs_tree tree;
+    REQUIRE_OK(cs_txn_begin(writer, CS_TXN_RDONLY, &t));
+    REQUIRE_OK(cs_tree_open(t, "t", 0, &tree));
+    cs_txn_abort(t);
+    put_one(writer, tree, 40, 7);
+    CHECK_EQ(value_gen(reader, "t", 40), 7);
+    REQUIRE_OK(cs_env_close(writer));
+    CHECK(segment_exists(p.s));
+    CHECK_EQ(value_gen(reader, "t", 39), 39 % 26);
+    REQUIRE_OK(cs_env_close(reader));
+    CHECK(!segment_exists(p.s));
+
+    cs_env *env = open_env(p.s, false);
+    for (unsigned c = 0; c < 40; c++) CHECK_EQ(value_gen(env, "t", c), (int)(c % 26));
+    CHECK_EQ(value_gen(env, "t", 40), 7);
+    check_clean(env);
+    REQUIRE_OK(cs_env_close(env));
+
+    /* Alone, a read-only replay leaves the log to the next opener. */
+    test_rm_db(p.s);
+    leave_logged_commits(p.s, 10);
+    REQUIRE_OK(cs_env_open(p.s, &ro, &reader));
+    CHECK_EQ(value_gen(reader, "t", 9), 9);
+    REQUIRE_OK(cs_env_close(reader));
+    CHECK(!segment_exists(p.s));
+    env = open_env(p.s, true);
+    for (unsigned c = 0; c < 10; c++) CHECK_EQ(value_gen(env, "t", c), (int)(c % 26));
+    REQUIRE_OK(cs_env_close(env));
+}
+
 static void test_killed_writer_loses_nothing(void)
 {
     tpath p = test_path("killed");
@@ -232,5 +323,6 @@ int main(void)
     test_older_format_upgrades_before_logging();
     test_one_put_commits_write_the_log();
     test_killed_writer_loses_nothing();
+    test_read_only_first_open_replays();
     return test_report();
 }

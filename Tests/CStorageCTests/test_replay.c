@@ -207,14 +207,19 @@ static void test_limit_and_size(void)
     cs_txn_abort(t);
 
     /* Damaged ops: an entry before its tree, a delete of a missing key, a
-     * drop of a missing tree, a bad name. Each is CS_ECORRUPT. */
+     * drop of a missing tree, a bad name, a put and a delete of an empty
+     * key (refused by cs_put/cs_del as the caller's misuse, but in a record
+     * it is damage). Each is CS_ECORRUPT. */
     static const uint8_t entry_first[] = {REDO_PUT, 1, 'k', 1, 'v'};
     static const uint8_t del_missing[] = {REDO_TREE, 0, 6, 'p', 'e', 'o', 'p', 'l', 'e', REDO_DEL, 2, 'z', 'z'};
     static const uint8_t drop_missing[] = {REDO_DROP, 4, 'n', 'o', 'n', 'e'};
     static const uint8_t bad_name[] = {REDO_TREE, 0, 2, 'a', 0};
-    const uint8_t *cases[] = {entry_first, del_missing, drop_missing, bad_name};
-    size_t lens[] = {sizeof entry_first, sizeof del_missing, sizeof drop_missing, sizeof bad_name};
-    for (unsigned i = 0; i < 4; i++) {
+    static const uint8_t empty_put[] = {REDO_TREE, 0, 6, 'p', 'e', 'o', 'p', 'l', 'e', REDO_PUT, 0, 1, 'v'};
+    static const uint8_t empty_del[] = {REDO_TREE, 0, 6, 'p', 'e', 'o', 'p', 'l', 'e', REDO_DEL, 0};
+    const uint8_t *cases[] = {entry_first, del_missing, drop_missing, bad_name, empty_put, empty_del};
+    size_t lens[] = {sizeof entry_first, sizeof del_missing, sizeof drop_missing, sizeof bad_name, sizeof empty_put,
+                     sizeof empty_del};
+    for (unsigned i = 0; i < 6; i++) {
         REQUIRE_OK(cs_txn_begin(a, 0, &t));
         CHECK_RC(redo_apply(t, cases[i], lens[i]), CS_ECORRUPT);
         cs_txn_abort(t);

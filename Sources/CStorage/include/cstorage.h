@@ -234,8 +234,10 @@ typedef struct cs_options {
  * shorter than its newest commit, or a redo-log record whose checksum holds
  * does not apply to the file; CS_ELOCK lock file, or a page segment of
  * another build or page size (close every process that has the file open);
- * CS_EBUSY (CS_ENV_RDONLY, first process) logged commits wait in the redo
- * log: open it writable once to apply them; CS_EIO, CS_ENOSPACE (also: no
+ * CS_EBUSY (CS_ENV_RDONLY, first process) more logged commits wait in the
+ * redo log than the page segment holds (a read-only first open replays
+ * them into the segment, writing nothing; so many must be written whole):
+ * open it writable once; CS_EIO, CS_ENOSPACE (also: no
  * shared memory for the page segment), CS_ENOMEM. The first process to open rebuilds the lock file as whole
  * memory pages (no disk read); the open then asks the kernel to read the
  * catalog's root (docs/FORMAT.md, "Cold open"). */
