@@ -110,6 +110,11 @@ static inline __attribute__((always_inline)) uint32_t common_prefix(const uint8_
         uint64_t x = __builtin_bswap64(rd64(a + i)) ^ __builtin_bswap64(rd64(b + i));
         if (x) return i + (uint32_t)(__builtin_clzll(x) >> 3);
     }
+    /* The rest as the word ending at n (its leading bytes were equal). */
+    if (i < n && n >= 8) {
+        uint64_t x = __builtin_bswap64(rd64(a + n - 8)) ^ __builtin_bswap64(rd64(b + n - 8));
+        return x ? n - 8 + (uint32_t)(__builtin_clzll(x) >> 3) : n;
+    }
     while (i < n && a[i] == b[i]) i++;
     return i;
 }
@@ -146,17 +151,60 @@ static inline bool textual_window(uint64_t a, uint64_t b)
     return printable_byte(a, 0) && printable_byte(a, 1) && printable_byte(b, 0) && printable_byte(b, 1);
 }
 
+/* Zero-padded decimal numbers and timestamps: their last 8 bytes are
+ * digits. Shorter numbers in text (`name123`) are left to bisection. */
+bool key_ends_in_digits(const uint8_t *k, uint32_t kl)
+{
+    if (kl < 8) return false;
+    /* Each byte 0x30..0x39: high nibble 3, and adding 6 does not carry. */
+    uint64_t w = rd64(k + kl - 8), hi = 0xf0f0f0f0f0f0f0f0ull, three = 0x3030303030303030ull;
+    return (w & hi) == three && ((w + 0x0606060606060606ull) & hi) == three;
+}
+
+/* Both bounds' windows start with two ASCII digits. */
+static inline bool decimal_window(uint64_t a, uint64_t b)
+{
+    return (uint8_t)((a >> 56) - '0') < 10 && (uint8_t)((a >> 48) - '0') < 10 && (uint8_t)((b >> 56) - '0') < 10 &&
+           (uint8_t)((b >> 48) - '0') < 10;
+}
+
+/* A window as an 8-digit decimal number, each byte clamped to '0'..'9'
+ * (bytes past a key's end are 0, so a short key reads as zero-padded). On
+ * zero-padded decimal keys a guess from it is as good as on big-endian
+ * integers. The clamp can reorder keys with other bytes among the digits
+ * ("/9" < "05", read 09 > 05), so the bounds are checked again after it. */
+static inline __attribute__((always_inline)) uint64_t decimal_value(uint64_t w)
+{
+    const uint64_t L = 0x0101010101010101ull, H = 0x8080808080808080ull, B = 0x00ff00ff00ff00ffull,
+                   W = 0x0000ffff0000ffffull;
+    /* Per byte, exactly: the high bit of ge(n) says byte >= n (n <= 0x80). */
+#define GE(n) ((w | ((w & ~H) + (0x80 - (n)) * L)) & H)
+    uint64_t lo = (~GE('0') & H) >> 7, hi = GE('9' + 1) >> 7;
+#undef GE
+    w = (w & ~(lo * 0xff) & ~(hi * 0xff)) | lo * '0' | hi * '9';
+    w -= '0' * L;
+    /* Digit pairs, then fours, then the eight (the first digit is the top byte). */
+    w = ((w >> 8) & B) * 10 + (w & B);
+    w = ((w >> 16) & W) * 100 + (w & W);
+    return (w >> 32) * 10000 + (w & 0xffffffffull);
+}
+
 /* Where key k would sit among `span` slots after `base` if keys were spread
  * evenly between the bounds fk and lk (the 8 bytes after their common
- * prefix read as numbers); false when that says nothing (k outside the
- * bounds, equal bounds, text). */
+ * prefix read as numbers: binary, or decimal digits); false when that says
+ * nothing (k outside the bounds, equal bounds, text other than digits). */
 static inline __attribute__((always_inline)) bool interp_guess(const uint8_t *fk, uint32_t fl, const uint8_t *lk,
                                                               uint32_t ll, const uint8_t *k, uint32_t kl, unsigned base,
                                                               unsigned span, unsigned *g)
 {
     uint32_t p = common_prefix(fk, fl, lk, ll);
     uint64_t a = key_word(fk, fl, p), b = key_word(lk, ll, p), x = key_word(k, kl, p);
-    if (!(b > a && x >= a && x <= b) || textual_window(a, b)) return false;
+    if (!(b > a && x >= a && x <= b)) return false;
+    if (textual_window(a, b)) {
+        if (!decimal_window(a, b)) return false;
+        a = decimal_value(a), b = decimal_value(b), x = decimal_value(x);
+        if (!(b > a && x >= a && x <= b)) return false;
+    }
     *g = base + (unsigned)((double)(x - a) / (double)(b - a) * (double)span);
     return true;
 }
@@ -217,8 +265,9 @@ void node_prefetch_leaf_entry(const uint8_t *pg, uint32_t psize, unsigned n, uns
  * separators around the child taken: every key of the node is >= fence[0]
  * and < fence[1]), else its own end keys, probed first. Fences spare two
  * cells — two cache misses — per node. No fence array at all (text keys,
- * key_is_text) means plain bisection; so does a window of text between the
- * bounds (textual_window). Any probe order gives the same
+ * key_is_text, unless key_ends_in_digits) means plain bisection; so does a
+ * window of text between the bounds (textual_window) other than digits
+ * (decimal_window). Any probe order gives the same
  * answer; only the number of probes changes (bad fences only make a bad
  * guess). */
 static inline __attribute__((always_inline)) int node_search(const uint8_t *pg, uint32_t psize, bool leaf, bool compact,

@@ -234,6 +234,9 @@ static inline bool key_is_text(const uint8_t *k, uint32_t kl)
         if (k[i] < 0x20 || k[i] > 0x7e) return false;
     return true;
 }
+/* A key ending in eight ASCII digits (node.c: searches interpolate over
+ * them even when the key is text). */
+bool key_ends_in_digits(const uint8_t *k, uint32_t kl);
 /* Lower bound in a leaf (first key >= k); *exact if equal. `fence`: NULL to
  * bisect, else the node's key bounds from its parent ({NULL, 0} each when
  * unknown: the search reads its end keys instead), for an interpolation

@@ -83,6 +83,17 @@ static void put_one(cs_env *env, cs_tree tree, unsigned i, unsigned gen)
     REQUIRE_OK(cs_txn_commit(t));
 }
 
+/* The handle of a tree the file already has (opened in a read txn). */
+static cs_tree existing_tree(cs_env *env, const char *name)
+{
+    cs_txn *t;
+    cs_tree tree;
+    REQUIRE_OK(cs_txn_begin(env, CS_TXN_RDONLY, &t));
+    REQUIRE_OK(cs_tree_open(t, name, 0, &tree));
+    cs_txn_abort(t);
+    return tree;
+}
+
 static int value_gen(cs_env *env, const char *tree_name, unsigned i)
 {
     char k[16];
@@ -170,11 +181,7 @@ static void leave_logged_commits(const char *path, unsigned n)
     REQUIRE(pid >= 0);
     if (pid == 0) {
         cs_env *e = open_env(path, true);
-        cs_txn *t;
-        cs_tree tree;
-        REQUIRE_OK(cs_txn_begin(e, CS_TXN_RDONLY, &t));
-        REQUIRE_OK(cs_tree_open(t, "t", 0, &tree));
-        cs_txn_abort(t);
+        cs_tree tree = existing_tree(e, "t");
         for (unsigned c = 0; c < n; c++) put_one(e, tree, c, c);
         _exit(0); /* no close: nothing folded since the last fold */
     }
@@ -218,11 +225,7 @@ static void test_read_only_first_open_replays(void)
     /* A writer joins, commits (logged after the replayed ones) and closes
      * first: the reader keeps the segment. */
     cs_env *writer = open_env(p.s, true);
-    cs_txn *t;
-    cs_tree tree;
-    REQUIRE_OK(cs_txn_begin(writer, CS_TXN_RDONLY, &t));
-    REQUIRE_OK(cs_tree_open(t, "t", 0, &tree));
-    cs_txn_abort(t);
+    cs_tree tree = existing_tree(writer, "t");
     put_one(writer, tree, 40, 7);
     CHECK_EQ(value_gen(reader, "t", 40), 7);
     REQUIRE_OK(cs_env_close(writer));
@@ -262,11 +265,7 @@ static void test_killed_writer_loses_nothing(void)
     REQUIRE(pid >= 0);
     if (pid == 0) {
         cs_env *e = open_env(p.s, true);
-        cs_txn *t;
-        cs_tree tree;
-        REQUIRE_OK(cs_txn_begin(e, CS_TXN_RDONLY, &t));
-        REQUIRE_OK(cs_tree_open(t, "t", 0, &tree));
-        cs_txn_abort(t);
+        cs_tree tree = existing_tree(e, "t");
         for (unsigned c = 0; c < 100; c++) {
             put_one(e, tree, c, c);
             uint32_t acked = c + 1;

@@ -113,6 +113,66 @@ final class PendingLookupTests: QueryTestCase {
         XCTAssertEqual(try query(items) { $0.rank >= Int(2) || $0.tag < "b" }.map(\.plainRank), [0, 1])
     }
 
+    /// `$0.property == constant` for a String or Int is an equality node,
+    /// which `where` reads into a lookup without a predicate tree; every
+    /// other use builds the comparison the general path always built.
+    func testAnEqualityOfAPathAndAStringOrIntIsANodeOfItsOwn() throws {
+        let realm = try openQueryRealm()
+        try add(realm, [("a", 1, nil, 0), ("b", 2, 2, 1)])
+        let info = realm.objects(QItem.self).queryParts.info
+        let root = Query<QItem>(.root(info))
+        guard case .equality(let path, .string(let s)) = (root.tag == "b").node else { return XCTFail("String ==") }
+        XCTAssertEqual(path, ["tag"])
+        XCTAssertEqual(s, "b")
+        guard case .equality(_, .int(let v)) = (root.plainRank == 7).node else { return XCTFail("Int ==") }
+        XCTAssertEqual(v, 7)
+        // Optionals, other operators and other constants stay predicates.
+        guard case .predicate = (root.optRank == 2).node, case .predicate = (root.tag != "b").node,
+              case .predicate = (root.score == 1.5).node else { return XCTFail("not an equality") }
+        guard case .comparison(let c) = try (root.tag == "b").predicate(), case .keyPath(["tag"], _) = c.left,
+              case .value(.string("b"), _) = c.right, c.op == .equal, !c.caseInsensitive else { return XCTFail("the comparison") }
+        // The lookup itself holds no predicate until its plan is built.
+        let items = realm.objects(QItem.self)
+        let lookup = items.where { $0.tag == "b" }
+        XCTAssertEqual(lookup.pending?.lookup.holdsPredicate, false)
+        XCTAssertEqual(lookup.where { $0.rank == 2 }.map(\.plainRank), [1])
+        XCTAssertEqual(items.filter("tag == %@", "b").pending?.lookup.holdsPredicate, true)
+        // An unindexed column, or a path through a link, take the general path.
+        XCTAssertEqual(items.where { $0.plainTag == "" }.count, 2)
+        XCTAssertNil(items.where { $0.plainTag == "" }.pending)
+        XCTAssertEqual(items.where { $0.owner.name == "x" }.count, 0)
+    }
+
+    /// `$0` of a Results of objects keeps the names of the key paths used
+    /// on it in the class, by key path identity, up to a bound; key paths
+    /// made at run time beyond it still work.
+    func testTheRootCachesKeyPathNamesInTheClass() throws {
+        let realm = try openQueryRealm()
+        try add(realm, [("a", 1, nil, 0), ("b", 2, 2, 1)])
+        let items = realm.objects(QItem.self)
+        let info = items.queryParts.info
+        let tag: KeyPath<QItem, String> = \.tag
+        XCTAssertNil(info.keyPathNames.names(of: tag))
+        XCTAssertEqual(items.where { $0[dynamicMember: tag] == "b" }.first?.plainRank, 1)
+        XCTAssertEqual(info.keyPathNames.names(of: tag), ["tag"])
+        XCTAssertEqual(items.where { $0[dynamicMember: tag] == "a" }.first?.plainRank, 0)
+        for _ in 0..<3 {
+            let rank = (\QItem.self).appending(path: \QItem.plainRank)
+            XCTAssertEqual(items.where { $0[dynamicMember: rank] == 1 }.map(\.plainRank), [1])
+        }
+        // Bounded: past the bound, key paths are not kept.
+        let table = KeyPathNames()
+        let paths: [AnyKeyPath] = [\QItem.name, \QItem.tag, \QItem.rank, \QItem.optRank, \QItem.plainTag, \QItem.plainRank,
+                                   \QItem.score, \QItem.optScore, \QItem.when, \QItem.flag, \QItem.owner, \QItem.name.count,
+                                   \QItem.tag.count, \QItem.plainTag.count, \QItem.name.isEmpty, \QItem.tag.isEmpty,
+                                   \QItem.plainTag.isEmpty, \QItem.rank.bitWidth]
+        for (i, path) in paths.enumerated() { table.remember(path, ["\(i)"]) }
+        table.remember(paths[0], ["again"])
+        XCTAssertEqual(table.names(of: paths[0]), ["0"])
+        XCTAssertEqual(table.names(of: paths[15]), ["15"])
+        XCTAssertNil(table.names(of: paths[16]))
+    }
+
     func testAPendingLookupNotifies() throws {
         let realm = try openQueryRealm()
         try add(realm, [("a", 1, nil, 0), ("b", 2, nil, 1)])

@@ -49,6 +49,12 @@ private final class GenericModel<T>: Object {
     @Persisted var count = 0
 }
 
+/// A generic subclass of a model: the reader handles its superclass, then
+/// gives up on it, so discovery starts again through reflection.
+private final class GenericDerived<T>: BaseModel {
+    @Persisted var extra = 0
+}
+
 /// Discovery reads a Persisted<V> field's V from the field type's metadata
 /// (no protocol cast): every kind of V gives its own type back, and nothing
 /// else is taken for a property.
@@ -170,5 +176,16 @@ final class SchemaDiscoveryTests: XCTestCase {
         let descriptor = try SchemaDiscovery.descriptor(for: GenericModel<Int>.self)
         XCTAssertEqual(descriptor.properties.map(\.name), ["name", "count"])
         XCTAssertEqual(descriptor.properties.map(\.shape.type), [.string, .int])
+    }
+
+    /// The reader gives fields one at a time: when it gives up after some
+    /// (a generic subclass of a model it reads), none of them is kept twice.
+    func testPartlyReadClassFallsBackWithoutDuplicates() throws {
+        var given: [String] = []
+        XCTAssertFalse(FieldRecords.forEachPersistedField(of: GenericDerived<Int>.self) { given.append($0.name) })
+        XCTAssertEqual(given, ["_base", "_baseName"])
+        let descriptor = try SchemaDiscovery.descriptor(for: GenericDerived<Int>.self)
+        XCTAssertEqual(descriptor.properties.map(\.name), ["base", "baseName", "extra"])
+        XCTAssertEqual(descriptor.publicSchema.properties.map(\.name), ["base", "baseName", "extra"])
     }
 }

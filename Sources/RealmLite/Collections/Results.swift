@@ -41,7 +41,7 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
         self.pending = nil
         return builtSource
     }
-    private var builtSource: ResultsSource
+    private(set) var builtSource: ResultsSource
     /// A lone indexed equality whose plan is not built yet (first and count
     /// need none: QueryCompiler+Lookup.swift). Set on live Realms only, and
     /// read and cleared on the Realm's thread (every access checks it).
@@ -54,7 +54,9 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
         precondition(Element.self is AnyObject.Type, "RealmLite: Results of objects only")
         core = realm
         builtSource = .all(info)
-        projection = Element.self as? any ProjectionBridge.Type
+        // An object class is no projection: a superclass check, where the
+        // protocol cast's first use for a class scans every conformance.
+        projection = Element.self is ObjectBase.Type ? nil : Element.self as? any ProjectionBridge.Type
     }
 
     init(realm: RealmCore, source: ResultsSource) {

@@ -136,7 +136,7 @@ extension RealmCore {
     /// Keys handed out by a write that did not commit are never used again.
     private func retireUncommittedKeys(_ transaction: WriteTransaction) {
         let counters = transaction.nextKeys.map { ($0.info.name, $0.next) }
-        env.cancelledKeyFloor.withLock { floor in
+        env.withCancelledKeyFloor { floor in
             for (name, next) in counters { floor[name] = max(floor[name] ?? 0, next) }
         }
     }

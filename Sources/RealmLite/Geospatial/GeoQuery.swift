@@ -207,7 +207,7 @@ extension Query where T: _QueryOptionalObject, T._QueryWrapped: EmbeddedObject {
     /// `filter("location GEOWITHIN %@", shape)`. An object whose point is nil,
     /// not of type "Point", or has fewer than two coordinates never matches.
     public func geoWithin<U: RLMGeospatial>(_ shape: U) -> Query<Bool> {
-        guard case .path(let path) = node else { return Query<Bool>(node.asFailure("geoWithin must follow a property")) }
+        guard let path = node.path else { return Query<Bool>(node.asFailure("geoWithin must follow a property")) }
         guard let shape = GeoShape(argument: shape) else {
             return Query<Bool>(.failed(.query("Unsupported shape of type \(U.self) in geoWithin; use GeoBox, GeoPolygon or GeoCircle")))
         }

@@ -24,7 +24,9 @@ final class IndexedLookup {
     /// from (a pending Results builds its plan from them): kept here, so a
     /// pending Results holds one reference, copied and released once.
     let info: ClassInfo
-    let predicate: QueryPredicate
+    /// The predicate as given; nil for a `where` lookup, whose predicate is
+    /// built only if a plan needs it (`predicate`).
+    private let given: QueryPredicate?
     let column: Column
     let slot: ColumnSlot
     let layout: RecordLayout
@@ -33,14 +35,35 @@ final class IndexedLookup {
     let string: String
     let int: Int64
 
-    init(_ info: ClassInfo, _ predicate: QueryPredicate, column: Column, string: String) {
-        (self.info, self.predicate, self.column, slot, layout) = (info, predicate, column, info.slots[column.index], info.layout)
+    init(_ info: ClassInfo, _ predicate: QueryPredicate?, column: Column, string: String) {
+        (self.info, given, self.column, slot, layout) = (info, predicate, column, info.slots[column.index], info.layout)
         (isString, self.string, int) = (true, string, 0)
     }
 
-    init(_ info: ClassInfo, _ predicate: QueryPredicate, column: Column, int: Int64) {
-        (self.info, self.predicate, self.column, slot, layout) = (info, predicate, column, info.slots[column.index], info.layout)
+    init(_ info: ClassInfo, _ predicate: QueryPredicate?, column: Column, int: Int64) {
+        (self.info, given, self.column, slot, layout) = (info, predicate, column, info.slots[column.index], info.layout)
         (isString, string, self.int) = (false, "", int)
+    }
+
+    /// True if made from a predicate (`filter`), false for a `where` lookup.
+    var holdsPredicate: Bool { given != nil }
+
+    /// `column == constant`, as the builder would have made it.
+    var predicate: QueryPredicate {
+        if let given { return given }
+        return .comparison(QueryComparison(left: .keyPath([column.name], position: -1), op: .equal,
+                                           right: .value(isString ? .string(string) : .int(int), position: -1)))
+    }
+
+    /// The lookup of `name == constant` on `info`, or nil if `name` is not
+    /// an indexed String or Int column of the constant's type.
+    static func make(_ info: ClassInfo, _ name: String, _ constant: LookupConstant) -> IndexedLookup? {
+        guard let column = info.lookupColumn(named: name) else { return nil }
+        switch (column.type, constant) {
+        case (.string, .string(let s)): return IndexedLookup(info, nil, column: column, string: s)
+        case (.int, .int(let v)): return IndexedLookup(info, nil, column: column, int: v)
+        default: return nil
+        }
     }
 
     /// Calls `body` with the constant's index key, encoded on the stack.

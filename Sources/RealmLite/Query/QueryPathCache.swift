@@ -20,20 +20,27 @@ final class SharedResolvedPath: @unchecked Sendable {
 /// open makes one, and Protected's generic metadata would be built then).
 final class DirectPathCache: @unchecked Sendable {
     private let lock = NSLock()
-    private var paths: [SharedResolvedPath?]
+    private let count: Int
+    /// Empty until the first path is kept: an open that runs no query
+    /// builds no `[SharedResolvedPath?]` (a generic type, built at a
+    /// process's first use).
+    private var paths: [SharedResolvedPath?] = []
 
-    init(count: Int) { paths = Array(repeating: nil, count: count) }
+    init(count: Int) { self.count = count }
 
     /// True once the path of `column` is kept (tests).
-    func isCached(_ column: Int) -> Bool { lock.withLock { paths[column] != nil } }
+    func isCached(_ column: Int) -> Bool { lock.withLock { column < paths.count && paths[column] != nil } }
 
     /// The path of `column`, resolved by `resolve` the first time.
     func path(_ column: Int, _ resolve: () throws -> ResolvedPath) rethrows -> ResolvedPath {
-        if let known = lock.withLock({ paths[column] }) { return known.path }
+        if let known = lock.withLock({ column < paths.count ? paths[column] : nil }) { return known.path }
         let path = try resolve()
         guard path.directColumn != nil, path.targetClass == nil, !path.isMulti, !path.isAggregate, !path.typeOf else { return path }
         let shared = SharedResolvedPath(path)
-        lock.withLock { paths[column] = shared }
+        lock.withLock {
+            if paths.isEmpty { paths = Array(repeating: nil, count: count) }
+            paths[column] = shared
+        }
         return path
     }
 }

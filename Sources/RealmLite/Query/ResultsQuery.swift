@@ -160,7 +160,32 @@ extension Results {
     /// call: the protocol's version reaches the same `adding` through
     /// `_rlmQueryResults()` and generic wrappers, once per query.
     public func `where`(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Results<Element> {
-        orStop { try adding(isIncluded(Query<Element>(path: [])).predicate(), format: "") }
+        // The thread check before the Results' source is read.
+        let core = realmInstance
+        let query = isIncluded(Query<Element>(queryRoot))
+        if case .equality(let path, let constant) = query.node, !core.isFrozen, let results = pendingLookup(path, constant) {
+            return results
+        }
+        return orStop { try adding(query.predicate(), format: "") }
+    }
+
+    /// `$0` of a `where` closure: for a Results of objects, the root that
+    /// caches its key paths' names in the class.
+    var queryRoot: QueryBuilderNode {
+        if let pending { return .root(pending.info) }
+        if case .all(let info) = builtSource { return .root(info) }
+        if case .query(let plan) = builtSource { return .root(plan.info) }
+        return .path([])
+    }
+
+    /// `where { $0.name == constant }` on every object of a class of a live
+    /// Realm, with `name` an indexed String or Int column: the Results of
+    /// the lookup, built without a predicate tree or compiler (what
+    /// `adding` would make of the same predicate); nil for any other query.
+    private func pendingLookup(_ path: [String], _ constant: LookupConstant) -> Results<Element>? {
+        guard path.count == 1, pending == nil, case .all(let info) = builtSource,
+              let lookup = IndexedLookup.make(info, path[0], constant) else { return nil }
+        return Results(derivedFrom: self, pending: PendingLookup(lookup: lookup))
     }
 }
 
@@ -233,8 +258,8 @@ extension RealmCollection {
     /// predicate it cannot evaluate (an unsupported value, a key path that is
     /// not a persisted property) instead of stopping.
     public func checkedWhere(_ isIncluded: (Query<Element>) -> Query<Bool>) throws -> Results<Element> {
-        let predicate = try isIncluded(Query<Element>(path: [])).predicate()
-        return try _rlmQueryResults().adding(predicate, format: "")
+        let results = try _rlmQueryResults()
+        return try results.adding(isIncluded(Query<Element>(results.queryRoot)).predicate(), format: "")
     }
 
     // MARK: Sorting and distinct

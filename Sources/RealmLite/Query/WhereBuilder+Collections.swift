@@ -9,7 +9,7 @@ import Foundation
 extension Query {
     /// `self op other`, both key paths of the same object.
     fileprivate func compare<U, V>(_ op: QueryOperator, column other: Query<V>, options: StringOptions = []) -> Query<U> {
-        guard case .path(let path) = node, case .path(let otherPath) = other.node else {
+        guard let path = node.path, let otherPath = other.node.path else {
             return Query<U>(node.asFailure("only properties can be compared with each other"))
         }
         return Query<U>(.predicate(.comparison(QueryComparison(

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 // The type-safe query builder: `results.where { $0.age > 3 && $0.name.starts(with: "L") }`.
 // `Query<T>` is a key path (or a finished predicate); operators build the
@@ -46,8 +47,10 @@ public struct Query<T> {
         case .predicate(let p): return p
         case .failed(let error): throw error
         case .subquery: throw Realm.Error.query("Invalid query: a subquery count must be compared with a number, as in '(...).count > 1'.")
-        case .path(let path):
-            return .comparison(QueryComparison(left: .keyPath(path, position: -1), op: .equal, right: .value(.bool(true), position: -1)))
+        case .equality(let path, let constant):
+            return .comparison(QueryComparison(left: .keyPath(path, position: -1), op: .equal, right: .value(constant.value, position: -1)))
+        case .path, .root:
+            return .comparison(QueryComparison(left: .keyPath(node.path ?? [], position: -1), op: .equal, right: .value(.bool(true), position: -1)))
         }
     }
 
@@ -60,7 +63,7 @@ public struct Query<T> {
             return Query<U>(.predicate(.comparison(QueryComparison(left: .subquery(subquery, position: -1), op: op,
                                                                    right: .value(count, position: -1)))))
         }
-        guard case .path(let path) = node else { return Query<U>(node.asFailure("a predicate cannot be compared")) }
+        guard let path = node.path else { return Query<U>(node.asFailure("a predicate cannot be compared")) }
         // The common constants are no custom types: compare metatypes first
         // (the protocol cast looks the conformance up on every query).
         let valueType = type(of: value)
@@ -127,7 +130,7 @@ public struct Query<T> {
     }
 
     func collectionOperator<U>(_ name: String) -> Query<U> {
-        guard case .path(let path) = node else { return Query<U>(node.asFailure("a collection operator must follow a property")) }
+        guard let path = node.path else { return Query<U>(node.asFailure("a collection operator must follow a property")) }
         return Query<U>(path: path + [name])
     }
 
@@ -163,6 +166,15 @@ extension Query where T == AnyRealmValue {
 
 enum QueryBuilderNode {
     case path([String])
+    /// `$0` of a Results of objects: a path with no names yet, whose class
+    /// keeps the names of the key paths used on it (ClassInfo's
+    /// `keyPathNames`), so the closure of a lookup loop finds them there.
+    case root(ClassInfo)
+    /// `path == constant` for a String or Int constant: what a lookup's
+    /// closure returns, held without the predicate tree (Results.where
+    /// reads it straight into an IndexedLookup; `predicate()` builds the
+    /// comparison for every other use).
+    case equality([String], LookupConstant)
     case predicate(QueryPredicate)
     /// The count of a subquery (`(predicate).count`), to be compared.
     case subquery(QuerySubquery)
@@ -176,8 +188,27 @@ enum QueryBuilderNode {
     // Query asks the runtime for a Query<...> metadata on every call (a
     // lookup loop builds a query per value).
 
+    /// The names of a path (none for the root), or nil for a predicate.
+    var path: [String]? {
+        switch self {
+        case .path(let path): path
+        case .root: []
+        case .predicate, .subquery, .failed, .equality: nil
+        }
+    }
+
     /// This path followed by the names `keyPath` goes through.
     func appending(_ keyPath: AnyKeyPath, _ root: ObjectBase.Type) -> QueryBuilderNode {
+        if case .root(let info) = self {
+            if let names = info.keyPathNames.names(of: keyPath) { return .path(names) }
+            do {
+                let names = try KeyPathRecorder.components(of: keyPath, root: root)
+                info.keyPathNames.remember(keyPath, names)
+                return .path(names)
+            } catch {
+                return .failed(Realm.Error(error, otherwise: .invalidValue))
+            }
+        }
         guard case .path(let path) = self else { return asFailure("a property cannot follow a predicate") }
         do {
             let names = try KeyPathRecorder.components(of: keyPath, root: root)
@@ -191,13 +222,67 @@ enum QueryBuilderNode {
     /// `path op constant` for a String, Int, Bool or Double constant, read
     /// without the dynamic casts of `QueryValue.from`; nil for any other.
     func comparing<V>(_ op: QueryOperator, constant value: V) -> QueryBuilderNode? {
-        guard case .path(let path) = self, let constant = QueryValue.plain(value) else { return nil }
+        guard let path else { return nil }
+        if op == .equal {
+            if V.self == String.self { return .equality(path, .string(unsafeBitCast(value, to: String.self))) }
+            if V.self == Int.self { return .equality(path, .int(Int64(unsafeBitCast(value, to: Int.self)))) }
+        }
+        guard let constant = QueryValue.plain(value) else { return nil }
         return .predicate(.comparison(QueryComparison(left: .keyPath(path, position: -1), op: op, right: .value(constant, position: -1))))
     }
 
     func asFailure(_ message: String) -> QueryBuilderNode {
         if case .failed = self { return self }
         return .failed(.query("Invalid query: \(message)."))
+    }
+}
+
+/// The constant of an `equality` node.
+enum LookupConstant {
+    case string(String)
+    case int(Int64)
+
+    var value: QueryValue {
+        switch self {
+        case .string(let s): .string(s)
+        case .int(let v): .int(v)
+        }
+    }
+}
+
+/// The names of the key paths used on one class's `$0`, by key path
+/// identity: a key path literal is one object for the whole process, so a
+/// lookup loop's closure finds its path here with a pointer comparison
+/// under an uncontended lock (KeyPathRecorder's process-wide tables cost a
+/// lazy global's once check, a lock and a hash per access). Bounded: key
+/// paths built at run time are new objects, and go to KeyPathRecorder.
+///
+/// @unchecked Sendable: `entries` is guarded by `lock`. A plain field, not a
+/// Mutex: a Mutex destroys its value through the value's run-time metadata,
+/// which every class's deinit would build at a process's first close.
+final class KeyPathNames: @unchecked Sendable {
+    /// Key paths are immutable values, so sharing them between threads is safe.
+    private struct Entry: @unchecked Sendable {
+        let keyPath: AnyKeyPath
+        let names: [String]
+    }
+
+    private let lock = NSLock()
+    private var entries: [Entry] = []
+    private static let limit = 16
+
+    func names(of keyPath: AnyKeyPath) -> [String]? {
+        lock.withLock {
+            for entry in entries where entry.keyPath === keyPath { return entry.names }
+            return nil
+        }
+    }
+
+    func remember(_ keyPath: AnyKeyPath, _ names: [String]) {
+        let entry = Entry(keyPath: keyPath, names: names)
+        lock.withLock {
+            if entries.count < Self.limit, !entries.contains(where: { $0.keyPath === entry.keyPath }) { entries.append(entry) }
+        }
     }
 }
 
@@ -389,20 +474,24 @@ extension Query where T == Bool {
 /// Results are cached per key path.
 enum KeyPathRecorder {
     /// Key paths are immutable values, so sharing them between threads is safe.
-    private struct Key: Hashable, @unchecked Sendable {
+    private struct Key: @unchecked Sendable {
         let keyPath: AnyKeyPath
+        let names: [String]
     }
 
     /// The property names a key path goes through (a `where` query builds
-    /// its paths from these on every call, so they are kept split).
-    private static let cache = Protected<[Key: [String]]>([:])
+    /// its paths from these on every call, so they are kept split), by the
+    /// key path's hash, then its value. Keyed by Int: a dictionary keyed by
+    /// a type of this module made the table's first use look that type's
+    /// Hashable conformance up through every conformance of the process.
+    private static let cache = Protected<[Int: [Key]]>([:])
 
     /// The same names by the key path's identity: a key path literal is
     /// one object for the whole process, and hashing a key path by value
     /// (walking its components) was most of a `where` query's key-path
     /// cost. Holds the key path, so an identity is never reused while
     /// cached; bounded, as key paths built at run time are new objects.
-    private static let byIdentity = Protected<[ObjectIdentifier: (Key, [String])]>([:])
+    private static let byIdentity = Protected<[ObjectIdentifier: Key]>([:])
     private static let identityLimit = 512
 
     static func name(of keyPath: AnyKeyPath, root: ObjectBase.Type) throws -> String {
@@ -420,10 +509,11 @@ enum KeyPathRecorder {
     /// names its elements' key path goes through.
     static func components(of keyPath: AnyKeyPath, root: ObjectBase.Type, read: (ObjectBase) -> Any?) throws -> [String] {
         let identity = ObjectIdentifier(keyPath)
-        if let (key, names) = byIdentity.withLock({ $0[identity] }), key.keyPath === keyPath { return names }
-        if let known = cache.withLock({ $0[Key(keyPath: keyPath)] }) {
-            remember(keyPath, known)
-            return known
+        if let known = byIdentity.withLock({ $0[identity] }), known.keyPath === keyPath { return known.names }
+        let hash = keyPath.hashValue
+        if let known = cache.withLock({ $0[hash]?.first(where: { $0.keyPath == keyPath }) }) {
+            remember(known)
+            return known.names
         }
         let log = KeyPathLog()
         var prototypes: [ObjectIdentifier: ObjectBase] = [:]
@@ -439,9 +529,10 @@ enum KeyPathRecorder {
                 // A custom type persisted as an embedded object ends the key
                 // path (its persistableValue starts a new one): converting a
                 // prototype would log the embedded prototype's reads.
-                let isCustom = property.accessor.valueType is any _CustomPersistable.Type
-                    || property.accessor.valueType is any _OptionalCustomPersistable.Type
-                if property.shape.type == .object, property.shape.collection == .none, !isCustom, let target = property.shape.objectType {
+                // (Asked of links only: each cast's first conformance scan is costly.)
+                if property.shape.type == .object, property.shape.collection == .none, let target = property.shape.objectType,
+                   !(property.accessor.valueType is any _CustomPersistable.Type),
+                   !(property.accessor.valueType is any _OptionalCustomPersistable.Type) {
                     try property.accessor.setValue(try prototype(target), on: object, realm: nil)
                     links.append((object, property.accessor))
                 }
@@ -467,20 +558,23 @@ enum KeyPathRecorder {
             }
         }
         let value = read(root)
-        if let tail = value as? ProjectedKeyPathTail { log.names += try tail.elementPropertyNames() }
+        // A String or Int value is no projected collection: compared by
+        // type, as the cast's first conformance scan is most of a process's
+        // first `where`.
+        if let value, type(of: value) != String.self, type(of: value) != Int.self,
+           let tail = value as? ProjectedKeyPathTail { log.names += try tail.elementPropertyNames() }
         guard !log.names.isEmpty else {
             throw Realm.Error.query("Key path \(keyPath) of '\(root)' does not name a persisted property; use @Persisted properties (and to-one links) only.")
         }
-        let names = log.names
-        let key = Key(keyPath: keyPath)
-        cache.withLock { $0[key] = names }
-        remember(keyPath, names)
-        return names
+        let key = Key(keyPath: keyPath, names: log.names)
+        cache.withLock { $0[hash, default: []].append(key) }
+        remember(key)
+        return key.names
     }
 
-    private static func remember(_ keyPath: AnyKeyPath, _ names: [String]) {
+    private static func remember(_ key: Key) {
         byIdentity.withLock { table in
-            if table.count < identityLimit { table[ObjectIdentifier(keyPath)] = (Key(keyPath: keyPath), names) }
+            if table.count < identityLimit { table[ObjectIdentifier(key.keyPath)] = key }
         }
     }
 }

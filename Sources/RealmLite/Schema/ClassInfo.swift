@@ -67,7 +67,9 @@ final class ClassInfo: @unchecked Sendable {
     let columns: [Column]
     /// Per column: the accessor of the Swift property (kept apart from
     /// Column so per-object loops copy one reference, not a descriptor).
-    let accessors: [any PropertyAccessor]
+    /// A buffer freed in deinit, not an array: `[any PropertyAccessor]`
+    /// would be one more generic type for a process's first open to build.
+    let accessors: UnsafeMutableBufferPointer<any PropertyAccessor>
     /// Per column: offset of its Persisted.column field inside instances;
     /// materializing an object stores the column numbers through these.
     let columnFieldOffsets: UnsafeMutableBufferPointer<Int>
@@ -77,11 +79,14 @@ final class ClassInfo: @unchecked Sendable {
     /// copies straight from the instance's memory (PropertyAccessor's
     /// plainValue), then the other columns, in record order, encoded by
     /// their accessors (skipping the generic encoder and the existential
-    /// per column is most of an insert of scalars).
-    let plainCopies: [PlainCopy]
+    /// per column is most of an insert of scalars). The copies are (from,
+    /// to, width) triples in one [Int]: an array of a struct would be one
+    /// more generic type for a process's first open to build.
+    let plainCopies: [Int]
     /// The plain copies into packed integer slots (8 bytes in the wide
-    /// form), apart: the writer takes their width code as it copies them.
-    let plainIntCopies: [PlainCopy]
+    /// form), (from, to, width) triples apart: the writer takes their width
+    /// code as it copies them.
+    let plainIntCopies: [Int]
     /// layout.wide, which every insert writes (computed once).
     let wideLayout: RecordLayout
     let encodedOrder: [Int]
@@ -102,6 +107,8 @@ final class ClassInfo: @unchecked Sendable {
     /// String or Int scalars, not the primary key): a lookup finds its
     /// column among these few by name, with no hashing of the name.
     let lookupColumns: [Column]
+    /// The names of the key paths `where` closures used on this class.
+    let keyPathNames = KeyPathNames()
     /// Full-text indexed columns (Storage/FullTextIndex.swift).
     let fullTextColumns: [Int]
     let objectsTree: cs_tree
@@ -138,18 +145,27 @@ final class ClassInfo: @unchecked Sendable {
     /// descriptor's; checked by the caller). `openTree` opens/creates a tree.
     init(descriptor: ClassDescriptor, stored: StoredClass, openTree: (String) throws -> cs_tree) throws {
         self.descriptor = descriptor
+        // The trees first: a throw here leaves no buffer allocated (deinit
+        // does not run for a partly initialized object), and the records
+        // tree's children, asked for at its first open, arrive while the
+        // rest is built.
+        let name = descriptor.name
+        let keyColumn = stored.keyedByPrimaryKey == true ? descriptor.primaryKeyIndex : nil
+        objectsTree = try openTree(TreeName.objects(name))
+        primaryKeyTree = descriptor.primaryKeyIndex == nil || keyColumn != nil ? absentTree : try openTree(TreeName.primaryKey(name))
+        deletedTree = keyColumn != nil ? try openTree(TreeName.deleted(name)) : absentTree
         // By index, not enumerated(): its (offset, element) pairs are a
         // generic type the runtime would build at a process's first open.
         let columns = descriptor.properties.indices.map { Column(index: $0, property: descriptor.properties[$0]) }
         self.columns = columns
-        let accessors = descriptor.properties.map(\.accessor)
+        let accessors = UnsafeMutableBufferPointer<any PropertyAccessor>.allocate(capacity: descriptor.properties.count)
+        for index in descriptor.properties.indices { accessors.initializeElement(at: index, to: descriptor.properties[index].accessor) }
         self.accessors = accessors
         primaryKeyValueType = descriptor.primaryKeyIndex.map { accessors[$0].valueType }
         directPaths = DirectPathCache(count: columns.count)
         // DynamicObjects have no @Persisted fields to bind.
         columnFieldOffsets = .allocate(capacity: descriptor.isDynamic ? 0 : columns.count)
         for (index, accessor) in accessors.enumerated() where !descriptor.isDynamic { columnFieldOffsets[index] = accessor.columnFieldOffset }
-        let keyColumn = stored.keyedByPrimaryKey == true ? descriptor.primaryKeyIndex : nil
         keyedByPrimaryKey = keyColumn != nil
         // Record order: the stored storage columns, retired ones included
         // (RecordGenerations.swift); each live one maps to its column.
@@ -169,14 +185,17 @@ final class ClassInfo: @unchecked Sendable {
             }
         }
         storageOrder = order
-        var copies: [PlainCopy] = [], intCopies: [PlainCopy] = [], encoded: [Int] = []
+        var copies: [Int] = [], intCopies: [Int] = [], encoded: [Int] = []
         for index in order {
             let plain = descriptor.isDynamic ? (offset: 0, width: 0) : accessors[index].plainValue
             // The writer fills the wide form (8-byte integers) and packs it.
             let slot = positional.layout.wideSlot(slots[index])
             if plain.width > 0 && Int(slot.width) == plain.width {
-                let copy = PlainCopy(from: plain.offset, to: Int(slot.offset), width: plain.width)
-                if slots[index].width == ColumnSlot.packedInt { intCopies.append(copy) } else { copies.append(copy) }
+                if slots[index].width == ColumnSlot.packedInt {
+                    intCopies += [plain.offset, Int(slot.offset), plain.width]
+                } else {
+                    copies += [plain.offset, Int(slot.offset), plain.width]
+                }
             } else {
                 encoded.append(index)
             }
@@ -196,10 +215,7 @@ final class ClassInfo: @unchecked Sendable {
             $0.isIndexed && !$0.isPrimary && $0.collection == .none && ($0.type == .string || $0.type == .int)
         }
         fullTextColumns = order.filter { columns[$0].isFullText }
-        let name = descriptor.name
-        objectsTree = try openTree(TreeName.objects(name))
-        primaryKeyTree = descriptor.primaryKeyIndex == nil || keyedByPrimaryKey ? absentTree : try openTree(TreeName.primaryKey(name))
-        deletedTree = keyedByPrimaryKey ? try openTree(TreeName.deleted(name)) : absentTree
+        // Every stored property is set: a throw below runs deinit.
         for column in columns {
             if column.isIndexed { column.indexTree = try openTree(TreeName.index(name, column.name)) }
             if column.isFullText { column.fullTextTree = try openTree(TreeName.fullText(name, column.name)) }
@@ -208,6 +224,8 @@ final class ClassInfo: @unchecked Sendable {
     }
 
     deinit {
+        accessors.deinitialize()
+        accessors.deallocate()
         slots.deallocate()
         columnFieldOffsets.deallocate()
     }

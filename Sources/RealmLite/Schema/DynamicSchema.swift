@@ -18,7 +18,7 @@ extension RealmCore {
     /// schema changed (another program or a migration may add classes).
     func dynamicSchemaState() throws -> SchemaState {
         guard let stored = try readStoredSchema() else { return SchemaState.empty }
-        if let cached = env.dynamicSchema.withLock({ $0 }), cached.stored == stored { return cached }
+        if let cached = env.withDynamicSchema({ $0 }), cached.stored == stored { return cached }
         var infos: [ClassInfo] = []
         for storedClass in stored.classes {
             let descriptor = ClassDescriptor(dynamicFrom: storedClass)
@@ -27,12 +27,12 @@ extension RealmCore {
             })
         }
         let state = SchemaState(classes: infos, stored: stored)
-        let replaced = env.dynamicSchema.withLock { current -> SchemaState? in
+        let replaced = env.withDynamicSchema { current -> SchemaState? in
             defer { current = state }
             return current
         }
         // Objects hold their ClassInfo unretained (ObjectBase._info).
-        if let replaced { env.retiredClasses.withLock { $0 += replaced.classes } }
+        if let replaced { env.withRetiredClasses { $0 += replaced.classes } }
         return state
     }
 

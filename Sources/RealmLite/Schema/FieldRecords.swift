@@ -30,22 +30,28 @@ enum FieldRecords {
     /// declaration order from the root class down (`_forEachField`'s order);
     /// nil if this reader does not handle the class's layout.
     static func persistedFields(of type: ObjectBase.Type) -> [PersistedField]? {
+        var fields: [PersistedField] = []
+        return forEachPersistedField(of: type) { fields.append($0) } ? fields : nil
+    }
+
+    /// `persistedFields(of:)` one field at a time, without the array (one
+    /// more generic type for a process's first open to build); false, after
+    /// any number of fields, if this reader does not handle the layout.
+    static func forEachPersistedField(of type: ObjectBase.Type, _ body: (PersistedField) -> Void) -> Bool {
         #if canImport(ObjectiveC)
         // Class metadata has three more words with Objective-C interop.
-        return nil
+        return false
         #else
-        var chain: [UnsafeRawPointer] = []
-        var next: AnyClass? = type
-        while let cls = next, !isModelBase(cls) {
-            chain.append(unsafeBitCast(cls, to: UnsafeRawPointer.self))
-            next = _getSuperclass(cls)
-        }
-        var fields: [PersistedField] = []
-        for metadata in chain.reversed() {
-            guard appendFields(of: metadata, to: &fields) else { return nil }
-        }
-        return fields
+        return forEachField(from: type, body)
         #endif
+    }
+
+    /// The root model class's fields first: recursion, not an array of the
+    /// class chain (its type would be built at a process's first open).
+    private static func forEachField(from cls: AnyClass, _ body: (PersistedField) -> Void) -> Bool {
+        guard !isModelBase(cls) else { return true }
+        if let superclass = _getSuperclass(cls), !forEachField(from: superclass, body) { return false }
+        return forEachField(of: unsafeBitCast(cls, to: UnsafeRawPointer.self), body)
     }
 
     /// RealmLite's own base classes declare no @Persisted fields.
@@ -55,7 +61,7 @@ enum FieldRecords {
 
     private static let word = MemoryLayout<UInt>.size
 
-    private static func appendFields(of metadata: UnsafeRawPointer, to fields: inout [PersistedField]) -> Bool {
+    private static func forEachField(of metadata: UnsafeRawPointer, _ body: (PersistedField) -> Void) -> Bool {
         // ClassMetadata (no Objective-C interop): kind, superclass, flags and
         // sizes (24 bytes), then the type descriptor.
         guard let descriptor = metadata.load(fromByteOffset: 5 * word, as: UnsafeRawPointer?.self) else { return false }
@@ -74,8 +80,8 @@ enum FieldRecords {
             let name = typeName.assumingMemoryBound(to: UInt8.self)
             guard let valueType = persistedValueType(mangled: name, length: mangledLength(name), context: descriptor) else { continue }
             let offset = offsetVector.load(fromByteOffset: index * word, as: Int.self)
-            fields.append(PersistedField(name: String(cString: fieldName.assumingMemoryBound(to: CChar.self)),
-                                         offset: offset, valueType: valueType))
+            body(PersistedField(name: String(cString: fieldName.assumingMemoryBound(to: CChar.self)),
+                                offset: offset, valueType: valueType))
         }
         return true
     }
@@ -155,7 +161,7 @@ enum FieldRecords {
         else { return nil }
         let id = ObjectIdentifier(type)
         if !optional && id == ObjectIdentifier(AnyRealmValue.self) { return AnyRealmValue.self }
-        guard let primitive = builtInPrimitives.first(where: { ObjectIdentifier($0) == id }) else { return nil }
+        guard let primitive = builtInPrimitive(id) else { return nil }
         return optional ? optionalValueType(primitive) : persistableValueType(primitive)
     }
 
@@ -188,13 +194,29 @@ enum FieldRecords {
     }
 }
 
-/// The built-in value types, with the witness tables the compiler puts in
-/// this array statically (no runtime lookup). nonisolated(unsafe): never
-/// written; metatypes are not Sendable to the checker.
-nonisolated(unsafe) private let builtInPrimitives: [any _RealmPrimitive.Type] = [
-    Int.self, String.self, Double.self, Bool.self, Date.self, Int64.self, Int32.self, Int16.self, Int8.self,
-    Float.self, Data.self, UUID.self, ObjectId.self, Decimal128.self,
-]
+/// The built-in value type `id` names, with the witness table the compiler
+/// supplies statically (no runtime lookup). A switch, not a table: an array
+/// of them is one more generic type, and its initializer touches every
+/// type's witness table, at a process's first open.
+private func builtInPrimitive(_ id: ObjectIdentifier) -> (any _RealmPrimitive.Type)? {
+    switch id {
+    case ObjectIdentifier(Int.self): Int.self
+    case ObjectIdentifier(String.self): String.self
+    case ObjectIdentifier(Double.self): Double.self
+    case ObjectIdentifier(Bool.self): Bool.self
+    case ObjectIdentifier(Date.self): Date.self
+    case ObjectIdentifier(Int64.self): Int64.self
+    case ObjectIdentifier(Int32.self): Int32.self
+    case ObjectIdentifier(Int16.self): Int16.self
+    case ObjectIdentifier(Int8.self): Int8.self
+    case ObjectIdentifier(Float.self): Float.self
+    case ObjectIdentifier(Data.self): Data.self
+    case ObjectIdentifier(UUID.self): UUID.self
+    case ObjectIdentifier(ObjectId.self): ObjectId.self
+    case ObjectIdentifier(Decimal128.self): Decimal128.self
+    default: nil
+    }
+}
 
 // Generic functions, not specialized: inside them Persisted<V> and
 // Optional<V> are instantiated from the witness tables passed in, where a

@@ -612,7 +612,7 @@ extension RealmCore {
                     infos[index] = info
                     updated.classes[storedIndex] = next
                     let state = SchemaState(classes: infos, stored: updated)
-                    self.env.retiredClasses.withLock { $0.append(replaced) }
+                    self.env.withRetiredClasses { $0.append(replaced) }
                     self.env.schema.withLock { $0 = state }
                     self.schemaState = state
                     self.generation &+= 1

@@ -91,7 +91,7 @@ extension RealmCore {
             }
             var differences: [String] = []
             for descriptor in descriptors {
-                if let old = stored.class(named: descriptor.name) { differences += schemaDifferences(stored: old, code: descriptor.stored) }
+                if let old = stored.class(named: descriptor.name) { differences += schemaDifferences(stored: old, code: descriptor.storedSchema) }
             }
             // As RealmSwift: a migration is "needed" when the classes or the
             // version (up or down) differ; then the file is emptied instead.
@@ -142,7 +142,7 @@ extension RealmCore {
                 }
                 guard let old = storedClasses[descriptor.name] else { return true }
                 if let known = agrees[ObjectIdentifier(descriptor.type)] { return known }
-                let agreeing = old == descriptor.stored || schemaDifferences(stored: old, code: descriptor.stored).isEmpty
+                let agreeing = schemaDifferences(stored: old, code: descriptor.storedSchema).isEmpty
                 agrees[ObjectIdentifier(descriptor.type)] = agreeing
                 return agreeing
             }
@@ -217,11 +217,11 @@ extension RealmCore {
             var differences: [String] = []
             var storedClasses: [StoredClass] = []
             for descriptor in missing {
-                let code = descriptor.stored
                 if let old = stored?.class(named: descriptor.name) {
-                    differences += schemaDifferences(stored: old, code: code)
+                    differences += schemaDifferences(stored: old, code: descriptor.storedSchema)
                     storedClasses.append(old)
                 } else {
+                    let code = descriptor.stored
                     updated.classes.append(code)
                     storedClasses.append(code)
                     needsWrite = true
@@ -357,7 +357,7 @@ extension RealmCore {
             state = SchemaState(classes: kept, stored: state.stored)
             return retired
         }
-        env.retiredClasses.withLock { $0 += retired }
+        env.withRetiredClasses { $0 += retired }
         schemaState = env.schema.withLock { $0 }
     }
 
@@ -371,7 +371,7 @@ extension RealmCore {
             counter.next += 1
             return counter.next - 1
         }
-        var next: UInt64 = env.cancelledKeyFloor.withLock { $0[info.name] } ?? 1
+        var next: UInt64 = env.withCancelledKeyFloor { $0[info.name] } ?? 1
         if let stored = try readMeta(MetaKey.nextObjectKey(info.name)), stored.size == 8 {
             next = max(next, keyValue(stored))
         }

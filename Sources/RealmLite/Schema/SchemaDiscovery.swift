@@ -21,14 +21,29 @@ final class ClassDescriptor: @unchecked Sendable {
     let properties: [PropertyDescriptor]
     let propertyIndex: [String: Int]
     let primaryKeyIndex: Int?
-    let publicSchema: ObjectSchema
+    /// Built when asked for (`Realm.schema`, migrations), not at every
+    /// class's discovery: its property array is one more generic type for
+    /// a process's first open to build.
+    var publicSchema: ObjectSchema {
+        ObjectSchema(className: name, properties: properties.map(\.publicProperty), isEmbedded: isEmbedded,
+                     objectType: type == DynamicObject.self ? nil : type)
+    }
     /// A class read from the stored schema for the dynamic API: its objects
     /// are DynamicObjects, whose values no @Persisted field holds.
     var isDynamic: Bool { type == DynamicObject.self }
-    /// How the schema stores this class (set once, at the end of init):
-    /// every open compares it with the stored class, so it is built once.
-    var stored: StoredClass { storedForm! }
+    /// How the schema stores this class, without the Swift type (set once,
+    /// at the end of init): every open compares it with the stored class,
+    /// which ignores the type, so it is built once.
+    var storedSchema: StoredClass { storedForm! }
     private var storedForm: StoredClass?
+    /// The class as written to the file: with its Swift type, whose mangled
+    /// name costs a first-use demangling only a new class or a migration
+    /// needs.
+    var stored: StoredClass {
+        var stored = storedForm!
+        stored.swiftType = _mangledTypeName(type)
+        return stored
+    }
 
     init(type: ObjectBase.Type, name: String, isEmbedded: Bool, properties: [PropertyDescriptor]) {
         self.type = type
@@ -42,9 +57,7 @@ final class ClassDescriptor: @unchecked Sendable {
         for i in properties.indices where index[properties[i].name] == nil { index[properties[i].name] = i }
         propertyIndex = index
         primaryKeyIndex = properties.firstIndex { $0.isPrimary }
-        publicSchema = ObjectSchema(className: name, properties: properties.map(\.publicProperty), isEmbedded: isEmbedded,
-                                    objectType: type == DynamicObject.self ? nil : type)
-        storedForm = StoredClass(self)
+        storedForm = StoredClass(schemaOf: self)
     }
 
     /// Classes this one links to (links, collections of objects, origins).
@@ -119,8 +132,7 @@ enum SchemaDiscovery {
             throw Realm.Error(.invalidSchema, "'\(name)' must subclass Object or EmbeddedObject.")
         }
         let prototype = type.init()
-        let fields = FieldRecords.persistedFields(of: type) ?? reflectedFields(of: type)
-        let properties = fields.map { field in
+        func property(_ field: PersistedField) -> PropertyDescriptor {
             var propertyName = field.name
             if propertyName.hasPrefix("_") { propertyName.removeFirst() }
             let accessor = makeAccessor(field.valueType, offset: field.offset, className: name, propertyName: propertyName)
@@ -129,6 +141,12 @@ enum SchemaDiscovery {
                 name: propertyName, shape: accessor.shape,
                 isPrimary: options.flags & 1 != 0, isIndexed: options.flags & 2 != 0,
                 originProperty: options.originProperty, accessor: accessor, isFullText: options.flags & 4 != 0)
+        }
+        // Field by field, with no array of PersistedField between (one more
+        // generic type for a process's first open to build).
+        var properties: [PropertyDescriptor] = []
+        if !FieldRecords.forEachPersistedField(of: type, { properties.append(property($0)) }) {
+            properties = reflectedFields(of: type).map(property)
         }
         try validate(name: name, isEmbedded: isEmbedded, properties)
         return ClassDescriptor(type: type, name: name, isEmbedded: isEmbedded, properties: properties)

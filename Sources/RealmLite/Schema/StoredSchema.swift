@@ -118,8 +118,14 @@ struct StoredClass: Codable, Equatable {
     var intSlots: Bool?
 
     init(_ descriptor: ClassDescriptor) {
-        name = descriptor.name
+        self.init(schemaOf: descriptor)
         swiftType = _mangledTypeName(descriptor.type)
+    }
+
+    /// Without the Swift type (nil), which schema comparisons ignore.
+    init(schemaOf descriptor: ClassDescriptor) {
+        name = descriptor.name
+        swiftType = nil
         embedded = descriptor.isEmbedded
         properties = descriptor.properties.map(StoredProperty.init)
         keyedByPrimaryKey = descriptor.primaryKeyIndex.map { index in

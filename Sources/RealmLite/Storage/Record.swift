@@ -230,11 +230,6 @@ func sameField(_ slot: ColumnSlot, _ a: UnsafeRawBufferPointer, _ b: UnsafeRawBu
     slot.width == ColumnSlot.packedInt ? storedInt(a) == storedInt(b) : sameBytes(a, b)
 }
 
-/// A fixed value an insert copies from an instance's memory into a record.
-struct PlainCopy: Sendable {
-    let from: Int, to: Int, width: Int
-}
-
 /// Zero bytes a record writer grows its buffer from.
 private let recordZeros = [UInt8](repeating: 0, count: 256)
 
@@ -352,23 +347,24 @@ public struct _RecordWriter {
     }
 
     /// Copies fixed values of 8 or 1 bytes from an unmanaged instance into
-    /// their slots (ClassInfo.plainCopies and plainIntCopies; the record
-    /// starts zeroed, so their null bits are already clear), taking the
-    /// integers' width code in the same pass.
-    mutating func copyPlain(from object: UnsafeRawPointer, _ copies: [PlainCopy], ints: [PlainCopy] = []) {
+    /// their slots (ClassInfo.plainCopies and plainIntCopies: from, to,
+    /// width triples; the record starts zeroed, so their null bits are
+    /// already clear), taking the integers' width code in the same pass.
+    mutating func copyPlain(from object: UnsafeRawPointer, _ copies: [Int], ints: [Int] = []) {
         var code = intCode
         wide.withUnsafeMutableBytes { dest in
             let base = dest.baseAddress!
-            for copy in copies {
-                if copy.width == 8 {
-                    (base + copy.to).storeBytes(of: (object + copy.from).loadUnaligned(as: UInt64.self), as: UInt64.self)
+            for i in stride(from: 0, to: copies.count, by: 3) {
+                let from = copies[i], to = copies[i + 1]
+                if copies[i + 2] == 8 {
+                    (base + to).storeBytes(of: (object + from).loadUnaligned(as: UInt64.self), as: UInt64.self)
                 } else {
-                    (base + copy.to).storeBytes(of: (object + copy.from).load(as: UInt8.self), as: UInt8.self)
+                    (base + to).storeBytes(of: (object + from).load(as: UInt8.self), as: UInt8.self)
                 }
             }
-            for copy in ints {
-                let value = (object + copy.from).loadUnaligned(as: Int64.self)
-                (base + copy.to).storeBytes(of: value, as: Int64.self)
+            for i in stride(from: 0, to: ints.count, by: 3) {
+                let value = (object + ints[i]).loadUnaligned(as: Int64.self)
+                (base + ints[i + 1]).storeBytes(of: value, as: Int64.self)
                 code = max(code, intWidthCode(value))
             }
         }

@@ -22,19 +22,21 @@ final class SharedEnv: @unchecked Sendable {
     /// env's lifetime: accessors refer to their ClassInfo without a
     /// reference count (ObjectBase._info), so no ClassInfo may go away
     /// while an object of its file can exist.
-    let retiredClasses = Mutex<[ClassInfo]>([])
+    private var retiredClasses: [ClassInfo] = []
     /// Every stored class as the dynamic API reads it (Schema/DynamicSchema.swift),
     /// for the stored schema it was built from; a replaced one's classes
     /// join retiredClasses, for the same reason.
-    let dynamicSchema = Mutex<SchemaState?>(nil)
+    private var dynamicSchema: SchemaState?
     /// Per class: object keys below this were handed out by a write that was
     /// cancelled. Never reusing them keeps the invalidated accessors of that
     /// write from ever seeing another object.
-    let cancelledKeyFloor = Mutex<[String: UInt64]>([:])
-    /// Guards checkedSchema, decodedSchema and watcher. An NSLock (which
-    /// ThreadSanitizer understands, unlike Mutex) over plain fields rather
-    /// than a Protected per field: each distinct Protected<Value> is a
-    /// generic class whose metadata the first open of a process would build.
+    private var cancelledKeyFloor: [String: UInt64] = [:]
+    /// Guards the plain fields above and below (retiredClasses to watcher).
+    /// An NSLock (which ThreadSanitizer understands, unlike Mutex) over plain
+    /// fields rather than a Protected or Mutex per field: each distinct
+    /// Protected<Value> is a generic class whose metadata the first open of
+    /// a process would build, and a Mutex<Value> of a generic Value has the
+    /// deinit build Value's metadata from its mangled name to destroy it.
     private let lock = NSLock()
     /// The stored schema's bytes as last found to describe the registered
     /// classes' records (RealmCore.checkStoredSchema): a snapshot whose
@@ -91,6 +93,21 @@ final class SharedEnv: @unchecked Sendable {
         openEnvs.withLock { table in
             if table[key]?.env == nil { table[key] = nil }
         }
+    }
+
+    /// Runs `body` on retiredClasses under the lock.
+    func withRetiredClasses<R>(_ body: (inout [ClassInfo]) throws -> R) rethrows -> R {
+        try lock.withLock { try body(&retiredClasses) }
+    }
+
+    /// Runs `body` on dynamicSchema under the lock.
+    func withDynamicSchema<R>(_ body: (inout SchemaState?) throws -> R) rethrows -> R {
+        try lock.withLock { try body(&dynamicSchema) }
+    }
+
+    /// Runs `body` on cancelledKeyFloor under the lock.
+    func withCancelledKeyFloor<R>(_ body: (inout [String: UInt64]) throws -> R) rethrows -> R {
+        try lock.withLock { try body(&cancelledKeyFloor) }
     }
 
     func register(_ core: RealmCore) {
@@ -279,30 +296,46 @@ final class LiveCores: @unchecked Sendable {
     private let lock = NSLock()
     /// An array, not a dictionary by serial: a file has a few live cores,
     /// and the first `[UInt64: _]` of a process would cost a run-time
-    /// conformance scan (see IdentityTable) on the open path.
-    private var cores: [(serial: UInt64, core: Unmanaged<RealmCore>)] = []
+    /// conformance scan (see IdentityTable) on the open path. Flat (serial,
+    /// core's address) pairs in a `[UInt64]`: an array of tuples would be
+    /// a generic type for the first open to build, and its destruction
+    /// another at the first close.
+    private var cores: [UInt64] = []
 
     func register(_ core: RealmCore) {
-        lock.withLock { cores.append((core.serial, Unmanaged.passUnretained(core))) }
+        let address = UInt64(UInt(bitPattern: Unmanaged.passUnretained(core).toOpaque()))
+        lock.withLock {
+            cores.append(core.serial)
+            cores.append(address)
+        }
     }
 
     func unregister(_ core: RealmCore) {
         lock.withLock {
-            if let index = cores.firstIndex(where: { $0.serial == core.serial }) { cores.remove(at: index) }
+            if let index = pairIndex(core.serial) { cores.removeSubrange(index ..< index + 2) }
         }
     }
 
     func core(_ serial: UInt64) -> RealmCore? {
-        lock.withLock { cores.first { $0.serial == serial }?.core.takeUnretainedValue() }
+        lock.withLock { pairIndex(serial).map { Self.unmanaged(cores[$0 + 1]).takeUnretainedValue() } }
     }
 
     /// Every live core but `serial`'s (0: all) may advance.
     func scheduleAutorefresh(except serial: UInt64 = 0) {
         lock.lock()
         defer { lock.unlock() }
-        for (other, core) in cores where other != serial {
-            core._withUnsafeGuaranteedRef { $0.scheduleAutorefresh() }
+        for index in stride(from: 0, to: cores.count, by: 2) where cores[index] != serial {
+            Self.unmanaged(cores[index + 1])._withUnsafeGuaranteedRef { $0.scheduleAutorefresh() }
         }
+    }
+
+    /// Where `serial`'s pair starts (the lock held).
+    private func pairIndex(_ serial: UInt64) -> Int? {
+        stride(from: 0, to: cores.count, by: 2).first { cores[$0] == serial }
+    }
+
+    private static func unmanaged(_ address: UInt64) -> Unmanaged<RealmCore> {
+        Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: UInt(address))!)
     }
 }
 
