@@ -43,37 +43,42 @@ extension RecordLayout {
     /// has it (computed as they were copied in), spared a pass over them.
     func packInPlace(_ record: inout [UInt8], knownCode: Int? = nil) {
         guard intCount > 0 else { return }
-        precondition(record.count >= varTableStart &+ 4 &* varCount, "RealmLite: a wide record shorter than its layout")
-        let removed = record.withUnsafeMutableBytes { raw -> Int in
-            let base = raw.baseAddress!
-            var code = knownCode ?? 0
-            if knownCode == nil {
-                for i in 0..<intCount {
-                    code = max(code, intWidthCode(Int64(littleEndian: base.loadUnaligned(fromByteOffset: intStart &+ 8 &* i, as: Int64.self))))
-                }
+        let length = record.withUnsafeMutableBytes { packInPlace($0, knownCode: knownCode) }
+        if length < record.count { record.removeLast(record.count &- length) }
+    }
+
+    /// packInPlace on the wide record `raw`; returns the packed record's
+    /// length (the bytes after it are left as they were).
+    func packInPlace(_ raw: UnsafeMutableRawBufferPointer, knownCode: Int? = nil) -> Int {
+        guard intCount > 0 else { return raw.count }
+        precondition(raw.count >= varTableStart &+ 4 &* varCount, "RealmLite: a wide record shorter than its layout")
+        let base = raw.baseAddress!
+        var code = knownCode ?? 0
+        if knownCode == nil {
+            for i in 0..<intCount {
+                code = max(code, intWidthCode(Int64(littleEndian: base.loadUnaligned(fromByteOffset: intStart &+ 8 &* i, as: Int64.self))))
             }
-            base.storeBytes(of: base.load(fromByteOffset: intCodeByte, as: UInt8.self) & 0x3F | UInt8(code) << 6,
-                            toByteOffset: intCodeByte, as: UInt8.self)
-            let width = 1 << code
-            // One loop per width: no switch per integer.
-            switch code {
-            case 0: narrowInts(base, to: UInt8.self)
-            case 1: narrowInts(base, to: UInt16.self)
-            case 2: narrowInts(base, to: UInt32.self)
-            default: break
-            }
-            let wideData = varTableStart &+ 4 &* varCount, dataLength = raw.count &- wideData
-            let table = intStart &+ intCount &* width
-            let offsetWidth = offsetWidth(dataLength: dataLength, table: table)
-            for j in 0..<varCount {
-                let end = Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: varTableStart &+ 4 &* j, as: UInt32.self)))
-                (base + (table &+ offsetWidth &* j)).storeOffset(end, width: offsetWidth)
-            }
-            let data = table &+ offsetWidth &* varCount
-            if dataLength > 0 && data != wideData { memmove(base + data, base + wideData, dataLength) }
-            return wideData &- data
         }
-        if removed > 0 { record.removeLast(removed) }
+        base.storeBytes(of: base.load(fromByteOffset: intCodeByte, as: UInt8.self) & 0x3F | UInt8(code) << 6,
+                        toByteOffset: intCodeByte, as: UInt8.self)
+        let width = 1 << code
+        // One loop per width: no switch per integer.
+        switch code {
+        case 0: narrowInts(base, to: UInt8.self)
+        case 1: narrowInts(base, to: UInt16.self)
+        case 2: narrowInts(base, to: UInt32.self)
+        default: break
+        }
+        let wideData = varTableStart &+ 4 &* varCount, dataLength = raw.count &- wideData
+        let table = intStart &+ intCount &* width
+        let offsetWidth = offsetWidth(dataLength: dataLength, table: table)
+        for j in 0..<varCount {
+            let end = Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: varTableStart &+ 4 &* j, as: UInt32.self)))
+            (base + (table &+ offsetWidth &* j)).storeOffset(end, width: offsetWidth)
+        }
+        let data = table &+ offsetWidth &* varCount
+        if dataLength > 0 && data != wideData { memmove(base + data, base + wideData, dataLength) }
+        return data &+ dataLength
     }
 
     /// The wide form's 8-byte integers of `record` stored as `T`, from the

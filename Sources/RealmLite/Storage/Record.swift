@@ -236,8 +236,12 @@ private let recordZeros = [UInt8](repeating: 0, count: 256)
 /// Builds a new record column by column, in storage order (var fields must be
 /// appended in var-index order).
 public struct _RecordWriter {
-    /// The record in its wide form (the layout's own without packed integers).
+    /// The record in its wide form (the layout's own without packed
+    /// integers), its first `count` bytes: the bytes after them are stale.
+    /// A reused buffer keeps its length, so an insert neither shrinks it
+    /// nor grows it again (each a generic range replacement).
     private var wide: [UInt8]
+    private var count = 0
     /// The wide form's layout.
     let layout: RecordLayout
     // unowned(unsafe): a writer lives only inside one insert call, which
@@ -255,9 +259,8 @@ public struct _RecordWriter {
         // Written with u32 end offsets; narrowed once the last is known.
         let start = layout.varTableStart + 4 * layout.varCount
         if wide.count < start {
-            // The scratch buffer comes back packed, shorter than the wide
-            // form: grow it by one copy, not by appending a repeated
-            // element, which goes byte by byte.
+            // Grow by one copy, not by appending a repeated element, which
+            // goes byte by byte.
             wide.reserveCapacity(start + 64)
             let missing = start - wide.count
             if missing <= recordZeros.count {
@@ -265,10 +268,9 @@ public struct _RecordWriter {
             } else {
                 wide.append(contentsOf: repeatElement(0, count: missing))
             }
-        } else if wide.count > start {
-            wide.removeLast(wide.count - start)
         }
-        wide.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
+        count = start
+        if start > 0 { wide.withUnsafeMutableBytes { _ = $0.baseAddress!.initializeMemory(as: UInt8.self, repeating: 0, count: start) } }
         if layout.headerSize > 0 { wide[0] = info.generation }
         if info.lastLiveVarField < 0 && layout.varCount > 0 { endVarFields(through: layout.varCount) }
     }
@@ -277,16 +279,39 @@ public struct _RecordWriter {
     /// The width code of the integers written so far (they start zeroed).
     private var intCode = 0
 
-    /// The record as stored (packed integers at their width). Packs the
-    /// wide form in place, once: write no column after reading this.
+    /// Packs the wide form in place, once: write no column after this.
+    private mutating func pack() {
+        if _slowPath(info.layout.intCount > 0 && !packed) {
+            let length = count, code = intCode
+            count = wide.withUnsafeMutableBytes { info.layout.packInPlace(UnsafeMutableRawBufferPointer(rebasing: $0[0..<length]), knownCode: code) }
+            packed = true
+        }
+    }
+
+    /// The record as stored (packed integers at their width); packs it.
     var bytes: [UInt8] {
         mutating get {
-            if _slowPath(info.layout.intCount > 0 && !packed) {
-                info.layout.packInPlace(&wide, knownCode: intCode)
-                packed = true
-            }
+            pack()
+            if wide.count > count { wide.removeLast(wide.count - count) }
             return wide
         }
+    }
+
+    /// `body` on the record as stored, packed without copying or shrinking
+    /// the buffer (the insert path, which hands the buffer on: takeBuffer).
+    mutating func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        pack()
+        let length = count
+        return wide.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
+    }
+
+    /// The buffer, for the next writer to reuse (its length and stale bytes
+    /// included); the writer is empty after this.
+    mutating func takeBuffer() -> [UInt8] {
+        var buffer: [UInt8] = []
+        swap(&buffer, &wide)
+        count = 0
+        return buffer
     }
 
     /// Writes a column's value: nil, fixed-slot bytes or var-field bytes
@@ -314,17 +339,31 @@ public struct _RecordWriter {
             // Retired var fields (RecordGenerations.swift) before this one are empty.
             if _slowPath(Int(slot.offset) > nextVar) { endVarFields(through: Int(slot.offset)) }
             precondition(Int(slot.offset) == nextVar, "RealmLite: var fields written out of order")
-            if !isNull { wide.appendRaw(raw) }
+            if !isNull { appendData(raw) }
             endVarFields(through: nextVar + 1)
             if _slowPath(nextVar == info.lastLiveVarField + 1) { endVarFields(through: layout.varCount) }
         }
+    }
+
+    /// Appends var data at the record's end: over stale bytes when the
+    /// buffer is long enough, else the stale tail goes first.
+    private mutating func appendData(_ raw: UnsafeRawBufferPointer) {
+        guard let source = raw.baseAddress, raw.count > 0 else { return }
+        let at = count
+        if wide.count >= at + raw.count {
+            wide.withUnsafeMutableBytes { ($0.baseAddress! + at).copyMemory(from: source, byteCount: raw.count) }
+        } else {
+            if wide.count > at { wide.removeLast(wide.count - at) }
+            wide.appendRaw(raw)
+        }
+        count = at + raw.count
     }
 
     /// Ends var fields nextVar..<end at the current end of the record.
     private mutating func endVarFields(through end: Int) {
         guard nextVar < end else { return }
         let table = layout.varTableStart
-        let offset = wide.count - table - 4 * layout.varCount
+        let offset = count - table - 4 * layout.varCount
         while nextVar < end {
             wide.withUnsafeMutableBytes { ($0.baseAddress! + table + 4 * nextVar).storeOffset(offset, width: 4) }
             nextVar += 1
@@ -336,14 +375,14 @@ public struct _RecordWriter {
     private mutating func narrowOffsets(dataLength: Int) {
         let width = layout.offsetWidth(dataLength: dataLength)
         guard width < 4 else { return }
-        let table = layout.varTableStart, count = layout.varCount
+        let table = layout.varTableStart, varCount = layout.varCount, length = count
         wide.withUnsafeMutableBytes { raw in
-            let view = RecordView(base: UnsafeRawPointer(raw.baseAddress!), size: raw.count)
-            for j in 0..<count { (raw.baseAddress! + table + width * j).storeOffset(view.varEnd(table, j, 4), width: width) }
-            let data = table + 4 * count
-            (raw.baseAddress! + table + width * count).copyMemory(from: raw.baseAddress! + data, byteCount: dataLength)
+            let view = RecordView(base: UnsafeRawPointer(raw.baseAddress!), size: length)
+            for j in 0..<varCount { (raw.baseAddress! + table + width * j).storeOffset(view.varEnd(table, j, 4), width: width) }
+            let data = table + 4 * varCount
+            (raw.baseAddress! + table + width * varCount).copyMemory(from: raw.baseAddress! + data, byteCount: dataLength)
         }
-        wide.removeLast((4 - width) * count)
+        count -= (4 - width) * varCount
     }
 
     /// Copies fixed values of 8 or 1 bytes from an unmanaged instance into
