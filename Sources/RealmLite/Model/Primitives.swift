@@ -24,6 +24,9 @@ extension _RealmPrimitive {
     public static func _rlmGet(_ object: ObjectBase, _ column: Int) -> Self {
         let record = object._currentRecord()
         let slot = object._slots.unsafelyUnwrapped[column]
+        // An integer type (a constant once specialized) tests for a packed
+        // slot first, its commonest: no test for the key column on the way.
+        if Self._rlmType == .int && slot.width == ColumnSlot.packedInt { return _rlmLoadPacked(object, record, slot) }
         if slot.width < 0 { return _rlmLoadKeyOrPacked(object, record, slot) }
         return _rlmLoad(slot.width > 0 ? record.fixed(slot) : record.variable(Int(slot.offset), object._layout, code: object._intCode))
     }
@@ -34,6 +37,7 @@ extension _RealmPrimitive {
         let slot = object._slots.unsafelyUnwrapped[column]
         if _slowPath(slot.width == ColumnSlot.objectKey) { return withPrimaryKeyBytes(objectKey: object._key, _rlmLoad) }
         if record.isNull(slot) { return nil }
+        if Self._rlmType == .int && slot.width == ColumnSlot.packedInt { return _rlmLoadPacked(object, record, slot) }
         if slot.width < 0 { return _rlmLoadKeyOrPacked(object, record, slot) }
         return _rlmLoad(slot.width > 0 ? record.fixed(slot) : record.variable(Int(slot.offset), object._layout, code: object._intCode))
     }
@@ -44,6 +48,11 @@ extension _RealmPrimitive {
     @inlinable @inline(__always)
     static func _rlmLoadKeyOrPacked(_ object: ObjectBase, _ record: RecordView, _ slot: ColumnSlot) -> Self {
         if _slowPath(slot.width == ColumnSlot.objectKey) { return withPrimaryKeyBytes(objectKey: object._key, _rlmLoad) }
+        return _rlmLoadPacked(object, record, slot)
+    }
+
+    @inlinable @inline(__always)
+    static func _rlmLoadPacked(_ object: ObjectBase, _ record: RecordView, _ slot: ColumnSlot) -> Self {
         var value = record.packedIntValue(Int(slot.offset), object._layout, code: object._intCode).littleEndian
         return withUnsafeBytes(of: &value) { _rlmLoad($0) }
     }
