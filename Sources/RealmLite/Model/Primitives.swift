@@ -25,9 +25,14 @@ extension _RealmPrimitive {
         let record = object._currentRecord()
         let slot = object._slots.unsafelyUnwrapped[column]
         // An integer type (a constant once specialized) tests for a packed
-        // slot first, its commonest: no test for the key column on the way.
-        if Self._rlmType == .int && slot.width == ColumnSlot.packedInt { return _rlmLoadPacked(object, record, slot) }
-        if slot.width < 0 { return _rlmLoadKeyOrPacked(object, record, slot) }
+        // slot first, its commonest, then for the key column: one test on
+        // the packed path, two on the key's, none for the sign.
+        if Self._rlmType == .int {
+            if slot.width == ColumnSlot.packedInt { return _rlmLoadPacked(object, record, slot) }
+            if _slowPath(slot.width == ColumnSlot.objectKey) { return withPrimaryKeyBytes(objectKey: object._key, _rlmLoad) }
+        } else if slot.width < 0 {
+            return _rlmLoadKeyOrPacked(object, record, slot)
+        }
         return _rlmLoad(slot.width > 0 ? record.fixed(slot) : record.variable(Int(slot.offset), object._layout, code: object._intCode))
     }
 
