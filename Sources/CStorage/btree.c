@@ -357,6 +357,15 @@ static int free_cell_overflow(cs_txn *t, cs_tree_desc *d, const uint8_t *pg, uns
     return page_free(t, op, np);
 }
 
+/* An entry change for redo_lower_bound (see there); the catalog's own
+ * entries are left out (its changes are tree ops in the record). */
+static void note_change(cs_txn *t, const cs_tree_desc *d, int64_t grow, int64_t dels)
+{
+    if (d == &t->catalog) return;
+    t->rec_grow += grow;
+    t->rec_dels += dels;
+}
+
 static void add_counts(const cs_txn *t, bt_path *p, int64_t delta)
 {
     for (int l = 0; l < p->depth - 1; l++) {
@@ -524,6 +533,7 @@ int bt_put(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl, const void
         d->entries = 1;
         d->leaf_pages = 1;
         t->gen++;
+        note_change(t, d, (int64_t)kl + (int64_t)vl + 3, -((int64_t)kl + 2));
         return CS_OK;
     }
     bt_path p;
@@ -554,12 +564,14 @@ int bt_put(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl, const void
         }
         uint32_t old;
         if ((rc = node_cell_size(leaf, t->psize, idx, &old))) return rc;
+        note_change(t, d, (int64_t)vl - (int64_t)ovl, 0);
         if ((rc = free_cell_overflow(t, d, leaf, idx))) return rc;
         if (leaf_overwrite(leaf, t->psize, idx, cell, csize)) return CS_OK; /* same size: in place */
         node_remove(leaf, t->psize, idx, old);
     } else {
         d->entries++;
         add_counts(t, &p, 1);
+        note_change(t, d, (int64_t)kl + (int64_t)vl + 3, -((int64_t)kl + 2));
     }
     /* An append: remember the path (after a split it no longer holds, and
      * the next put searches and records the new one). */
@@ -727,8 +739,13 @@ int bt_del(cs_txn *t, cs_tree_desc *d, const uint8_t *k, uint32_t kl)
     int leaf_level = p.depth - 1;
     uint8_t *leaf = (uint8_t *)p.pg[leaf_level];
     unsigned idx = p.idx[leaf_level];
-    uint32_t sz;
-    if ((rc = node_cell_size(leaf, t->psize, idx, &sz))) return rc;
+    uint32_t sz, vl;
+    const uint8_t *v;
+    bool ovf;
+    uint64_t opg;
+    if ((rc = node_cell_size(leaf, t->psize, idx, &sz)) || (rc = leaf_value(leaf, t->psize, idx, &v, &vl, &ovf, &opg)))
+        return rc;
+    note_change(t, d, -((int64_t)kl + (int64_t)vl + 3), (int64_t)kl + 2);
     if ((rc = free_cell_overflow(t, d, leaf, idx))) return rc;
     node_remove(leaf, t->psize, idx, sz);
     d->entries--;
@@ -762,6 +779,7 @@ static int free_subtree(cs_txn *t, cs_tree_desc *d, uint64_t pgno, int level)
 
 int bt_clear(cs_txn *t, cs_tree_desc *d)
 {
+    t->rec_unbounded = true; /* its entries' bytes are not counted here */
     if (d->root) {
         int rc = free_subtree(t, d, d->root, 0);
         if (rc) return rc;

@@ -54,6 +54,38 @@ static uint32_t fixed_width(const cs_value_test *t)
     }
 }
 
+/* The width code of value v's packed integers (width 1 << code). */
+static inline unsigned int_code(const cs_filter *f, const uint8_t *v)
+{
+    return v[f->int_code_byte] >> 6;
+}
+
+/* Whether value v (of `size` bytes, at least the filter's `need`) holds
+ * its packed integers: their width depends on the value. */
+static inline bool ints_fit(const cs_filter *f, const uint8_t *v, size_t size)
+{
+    return !f->int_count || (uint64_t)f->int_start + ((uint64_t)f->int_count << int_code(f, v)) <= size;
+}
+
+/* The integer 1 << code bytes wide at p, sign-extended. */
+static inline uint64_t rd_packed(const uint8_t *p, unsigned code)
+{
+    switch (code) {
+    case 0: return (uint64_t)(int64_t)(int8_t)p[0];
+    case 1: return (uint64_t)(int64_t)(int16_t)rd16(p);
+    case 2: return (uint64_t)(int64_t)(int32_t)rd32(p);
+    default: return rd64(p);
+    }
+}
+
+/* The integer test t reads from value v. */
+static inline uint64_t rd_int(const cs_filter *f, const cs_value_test *t, const uint8_t *v)
+{
+    if (!t->packed) return rd64(v + t->offset);
+    unsigned code = int_code(f, v);
+    return rd_packed(v + f->int_start + ((size_t)t->offset << code), code);
+}
+
 /* Checks the filter; *min_size = the bytes a value needs for every fixed read. */
 static int validate(const cs_filter *f, size_t *min_size)
 {
@@ -62,6 +94,12 @@ static int validate(const cs_filter *f, size_t *min_size)
     if (f->entry >= (int32_t)f->ntests || f->entry < CS_FILTER_TRUE)
         return cs_fail(CS_EINVAL, "cs_filter_values: entry %d out of range", f->entry);
     size_t need = 0;
+    if (f->int_count) {
+        if (f->int_code_byte >= f->int_start || (uint64_t)f->int_start + 8ull * f->int_count > UINT32_MAX)
+            return cs_fail(CS_EINVAL, "cs_filter_values: packed integers at %u with the code at %u", f->int_start,
+                           f->int_code_byte);
+        need = (size_t)f->int_start + f->int_count; /* every integer at least one byte */
+    }
     for (uint32_t i = 0; i < f->ntests; i++) {
         const cs_value_test *t = &f->tests[i];
         if (t->on_true >= (int32_t)i || t->on_false >= (int32_t)i || t->on_true < CS_FILTER_TRUE ||
@@ -74,6 +112,12 @@ static int validate(const cs_filter *f, size_t *min_size)
             (t->low < 0 || t->high < 0 || (uint64_t)t->low + (uint64_t)t->high > f->nconstants))
             return cs_fail(CS_EINVAL, "cs_filter_values: test %u compares constants out of range", i);
         if (t->null_mask && (size_t)t->null_byte + 1 > need) need = (size_t)t->null_byte + 1;
+        if (t->packed) {
+            if ((t->kind != CS_TEST_I64_RANGE && t->kind != CS_TEST_I64_VS_F64) || t->offset >= f->int_count)
+                return cs_fail(CS_EINVAL, "cs_filter_values: test %u reads packed integer %u of %u", i, t->offset,
+                               f->int_count);
+            continue;
+        }
         uint32_t w = fixed_width(t);
         if (w && (size_t)t->offset + w > need) need = (size_t)t->offset + w;
     }
@@ -93,8 +137,9 @@ static bool var_field(const cs_filter *f, const uint8_t *v, size_t size, uint32_
                       size_t *len)
 {
     unsigned w = f->compact_offsets ? cs_record_offset_width(size) : 4u;
-    uint64_t data = f->compact_offsets ? (uint64_t)f->var_table + w * (uint64_t)f->var_count : f->var_data;
-    uint64_t end_at = (uint64_t)f->var_table + w * (uint64_t)index;
+    uint64_t table = f->int_count ? f->int_start + ((uint64_t)f->int_count << int_code(f, v)) : f->var_table;
+    uint64_t data = f->compact_offsets || f->int_count ? table + w * (uint64_t)f->var_count : f->var_data;
+    uint64_t end_at = table + w * (uint64_t)index;
     if (end_at + w > size) return false;
     uint32_t end = rd_offset(v + end_at, w), start = index ? rd_offset(v + end_at - w, w) : 0;
     if (start > end || data + end > size) return false;
@@ -112,11 +157,11 @@ typedef struct chunk {
 } chunk;
 
 /* A double comparison on one value (before null and negate). */
-static bool double_test(const cs_value_test *t, const uint8_t *v)
+static bool double_test(const cs_filter *f, const cs_value_test *t, const uint8_t *v)
 {
     const uint8_t *at = v + t->offset;
     switch (t->kind) {
-    case CS_TEST_I64_VS_F64: return f64_test(t->cmp, (double)(int64_t)rd64(at), t->f64);
+    case CS_TEST_I64_VS_F64: return f64_test(t->cmp, (double)(int64_t)rd_int(f, t, v), t->f64);
     case CS_TEST_F64: {
         uint64_t bits = rd64(at);
         double d;
@@ -162,7 +207,10 @@ static int test_mask(const cs_filter *f, const cs_value_test *t, const chunk *c,
         return 0;
     case CS_TEST_I64_RANGE: {
         const uint64_t low = (uint64_t)t->low, span = (uint64_t)t->high - low;
-        EACH(2 * reach < n, rd64(c->v[k] + off) - low <= span);
+        if (t->packed)
+            EACH(2 * reach < n, rd_int(f, t, c->v[k]) - low <= span);
+        else
+            EACH(2 * reach < n, rd64(c->v[k] + off) - low <= span);
         break;
     }
     case CS_TEST_BOOL:
@@ -185,7 +233,7 @@ static int test_mask(const cs_filter *f, const cs_value_test *t, const chunk *c,
         }
         break;
     default: /* the double comparisons: the comparison is chosen per value */
-        EACH(4 * reach < n, double_test(t, c->v[k]));
+        EACH(4 * reach < n, double_test(f, t, c->v[k]));
         break;
     }
 #undef EACH
@@ -251,20 +299,30 @@ static void scratch_free(scratch *s)
 enum { CONJ_MAX = 2 };
 typedef struct conj {
     unsigned nint, nbool;
+    bool packed;            /* the int tests read packed integers (int_off: their indexes) */
+    uint32_t int_start, code_byte;
+    uint64_t int_need[4];   /* packed: the bytes a value of each width code needs (need included) */
     uint32_t int_off[CONJ_MAX];
     uint64_t int_low[CONJ_MAX], int_span[CONJ_MAX], int_flip[CONJ_MAX]; /* flip: 1 for != */
     uint32_t bool_off[CONJ_MAX];
     uint64_t bool_flip[CONJ_MAX]; /* 1: the test passes on a zero byte */
 } conj;
 
-static bool conj_of(const cs_filter *f, conj *q)
+static bool conj_of(const cs_filter *f, size_t need, conj *q)
 {
     q->nint = q->nbool = 0;
+    q->packed = f->int_count > 0;
+    q->int_start = f->int_start;
+    q->code_byte = f->int_code_byte;
+    for (unsigned c = 0; c < 4; c++) {
+        const uint64_t ints = (uint64_t)f->int_start + ((uint64_t)f->int_count << c);
+        q->int_need[c] = ints > need ? ints : need;
+    }
     for (int32_t j = f->entry; j != CS_FILTER_TRUE;) {
         if (j < 0) return false;
         const cs_value_test *t = &f->tests[j];
         if (t->on_false != CS_FILTER_FALSE || t->null_mask) return false;
-        if (t->kind == CS_TEST_I64_RANGE && q->nint < CONJ_MAX) {
+        if (t->kind == CS_TEST_I64_RANGE && q->nint < CONJ_MAX && t->packed == q->packed) {
             q->int_off[q->nint] = t->offset;
             q->int_low[q->nint] = (uint64_t)t->low;
             q->int_span[q->nint] = (uint64_t)t->high - (uint64_t)t->low;
@@ -282,65 +340,117 @@ static bool conj_of(const cs_filter *f, conj *q)
 }
 
 /* 1 if value v passes q's first nint int tests and nbool bool tests (both
- * compile-time constants at every use, so the loops unroll). */
-static inline __attribute__((always_inline)) uint64_t conj_eval(const conj *q, const uint8_t *v, unsigned nint,
-                                                               unsigned nbool)
+ * compile-time constants at every use, so the loops unroll). code: -1 for
+ * 8-byte integers at their offsets, else the packed integers' width code
+ * (a constant in the fast loops, so the load has its width). */
+static inline __attribute__((always_inline)) uint64_t conj_eval(const conj *q, const uint8_t *v, int code,
+                                                               unsigned nint, unsigned nbool)
 {
     uint64_t ok = 1;
-    for (unsigned j = 0; j < nint; j++)
-        ok &= (uint64_t)(rd64(v + q->int_off[j]) - q->int_low[j] <= q->int_span[j]) ^ q->int_flip[j];
+    for (unsigned j = 0; j < nint; j++) {
+        const uint64_t x = code < 0 ? rd64(v + q->int_off[j])
+                                    : rd_packed(v + q->int_start + ((size_t)q->int_off[j] << code), (unsigned)code);
+        ok &= (uint64_t)(x - q->int_low[j] <= q->int_span[j]) ^ q->int_flip[j];
+    }
     for (unsigned j = 0; j < nbool; j++) ok &= (uint64_t)(v[q->bool_off[j]] != 0) ^ q->bool_flip[j];
     return ok;
 }
 
-/* Counts q's matches among a compact leaf's cells from i on while each is
- * an inline value with one-byte suffix and value words (the common case),
- * inside the cell area [PAGE_HDR, top) and of at least need bytes; stops at
- * the first cell that is not and returns its index (n when none), for the
- * caller's checked path. A loop of its own, called once per leaf: inside
- * count_walk the tests' constants do not fit in registers beside the
- * walk's state. Untagged values only (a tag is one more test per cell).
- * ul: the leaf's leaf6_uniform (a constant at each call: one loop each). */
+/* The value of a compact leaf's cell i if it is an inline value with
+ * one-byte suffix and value words (the common case; a uniform leaf's cells,
+ * ul > 0, have the value word alone), inside the cell area [PAGE_HDR, top)
+ * (span = top - PAGE_HDR - 2) and of at least need bytes; else NULL (the
+ * caller's checked path reads it). */
+static inline __attribute__((always_inline)) const uint8_t *fast_value(const uint8_t *pg, unsigned i, uint32_t top,
+                                                                       uint32_t span, size_t need, uint32_t ul,
+                                                                       uint32_t *vl)
+{
+    const uint32_t off = rd16(pg + PAGE_HDR + 2 * (size_t)i);
+    if (CS_UNLIKELY(off - PAGE_HDR > span)) return NULL; /* the cell's head is in the area */
+    const uint32_t head = rd16(pg + off);
+    uint32_t at;
+    if (ul) {
+        /* The value word alone: 0x80, more than one byte; 0x1, overflow. */
+        if (CS_UNLIKELY(head & 0x81)) return NULL;
+        at = off + ul;
+        *vl = (head & 0xff) >> 1;
+    } else {
+        /* 0x8080: either word takes more than one byte; 0x100: overflow value. */
+        if (CS_UNLIKELY(head & 0x8180)) return NULL;
+        at = off + 2 + (head & 0x7f);
+        *vl = head >> 9;
+    }
+    if (CS_UNLIKELY(at + *vl > top || *vl < need)) return NULL;
+    return pg + at;
+}
+
+/* Counts q's matches among a compact leaf's cells from i on while
+ * fast_value reads each (and, packed, while each has width code `code`:
+ * int_need[code] covers need, the code byte and the integers, so the size
+ * test is the one of 8-byte integers); stops at the first cell that is
+ * not and returns its index (n when none). A loop of its own, called once
+ * per leaf: inside count_walk the tests' constants do not fit in
+ * registers beside the walk's state. Untagged values only (a tag is one
+ * more test per cell). ul: the leaf's leaf6_uniform, 0 or not at each call
+ * (one loop each). */
 static inline __attribute__((always_inline)) unsigned conj_count_leaf(const uint8_t *pg, unsigned i, unsigned n,
                                                                       uint32_t top, size_t need, const conj *qp,
                                                                       uint64_t *got, unsigned nint, unsigned nbool,
-                                                                      bool uniform, uint32_t ul)
+                                                                      int code, uint32_t ul)
 {
     const conj q = *qp;
     uint64_t g = 0;
     if (top < PAGE_HDR + 2) return i;
-    const uint32_t span = top - PAGE_HDR - 2; /* off - PAGE_HDR <= span: the cell's head is in the area */
-    const uint8_t *slot = pg + PAGE_HDR + 2 * (size_t)i;
-    for (; i < n; i++, slot += 2) {
-        const uint32_t off = rd16(slot);
-        if (CS_UNLIKELY(off - PAGE_HDR > span)) break;
-        const uint32_t head = rd16(pg + off);
-        uint32_t at, vl; /* the value's offset and length */
-        if (uniform) {
-            /* The value word alone: 0x80, more than one byte; 0x1, overflow. */
-            if (CS_UNLIKELY(head & 0x81)) break;
-            at = off + ul;
-            vl = (head & 0xff) >> 1;
-        } else {
-            /* 0x8080: either word takes more than one byte; 0x100: overflow value. */
-            if (CS_UNLIKELY(head & 0x8180)) break;
-            at = off + 2 + (head & 0x7f);
-            vl = head >> 9;
-        }
-        if (CS_UNLIKELY(at + vl > top || vl < need)) break;
-        g += conj_eval(&q, pg + at, nint, nbool);
+    const uint32_t span = top - PAGE_HDR - 2;
+    const size_t need_here = code < 0 ? need : q.int_need[code];
+    for (; i < n; i++) {
+        uint32_t vl;
+        const uint8_t *v = fast_value(pg, i, top, span, need_here, ul, &vl);
+        if (CS_UNLIKELY(!v)) break;
+        if (code >= 0 && CS_UNLIKELY(v[q.code_byte] >> 6 != (unsigned)code)) break;
+        g += conj_eval(&q, v, code, nint, nbool);
     }
     *got += g;
     return i;
 }
 
+/* conj_count_leaf over packed integers: the loop for the width of the
+ * cell it stands at, again where a cell of another width stopped it. */
+static inline __attribute__((always_inline)) unsigned conj_count_packed(const uint8_t *pg, unsigned i, unsigned n,
+                                                                        uint32_t top, size_t need, const conj *q,
+                                                                        uint64_t *got, unsigned nint, unsigned nbool,
+                                                                        uint32_t ul)
+{
+    if (top < PAGE_HDR + 2) return i;
+    while (i < n) {
+        uint32_t vl;
+        const uint8_t *v = fast_value(pg, i, top, top - PAGE_HDR - 2, need, ul, &vl);
+        if (!v) return i;
+        unsigned stop;
+        switch (v[q->code_byte] >> 6) {
+        case 0: stop = conj_count_leaf(pg, i, n, top, need, q, got, nint, nbool, 0, ul); break;
+        case 1: stop = conj_count_leaf(pg, i, n, top, need, q, got, nint, nbool, 1, ul); break;
+        case 2: stop = conj_count_leaf(pg, i, n, top, need, q, got, nint, nbool, 2, ul); break;
+        default: stop = conj_count_leaf(pg, i, n, top, need, q, got, nint, nbool, 3, ul); break;
+        }
+        if (stop == i) return i; /* too short for its width: the checked path reports it */
+        i = stop;
+    }
+    return i;
+}
+
+/* Uniform and per-cell-length leaves each get their loops: ul is 0 in one
+ * branch and known non-zero in the other. */
 #define CONJ_COUNT_LEAF(ni, nb)                                                                                    \
     static __attribute__((noinline)) unsigned conj_count_leaf_##ni##nb(const uint8_t *pg, unsigned i, unsigned n,  \
                                                                        uint32_t top, size_t need, const conj *q,   \
                                                                        uint64_t *got, uint32_t ul)                 \
     {                                                                                                              \
-        return ul ? conj_count_leaf(pg, i, n, top, need, q, got, ni, nb, true, ul)                                 \
-                  : conj_count_leaf(pg, i, n, top, need, q, got, ni, nb, false, 0);                                \
+        if (ni && q->packed)                                                                                       \
+            return ul ? conj_count_packed(pg, i, n, top, need, q, got, ni, nb, ul)                                 \
+                      : conj_count_packed(pg, i, n, top, need, q, got, ni, nb, 0);                                 \
+        return ul ? conj_count_leaf(pg, i, n, top, need, q, got, ni, nb, -1, ul)                                   \
+                  : conj_count_leaf(pg, i, n, top, need, q, got, ni, nb, -1, 0);                                   \
     }
 CONJ_COUNT_LEAF(0, 1)
 CONJ_COUNT_LEAF(0, 2)
@@ -421,16 +531,12 @@ static inline __attribute__((always_inline)) int count_walk(count_state *s, unsi
             uint32_t vl;
             bool slow;
             if (compact) {
-                /* Key suffix and value word of one varint byte each (values
-                 * under 64 bytes, the common case) without the varint loop;
-                 * a uniform leaf's cells have the value word alone. */
-                const uint32_t off = node_slot(pg, i);
-                const uint16_t head = off + 2u <= top ? rd16(pg + off) : 0x8080;
-                const uint32_t vw = ul ? head & 0xffu : (uint32_t)head >> 8, at = ul ? off + ul : off + 2u + (head & 0x7f);
-                if (CS_LIKELY(!(head & (ul ? 0x80 : 0x8080)))) {
-                    vl = vw >> 1;
-                    v = pg + at;
-                    slow = (off < PAGE_HDR) | (vw & 1) | (at + vl > top) | (vl < need);
+                /* The common cell without the varint loop (fast_value);
+                 * any other through leaf6_parse. */
+                const uint8_t *fv = top >= PAGE_HDR + 2 ? fast_value(pg, i, top, top - PAGE_HDR - 2, 0, ul, &vl) : NULL;
+                if (CS_LIKELY(fv != NULL)) {
+                    v = fv;
+                    slow = vl < need;
                 } else {
                     leaf6_cell cell;
                     slow = !leaf6_parse(pg, psize, i, &cell) || (cell.vw & 1) || (cell.vw >> 1) < need;
@@ -462,8 +568,11 @@ static inline __attribute__((always_inline)) int count_walk(count_state *s, unsi
             if (CS_UNLIKELY(tagged) && v[0] != tag)
                 return cs_fail(CS_EFORMAT, "page %llu: value %u is not of the filter's layout (tag %u, not %u)",
                                (unsigned long long)PH(pg)->pgno, i, v[0], tag);
+            if (CS_UNLIKELY(!ints_fit(s->filter, v, vl)))
+                return cs_fail(CS_ECORRUPT, "page %llu: value %u has %u bytes, too few for its packed integers",
+                               (unsigned long long)PH(pg)->pgno, i, vl);
             if (!chunked) {
-                got += conj_eval(&q, v, nint, nbool);
+                got += conj_eval(&q, v, q.packed ? v[q.code_byte] >> 6 : -1, nint, nbool);
                 continue;
             }
             s->c.v[cn] = v;
@@ -507,7 +616,7 @@ int cs_count_matching(cs_txn *t, cs_tree tree, const cs_filter *filter, uint64_t
     s.c.n = 0;
     s.at = sc.at;
     s.got = 0;
-    unsigned shape = conj_of(filter, &s.q) ? s.q.nint * 10 + s.q.nbool : 0;
+    unsigned shape = conj_of(filter, s.need, &s.q) ? s.q.nint * 10 + s.q.nbool : 0;
     switch (shape) {
     case 1: rc = count_walk(&s, 0, 1); break;
     case 2: rc = count_walk(&s, 0, 2); break;
@@ -547,6 +656,10 @@ int cs_filter_values(const cs_filter *filter, const cs_val *vals, size_t n, uint
             if (CS_UNLIKELY(filter->has_tag) && ((const uint8_t *)v->data)[0] != filter->tag) {
                 rc = cs_fail(CS_EFORMAT, "value %zu is not of the filter's layout (tag %u, not %u)", base + k,
                              ((const uint8_t *)v->data)[0], filter->tag);
+                break;
+            }
+            if (CS_UNLIKELY(!ints_fit(filter, v->data, v->size))) {
+                rc = cs_fail(CS_ECORRUPT, "value %zu has %zu bytes, too few for its packed integers", base + k, v->size);
                 break;
             }
             c.v[k] = v->data;

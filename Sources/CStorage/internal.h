@@ -178,9 +178,13 @@ int diff_trees(cs_txn *from, const cs_tree_desc *dfrom, cs_txn *to, const cs_tre
 /* The redo record of write txn t's changes since its base meta (call after
  * tree_flush_catalog, C1): the catalog's diff names the trees created,
  * dropped and changed, and each changed tree's diff gives its puts and
- * deletes. *fits = false (r then holds part of the record) when the record
+ * deletes. *fits = false (r then holds part of the record, or only its
+ * header when redo_lower_bound already passes `limit`) when the record
  * would pass `limit` bytes. CS_ENOMEM, CS_ECORRUPT. */
 int redo_build(cs_txn *t, uint64_t epoch, redo_rec *r, size_t limit, bool *fits);
+/* At most the bytes of the ops redo_build would put in write txn t's
+ * record (0 when unknown), from counts kept as entries change. No errors. */
+uint64_t redo_lower_bound(const cs_txn *t);
 /* Apply a record's ops (redo_scan's ops, len) to write txn t. CS_ECORRUPT
  * when they do not parse (a record whose CRC held); else cs_put/cs_del/
  * cs_tree_drop's errors. */

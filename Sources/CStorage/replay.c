@@ -62,10 +62,30 @@ static int emit_tree(void *ctx, cs_diff_kind kind, cs_val name, cs_val old_val, 
     return diff_trees(b->t, kind == CS_DIFF_UPDATE ? &from : NULL, b->t, &to, emit_entry, b);
 }
 
+/* Why these counts bound the record, per tree (the catalog's changes are
+ * tree ops, not counted). Puts: with s = key + value + 3 (an op's kind and
+ * two length bytes at least) summed over a tree's entries, s(new) - s(base)
+ * adds the puts of new keys, adds the value growth of changed keys and
+ * subtracts deleted keys, so it is at most the put ops' bytes. Deletes: a
+ * key's changes alternate insert and delete, and the record deletes it
+ * once when it was in the base and is not in the new tree, i.e. exactly
+ * when its deletions outnumber its insertions; so (key + 2) per deletion
+ * less per insertion is at most the delete ops' bytes. */
+uint64_t redo_lower_bound(const cs_txn *t)
+{
+    if (t->rec_unbounded) return 0;
+    return (uint64_t)(t->rec_grow > 0 ? t->rec_grow : 0) + (uint64_t)(t->rec_dels > 0 ? t->rec_dels : 0);
+}
+
 int redo_build(cs_txn *t, uint64_t epoch, redo_rec *r, size_t limit, bool *fits)
 {
     build_ctx b = {.t = t, .r = r, .limit = limit};
     int rc = redo_rec_begin(r, epoch, t->txnid);
+    /* A big commit's diff would run until the limit and be thrown away. */
+    if (rc == CS_OK && redo_lower_bound(t) > limit) {
+        *fits = false;
+        return CS_OK;
+    }
     if (rc == CS_OK) rc = diff_trees(t, &t->meta.catalog, t, &t->catalog, emit_tree, &b);
     *fits = !b.over;
     return rc == BUILD_FULL ? CS_OK : rc;

@@ -87,6 +87,14 @@ struct cs_txn {
      * logged must first move them into the file (V1). */
     bool vol, vol_all, fold;
     bool fl_copied;             /* t->fl is a copy: env's cache stays valid  */
+    /* A lower bound on the redo record's op bytes (redo_lower_bound),
+     * kept by every entry change outside the catalog so that a commit too
+     * big to log folds without building a record it would throw away.
+     * rec_grow: the trees' net growth in bytes of (key + value + 3) per
+     * entry; rec_dels: (key + 2) per deletion less per insertion;
+     * rec_unbounded: a tree was cleared, its bytes are not known. */
+    int64_t rec_grow, rec_dels;
+    bool rec_unbounded;
     uint64_t vol_hwm, vol_used, vol_cap;
     vseg_state vst;             /* the base's segment state                 */
 };

@@ -12,7 +12,7 @@ struct FileSchema: Decodable {
     var format: Int?
 
     /// The newest object format this tool reads (StoredSchema.currentFormat).
-    static let knownFormat = 9
+    static let knownFormat = 10
 
     static func decode(_ bytes: [UInt8], path: String) throws -> FileSchema {
         let schema: FileSchema
@@ -51,6 +51,8 @@ struct FileClass: Decodable {
     var defaults: Data?
     /// Var end offsets 1, 2 or 4 bytes wide by the record's size (object format 7); nil: u32.
     var compactOffsets: Bool?
+    /// Integer columns packed after the other fixed slots, 1, 2, 4 or 8 bytes by the record's values (object format 10).
+    var intSlots: Bool?
 
     var primaryKey: FileProperty? { properties.first { $0.primaryKey } }
     var isKeyed: Bool { keyedByPrimaryKey == true }

@@ -142,6 +142,7 @@ struct RowEncoder {
             }
         }
         endVarFields(through: layout.varCount)
+        if layout.intCount > 0 { record = Self.packingInts(record, layout) }
         if layout.compactOffsets { record = Self.narrowingOffsets(record, layout) }
         row.record = record
         return row
@@ -293,7 +294,7 @@ struct RowEncoder {
     /// `record` (u32 end offsets) with offsets as wide as its size calls for
     /// (the narrowest width whose record size maps to it: Records.swift).
     static func narrowingOffsets(_ record: [UInt8], _ layout: RecordLayout) -> [UInt8] {
-        let table = layout.varTableStart, count = layout.varCount, data = table + 4 * count
+        let table = record.withUnsafeBytes { layout.varTable($0) }, count = layout.varCount, data = table + 4 * count
         let width = [1, 2, 4].first { layout.offsetWidth(record.count - (4 - $0) * count) == $0 }!
         guard width < 4 else { return record }
         var out = Array(record[0..<table])
@@ -302,6 +303,25 @@ struct RowEncoder {
             out += le32(UInt32(end)).prefix(width)
         }
         return out + record[data...]
+    }
+
+    /// The width code (width 1 << code) that holds the 8-byte LE integer `bytes`.
+    static func intWidthCode(_ bytes: [UInt8]) -> Int {
+        let value = bytes.withUnsafeBytes { Int64(littleEndian: $0.loadUnaligned(as: Int64.self)) }
+        return Int64(Int8(truncatingIfNeeded: value)) == value ? 0 : Int64(Int16(truncatingIfNeeded: value)) == value ? 1
+            : Int64(Int32(truncatingIfNeeded: value)) == value ? 2 : 3
+    }
+
+    /// `record` (8-byte integers, u32 end offsets) with its integers
+    /// packed at the narrowest width that holds them all (Records.swift).
+    static func packingInts(_ record: [UInt8], _ layout: RecordLayout) -> [UInt8] {
+        let start = layout.intStart, count = layout.intCount
+        let ints = (0..<count).map { Array(record[(start + 8 * $0)..<(start + 8 * $0 + 8)]) }
+        let code = ints.map(intWidthCode).max() ?? 0
+        var out = Array(record[0..<start])
+        out[layout.headerSize + layout.nullBytes - 1] = out[layout.headerSize + layout.nullBytes - 1] & 0x3F | UInt8(code) << 6
+        for value in ints { out += value.prefix(1 << code) }
+        return out + record[(start + 8 * count)...]
     }
 
     private func store(_ v: UInt32, at offset: Int, in record: inout [UInt8]) {

@@ -7,7 +7,10 @@ import Foundation
 //   [generation: u8] [null bitmap: ceil(n/8)] [fixed slots] [LE end offset x nvar] [var bytes]
 //
 // The end offsets are u32, or in classes with `compactOffsets`
-// cs_record_offset_width(record size) bytes wide.
+// cs_record_offset_width(record size) bytes wide. Classes with `intSlots`
+// pack their integer columns after the other fixed slots, 2^c bytes each,
+// c the top two bits of the null bitmap's last byte (which keeps two spare
+// bits for it); the var table follows them.
 //
 // The columns are the stored schema's stored properties in order (retired
 // ones too), minus the primary key of a class keyed by it (its value is the
@@ -26,9 +29,13 @@ struct RecordLayout {
         let property: FileProperty
         /// Storage position: bit in the null bitmap.
         let position: Int
-        /// Fixed slot offset, or var field number when `width` is 0.
+        /// Fixed slot offset, or var field number when `width` is 0. A
+        /// packed integer's offset and width are those of the wide form
+        /// (8 bytes at intStart + 8 x its index), which the encoder writes.
         let offset: Int
         let width: Int
+        /// A packed integer's index (intSlots), else nil.
+        var packedIndex: Int? = nil
     }
 
     let cls: FileClass
@@ -36,9 +43,13 @@ struct RecordLayout {
     let columns: [Column]
     let headerSize: Int
     let nullBytes: Int
+    /// The end of the fixed slots in the wide form (8-byte integers).
     let fixedEnd: Int
     let varCount: Int
     let compactOffsets: Bool
+    /// Packed integers (intSlots): how many, and where they start.
+    let intCount: Int
+    let intStart: Int
     /// Older generations' layouts, by generation (empty: one generation).
     let generations: [RecordLayout]
     /// The stored defaults record (a record of this layout), for columns a
@@ -53,13 +64,23 @@ struct RecordLayout {
         let stored = storage.prefix(columnCount ?? storage.count)
         headerSize = cls.generations == nil ? 0 : 1
         compactOffsets = cls.compactOffsets == true
-        nullBytes = (stored.count + 7) / 8
+        let isInt = { (property: FileProperty) in cls.intSlots == true && property.collection == .none && property.type == .int }
+        let ints = stored.filter(isInt).count
+        intCount = ints
+        nullBytes = (stored.count + (ints > 0 ? 2 : 0) + 7) / 8
         var fixed = headerSize + nullBytes, vars = 0
+        for property in stored where !isInt(property) && property.collection == .none { fixed += property.type.fixedWidth }
+        intStart = fixed
+        fixed = headerSize + nullBytes
         var columns: [Column] = []
+        var intIndex = 0
         for (position, property) in stored.enumerated() {
             let width = property.collection == .none ? property.type.fixedWidth : 0
             let column: Column
-            if width > 0 {
+            if isInt(property) {
+                column = Column(property: property, position: position, offset: intStart + 8 * intIndex, width: 8, packedIndex: intIndex)
+                intIndex += 1
+            } else if width > 0 {
                 column = Column(property: property, position: position, offset: fixed, width: width)
                 fixed += width
             } else {
@@ -69,7 +90,7 @@ struct RecordLayout {
             if property.retired != true { columns.append(column) }
         }
         self.columns = columns
-        fixedEnd = fixed
+        fixedEnd = intStart + 8 * ints
         varCount = vars
         if columnCount == nil, let generations = cls.generations, generations.count > 1 {
             self.generations = generations.dropLast().map { RecordLayout(cls, columnCount: $0) }
@@ -89,17 +110,35 @@ struct RecordLayout {
         return generation < generations.count ? generations[generation] : nil
     }
 
+    /// The var table in the wide form (what the encoder writes).
     var varTableStart: Int { fixedEnd }
     /// The smallest record of this layout (every var field empty).
-    var minimumSize: Int { fixedEnd + (compactOffsets ? 1 : 4) * varCount }
+    var minimumSize: Int { intStart + intCount + (compactOffsets ? 1 : 4) * varCount }
+
+    /// The width code of `record`'s packed integers (width 1 << code).
+    func intCode(_ record: UnsafeRawBufferPointer) -> Int {
+        intCount == 0 ? 3 : Int(record[headerSize + nullBytes - 1] >> 6)
+    }
+
+    /// Where `record`'s var table starts.
+    func varTable(_ record: UnsafeRawBufferPointer) -> Int {
+        intCount == 0 ? fixedEnd : intStart + intCount << intCode(record)
+    }
 
     /// The width of the var end offsets of a record of `size` bytes.
     func offsetWidth(_ size: Int) -> Int { compactOffsets ? Int(cs_record_offset_width(size)) : 4 }
 
-    func varDataStart(_ size: Int) -> Int { fixedEnd + offsetWidth(size) * varCount }
+    func varDataStart(_ record: UnsafeRawBufferPointer) -> Int { varTable(record) + offsetWidth(record.count) * varCount }
+
+    /// Packed integer `index` of `record`, sign-extended to 8 bytes LE.
+    func packedInt(_ record: UnsafeRawBufferPointer, _ index: Int) -> [UInt8] {
+        let code = intCode(record), width = 1 << code, at = intStart + index << code
+        let sign: UInt8 = record[at + width - 1] & 0x80 != 0 ? 0xFF : 0
+        return Array(record[at..<(at + width)]) + [UInt8](repeating: sign, count: 8 - width)
+    }
 
     func varEnd(_ record: UnsafeRawBufferPointer, _ index: Int) -> Int {
-        let width = offsetWidth(record.count), at = varTableStart + width * index
+        let width = offsetWidth(record.count), at = varTable(record) + width * index
         switch width {
         case 1: return Int(record[at])
         case 2: return Int(record[at]) | Int(record[at + 1]) << 8
@@ -120,9 +159,16 @@ struct RecordLayout {
     }
 
     private func fitProblem(_ record: UnsafeRawBufferPointer) -> String? {
-        let varDataStart = varDataStart(record.count)
+        if record.count < minimumSize { return "\(record.count) bytes, the layout needs at least \(minimumSize)" }
+        let varDataStart = varDataStart(record)
         if record.count < varDataStart {
             return "\(record.count) bytes, the layout needs at least \(varDataStart)"
+        }
+        if intCount > 0 {
+            let needed = (0..<intCount).map { RowEncoder.intWidthCode(packedInt(record, $0)) }.max() ?? 0
+            if needed != intCode(record) {
+                return "integers \(1 << intCode(record)) bytes wide, but they need \(1 << needed) (the record has one encoding)"
+            }
         }
         let width = offsetWidth(record.count)
         if compactOffsets && varCount > 0 && width > 1 && offsetWidth(record.count - (width - width / 2) * varCount) < width {
@@ -195,7 +241,7 @@ struct RecordLayout {
 
     func varField(_ record: UnsafeRawBufferPointer, _ index: Int) -> UnsafeRawBufferPointer {
         let end = varEnd(record, index), start = index == 0 ? 0 : varEnd(record, index - 1)
-        let varDataStart = varDataStart(record.count)
+        let varDataStart = varDataStart(record)
         return UnsafeRawBufferPointer(rebasing: record[(varDataStart + start)..<(varDataStart + end)])
     }
 
@@ -213,6 +259,7 @@ struct RecordLayout {
     private func fieldValue(_ record: UnsafeRawBufferPointer, _ column: Column, lists: ListReader? = nil) -> Value {
         let lists = lists ?? self.lists
         if isNull(record, column) { return .null }
+        if let index = column.packedIndex { return packedInt(record, index).withUnsafeBytes { Value.scalar(.int, $0) } }
         if column.width > 0 {
             return Value.scalar(column.property.type, UnsafeRawBufferPointer(rebasing: record[column.offset..<(column.offset + column.width)]))
         }

@@ -3,7 +3,9 @@
  * values, overwrites, deletes, cursor puts and deletes, trees created,
  * cleared, dropped and re-created) are each recorded before commit and
  * applied to env B, which must then hold the same trees with the same
- * entries; a record that passes its limit says so; damaged ops give
+ * entries; the lower bound kept as entries change never passes the
+ * record, and a commit it puts past the limit builds no record; a record
+ * that passes its limit says so; damaged ops give
  * CS_ECORRUPT and fail no check silently. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,7 +137,7 @@ static void test_random_transactions_replay(void)
     uint64_t rng = 0x5eed;
     redo_rec r;
     redo_rec_init(&r);
-    unsigned records = 0, empty = 0;
+    unsigned records = 0, empty = 0, bounded = 0;
     size_t biggest = 0;
     for (unsigned round = 0; round < 300; round++) {
         cs_txn *ta, *tb;
@@ -147,6 +149,9 @@ static void test_random_transactions_replay(void)
         bool fits;
         REQUIRE_OK(redo_build(ta, 7, &r, SIZE_MAX, &fits));
         CHECK(fits);
+        /* The bound a big commit folds on never passes the record built. */
+        CHECK(redo_lower_bound(ta) <= r.len - REDO_HDR);
+        if (redo_lower_bound(ta) > 0) bounded++;
         CHECK_EQ(rd64(r.buf + 16), ta->txnid);
         if (r.nops == 0) empty++;
         if (r.len > biggest) biggest = r.len;
@@ -159,7 +164,8 @@ static void test_random_transactions_replay(void)
         if (round % 10 == 9) check_same(a, b);
     }
     check_same(a, b);
-    CHECK(empty < records / 4); /* the diff found changes, not nothing */
+    CHECK(empty < records / 4);    /* the diff found changes, not nothing */
+    CHECK(bounded > records / 4);  /* ... and the bound was not always 0 */
     printf("replay: %u records, %u without ops, biggest %zu bytes\n", records, empty, biggest);
     redo_rec_free(&r);
     cs_env_close(a);
@@ -201,6 +207,24 @@ static void test_limit_and_size(void)
     REQUIRE_OK(tree_flush_catalog(t));
     REQUIRE_OK(redo_build(t, 1, &r, 4096, &fits));
     CHECK(!fits);
+    CHECK_EQ(r.len, REDO_HDR); /* 100 puts of 109+ bytes: known too big, no diff run */
+    REQUIRE_OK(redo_build(t, 1, &r, 1 << 20, &fits));
+    CHECK(fits);
+    CHECK_EQ(r.nops, 101);
+    cs_txn_abort(t);
+
+    /* Deletes count too: 100 deletes of 6-byte keys are at least 800
+     * bytes of ops, and a delete of a key put in the same txn is none. */
+    REQUIRE_OK(cs_txn_begin(a, 0, &t));
+    for (unsigned i = 0; i < 100; i++)
+        REQUIRE_OK(cs_del(t, tree, V(k, (size_t)snprintf(k, sizeof k, "p%05u", i))));
+    REQUIRE_OK(cs_put(t, tree, VS("r00000"), V(v, 10), 0));
+    REQUIRE_OK(cs_del(t, tree, VS("r00000")));
+    REQUIRE_OK(tree_flush_catalog(t));
+    CHECK_EQ(redo_lower_bound(t), 100u * (6 + 2));
+    REQUIRE_OK(redo_build(t, 1, &r, 512, &fits));
+    CHECK(!fits);
+    CHECK_EQ(r.len, REDO_HDR);
     REQUIRE_OK(redo_build(t, 1, &r, 1 << 20, &fits));
     CHECK(fits);
     CHECK_EQ(r.nops, 101);

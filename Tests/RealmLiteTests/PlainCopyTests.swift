@@ -45,9 +45,17 @@ final class PlainCopyTests: RealmTestCase {
         let plain = info.storageOrder.filter { plainNames.contains(info.columns[$0].name) }
         XCTAssertEqual(plain.count, plainNames.count)
         XCTAssertEqual(info.encodedOrder, info.storageOrder.filter { !plainNames.contains(info.columns[$0].name) })
-        let copies = Array(stride(from: 0, to: info.plainCopies.count, by: 3)) // (from, to, width) triples
-        XCTAssertEqual(copies.map { info.plainCopies[$0 + 1] }, plain.map { Int(info.slots[$0].offset) })
-        XCTAssertEqual(copies.map { info.plainCopies[$0 + 2] }, plain.map { Int(info.slots[$0].width) })
+        // Into the writer's wide form: packed integers as 8-byte slots,
+        // listed apart (the writer takes their width code as it copies).
+        // Each list is (from, to, width) triples.
+        let ints = plain.filter { info.slots[$0].width == ColumnSlot.packedInt }
+        let others = plain.filter { info.slots[$0].width != ColumnSlot.packedInt }
+        XCTAssertEqual(ints.count, 2)
+        func field(_ list: [Int], _ k: Int) -> [Int] { stride(from: k, to: list.count, by: 3).map { list[$0] } }
+        XCTAssertEqual(field(info.plainCopies, 1), others.map { Int(info.layout.wideSlot(info.slots[$0]).offset) })
+        XCTAssertEqual(field(info.plainCopies, 2), others.map { Int(info.layout.wideSlot(info.slots[$0]).width) })
+        XCTAssertEqual(field(info.plainIntCopies, 1), ints.map { Int(info.layout.wideSlot(info.slots[$0]).offset) })
+        XCTAssertEqual(field(info.plainIntCopies, 2), [8, 8])
     }
 
     func testInsertedRecordsEqualTheEncodersRecords() throws {

@@ -185,9 +185,34 @@ final class RecordFormatTests: CollectionsTreeTestCase {
     /// Tests/Fixtures/pre-recordfmt.realm was written by object format 6:
     /// read as it is, written, reopened.
     func testAFileWrittenBeforeFormat7IsReadAndWritten() throws {
+        try assertOldFixtureReadAndWritten("pre-recordfmt.realm")
+    }
+
+    /// Tests/Fixtures/pre-intslots.realm was written by object format 9
+    /// (compact offsets, 8-byte integer slots): read as it is (integers
+    /// included, in queries too), written, reopened; its classes keep wide
+    /// integers and a class added now packs them.
+    func testAFileWrittenBeforeFormat10IsReadAndWritten() throws {
+        try assertOldFixtureReadAndWritten("pre-intslots.realm")
+        let realm = try Realm(configuration: Realm.Configuration(fileURL: fileURL, schemaVersion: 1, objectTypes: types + [GOwner.self]))
+        let stored = realm.core.schemaState.stored!
+        XCTAssertEqual(stored.class(named: "RFAll")!.compactOffsets, true)
+        XCTAssertNil(stored.class(named: "RFAll")!.intSlots)
+        let pet = realm.objects(RFPet.self).first!
+        XCTAssertEqual(rawRecord(realm, pet).count, 10 + 1 + pet.name.utf8.count, "8-byte age as written")
+        try realm.write { pet.age = 3 }
+        XCTAssertEqual(rawRecord(realm, pet).count, 10 + 1 + pet.name.utf8.count, "a class keeps its integer slots on update")
+        XCTAssertEqual(realm.objects(RFPet.self).filter("age == 3").count, 1)
+        try realm.write { realm.create(GOwner.self, value: ["name": "ann"]) }
+        XCTAssertEqual(realm.core.schemaState.stored!.class(named: "GOwner")!.intSlots, true)
+        XCTAssertEqual(realm.objects(GOwner.self).filter("name == 'ann'").count, 1)
+        try assertConsistent(realm, "old and new classes")
+    }
+
+    private func assertOldFixtureReadAndWritten(_ name: String) throws {
         ListTree.setThreshold(64)
         let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Fixtures/pre-recordfmt.realm")
+            .deletingLastPathComponent().appendingPathComponent("Fixtures/" + name)
         try FileManager.default.copyItem(at: fixture, to: fileURL)
         try autoreleasepool {
             let realm = try Realm(configuration: fixtureConfiguration)
@@ -231,6 +256,7 @@ final class RecordFormatTests: CollectionsTreeTestCase {
             let stored = realm.core.schemaState.stored!
             XCTAssertEqual(stored.format, StoredSchema.currentFormat)
             XCTAssertEqual(stored.classes.map(\.compactOffsets), stored.classes.map { _ in true })
+            XCTAssertEqual(stored.classes.map(\.intSlots), stored.classes.map { _ in true })
             assertFixture(realm, written: false)
             try realm.write {
                 realm.object(ofType: RFAll.self, forPrimaryKey: 1)!.string = "rewritten"
@@ -254,9 +280,11 @@ final class RecordFormatTests: CollectionsTreeTestCase {
     /// insert and on every update that crosses a width's boundary; reads,
     /// the engine's filters and the checker follow.
     func testOffsetWidthsFollowTheRecordSize() throws {
-        // RFPet: generation 1 + null bitmap 1 + age 8, one var field.
-        func expectedSize(_ length: Int) -> Int {
-            10 + length + (10 + 1 + length < 0x100 ? 1 : 10 + 2 + length < 0x10000 ? 2 : 4)
+        // RFPet: generation 1 + null bitmap 1 + age (packed: 1, 2, 4 or 8
+        // bytes by its value), one var field.
+        func expectedSize(_ length: Int, age: Int) -> Int {
+            let fixed = 2 + (1 << intWidthCode(Int64(age)))
+            return fixed + length + (fixed + 1 + length < 0x100 ? 1 : fixed + 2 + length < 0x10000 ? 2 : 4)
         }
         let lengths = [0, 1, 244, 245, 246, 300, 65_523, 65_524, 65_525, 70_000, 245, 0, 65_524, 244]
         try withRealm([RFPet.self]) { realm in
@@ -267,7 +295,7 @@ final class RecordFormatTests: CollectionsTreeTestCase {
                 }
             }
             for (i, length) in lengths.enumerated() {
-                XCTAssertEqual(rawRecord(realm, pets[i]).count, expectedSize(length), "a name of \(length) bytes")
+                XCTAssertEqual(rawRecord(realm, pets[i]).count, expectedSize(length, age: RFValues.ints[i]), "a name of \(length) bytes")
                 XCTAssertEqual(pets[i].name.utf8.count, length)
                 XCTAssertEqual(pets[i].age, RFValues.ints[i])
             }
@@ -282,7 +310,7 @@ final class RecordFormatTests: CollectionsTreeTestCase {
                 }
                 for (i, pet) in pets.enumerated() {
                     let length = lengths[(i + step) % lengths.count]
-                    XCTAssertEqual(rawRecord(realm, pet).count, expectedSize(length), "updated to \(length) bytes")
+                    XCTAssertEqual(rawRecord(realm, pet).count, expectedSize(length, age: RFValues.ints[i]), "updated to \(length) bytes")
                     XCTAssertEqual(pet.name, String(repeating: "u", count: length))
                     XCTAssertEqual(pet.age, RFValues.ints[i], "the fixed slot before the table is kept")
                 }

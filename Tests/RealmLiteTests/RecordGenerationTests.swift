@@ -371,9 +371,13 @@ extension RecordGenerationTests {
         XCTAssertEqual(Set(rawRecords(realm).values.map { $0.first }), [0])
     }
 
-    /// A GItemV0 record without its generation byte (null bitmap, `size`,
-    /// two var fields) with its var end offsets `width` bytes wide, as u32.
-    private func widenedOffsets(_ record: [UInt8], width: Int) -> [UInt8] {
+    /// A GItemV0 record as format 2 wrote it: no generation byte, the null
+    /// bitmap, `size` in 8 bytes (packed here: the top bits of the null byte
+    /// give its width), two var fields with u32 end offsets (here `width`).
+    private func format2Record(_ stored: [UInt8], width: Int) -> [UInt8] {
+        let intWidth = 1 << Int(stored[1] >> 6)
+        let size = Int64(stored[2..<(2 + intWidth)].reversed().reduce(0) { $0 << 8 | Int64($1) } << (64 - 8 * intWidth)) >> (64 - 8 * intWidth)
+        let record = [stored[1] & 0x3F] + withUnsafeBytes(of: size.littleEndian) { Array($0) } + stored[(2 + intWidth)...]
         let table = 1 + 8
         var out = Array(record[0..<table])
         for j in 0..<2 {
@@ -412,6 +416,7 @@ extension RecordGenerationTests {
             cls["generations"] = nil
             cls["defaults"] = nil
             cls["compactOffsets"] = nil
+            cls["intSlots"] = nil
             return cls
         }
         put(meta, schemaKey, [UInt8](try JSONSerialization.data(withJSONObject: schema)))
@@ -423,7 +428,7 @@ extension RecordGenerationTests {
         while rc == 0 {
             let record = [UInt8](UnsafeRawBufferPointer(start: value.data, count: value.size))
             XCTAssertEqual(record.first, 0)
-            records.append(([UInt8](UnsafeRawBufferPointer(start: key.data, count: key.size)), widenedOffsets(Array(record.dropFirst()), width: Int(cs_record_offset_width(record.count)))))
+            records.append(([UInt8](UnsafeRawBufferPointer(start: key.data, count: key.size)), format2Record(record, width: Int(cs_record_offset_width(record.count)))))
             rc = cs_cursor_get(cursor, &key, &value, CS_NEXT)
         }
         cs_cursor_close(cursor)

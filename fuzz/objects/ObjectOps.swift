@@ -20,6 +20,10 @@ final class FuzzOwner: Object {
     @Persisted var tags: MutableSet<String>
     @Persisted var scores: Map<String, Int>
     @Persisted var pets: List<FuzzPet>
+    // Record integers, packed 1 to 8 bytes by the record's widest value:
+    // set as side effects of the ops below, so inputs keep their meaning.
+    @Persisted var level = 0
+    @Persisted var mark: Int? = nil
 }
 
 final class FuzzPet: Object {
@@ -34,6 +38,8 @@ struct OwnerModel: Equatable {
     var tags: Set<String> = []
     var scores: [String: Int] = [:]
     var pets: [Int] = []
+    var level = 0
+    var mark: Int?
 }
 
 /// Reads operands from the input; past its end every read is 0, so each
@@ -172,7 +178,7 @@ final class ObjectOpsRun {
         defer { if model[id] != nil { model[id] = m } }
         let n = m.ints.count
         switch op {
-        case 4: let v = value(); owner.ints.append(v); m.ints.append(v)
+        case 4: let v = value(); owner.ints.append(v); m.ints.append(v); owner.level = v; m.level = v
         case 5:
             let count = min(reader.byte() * 4, Self.maxElements - n)
             guard count > 0 else { return }
@@ -189,14 +195,17 @@ final class ObjectOpsRun {
             owner.ints.move(from: from, to: to)
             m.ints.insert(m.ints.remove(at: from), at: to)
         case 9: guard n > 0 else { return }; let i = reader.below(n), j = reader.below(n); owner.ints.swapAt(i, j); m.ints.swapAt(i, j)
-        case 10: guard n > 0 else { return }; let i = reader.below(n), v = value(); owner.ints[i] = v; m.ints[i] = v
+        case 10:
+            guard n > 0 else { return }
+            let i = reader.below(n), v = value()
+            owner.ints[i] = v; m.ints[i] = v; owner.mark = v; m.mark = v
         case 11:
             let a = reader.below(n + 1), b = reader.below(n + 1)
             let range = min(a, b)..<max(a, b)
             let items = (0..<min(reader.byte() % 80, Self.maxElements - n)).map { _ in value() }
             owner.ints.replaceSubrange(range, with: items); m.ints.replaceSubrange(range, with: items)
         case 12: owner.ints.removeAll(); m.ints.removeAll()
-        case 13: guard n > 0 else { return }; owner.ints.removeLast(); m.ints.removeLast()
+        case 13: guard n > 0 else { return }; owner.ints.removeLast(); m.ints.removeLast(); owner.mark = nil; m.mark = nil
         case 14:
             let k = name()
             if reader.byte() % 2 == 0 || m.names.isEmpty { owner.names.append(k); m.names.append(k) } else {
@@ -252,8 +261,8 @@ final class ObjectOpsRun {
             // A whole owner replaced by an update-add of new contents.
             let items = (0..<reader.byte() % 100).map { _ in value() }
             let tags = Set((0..<reader.byte() % 20).map { _ in tag() })
-            realm.create(FuzzOwner.self, value: ["id": id, "ints": items, "tags": Array(tags)], update: .modified)
-            m.ints = items; m.tags = tags
+            realm.create(FuzzOwner.self, value: ["id": id, "ints": items, "tags": Array(tags), "level": items.last ?? 0], update: .modified)
+            m.ints = items; m.tags = tags; m.level = items.last ?? 0
         }
     }
 
@@ -279,7 +288,13 @@ final class ObjectOpsRun {
             guard owner.scores.count == m.scores.count, scores == m.scores else { throw fail("owner \(owner.id) scores") }
             for (k, v) in m.scores.prefix(8) where owner.scores[k] != v { throw fail("owner \(owner.id) scores[\(k)]") }
             guard owner.pets.map(\.id) == m.pets else { throw fail("owner \(owner.id) pets") }
+            guard owner.level == m.level, owner.mark == m.mark else { throw fail("owner \(owner.id) level/mark") }
             for p in m.pets { links[p, default: 0] += 1 }
+        }
+        // The engine's filter reads the packed integers.
+        for level in Set(model.values.map(\.level)).prefix(4) {
+            let count = owners.filter("level == %@", level).count
+            guard count == model.values.filter({ $0.level == level }).count else { throw fail("level == \(level) counts \(count)") }
         }
         for pet in realm.objects(FuzzPet.self) where pet.owners.count != links[pet.id, default: 0] {
             throw fail("pet \(pet.id) has \(pet.owners.count) backlinks, \(links[pet.id, default: 0]) links")

@@ -649,7 +649,9 @@ typedef struct cs_value_test {
     uint8_t flag;
     uint8_t negate;
     uint8_t null_mask;   /* 0: the field has no null bit                      */
-    uint8_t pad[3];
+    uint8_t packed;      /* 1 (I64 tests): `offset` is a packed integer's
+                            index (cs_filter.int_count)                       */
+    uint8_t pad[2];
     uint32_t null_byte;
     uint32_t offset;     /* field offset, or variable field number            */
     int32_t on_true;     /* next test (a LOWER index, so evaluation ends) or
@@ -667,7 +669,13 @@ typedef struct cs_value_test {
  * cs_record_offset_width(value size) bytes wide and var data starts right
  * after var_count of them (var_data is then unused). With has_tag, every value must start with the byte
  * `tag` (the layout the offsets describe): a value that does not is one the
- * filter cannot read, and the call fails with CS_EFORMAT. */
+ * filter cannot read, and the call fails with CS_EFORMAT.
+ * Packed integers (int_count > 0): the value's integers are 2^c bytes each
+ * (little-endian two's complement), c the top two bits of byte
+ * int_code_byte; integer i is at int_start + (i << c), and the var table
+ * at int_start + (int_count << c) (var_table is then unused; the end
+ * offsets are u32 unless compact_offsets). A value too short for its
+ * integers is CS_ECORRUPT. */
 typedef struct cs_filter {
     const cs_value_test *tests; /* borrowed for the call                      */
     uint32_t ntests;
@@ -680,6 +688,9 @@ typedef struct cs_filter {
     uint8_t tag;
     uint8_t compact_offsets;    /* 0: u32 end offsets (var_data)              */
     uint32_t var_count;         /* with compact_offsets: end offsets          */
+    uint32_t int_start;         /* packed integers: where they start          */
+    uint32_t int_count;         /* 0: no packed integers                      */
+    uint32_t int_code_byte;     /* < int_start: the byte with the width code  */
 } cs_filter;
 
 /* The width in bytes of the var end offsets of an object record of

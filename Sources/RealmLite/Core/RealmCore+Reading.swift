@@ -34,6 +34,7 @@ extension RealmCore {
             object._record = UnsafeRawPointer(record.data)
             object._recordSize = record.size
             object._recordGeneration = generation
+            object._intCode = info.layout.intCode(of: object._record!)
         }
         info.bindColumns(object)
         return object
@@ -49,6 +50,7 @@ extension RealmCore {
         object._record = UnsafeRawPointer(record.data)
         object._recordSize = record.size
         object._recordGeneration = generation
+        object._intCode = info.layout.intCode(of: object._record!)
         object._deleted = false
         object._invalidations = invalidations
         if info.keyedByPrimaryKey { object._born = accessorStamp() }

@@ -24,6 +24,9 @@ open class ObjectBase: CustomStringConvertible, Hashable {
     @usableFromInline @exclusivity(unchecked) final var _record: UnsafeRawPointer?
     @usableFromInline @exclusivity(unchecked) final var _recordSize = 0
     @usableFromInline @exclusivity(unchecked) final var _recordGeneration: UInt64 = 0
+    /// The record's packed-integer width code (RecordLayout.intCode(of:)),
+    /// set with `_record`: integer getters skip its byte load and shift.
+    @usableFromInline @exclusivity(unchecked) final var _intCode = 0
     /// Set when this accessor's row was deleted (through it, or found so).
     final var _deleted = false
     /// Keyed classes: when this accessor was made (RealmCore.accessorStamp).
@@ -159,6 +162,7 @@ open class ObjectBase: CustomStringConvertible, Hashable {
         _record = UnsafeRawPointer(value.data)
         _recordSize = value.size
         _recordGeneration = realm.generation
+        _intCode = info.layout.intCode(of: _record!)
         return RecordView(base: _record!, size: _recordSize)
     }
 }

@@ -24,8 +24,16 @@ extension _RealmPrimitive {
     public static func _rlmGet(_ object: ObjectBase, _ column: Int) -> Self {
         let record = object._currentRecord()
         let slot = object._slots.unsafelyUnwrapped[column]
-        if _slowPath(slot.width == ColumnSlot.objectKey) { return withPrimaryKeyBytes(objectKey: object._key, _rlmLoad) }
-        return _rlmLoad(record.field(slot, object._layout))
+        // An integer type (a constant once specialized) tests for a packed
+        // slot first, its commonest, then for the key column: one test on
+        // the packed path, two on the key's, none for the sign.
+        if Self._rlmType == .int {
+            if slot.width == ColumnSlot.packedInt { return _rlmLoadPacked(object, record, slot) }
+            if _slowPath(slot.width == ColumnSlot.objectKey) { return withPrimaryKeyBytes(objectKey: object._key, _rlmLoad) }
+        } else if slot.width < 0 {
+            return _rlmLoadKeyOrPacked(object, record, slot)
+        }
+        return _rlmLoad(slot.width > 0 ? record.fixed(slot) : record.variable(Int(slot.offset), object._layout, code: object._intCode))
     }
 
     @inlinable @inline(__always)
@@ -34,7 +42,24 @@ extension _RealmPrimitive {
         let slot = object._slots.unsafelyUnwrapped[column]
         if _slowPath(slot.width == ColumnSlot.objectKey) { return withPrimaryKeyBytes(objectKey: object._key, _rlmLoad) }
         if record.isNull(slot) { return nil }
-        return _rlmLoad(record.field(slot, object._layout))
+        if Self._rlmType == .int && slot.width == ColumnSlot.packedInt { return _rlmLoadPacked(object, record, slot) }
+        if slot.width < 0 { return _rlmLoadKeyOrPacked(object, record, slot) }
+        return _rlmLoad(slot.width > 0 ? record.fixed(slot) : record.variable(Int(slot.offset), object._layout, code: object._intCode))
+    }
+
+    /// The key column's value (the object key), or a packed integer's,
+    /// read by value: the width switch and the load, and `_rlmLoad` of an
+    /// 8-byte local that the optimizer folds away.
+    @inlinable @inline(__always)
+    static func _rlmLoadKeyOrPacked(_ object: ObjectBase, _ record: RecordView, _ slot: ColumnSlot) -> Self {
+        if _slowPath(slot.width == ColumnSlot.objectKey) { return withPrimaryKeyBytes(objectKey: object._key, _rlmLoad) }
+        return _rlmLoadPacked(object, record, slot)
+    }
+
+    @inlinable @inline(__always)
+    static func _rlmLoadPacked(_ object: ObjectBase, _ record: RecordView, _ slot: ColumnSlot) -> Self {
+        var value = record.packedIntValue(Int(slot.offset), object._layout, code: object._intCode).littleEndian
+        return withUnsafeBytes(of: &value) { _rlmLoad($0) }
     }
 
     public static func _rlmSet(_ object: ObjectBase, _ column: Int, _ value: Self) {
@@ -83,8 +108,18 @@ extension _RealmPrimitive {
 
 extension _RealmPrimitive {
     @inlinable @inline(__always)
-    static func loadInt(_ bytes: UnsafeRawBufferPointer) -> Int64 {
-        Int64(littleEndian: bytes.loadUnaligned(as: Int64.self))
+    static func loadInt(_ bytes: UnsafeRawBufferPointer) -> Int64 { storedInt(bytes) }
+}
+
+/// A stored integer: 8 bytes, or 1, 2 or 4 from a packed integer slot
+/// (Record.swift, "Integer slots"), sign-extended.
+@inlinable @inline(__always)
+func storedInt(_ bytes: UnsafeRawBufferPointer) -> Int64 {
+    if _fastPath(bytes.count >= 8) { return Int64(littleEndian: bytes.loadUnaligned(as: Int64.self)) }
+    switch bytes.count {
+    case 4: return Int64(Int32(littleEndian: bytes.loadUnaligned(as: Int32.self)))
+    case 2: return Int64(Int16(littleEndian: bytes.loadUnaligned(as: Int16.self)))
+    default: return Int64(bytes.load(as: Int8.self))
     }
 }
 

@@ -73,8 +73,8 @@ extension ObjectBase {
             for column in info.columns {
                 if let keyPaths, !keyPaths.contains(where: { $0 == column.name || $0.hasPrefix(column.name + ".") }) { continue }
                 let slot = info.slots[column.index]
-                var changed = slot.width >= 0
-                    && (old.isNull(slot) != new.isNull(slot) || !sameBytes(old.field(slot, info.layout), new.field(slot, info.layout)))
+                var changed = slot.inRecord
+                    && (old.isNull(slot) != new.isNull(slot) || !sameField(slot, old.field(slot, info.layout), new.field(slot, info.layout)))
                 if !changed, let paths = nested[column.index], let target = column.target {
                     let linked = linkedIdentities(now, column, core)
                     if !linked.isEmpty {

@@ -89,9 +89,9 @@ extension RealmCore {
                     info.withCurrentRecord(newValue) { after in
                         columns.contains { column in
                             let slot = info.slots[column]
-                            guard slot.width >= 0 else { return false }
+                            guard slot.inRecord else { return false }
                             return before.isNull(slot) != after.isNull(slot)
-                                || !sameBytes(before.field(slot, info.layout), after.field(slot, info.layout))
+                                || !sameField(slot, before.field(slot, info.layout), after.field(slot, info.layout))
                         }
                     }
                 }

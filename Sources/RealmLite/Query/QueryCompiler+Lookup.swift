@@ -79,7 +79,7 @@ final class IndexedLookup {
     @inline(__always)
     func matches(_ record: RecordView) -> Bool {
         guard !record.isNull(slot) else { return false }
-        guard isString else { return Int64(littleEndian: record.fixed(slot).loadUnaligned(as: Int64.self)) == int }
+        guard isString else { return storedInt(record.field(slot, layout)) == int }
         let field = record.field(slot, layout)
         // A native string's bytes are read in place; a bridged one is copied once.
         if let equal = string.utf8.withContiguousStorageIfAvailable({ bytes in sameBytes(field, UnsafeRawBufferPointer(bytes)) }) {

@@ -293,7 +293,7 @@ struct AggregateAccumulator {
 @inline(__always)
 func operandInt(_ operand: QueryOperand) -> Int64? {
     switch operand {
-    case .raw(let bytes): Int64(littleEndian: bytes.loadUnaligned(as: Int64.self))
+    case .raw(let bytes): storedInt(bytes)
     case .int(let v): v
     default: nil
     }
@@ -305,7 +305,7 @@ func operandDouble(_ operand: QueryOperand, _ type: PropertyType) -> Double? {
     switch operand {
     case .raw(let bytes):
         switch type {
-        case .int: Double(Int64(littleEndian: bytes.loadUnaligned(as: Int64.self)))
+        case .int: Double(storedInt(bytes))
         case .float: Double(Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(as: UInt32.self))))
         case .double, .date: Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self)))
         case .decimal128: Decimal128._rlmLoad(bytes).doubleValue

@@ -497,7 +497,7 @@ enum SortValue: Hashable {
         case .decimal(let v): self = v.isNaN ? .nan : .decimal(v)
         case .raw(let bytes):
             switch type {
-            case .int, .object: self = .int(Int64(littleEndian: bytes.loadUnaligned(as: Int64.self)))
+            case .int, .object: self = .int(storedInt(bytes))
             case .bool: self = .int(bytes[0] != 0 ? 1 : 0)
             case .float, .double, .date:
                 let d = operandDouble(operand, type) ?? .nan

@@ -53,6 +53,8 @@ struct RecordTest {
         var nullByte: Int32 = 0
         var nullMask: UInt8 = 0
         var offset: Int32 = 0
+        /// The column is a packed integer: `offset` is its index (Record.swift).
+        var packed = false
         var onTrue: Int32 = RecordTest.resultTrue
         var onFalse: Int32 = RecordTest.resultFalse
         var low: Int64 = 0
@@ -92,8 +94,15 @@ struct RecordTest {
     func forGeneration(_ generation: UInt8, _ old: PositionalLayout, current: PositionalLayout,
                        defaults: [UInt8]) -> RecordTest {
         var fixedPosition: [UInt32: Int] = [:], varPosition: [UInt32: Int] = [:], nullPosition: [UInt32: Int] = [:]
+        var packedPosition: [UInt32: Int] = [:]
         for (position, slot) in current.slots.enumerated() {
-            if slot.width > 0 { fixedPosition[UInt32(slot.offset)] = position } else { varPosition[UInt32(slot.offset)] = position }
+            if slot.width > 0 {
+                fixedPosition[UInt32(slot.offset)] = position
+            } else if slot.width == ColumnSlot.packedInt {
+                packedPosition[UInt32(slot.offset)] = position
+            } else {
+                varPosition[UInt32(slot.offset)] = position
+            }
             nullPosition[UInt32(slot.nullBit)] = position
         }
         let remapped = tests.map { test -> cs_value_test in
@@ -103,6 +112,8 @@ struct RecordTest {
                 position = nullPosition[test.null_byte * 8 + UInt32(test.null_mask.trailingZeroBitCount)]
             } else if test.kind == UInt8(CS_TEST_BYTES_EQ.rawValue) {
                 position = varPosition[test.offset]
+            } else if test.packed != 0 {
+                position = packedPosition[test.offset]
             } else {
                 position = fixedPosition[test.offset]
             }
@@ -110,6 +121,7 @@ struct RecordTest {
             if let position, position < old.slots.count {
                 let slot = old.slots[position]
                 mapped.offset = UInt32(slot.offset)
+                mapped.packed = slot.width == ColumnSlot.packedInt ? 1 : 0
                 mapped.null_byte = UInt32(slot.nullBit >> 3)
                 if test.null_mask != 0 { mapped.null_mask = 1 << UInt8(slot.nullBit & 7) }
                 return mapped
@@ -122,6 +134,7 @@ struct RecordTest {
                 .matches(defaults)
             mapped.kind = UInt8(CS_TEST_NULL.rawValue)
             mapped.null_mask = 0
+            mapped.packed = 0
             mapped.flag = passes ? 0 : 1
             return mapped
         }
@@ -148,7 +161,9 @@ struct RecordTest {
                                        constants: constants.baseAddress, nconstants: constants.count,
                                        var_table: UInt32(layout.varTableStart), var_data: UInt32(layout.varTableStart + 4 * layout.varCount),
                                        has_tag: generation == nil ? 0 : 1, tag: generation ?? 0,
-                                       compact_offsets: layout.compactOffsets ? 1 : 0, var_count: UInt32(layout.varCount))
+                                       compact_offsets: layout.compactOffsets ? 1 : 0, var_count: UInt32(layout.varCount),
+                                       int_start: UInt32(layout.intStart), int_count: UInt32(layout.intCount),
+                                       int_code_byte: UInt32(layout.intCount > 0 ? layout.intCodeByte : 0))
                 return try body(&filter)
             }
         }
@@ -183,6 +198,8 @@ extension RecordTest.Node {
         test.null_mask = nullMask
         test.null_byte = UInt32(nullByte)
         test.offset = UInt32(offset)
+        // A nil check reads the null bit alone.
+        test.packed = packed && (kind == .intRange || kind == .intAsDouble) ? 1 : 0
         test.on_true = onTrue
         test.on_false = onFalse
         test.low = low
@@ -251,12 +268,13 @@ extension QueryCompiler {
               let column = path.directColumn, !path.isMulti, !path.isAggregate,
               column.collection == .none, column.type != .any else { return nil } // mixed: the closures (MixedQuery.swift)
         let slot = info.slots[column.index]
-        guard slot.width >= 0 else { return nil }
+        guard slot.inRecord else { return nil }
         var template = RecordTest.Node(kind: .isNull)
         template.nullByte = slot.nullBit >> 3
         // A required column's null bit is never set: no need to read it.
         template.nullMask = column.isOptional ? 1 << UInt8(slot.nullBit & 7) : 0
         template.offset = slot.offset
+        template.packed = slot.width == ColumnSlot.packedInt
         func test(_ op: QueryOperator, _ value: QueryValue) -> RecordTest.Node? {
             valueTest(op, value, column, slot, template, &constants)
         }
@@ -347,6 +365,7 @@ extension QueryCompiler {
             return nil
         }
         let width: Int32 = node.kind == .bytesEqual ? 0 : node.kind == .bool ? 1 : (node.kind == .float ? 4 : 8)
+        if slot.width == ColumnSlot.packedInt { return node.kind == .intRange || node.kind == .intAsDouble ? node : nil }
         return slot.width == width ? node : nil
     }
 

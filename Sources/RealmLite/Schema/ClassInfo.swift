@@ -83,6 +83,12 @@ final class ClassInfo: @unchecked Sendable {
     /// to, width) triples in one [Int]: an array of a struct would be one
     /// more generic type for a process's first open to build.
     let plainCopies: [Int]
+    /// The plain copies into packed integer slots (8 bytes in the wide
+    /// form), (from, to, width) triples apart: the writer takes their width
+    /// code as it copies them.
+    let plainIntCopies: [Int]
+    /// layout.wide, which every insert writes (computed once).
+    let wideLayout: RecordLayout
     let encodedOrder: [Int]
     /// The var-field index of the last live var column (-1: none): a record
     /// writer ends the retired var fields after it (Record.swift).
@@ -165,7 +171,7 @@ final class ClassInfo: @unchecked Sendable {
         // (RecordGenerations.swift); each live one maps to its column.
         let storage = stored.storageProperties
         let positional = PositionalLayout(storage, headerSize: stored.generations == nil ? 0 : 1,
-                                          compactOffsets: stored.compactOffsets == true)
+                                          compactOffsets: stored.compactOffsets == true, intSlots: stored.intSlots == true)
         slots = .allocate(capacity: max(columns.count, 1))
         for column in columns { slots[column.index] = ColumnSlot(offset: 0, nullBit: 0, width: ColumnSlot.unstored) }
         if let keyColumn { slots[keyColumn] = ColumnSlot(offset: 0, nullBit: 0, width: ColumnSlot.objectKey) }
@@ -179,18 +185,24 @@ final class ClassInfo: @unchecked Sendable {
             }
         }
         storageOrder = order
-        var copies: [Int] = [], encoded: [Int] = []
+        var copies: [Int] = [], intCopies: [Int] = [], encoded: [Int] = []
         for index in order {
             let plain = descriptor.isDynamic ? (offset: 0, width: 0) : accessors[index].plainValue
-            if plain.width > 0 && Int(slots[index].width) == plain.width {
-                copies.append(plain.offset)
-                copies.append(Int(slots[index].offset))
-                copies.append(plain.width)
+            // The writer fills the wide form (8-byte integers) and packs it.
+            let slot = positional.layout.wideSlot(slots[index])
+            if plain.width > 0 && Int(slot.width) == plain.width {
+                if slots[index].width == ColumnSlot.packedInt {
+                    intCopies += [plain.offset, Int(slot.offset), plain.width]
+                } else {
+                    copies += [plain.offset, Int(slot.offset), plain.width]
+                }
             } else {
                 encoded.append(index)
             }
         }
         plainCopies = copies
+        plainIntCopies = intCopies
+        wideLayout = positional.layout.wide
         encodedOrder = encoded
         lastLiveVarField = lastLiveVar
         layout = positional.layout

@@ -25,7 +25,8 @@ struct StoredSchema: Codable, Equatable {
     /// collection, by its id, so older collections keep 8-byte elements),
     /// 9 (`orderedIntsFormat`) since new collections' Int elements are
     /// varints that sort as the numbers (OrderedVarint.swift; older ids keep
-    /// their zigzag or 8-byte elements).
+    /// their zigzag or 8-byte elements), 10 (`intSlotsFormat`) since a
+    /// class's records may pack their integers by value (StoredClass.intSlots).
     /// Files of older formats are read as they are and marked current when
     /// first opened for writing: any write may move a collection into the
     /// tree or add a class whose records have compact offsets. Their classes keep u32 offsets (the
@@ -42,8 +43,11 @@ struct StoredSchema: Codable, Equatable {
     /// Tree collections' Int elements may be ordered varints (ListTree.orderedIDBase).
     static let orderedIntsFormat = 9
 
+    /// Classes may pack their integer slots (StoredClass.intSlots).
+    static let intSlotsFormat = 10
+
     /// The newest format this version reads.
-    static let currentFormat = orderedIntsFormat
+    static let currentFormat = intSlotsFormat
 
     /// The format a file whose schema is this one is written with: the
     /// current one, since any write may put a collection in the tree.
@@ -108,6 +112,10 @@ struct StoredClass: Codable, Equatable {
     /// object format 7). Fixed when the class is first stored; a migration
     /// that rewrites the records stores the class anew (then true).
     var compactOffsets: Bool?
+    /// Records pack their integer columns 1, 2, 4 or 8 bytes wide by value
+    /// (Storage/Record.swift, "Integer slots"); nil: 8 bytes each (classes
+    /// first stored before object format 10). Fixed like compactOffsets.
+    var intSlots: Bool?
 
     init(_ descriptor: ClassDescriptor) {
         self.init(schemaOf: descriptor)
@@ -127,6 +135,7 @@ struct StoredClass: Codable, Equatable {
         } ?? false
         generations = [Self.storage(of: properties, keyed: keyedByPrimaryKey == true).count]
         compactOffsets = true
+        intSlots = true
     }
 
     /// The properties records hold, in record order (retired ones too).

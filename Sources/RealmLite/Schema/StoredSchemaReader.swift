@@ -40,6 +40,7 @@ struct StoredSchemaReader {
     private mutating func storedClass() -> StoredClass? {
         var name: String?, embedded: Bool?, properties: [StoredProperty]?
         var keyed: Bool?, swiftType: String?, generations: [Int]?, defaults: Data?, compactOffsets: Bool?
+        var intSlots: Bool?
         let ok = object { key, reader in
             switch key {
             case "name": name = reader.string(); return name != nil
@@ -50,6 +51,7 @@ struct StoredSchemaReader {
             case "generations":
                 return reader.optional { generations = $0.array { $0.integer().flatMap { Int(exactly: $0) } }; return generations != nil }
             case "compactOffsets": return reader.optional { compactOffsets = $0.bool(); return compactOffsets != nil }
+            case "intSlots": return reader.optional { intSlots = $0.bool(); return intSlots != nil }
             case "defaults":
                 return reader.optional { defaults = $0.string().flatMap { Data(base64Encoded: $0) }; return defaults != nil }
             default: return false // a field this reader does not know: JSONDecoder reads it
@@ -57,7 +59,8 @@ struct StoredSchemaReader {
         }
         guard ok, let name, let embedded, let properties else { return nil }
         return StoredClass(name: name, embedded: embedded, properties: properties, keyedByPrimaryKey: keyed,
-                           swiftType: swiftType, generations: generations, defaults: defaults, compactOffsets: compactOffsets)
+                           swiftType: swiftType, generations: generations, defaults: defaults, compactOffsets: compactOffsets,
+                           intSlots: intSlots)
     }
 
     private mutating func storedProperty() -> StoredProperty? {
@@ -211,7 +214,7 @@ struct StoredSchemaReader {
 
 extension StoredClass {
     init(name: String, embedded: Bool, properties: [StoredProperty], keyedByPrimaryKey: Bool?, swiftType: String?,
-         generations: [Int]?, defaults: Data?, compactOffsets: Bool? = nil) {
+         generations: [Int]?, defaults: Data?, compactOffsets: Bool? = nil, intSlots: Bool? = nil) {
         self.name = name
         self.embedded = embedded
         self.properties = properties
@@ -220,6 +223,7 @@ extension StoredClass {
         self.generations = generations
         self.defaults = defaults
         self.compactOffsets = compactOffsets
+        self.intSlots = intSlots
     }
 }
 

@@ -30,7 +30,10 @@ import CStorage
 //   [generation: u8] [null bitmap: ceil(n/8)] [fixed slots] [LE end offset x nvar] [var bytes]
 //
 // End offsets are u32, or 1/2/4 bytes by the record's size in classes
-// stored since object format 7 (Record.swift).
+// stored since object format 7 (Record.swift). Classes stored since format
+// 10 pack their integer slots after the other fixed slots, 1/2/4/8 bytes by
+// the record's widest integer (width code: top two bits of the null bitmap's
+// last byte).
 //
 // Fixed slots are little-endian scalars and link keys; var fields hold
 // strings, data, decimals and collections (CollectionCodec.swift). Slot

@@ -40,7 +40,7 @@ func withIndexKey<R>(_ type: PropertyType, isNull: Bool, _ bytes: UnsafeRawBuffe
     case .any:
         return try indexedMixedKey(bytes).withUnsafeBytes(body)
     case .int:
-        return try withTagged64(UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self)) ^ (1 << 63), body)
+        return try withTagged64(UInt64(bitPattern: storedInt(bytes)) ^ (1 << 63), body)
     case .date, .double:
         let bits = UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self))
         return try withTagged64(bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63), body)

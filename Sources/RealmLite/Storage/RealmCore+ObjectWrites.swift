@@ -13,8 +13,13 @@ extension RealmCore {
 
     @discardableResult
     func putRecord(_ info: ClassInfo, _ key: UInt64, _ record: [UInt8], in write: WriteTransaction) -> Bool {
+        record.withUnsafeBytes { putRecord(info, key, $0, in: write) }
+    }
+
+    @discardableResult
+    func putRecord(_ info: ClassInfo, _ key: UInt64, _ record: UnsafeRawBufferPointer, in write: WriteTransaction) -> Bool {
         withKey(key) { k in
-            record.withUnsafeBytes { write.put(info.objectsTree, k, cs_val(data: $0.baseAddress, size: $0.count), "Writing a '\(info.name)' object") }
+            write.put(info.objectsTree, k, cs_val(data: record.baseAddress, size: record.count), "Writing a '\(info.name)' object")
         }
     }
 
@@ -97,17 +102,17 @@ extension RealmCore {
         if mayCycle { write.inserting.insert(ObjectIdentifier(object)) }
         defer { if mayCycle { write.inserting.remove(ObjectIdentifier(object)) } }
         var writer = _RecordWriter(info: info, realm: self, buffer: takeRecordScratch())
-        writer.copyPlain(from: UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()), info.plainCopies)
+        writer.copyPlain(from: UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()), info.plainCopies,
+                         ints: info.plainIntCopies)
         let encoded: Void? = recording {
             for column in info.encodedOrder {
                 try info.accessors[column].encodeUnmanaged(object, column: column, into: &writer)
             }
         }
         guard encoded != nil else { return nil }
-        let record = writer.bytes
-        defer { recordScratch = record }
-        guard putRecord(info, key, record, in: write) else { return nil }
-        record.withUnsafeBytes { raw in
+        defer { recordScratch = writer.takeBuffer() }
+        let stored = writer.withBytes { raw -> Bool in
+            guard putRecord(info, key, raw, in: write) else { return false }
             let view = RecordView(base: raw.baseAddress!, size: raw.count)
             for c in info.indexedColumns {
                 let column = info.columns[c]
@@ -125,7 +130,9 @@ extension RealmCore {
                 let links = mixedLinkTargets(info.columns[c], isNull: view.isNull(slot), view.field(slot, info.layout))
                 if !links.isEmpty { adjustMixedBacklinks(info.columns[c], source: key, in: write, old: [], new: links) }
             }
+            return true
         }
+        guard stored else { return nil }
         info.bindColumns(object)
         return key
     }
@@ -216,7 +223,7 @@ extension RealmCore {
         }
         let oldNull = record.isNull(slot)
         let oldField = record.field(slot, info.layout)
-        if oldNull == isNull && (isNull || sameBytes(oldField, raw)) { return }
+        if oldNull == isNull && (isNull || sameField(slot, oldField, raw)) { return }
         if column.isPrimary {
             fail(primaryKeyChange(info, column))
             return

@@ -4,6 +4,7 @@
 //                                         format 3 (RecordGenerations.swift)
 //   [null bitmap: ceil(n/8) bytes]        bit i set = stored column i is nil
 //   [fixed slots]                          scalars and link keys, little-endian
+//   [int slots: 2^c bytes x nint]          integers, in classes with intSlots
 //   [var end offsets: w bytes x nvar]      end of var field j, relative to var data
 //   [var data]                             strings, data, decimals, collections
 //
@@ -12,6 +13,17 @@
 // record's size alone: 1 byte below 256, 2 below 65536, else 4, so a
 // reader needs no header byte and a record has one encoding (the writer
 // takes the narrowest width whose record size still maps to it).
+//
+// Integer slots (classes with StoredClass.intSlots): every integer column
+// is packed after the other fixed slots, 1, 2, 4 or 8 bytes wide by the
+// record's widest value, little-endian two's complement. The width code c
+// (width 2^c) is the top two bits of the null bitmap's last byte (the
+// layout keeps two spare bits there), so no field's offset depends on a
+// value before it: an integer is at intStart + (index << c), the var table
+// at intStart + (nint << c), one byte load more than a fixed slot. The
+// writer takes the narrowest width that holds every integer, so a record
+// has one encoding. Slow paths work on the wide form (8-byte integers,
+// u32 end offsets: RecordLayout.wide) and pack it (packRecord).
 // Column order, slot offsets and var indexes come from the class's stored
 // schema (ClassInfo), so a field read is: one bit test plus one unaligned
 // load, or two offset loads for a variable-size field. FileLayout.swift has
@@ -29,20 +41,53 @@ struct RecordLayout: Sendable {
     /// Var end offsets as wide as the record's size needs (object format
     /// 7); false: always u32.
     @usableFromInline let compactOffsets: Bool
+    /// Packed integer slots after the `fixedSize` bytes of other fixed
+    /// slots (0 unless the class has intSlots).
+    @usableFromInline let intCount: Int
+    /// Where the packed integer slots start (after the other fixed slots).
+    @usableFromInline let intStart: Int
 
     @inlinable
-    init(columnCount: Int, headerSize: Int, nullBytes: Int, fixedSize: Int, varCount: Int, compactOffsets: Bool) {
+    init(columnCount: Int, headerSize: Int, nullBytes: Int, fixedSize: Int, varCount: Int, compactOffsets: Bool,
+         intCount: Int = 0) {
         self.columnCount = columnCount
         self.headerSize = headerSize
         self.nullBytes = nullBytes
         self.fixedSize = fixedSize
         self.varCount = varCount
         self.compactOffsets = compactOffsets
+        self.intCount = intCount
+        intStart = headerSize + nullBytes + fixedSize
+        intCodeByte = headerSize + nullBytes - 1
     }
 
-    @inlinable var varTableStart: Int { headerSize + nullBytes + fixedSize }
+    /// The var table in a record whose integers are 8 bytes wide: every
+    /// record without packed integers, and the wide form of one with them.
+    @inlinable var varTableStart: Int { intStart &+ 8 &* intCount }
+    /// The byte whose top two bits are the width code of packed integers
+    /// (stored: every packed read loads it).
+    @usableFromInline let intCodeByte: Int
     /// The smallest record of this layout (every var field empty).
-    var minimumSize: Int { varTableStart + (compactOffsets ? 1 : 4) * varCount }
+    var minimumSize: Int { intStart + intCount + (compactOffsets ? 1 : 4) * varCount }
+
+    /// The same columns with 8-byte integers and u32 end offsets, what the
+    /// slow paths edit; identical when there are no packed integers.
+    var wide: RecordLayout {
+        RecordLayout(columnCount: columnCount, headerSize: headerSize, nullBytes: nullBytes,
+                     fixedSize: fixedSize + 8 * intCount, varCount: varCount, compactOffsets: intCount == 0 && compactOffsets)
+    }
+
+    /// `slot` in the wide form: a packed integer becomes an 8-byte slot
+    /// (the other fixed slots and var indexes are the same in both).
+    func wideSlot(_ slot: ColumnSlot) -> ColumnSlot {
+        slot.width != ColumnSlot.packedInt ? slot : ColumnSlot(offset: Int32(intStart) + 8 * slot.offset, nullBit: slot.nullBit, width: 8)
+    }
+
+    /// The width code of `record`'s packed integers (0 without any).
+    @inlinable @inline(__always)
+    func intCode(of record: UnsafeRawPointer) -> Int {
+        intCount == 0 ? 0 : Int(record.load(fromByteOffset: intCodeByte, as: UInt8.self) &>> 6)
+    }
 
     /// The width of the var end offsets in a record of `size` bytes.
     @inlinable @inline(__always)
@@ -53,9 +98,9 @@ struct RecordLayout: Sendable {
     }
 
     /// The width a record with `dataLength` bytes of var data is written with.
-    func offsetWidth(dataLength: Int) -> Int {
+    func offsetWidth(dataLength: Int, table: Int? = nil) -> Int {
         guard compactOffsets else { return 4 }
-        let base = varTableStart + dataLength
+        let base = (table ?? varTableStart) + dataLength
         return base + varCount < 0x100 ? 1 : base + 2 * varCount < 0x10000 ? 2 : 4
     }
 }
@@ -83,6 +128,12 @@ struct ColumnSlot: Sendable {
     @usableFromInline var width: Int32
 
     @usableFromInline static var unstored: Int32 { -1 }
+    /// An integer in the packed slots (intSlots): `offset` is its index
+    /// among them; its width is the record's (RecordView.packedInt).
+    @inlinable static var packedInt: Int32 { -3 }
+
+    /// The column's value is in the record (not linking objects, not the key).
+    var inRecord: Bool { width >= 0 || width == ColumnSlot.packedInt }
     /// The primary key of a class keyed by it: its value is the object key
     /// (objectKey(primaryKey:)), so readers take it from the key, never
     /// from the record (whose null bit and offset it does not have).
@@ -121,9 +172,46 @@ struct RecordView {
         }
     }
 
+    /// The width code of packed integers (width 2^code bytes).
+    @inlinable @inline(__always)
+    func intCode(_ layout: RecordLayout) -> Int { layout.intCode(of: base) }
+
+    /// Where the var table starts in this record.
+    @inlinable @inline(__always)
+    func varTable(_ layout: RecordLayout) -> Int {
+        layout.intCount == 0 ? layout.varTableStart : layout.intStart &+ layout.intCount &<< intCode(layout)
+    }
+
+    /// Packed integer `index`'s bytes (1, 2, 4 or 8; loadInt widens them).
+    @inlinable @inline(__always)
+    func packedInt(_ index: Int, _ layout: RecordLayout) -> UnsafeRawBufferPointer {
+        let code = intCode(layout)
+        return UnsafeRawBufferPointer(start: base + (layout.intStart &+ index &<< code), count: 1 &<< code)
+    }
+
+    /// Packed integer `index`, sign-extended, of a record whose width code
+    /// is `code` (intCode): no byte buffer to widen (the getters' path).
+    /// One-byte integers first: small values are the common case.
+    @inlinable @inline(__always)
+    func packedIntValue(_ index: Int, _ layout: RecordLayout, code: Int) -> Int64 {
+        let at = layout.intStart &+ index &<< code
+        if _fastPath(code == 0) { return Int64(base.load(fromByteOffset: at, as: Int8.self)) }
+        if code == 1 { return Int64(Int16(littleEndian: base.loadUnaligned(fromByteOffset: at, as: Int16.self))) }
+        if code == 2 { return Int64(Int32(littleEndian: base.loadUnaligned(fromByteOffset: at, as: Int32.self))) }
+        return Int64(littleEndian: base.loadUnaligned(fromByteOffset: at, as: Int64.self))
+    }
+
     @inlinable @inline(__always)
     func variable(_ index: Int, _ layout: RecordLayout) -> UnsafeRawBufferPointer {
-        let table = layout.varTableStart, width = layout.offsetWidth(recordSize: size)
+        variable(index, layout, code: intCode(layout))
+    }
+
+    /// Var field `index` of a record whose width code is `code` (the
+    /// getters pass the accessor's): without packed integers the table is
+    /// at intStart, so there is no branch on the layout.
+    @inlinable @inline(__always)
+    func variable(_ index: Int, _ layout: RecordLayout, code: Int) -> UnsafeRawBufferPointer {
+        let table = layout.intStart &+ layout.intCount &<< code, width = layout.offsetWidth(recordSize: size)
         let end = varEnd(table, index, width)
         let start = index == 0 ? 0 : varEnd(table, index - 1, width)
         return UnsafeRawBufferPointer(start: base + table + width * layout.varCount + start, count: end - start)
@@ -132,14 +220,29 @@ struct RecordView {
     /// The bytes of a column: the fixed slot, or the var field.
     @inlinable @inline(__always)
     func field(_ slot: ColumnSlot, _ layout: RecordLayout) -> UnsafeRawBufferPointer {
-        slot.width > 0 ? fixed(slot) : variable(Int(slot.offset), layout)
+        slot.width > 0 ? fixed(slot) : slot.width == 0 ? variable(Int(slot.offset), layout) : packedInt(Int(slot.offset), layout)
     }
 }
+
+/// Whether two fields of column `slot` hold the same value: a packed
+/// integer's bytes depend on its record's width, so it compares by value.
+func sameField(_ slot: ColumnSlot, _ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+    slot.width == ColumnSlot.packedInt ? storedInt(a) == storedInt(b) : sameBytes(a, b)
+}
+
+/// Zero bytes a record writer grows its buffer from.
+private let recordZeros = [UInt8](repeating: 0, count: 256)
 
 /// Builds a new record column by column, in storage order (var fields must be
 /// appended in var-index order).
 public struct _RecordWriter {
-    var bytes: [UInt8]
+    /// The record in its wide form (the layout's own without packed
+    /// integers), its first `count` bytes: the bytes after them are stale.
+    /// A reused buffer keeps its length, so an insert neither shrinks it
+    /// nor grows it again (each a generic range replacement).
+    private var wide: [UInt8]
+    private var count = 0
+    /// The wide form's layout.
     let layout: RecordLayout
     // unowned(unsafe): a writer lives only inside one insert call, which
     // holds both strongly; skipping the refcounting matters on every insert.
@@ -151,28 +254,84 @@ public struct _RecordWriter {
     init(info: ClassInfo, realm: RealmCore, buffer: [UInt8] = []) {
         self.info = info
         self.realm = realm
-        layout = info.layout
-        bytes = buffer
+        layout = info.wideLayout
+        wide = buffer
         // Written with u32 end offsets; narrowed once the last is known.
         let start = layout.varTableStart + 4 * layout.varCount
-        if bytes.count < start {
-            bytes.reserveCapacity(start + 64)
-            bytes.append(contentsOf: repeatElement(0, count: start - bytes.count))
-        } else if bytes.count > start {
-            bytes.removeLast(bytes.count - start)
+        if wide.count < start {
+            // Grow by one copy, not by appending a repeated element, which
+            // goes byte by byte.
+            wide.reserveCapacity(start + 64)
+            let missing = start - wide.count
+            if missing <= recordZeros.count {
+                recordZeros.withUnsafeBufferPointer { wide.append(contentsOf: UnsafeBufferPointer(rebasing: $0[0..<missing])) }
+            } else {
+                wide.append(contentsOf: repeatElement(0, count: missing))
+            }
         }
-        bytes.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
-        if layout.headerSize > 0 { bytes[0] = info.generation }
+        count = start
+        if start > 0 { wide.withUnsafeMutableBytes { _ = $0.baseAddress!.initializeMemory(as: UInt8.self, repeating: 0, count: start) } }
+        if layout.headerSize > 0 { wide[0] = info.generation }
         if info.lastLiveVarField < 0 && layout.varCount > 0 { endVarFields(through: layout.varCount) }
     }
 
-    /// Writes a column's value: nil, fixed-slot bytes or var-field bytes.
+    private var packed = false
+    /// The width code of the integers written so far (they start zeroed).
+    private var intCode = 0
+
+    /// Packs the wide form in place, once: write no column after this.
+    private mutating func pack() {
+        if _slowPath(info.layout.intCount > 0 && !packed) {
+            let length = count, code = intCode
+            count = wide.withUnsafeMutableBytes { info.layout.packInPlace(UnsafeMutableRawBufferPointer(rebasing: $0[0..<length]), knownCode: code) }
+            packed = true
+        }
+    }
+
+    /// The record as stored (packed integers at their width); packs it.
+    var bytes: [UInt8] {
+        mutating get {
+            pack()
+            if wide.count > count { wide.removeLast(wide.count - count) }
+            return wide
+        }
+    }
+
+    /// `body` on the record as stored, packed without copying or shrinking
+    /// the buffer (the insert path, which hands the buffer on: takeBuffer).
+    mutating func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        pack()
+        let length = count
+        return wide.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
+    }
+
+    /// The buffer, for the next writer to reuse (its length and stale bytes
+    /// included); the writer is empty after this.
+    mutating func takeBuffer() -> [UInt8] {
+        var buffer: [UInt8] = []
+        swap(&buffer, &wide)
+        count = 0
+        return buffer
+    }
+
+    /// Writes a column's value: nil, fixed-slot bytes or var-field bytes
+    /// (a packed integer's: any of its widths).
     mutating func write(_ column: Int, isNull: Bool, _ raw: UnsafeRawBufferPointer) {
         let slot = info.slots[column]
-        if isNull { bytes[Int(slot.nullBit) >> 3] |= 1 << UInt8(slot.nullBit & 7) }
+        if _slowPath(slot.width == ColumnSlot.packedInt) {
+            let value = isNull || raw.isEmpty ? 0 : storedInt(raw)
+            intCode = max(intCode, intWidthCode(value))
+            withInt64Bytes(value) { writeColumn(info.layout.wideSlot(slot), isNull: isNull, $0) }
+        } else {
+            writeColumn(slot, isNull: isNull, raw)
+        }
+    }
+
+    private mutating func writeColumn(_ slot: ColumnSlot, isNull: Bool, _ raw: UnsafeRawBufferPointer) {
+        if isNull { wide[Int(slot.nullBit) >> 3] |= 1 << UInt8(slot.nullBit & 7) }
         if slot.width > 0 {
             if !isNull, raw.count > 0 {
-                bytes.withUnsafeMutableBytes { dest in
+                wide.withUnsafeMutableBytes { dest in
                     (dest.baseAddress! + Int(slot.offset)).copyMemory(from: raw.baseAddress!, byteCount: min(raw.count, Int(slot.width)))
                 }
             }
@@ -180,19 +339,33 @@ public struct _RecordWriter {
             // Retired var fields (RecordGenerations.swift) before this one are empty.
             if _slowPath(Int(slot.offset) > nextVar) { endVarFields(through: Int(slot.offset)) }
             precondition(Int(slot.offset) == nextVar, "RealmLite: var fields written out of order")
-            if !isNull { bytes.appendRaw(raw) }
+            if !isNull { appendData(raw) }
             endVarFields(through: nextVar + 1)
             if _slowPath(nextVar == info.lastLiveVarField + 1) { endVarFields(through: layout.varCount) }
         }
+    }
+
+    /// Appends var data at the record's end: over stale bytes when the
+    /// buffer is long enough, else the stale tail goes first.
+    private mutating func appendData(_ raw: UnsafeRawBufferPointer) {
+        guard let source = raw.baseAddress, raw.count > 0 else { return }
+        let at = count
+        if wide.count >= at + raw.count {
+            wide.withUnsafeMutableBytes { ($0.baseAddress! + at).copyMemory(from: source, byteCount: raw.count) }
+        } else {
+            if wide.count > at { wide.removeLast(wide.count - at) }
+            wide.appendRaw(raw)
+        }
+        count = at + raw.count
     }
 
     /// Ends var fields nextVar..<end at the current end of the record.
     private mutating func endVarFields(through end: Int) {
         guard nextVar < end else { return }
         let table = layout.varTableStart
-        let offset = bytes.count - table - 4 * layout.varCount
+        let offset = count - table - 4 * layout.varCount
         while nextVar < end {
-            bytes.withUnsafeMutableBytes { ($0.baseAddress! + table + 4 * nextVar).storeOffset(offset, width: 4) }
+            wide.withUnsafeMutableBytes { ($0.baseAddress! + table + 4 * nextVar).storeOffset(offset, width: 4) }
             nextVar += 1
         }
         if nextVar == layout.varCount && layout.compactOffsets { narrowOffsets(dataLength: offset) }
@@ -202,21 +375,23 @@ public struct _RecordWriter {
     private mutating func narrowOffsets(dataLength: Int) {
         let width = layout.offsetWidth(dataLength: dataLength)
         guard width < 4 else { return }
-        let table = layout.varTableStart, count = layout.varCount
-        bytes.withUnsafeMutableBytes { raw in
-            let view = RecordView(base: UnsafeRawPointer(raw.baseAddress!), size: raw.count)
-            for j in 0..<count { (raw.baseAddress! + table + width * j).storeOffset(view.varEnd(table, j, 4), width: width) }
-            let data = table + 4 * count
-            (raw.baseAddress! + table + width * count).copyMemory(from: raw.baseAddress! + data, byteCount: dataLength)
+        let table = layout.varTableStart, varCount = layout.varCount, length = count
+        wide.withUnsafeMutableBytes { raw in
+            let view = RecordView(base: UnsafeRawPointer(raw.baseAddress!), size: length)
+            for j in 0..<varCount { (raw.baseAddress! + table + width * j).storeOffset(view.varEnd(table, j, 4), width: width) }
+            let data = table + 4 * varCount
+            (raw.baseAddress! + table + width * varCount).copyMemory(from: raw.baseAddress! + data, byteCount: dataLength)
         }
-        bytes.removeLast((4 - width) * count)
+        count -= (4 - width) * varCount
     }
 
     /// Copies fixed values of 8 or 1 bytes from an unmanaged instance into
-    /// their slots (ClassInfo.plainCopies: from, to, width triples; the
-    /// record starts zeroed, so their null bits are already clear).
-    mutating func copyPlain(from object: UnsafeRawPointer, _ copies: [Int]) {
-        bytes.withUnsafeMutableBytes { dest in
+    /// their slots (ClassInfo.plainCopies and plainIntCopies: from, to,
+    /// width triples; the record starts zeroed, so their null bits are
+    /// already clear), taking the integers' width code in the same pass.
+    mutating func copyPlain(from object: UnsafeRawPointer, _ copies: [Int], ints: [Int] = []) {
+        var code = intCode
+        wide.withUnsafeMutableBytes { dest in
             let base = dest.baseAddress!
             for i in stride(from: 0, to: copies.count, by: 3) {
                 let from = copies[i], to = copies[i + 1]
@@ -226,7 +401,13 @@ public struct _RecordWriter {
                     (base + to).storeBytes(of: (object + from).load(as: UInt8.self), as: UInt8.self)
                 }
             }
+            for i in stride(from: 0, to: ints.count, by: 3) {
+                let value = (object + ints[i]).loadUnaligned(as: Int64.self)
+                (base + ints[i + 1]).storeBytes(of: value, as: Int64.self)
+                code = max(code, intWidthCode(value))
+            }
         }
+        intCode = code
     }
 
     mutating func write(_ column: Int, isNull: Bool, _ array: [UInt8]) {
@@ -246,6 +427,12 @@ func replacingColumn(_ record: RecordView, _ slot: ColumnSlot, _ layout: RecordL
 /// reused: a loop rewriting many records allocates once).
 func replacingColumn(_ record: RecordView, _ slot: ColumnSlot, _ layout: RecordLayout,
                      isNull: Bool, _ raw: UnsafeRawBufferPointer, into out: inout [UInt8]) {
+    let byte = Int(slot.nullBit) >> 3, mask: UInt8 = 1 << UInt8(slot.nullBit & 7)
+    if slot.width == ColumnSlot.packedInt {
+        layout.replacingPackedInt(record, Int(slot.offset), isNull || raw.isEmpty ? 0 : storedInt(raw), into: &out)
+        if isNull { out[byte] |= mask } else { out[byte] &= ~mask }
+        return
+    }
     let old = UnsafeRawBufferPointer(start: record.base, count: record.size)
     out.removeAll(keepingCapacity: true)
     if slot.width > 0 {
@@ -259,11 +446,12 @@ func replacingColumn(_ record: RecordView, _ slot: ColumnSlot, _ layout: RecordL
         let index = Int(slot.offset)
         let oldField = record.variable(index, layout)
         let delta = (isNull ? 0 : raw.count) - oldField.count
-        let table = layout.varTableStart, width = layout.offsetWidth(recordSize: record.size)
+        // Packed integers keep their width: only the var data changes size.
+        let table = record.varTable(layout), width = layout.offsetWidth(recordSize: record.size)
         let dataStart = table + width * layout.varCount
         let fieldStart = oldField.baseAddress! - record.base
         // The new size may call for another offset width.
-        let newWidth = layout.offsetWidth(dataLength: record.size - dataStart + delta)
+        let newWidth = layout.offsetWidth(dataLength: record.size - dataStart + delta, table: table)
         out.reserveCapacity(record.size + delta + (newWidth - width) * layout.varCount)
         out.appendRaw(UnsafeRawBufferPointer(rebasing: old[0..<table]))
         out.append(contentsOf: repeatElement(0, count: newWidth * layout.varCount))
@@ -277,6 +465,5 @@ func replacingColumn(_ record: RecordView, _ slot: ColumnSlot, _ layout: RecordL
         if !isNull { out.appendRaw(raw) }
         out.appendRaw(UnsafeRawBufferPointer(rebasing: old[(fieldStart + oldField.count)...]))
     }
-    let byte = Int(slot.nullBit) >> 3, mask: UInt8 = 1 << UInt8(slot.nullBit & 7)
     if isNull { out[byte] |= mask } else { out[byte] &= ~mask }
 }

@@ -36,16 +36,35 @@ struct PositionalLayout {
     let layout: RecordLayout
     /// Per storage position.
     let slots: [ColumnSlot]
+    /// Per storage position, in the wide form (layout.wide): packed
+    /// integers as 8-byte fixed slots. The same as slots without them.
+    let wideSlots: [ColumnSlot]
 
-    init<C: Collection>(_ properties: C, headerSize: Int, compactOffsets: Bool) where C.Element == StoredProperty {
-        let nullBytes = (properties.count + 7) / 8
-        var fixed = headerSize + nullBytes, varCount = 0
+    init<C: Collection>(_ properties: C, headerSize: Int, compactOffsets: Bool, intSlots: Bool = false)
+    where C.Element == StoredProperty {
+        self.init(fixedWidths: properties.map { $0.collection == .none ? $0.type.fixedWidth : 0 },
+                  ints: properties.map { $0.collection == .none && $0.type == .int },
+                  headerSize: headerSize, compactOffsets: compactOffsets, intSlots: intSlots)
+    }
+
+    /// Per storage position: the fixed width (0: a var field) and whether
+    /// the column is an integer. With `intSlots`, integer columns are
+    /// packed after the other fixed slots (Record.swift, "Integer slots").
+    init(fixedWidths: [Int], ints: [Bool], headerSize: Int, compactOffsets: Bool, intSlots: Bool) {
+        let count = fixedWidths.count
+        let intCount = intSlots ? ints.filter { $0 }.count : 0
+        // Packed integers keep two spare bits in the null bitmap's last byte.
+        let nullBytes = (count + (intCount > 0 ? 2 : 0) + 7) / 8
+        var fixed = headerSize + nullBytes, varCount = 0, intIndex = 0
         var slots: [ColumnSlot] = []
-        slots.reserveCapacity(properties.count)
-        for (position, property) in properties.enumerated() {
+        slots.reserveCapacity(count)
+        for position in 0..<count {
             let nullBit = Int32(8 * headerSize + position)
-            let width = property.collection == .none ? property.type.fixedWidth : 0
-            if width > 0 {
+            let width = fixedWidths[position]
+            if intCount > 0 && ints[position] {
+                slots.append(ColumnSlot(offset: Int32(intIndex), nullBit: nullBit, width: ColumnSlot.packedInt))
+                intIndex += 1
+            } else if width > 0 {
                 slots.append(ColumnSlot(offset: Int32(fixed), nullBit: nullBit, width: Int32(width)))
                 fixed += width
             } else {
@@ -54,8 +73,14 @@ struct PositionalLayout {
             }
         }
         self.slots = slots
-        layout = RecordLayout(columnCount: properties.count, headerSize: headerSize, nullBytes: nullBytes,
-                              fixedSize: fixed - headerSize - nullBytes, varCount: varCount, compactOffsets: compactOffsets)
+        let intStart = fixed
+        wideSlots = slots.map { slot in
+            guard slot.width == ColumnSlot.packedInt else { return slot }
+            return ColumnSlot(offset: Int32(intStart) + 8 * slot.offset, nullBit: slot.nullBit, width: 8)
+        }
+        layout = RecordLayout(columnCount: count, headerSize: headerSize, nullBytes: nullBytes,
+                              fixedSize: fixed - headerSize - nullBytes, varCount: varCount, compactOffsets: compactOffsets,
+                              intCount: intCount)
     }
 }
 
@@ -75,7 +100,8 @@ final class RecordGenerations: @unchecked Sendable {
         guard let generations = stored.generations, generations.count > 1 else { return nil }
         let properties = stored.storageProperties
         current = UInt8(generations.count - 1)
-        layouts = generations.map { PositionalLayout(properties.prefix($0), headerSize: 1, compactOffsets: stored.compactOffsets == true) }
+        layouts = generations.map { PositionalLayout(properties.prefix($0), headerSize: 1, compactOffsets: stored.compactOffsets == true,
+                                                                intSlots: stored.intSlots == true) }
         retired = properties.map { $0.retired == true }
         defaults = stored.defaults.map { [UInt8]($0) } ?? []
     }
@@ -113,6 +139,9 @@ final class RecordGenerations: @unchecked Sendable {
         let view = RecordView(base: record.baseAddress!, size: record.count)
         return defaults.withUnsafeBytes { rawDefaults in
             let fallback = RecordView(base: rawDefaults.baseAddress!, size: rawDefaults.count)
+            if now.layout.intCount > 0 {
+                return view.packedUpgrade(generation: current, from: old, defaults: fallback, current: now, retired: retired).count
+            }
             let data = view.varDataLength(from: old, defaults: fallback, current: now, retired: retired)
             return now.layout.varTableStart + now.layout.offsetWidth(dataLength: data) * now.layout.varCount + data
         }
@@ -142,8 +171,10 @@ final class RecordGenerations: @unchecked Sendable {
         guard let previousDefaults = previous.defaults, let generations = next.generations else { return Data(prototype) }
         let properties = next.storageProperties
         let oldCount = generations[generations.count - 2]
-        let old = PositionalLayout(properties.prefix(oldCount), headerSize: 1, compactOffsets: next.compactOffsets == true)
-        let current = PositionalLayout(properties, headerSize: 1, compactOffsets: next.compactOffsets == true)
+        let old = PositionalLayout(properties.prefix(oldCount), headerSize: 1, compactOffsets: next.compactOffsets == true,
+                                   intSlots: next.intSlots == true)
+        let current = PositionalLayout(properties, headerSize: 1, compactOffsets: next.compactOffsets == true,
+                                       intSlots: next.intSlots == true)
         // The previous defaults hold the previous generation's columns; the
         // new ones come from the prototype.
         let retired = properties.map { $0.retired == true }
@@ -182,7 +213,34 @@ extension RecordView {
     /// Used by upgrades (G2).
     func write(into dest: UnsafeMutableRawBufferPointer, generation: UInt8, from old: PositionalLayout,
                defaults fallback: RecordView, current: PositionalLayout, retired: [Bool]) -> Int {
-        let layout = current.layout
+        guard current.layout.intCount > 0 else {
+            return write(into: dest, generation: generation, from: old, defaults: fallback, current: current, retired: retired,
+                         as: current.layout, current.slots)
+        }
+        let packed = packedUpgrade(generation: generation, from: old, defaults: fallback, current: current, retired: retired)
+        packed.withUnsafeBytes { dest.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        return packed.count
+    }
+
+    /// This record upgraded to `current`, which packs integers: built in
+    /// the wide form, then packed.
+    func packedUpgrade(generation: UInt8, from old: PositionalLayout, defaults fallback: RecordView,
+                       current: PositionalLayout, retired: [Bool]) -> [UInt8] {
+        let wide = current.layout.wide
+        let data = varDataLength(from: old, defaults: fallback, current: current, retired: retired)
+        var buffer = [UInt8](repeating: 0, count: wide.varTableStart + 4 * wide.varCount + data)
+        let size = buffer.withUnsafeMutableBytes {
+            write(into: $0, generation: generation, from: old, defaults: fallback, current: current, retired: retired,
+                  as: wide, current.wideSlots)
+        }
+        return buffer.withUnsafeBytes { current.layout.packRecord(UnsafeRawBufferPointer(rebasing: $0[0..<size])) }
+    }
+
+    /// write(into:...) in `layout` with `targets` (current's own, or its
+    /// wide form): fixed values are copied, packed integers widened.
+    private func write(into dest: UnsafeMutableRawBufferPointer, generation: UInt8, from old: PositionalLayout,
+                       defaults fallback: RecordView, current: PositionalLayout, retired: [Bool],
+                       as layout: RecordLayout, _ targets: [ColumnSlot]) -> Int {
         let out = dest.baseAddress!
         let width = layout.offsetWidth(dataLength: varDataLength(from: old, defaults: fallback, current: current, retired: retired))
         let dataStart = layout.varTableStart + width * layout.varCount
@@ -190,12 +248,14 @@ extension RecordView {
         out.storeBytes(of: generation, as: UInt8.self)
         var end = dataStart
         for position in 0..<current.slots.count {
-            let slot = current.slots[position]
+            let slot = targets[position]
             let (source, sourceSlot, sourceLayout) = position < old.slots.count
-                ? (self, old.slots[position], old.layout) : (fallback, slot, layout)
+                ? (self, old.slots[position], old.layout) : (fallback, current.slots[position], current.layout)
             let isNull = retired[position] || source.isNull(sourceSlot)
             if isNull {
                 dest[Int(slot.nullBit) >> 3] |= 1 << UInt8(slot.nullBit & 7)
+            } else if sourceSlot.width == ColumnSlot.packedInt {
+                (out + Int(slot.offset)).storeBytes(of: storedInt(source.field(sourceSlot, sourceLayout)).littleEndian, as: Int64.self)
             } else if slot.width > 0 {
                 (out + Int(slot.offset)).copyMemory(from: source.base + Int(sourceSlot.offset), byteCount: Int(slot.width))
             } else {

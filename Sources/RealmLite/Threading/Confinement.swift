@@ -208,7 +208,10 @@ struct HotState {
     /// True if the caller may read through this core without further checks.
     @inlinable @inline(__always)
     var isCurrentThreadOrFrozen: Bool {
-        (confinedToken != 0 && confinedToken == cs_thread_token()) || isFrozen
+        // The token compare first and alone on the confined path (one load,
+        // one compare); a 0 token (unknown platform) matches nothing.
+        if _fastPath(confinedToken == cs_thread_token()) { return confinedToken != 0 || isFrozen }
+        return isFrozen
     }
 }
 
