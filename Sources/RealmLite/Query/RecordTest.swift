@@ -161,7 +161,7 @@ struct RecordTest {
                                        constants: constants.baseAddress, nconstants: constants.count,
                                        var_table: UInt32(layout.varTableStart), var_data: UInt32(layout.varTableStart + 4 * layout.storedEnds),
                                        has_tag: generation == nil ? 0 : 1, tag: generation ?? 0,
-                                       compact_offsets: layout.compactOffsets ? 1 : 0, implied_last_end: layout.impliedLast >= 0 ? 1 : 0,
+                                       compact_offsets: layout.compactOffsets ? 1 : 0, implied_last_end: layout.storedEnds < layout.varCount ? 1 : 0,
                                        var_count: UInt32(layout.varCount),
                                        int_start: UInt32(layout.intStart), int_count: UInt32(layout.intCount),
                                        int_code_byte: UInt32(layout.intCount > 0 ? layout.intCodeByte : 0))

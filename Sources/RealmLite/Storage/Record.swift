@@ -54,10 +54,9 @@ struct RecordLayout: Sendable {
     /// Where the packed integer slots start (after the other fixed slots).
     @usableFromInline let intStart: Int
     /// How many var end offsets a record stores: varCount, or one fewer
-    /// when the last field ends at the record's end (impliedLastEnd).
+    /// when the last field ends at the record's end (impliedLastEnd). So
+    /// var field `storedEnds`, when there is one, is that last field.
     @usableFromInline let storedEnds: Int
-    /// The var field whose end is the record's end; -1: every end is stored.
-    @usableFromInline let impliedLast: Int
 
     @inlinable
     init(columnCount: Int, headerSize: Int, nullBytes: Int, fixedSize: Int, varCount: Int, compactOffsets: Bool,
@@ -71,7 +70,6 @@ struct RecordLayout: Sendable {
         self.intCount = intCount
         intStart = headerSize + nullBytes + fixedSize
         intCodeByte = headerSize + nullBytes - 1
-        impliedLast = impliedLastEnd && varCount > 0 ? varCount - 1 : -1
         storedEnds = impliedLastEnd && varCount > 0 ? varCount - 1 : varCount
     }
 
@@ -192,7 +190,7 @@ struct RecordView {
     /// for the layout's implied last field.
     @inlinable @inline(__always)
     func varEnd(_ table: Int, _ index: Int, _ width: Int, _ layout: RecordLayout, data: Int) -> Int {
-        index == layout.impliedLast ? size &- data : varEnd(table, index, width)
+        index == layout.storedEnds ? size &- data : varEnd(table, index, width)
     }
 
     /// The width code of packed integers (width 2^code bytes).
