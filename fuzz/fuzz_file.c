@@ -195,14 +195,14 @@ static void read_all(cs_env *env)
              .on_false = CS_FILTER_FALSE},
             {.kind = CS_TEST_I64_RANGE, .offset = 2, .low = 0, .high = 1 << 20, .on_true = 1, .on_false = 0},
         };
-        cs_filter filter = {tests, 3, 2, (const uint8_t *)"abc", 3, 0, 4, 0, 0, 0, 0, 0, 0, 0};
+        cs_filter filter = {tests, 3, 2, (const uint8_t *)"abc", 3, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0};
         cs_count_matching(t, tr, &filter, &n);
         /* and the record-by-record path: an AND of int and bool tests */
         cs_value_test plain[2] = {
             {.kind = CS_TEST_BOOL, .offset = 9, .flag = 1, .on_true = CS_FILTER_TRUE, .on_false = CS_FILTER_FALSE},
             {.kind = CS_TEST_I64_RANGE, .offset = 1, .low = -5, .high = 1 << 30, .on_true = 0, .on_false = CS_FILTER_FALSE},
         };
-        cs_filter conj = {plain, 2, 1, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+        cs_filter conj = {plain, 2, 1, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
         cs_count_matching(t, tr, &conj, &n);
         conj.has_tag = 1; /* values of another layout are refused, never misread */
         cs_count_matching(t, tr, &conj, &n);

@@ -111,6 +111,8 @@ static int validate(const cs_filter *f, size_t *min_size)
         if (t->kind == CS_TEST_BYTES_EQ &&
             (t->low < 0 || t->high < 0 || (uint64_t)t->low + (uint64_t)t->high > f->nconstants))
             return cs_fail(CS_EINVAL, "cs_filter_values: test %u compares constants out of range", i);
+        if (t->kind == CS_TEST_BYTES_EQ && f->implied_last_end && t->offset >= f->var_count)
+            return cs_fail(CS_EINVAL, "cs_filter_values: test %u reads var field %u of %u", i, t->offset, f->var_count);
         if (t->null_mask && (size_t)t->null_byte + 1 > need) need = (size_t)t->null_byte + 1;
         if (t->packed) {
             if ((t->kind != CS_TEST_I64_RANGE && t->kind != CS_TEST_I64_VS_F64) || t->offset >= f->int_count)
@@ -138,10 +140,19 @@ static bool var_field(const cs_filter *f, const uint8_t *v, size_t size, uint32_
 {
     unsigned w = f->compact_offsets ? cs_record_offset_width(size) : 4u;
     uint64_t table = f->int_count ? f->int_start + ((uint64_t)f->int_count << int_code(f, v)) : f->var_table;
-    uint64_t data = f->compact_offsets || f->int_count ? table + w * (uint64_t)f->var_count : f->var_data;
+    uint32_t stored = f->var_count - (f->implied_last_end && f->var_count);
+    uint64_t data = f->compact_offsets || f->int_count ? table + w * (uint64_t)stored : f->var_data;
     uint64_t end_at = table + w * (uint64_t)index;
-    if (end_at + w > size) return false;
-    uint32_t end = rd_offset(v + end_at, w), start = index ? rd_offset(v + end_at - w, w) : 0;
+    uint32_t end, start;
+    if (index < stored || !f->implied_last_end) {
+        if (end_at + w > size) return false;
+        end = rd_offset(v + end_at, w);
+    } else {
+        /* the last field ends at the value's end (validate: index < var_count) */
+        if (data > size) return false;
+        end = (uint32_t)(size - data);
+    }
+    start = index ? rd_offset(v + end_at - w, w) : 0;
     if (start > end || data + end > size) return false;
     *p = v + data + start;
     *len = end - start;

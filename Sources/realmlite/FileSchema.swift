@@ -12,7 +12,7 @@ struct FileSchema: Decodable {
     var format: Int?
 
     /// The newest object format this tool reads (StoredSchema.currentFormat).
-    static let knownFormat = 10
+    static let knownFormat = 11
 
     static func decode(_ bytes: [UInt8], path: String) throws -> FileSchema {
         let schema: FileSchema
@@ -53,6 +53,8 @@ struct FileClass: Decodable {
     var compactOffsets: Bool?
     /// Integer columns packed after the other fixed slots, 1, 2, 4 or 8 bytes by the record's values (object format 10).
     var intSlots: Bool?
+    /// No end offset for the last var field: it ends at the record's end (object format 11).
+    var impliedLastEnd: Bool?
 
     var primaryKey: FileProperty? { properties.first { $0.primaryKey } }
     var isKeyed: Bool { keyedByPrimaryKey == true }

@@ -292,13 +292,15 @@ struct RowEncoder {
     static func append(_ v: UInt32, to out: inout [UInt8]) { out += le32(v) }
 
     /// `record` (u32 end offsets) with offsets as wide as its size calls for
-    /// (the narrowest width whose record size maps to it: Records.swift).
+    /// (the narrowest width whose record size maps to it: Records.swift),
+    /// less the last one in classes with `impliedLastEnd`.
     static func narrowingOffsets(_ record: [UInt8], _ layout: RecordLayout) -> [UInt8] {
         let table = record.withUnsafeBytes { layout.varTable($0) }, count = layout.varCount, data = table + 4 * count
-        let width = [1, 2, 4].first { layout.offsetWidth(record.count - (4 - $0) * count) == $0 }!
-        guard width < 4 else { return record }
+        let stored = layout.storedEnds
+        let width = [1, 2, 4].first { layout.offsetWidth(record.count - 4 * count + $0 * stored) == $0 }!
+        guard width < 4 || stored < count else { return record }
         var out = Array(record[0..<table])
-        for j in 0..<count {
+        for j in 0..<stored {
             let end = record.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: table + 4 * j, as: UInt32.self)) }
             out += le32(UInt32(end)).prefix(width)
         }

@@ -7,7 +7,9 @@ import Foundation
 //   [generation: u8] [null bitmap: ceil(n/8)] [fixed slots] [LE end offset x nvar] [var bytes]
 //
 // The end offsets are u32, or in classes with `compactOffsets`
-// cs_record_offset_width(record size) bytes wide. Classes with `intSlots`
+// cs_record_offset_width(record size) bytes wide; in classes with
+// `impliedLastEnd` the last var field's is not stored (it ends at the
+// record's end). Classes with `intSlots`
 // pack their integer columns after the other fixed slots, 2^c bytes each,
 // c the top two bits of the null bitmap's last byte (which keeps two spare
 // bits for it); the var table follows them.
@@ -46,6 +48,8 @@ struct RecordLayout {
     /// The end of the fixed slots in the wide form (8-byte integers).
     let fixedEnd: Int
     let varCount: Int
+    /// The end offsets a record stores (varCount, less the implied last one).
+    let storedEnds: Int
     let compactOffsets: Bool
     /// Packed integers (intSlots): how many, and where they start.
     let intCount: Int
@@ -92,6 +96,7 @@ struct RecordLayout {
         self.columns = columns
         fixedEnd = intStart + 8 * ints
         varCount = vars
+        storedEnds = cls.impliedLastEnd == true && vars > 0 ? vars - 1 : vars
         if columnCount == nil, let generations = cls.generations, generations.count > 1 {
             self.generations = generations.dropLast().map { RecordLayout(cls, columnCount: $0) }
             defaults = [UInt8](cls.defaults ?? Data())
@@ -113,7 +118,7 @@ struct RecordLayout {
     /// The var table in the wide form (what the encoder writes).
     var varTableStart: Int { fixedEnd }
     /// The smallest record of this layout (every var field empty).
-    var minimumSize: Int { intStart + intCount + (compactOffsets ? 1 : 4) * varCount }
+    var minimumSize: Int { intStart + intCount + (compactOffsets ? 1 : 4) * storedEnds }
 
     /// The width code of `record`'s packed integers (width 1 << code).
     func intCode(_ record: UnsafeRawBufferPointer) -> Int {
@@ -128,7 +133,7 @@ struct RecordLayout {
     /// The width of the var end offsets of a record of `size` bytes.
     func offsetWidth(_ size: Int) -> Int { compactOffsets ? Int(cs_record_offset_width(size)) : 4 }
 
-    func varDataStart(_ record: UnsafeRawBufferPointer) -> Int { varTable(record) + offsetWidth(record.count) * varCount }
+    func varDataStart(_ record: UnsafeRawBufferPointer) -> Int { varTable(record) + offsetWidth(record.count) * storedEnds }
 
     /// Packed integer `index` of `record`, sign-extended to 8 bytes LE.
     func packedInt(_ record: UnsafeRawBufferPointer, _ index: Int) -> [UInt8] {
@@ -138,6 +143,7 @@ struct RecordLayout {
     }
 
     func varEnd(_ record: UnsafeRawBufferPointer, _ index: Int) -> Int {
+        if index >= storedEnds { return record.count - varDataStart(record) }
         let width = offsetWidth(record.count), at = varTable(record) + width * index
         switch width {
         case 1: return Int(record[at])
@@ -171,7 +177,7 @@ struct RecordLayout {
             }
         }
         let width = offsetWidth(record.count)
-        if compactOffsets && varCount > 0 && width > 1 && offsetWidth(record.count - (width - width / 2) * varCount) < width {
+        if compactOffsets && storedEnds > 0 && width > 1 && offsetWidth(record.count - (width - width / 2) * storedEnds) < width {
             return "var end offsets \(width) bytes wide, but the record fits narrower ones (it has two encodings)"
         }
         var previous = 0

@@ -75,7 +75,7 @@ static cs_value_test test_of(uint8_t kind, uint8_t null_mask, uint32_t offset, i
 
 static cs_filter filter_of(const cs_value_test *tests, uint32_t n, int32_t entry, const char *constants) {
     cs_filter f = {tests, n, entry, (const uint8_t *)constants, constants ? strlen(constants) : 0, VAR_TABLE,
-                   VAR_DATA, 0, 0, 0, 0, 0, 0, 0};
+                   VAR_DATA, 0, 0, 0, 0, 0, 0, 0, 0};
     return f;
 }
 
@@ -493,6 +493,72 @@ static void compact_offsets(void) {
     for (unsigned k = 0; k < N; k++) free(bytes[k]);
 }
 
+/* The implied last end (object format 11): two var fields after one
+ * compact end offset, the second ending at the value's end, and one var
+ * field with no offset at all. Each field is read at widths 1 and 2; a
+ * stored end past the data is CS_ECORRUPT, and a test of a field past
+ * var_count is refused. */
+static size_t two_fields(uint8_t *out, const char *a, size_t blen) {
+    size_t alen = strlen(a), w = VAR_TABLE + 1 + alen + blen < 0x100 ? 1 : 2;
+    memset(out, 0, VAR_TABLE);
+    memcpy(out + VAR_TABLE, &alen, w); /* little-endian */
+    memcpy(out + VAR_TABLE + w, a, alen);
+    memset(out + VAR_TABLE + w + alen, 'z', blen);
+    return VAR_TABLE + w + alen + blen;
+}
+
+static void implied_last_end(void) {
+    static uint8_t bytes[4][600];
+    const size_t blens[4] = {0, 3, 3, 400};
+    const char *as[4] = {"ab", "", "ab", "ab"};
+    cs_val vals[4];
+    for (unsigned k = 0; k < 4; k++) vals[k] = V(bytes[k], two_fields(bytes[k], as[k], blens[k]));
+    cs_value_test t = test_of(CS_TEST_BYTES_EQ, 0, 1, CS_FILTER_TRUE, CS_FILTER_FALSE);
+    t.high = 3;
+    cs_filter f = filter_of(&t, 1, 0, "zzz");
+    f.compact_offsets = 1;
+    f.implied_last_end = 1;
+    f.var_count = 2;
+    uint32_t idx[4];
+    size_t n = 0;
+    CHECK_OK(cs_filter_values(&f, vals, 4, idx, &n)); /* field 1 (the last): "zzz" */
+    CHECK_EQ(n, 2u);
+    CHECK_EQ(idx[0], 1u);
+    CHECK_EQ(idx[1], 2u);
+    static char zs[401];
+    memset(zs, 'z', 400);
+    f = filter_of(&t, 1, 0, zs);
+    f.compact_offsets = 1;
+    f.implied_last_end = 1;
+    f.var_count = 2;
+    t.high = 400;
+    CHECK_OK(cs_filter_values(&f, vals, 4, idx, &n)); /* at 2-byte offsets */
+    CHECK_EQ(n, 1u);
+    CHECK_EQ(idx[0], 3u);
+    t.offset = 0; /* field 0: its end is stored */
+    t.high = 2;
+    f.constants = (const uint8_t *)"ab";
+    f.nconstants = 2;
+    CHECK_OK(cs_filter_values(&f, vals, 4, idx, &n));
+    CHECK_EQ(n, 3u);
+    /* one var field, no table: the whole rest of the value */
+    f.var_count = 1;
+    CHECK_OK(cs_filter_values(&f, vals, 4, idx, &n));
+    CHECK_EQ(n, 0u); /* field 0 now spans the offset byte too */
+    uint8_t one[VAR_TABLE + 2];
+    memset(one, 0, VAR_TABLE);
+    memcpy(one + VAR_TABLE, "ab", 2);
+    cs_val v1 = V(one, sizeof one);
+    CHECK_OK(cs_filter_values(&f, &v1, 1, idx, &n));
+    CHECK_EQ(n, 1u);
+    /* a field past var_count; a stored end past the data */
+    t.offset = 1;
+    CHECK_RC(cs_filter_values(&f, vals, 4, idx, &n), CS_EINVAL);
+    f.var_count = 2;
+    bytes[2][VAR_TABLE] = 200;
+    CHECK_RC(cs_filter_values(&f, vals, 4, idx, &n), CS_ECORRUPT);
+}
+
 /* Packed integers (object format 10): two integers after a bool, 2^c bytes
  * each with c in the top bits of byte 0, then a compact var table and a
  * string. Filters (chunked, and counts over a tree: the conj path) read
@@ -618,6 +684,7 @@ int main(void) {
     tags();
     refusals();
     compact_offsets();
+    implied_last_end();
     packed_ints();
     return test_report();
 }

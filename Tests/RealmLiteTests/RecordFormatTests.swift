@@ -209,6 +209,27 @@ final class RecordFormatTests: CollectionsTreeTestCase {
         try assertConsistent(realm, "old and new classes")
     }
 
+    /// Tests/Fixtures/pre-implicitend.realm was written by object format 10
+    /// (every var end offset stored): read as it is, written, reopened; its
+    /// classes keep the last end offset and a class added now omits it.
+    func testAFileWrittenBeforeFormat11IsReadAndWritten() throws {
+        try assertOldFixtureReadAndWritten("pre-implicitend.realm")
+        let realm = try Realm(configuration: Realm.Configuration(fileURL: fileURL, schemaVersion: 1, objectTypes: types + [GOwner.self]))
+        let stored = realm.core.schemaState.stored!
+        XCTAssertEqual(stored.class(named: "RFAll")!.intSlots, true)
+        XCTAssertNil(stored.class(named: "RFAll")!.impliedLastEnd)
+        let pet = realm.objects(RFPet.self).first!
+        let fixed = 2 + (1 << intWidthCode(Int64(pet.age)))
+        XCTAssertEqual(rawRecord(realm, pet).count, fixed + 1 + pet.name.utf8.count, "the name's end offset as written")
+        try realm.write { pet.name = "renamed" }
+        XCTAssertEqual(rawRecord(realm, pet).count, fixed + 1 + 7, "a class keeps its end offsets on update")
+        XCTAssertEqual(realm.objects(RFPet.self).filter("name == 'renamed'").count, 1)
+        try realm.write { realm.create(GOwner.self, value: ["name": "ann"]) }
+        XCTAssertEqual(realm.core.schemaState.stored!.class(named: "GOwner")!.impliedLastEnd, true)
+        XCTAssertEqual(realm.objects(GOwner.self).filter("name == 'ann'").count, 1)
+        try assertConsistent(realm, "old and new classes")
+    }
+
     private func assertOldFixtureReadAndWritten(_ name: String) throws {
         ListTree.setThreshold(64)
         let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -257,6 +278,7 @@ final class RecordFormatTests: CollectionsTreeTestCase {
             XCTAssertEqual(stored.format, StoredSchema.currentFormat)
             XCTAssertEqual(stored.classes.map(\.compactOffsets), stored.classes.map { _ in true })
             XCTAssertEqual(stored.classes.map(\.intSlots), stored.classes.map { _ in true })
+            XCTAssertEqual(stored.classes.map(\.impliedLastEnd), stored.classes.map { _ in true })
             assertFixture(realm, written: false)
             try realm.write {
                 realm.object(ofType: RFAll.self, forPrimaryKey: 1)!.string = "rewritten"
@@ -281,10 +303,10 @@ final class RecordFormatTests: CollectionsTreeTestCase {
     /// the engine's filters and the checker follow.
     func testOffsetWidthsFollowTheRecordSize() throws {
         // RFPet: generation 1 + null bitmap 1 + age (packed: 1, 2, 4 or 8
-        // bytes by its value), one var field.
+        // bytes by its value), one var field, whose end is the record's
+        // (ImpliedLastEndTests has the widths of stored ones).
         func expectedSize(_ length: Int, age: Int) -> Int {
-            let fixed = 2 + (1 << intWidthCode(Int64(age)))
-            return fixed + length + (fixed + 1 + length < 0x100 ? 1 : fixed + 2 + length < 0x10000 ? 2 : 4)
+            2 + (1 << intWidthCode(Int64(age))) + length
         }
         let lengths = [0, 1, 244, 245, 246, 300, 65_523, 65_524, 65_525, 70_000, 245, 0, 65_524, 244]
         try withRealm([RFPet.self]) { realm in

@@ -667,7 +667,10 @@ typedef struct cs_value_test {
  * per field (relative to var_data); field i spans [end[i-1], end[i]) after
  * var_data, end[-1] = 0. With compact_offsets, the end offsets are
  * cs_record_offset_width(value size) bytes wide and var data starts right
- * after var_count of them (var_data is then unused). With has_tag, every value must start with the byte
+ * after var_count of them (var_data is then unused). With implied_last_end
+ * (object format 11), the last field (var_count - 1) has no end offset: it
+ * ends at the value's end, and var data starts after var_count - 1 offsets;
+ * a BYTES_EQ test of a field past var_count is then CS_EINVAL. With has_tag, every value must start with the byte
  * `tag` (the layout the offsets describe): a value that does not is one the
  * filter cannot read, and the call fails with CS_EFORMAT.
  * Packed integers (int_count > 0): the value's integers are 2^c bytes each
@@ -687,7 +690,9 @@ typedef struct cs_filter {
     uint8_t has_tag;            /* 0: values carry no tag                     */
     uint8_t tag;
     uint8_t compact_offsets;    /* 0: u32 end offsets (var_data)              */
-    uint32_t var_count;         /* with compact_offsets: end offsets          */
+    uint8_t implied_last_end;   /* 1: no end offset for field var_count - 1   */
+    uint32_t var_count;         /* var fields (with compact_offsets, or with
+                                   implied_last_end: required)                */
     uint32_t int_start;         /* packed integers: where they start          */
     uint32_t int_count;         /* 0: no packed integers                      */
     uint32_t int_code_byte;     /* < int_start: the byte with the width code  */

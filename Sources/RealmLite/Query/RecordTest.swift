@@ -159,9 +159,10 @@ struct RecordTest {
             try constants.withUnsafeBufferPointer { constants in
                 var filter = cs_filter(tests: tests.baseAddress, ntests: UInt32(tests.count), entry: entry,
                                        constants: constants.baseAddress, nconstants: constants.count,
-                                       var_table: UInt32(layout.varTableStart), var_data: UInt32(layout.varTableStart + 4 * layout.varCount),
+                                       var_table: UInt32(layout.varTableStart), var_data: UInt32(layout.varTableStart + 4 * layout.storedEnds),
                                        has_tag: generation == nil ? 0 : 1, tag: generation ?? 0,
-                                       compact_offsets: layout.compactOffsets ? 1 : 0, var_count: UInt32(layout.varCount),
+                                       compact_offsets: layout.compactOffsets ? 1 : 0, implied_last_end: layout.storedEnds < layout.varCount ? 1 : 0,
+                                       var_count: UInt32(layout.varCount),
                                        int_start: UInt32(layout.intStart), int_count: UInt32(layout.intCount),
                                        int_code_byte: UInt32(layout.intCount > 0 ? layout.intCodeByte : 0))
                 return try body(&filter)

@@ -170,8 +170,7 @@ final class ClassInfo: @unchecked Sendable {
         // Record order: the stored storage columns, retired ones included
         // (RecordGenerations.swift); each live one maps to its column.
         let storage = stored.storageProperties
-        let positional = PositionalLayout(storage, headerSize: stored.generations == nil ? 0 : 1,
-                                          compactOffsets: stored.compactOffsets == true, intSlots: stored.intSlots == true)
+        let positional = PositionalLayout(storage, of: stored)
         slots = .allocate(capacity: max(columns.count, 1))
         for column in columns { slots[column.index] = ColumnSlot(offset: 0, nullBit: 0, width: ColumnSlot.unstored) }
         if let keyColumn { slots[keyColumn] = ColumnSlot(offset: 0, nullBit: 0, width: ColumnSlot.objectKey) }

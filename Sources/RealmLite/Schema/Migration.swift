@@ -442,8 +442,7 @@ final class StoredLayout {
     init(_ stored: StoredClass) {
         self.stored = stored
         let storage = stored.storageProperties
-        let positional = PositionalLayout(storage, headerSize: stored.generations == nil ? 0 : 1,
-                                          compactOffsets: stored.compactOffsets == true, intSlots: stored.intSlots == true)
+        let positional = PositionalLayout(storage, of: stored)
         var slots: [String: (ColumnSlot, StoredProperty)] = [:]
         for (position, property) in storage.enumerated() where property.retired != true {
             slots[property.name] = (positional.slots[position], property)

@@ -26,7 +26,9 @@ struct StoredSchema: Codable, Equatable {
     /// 9 (`orderedIntsFormat`) since new collections' Int elements are
     /// varints that sort as the numbers (OrderedVarint.swift; older ids keep
     /// their zigzag or 8-byte elements), 10 (`intSlotsFormat`) since a
-    /// class's records may pack their integers by value (StoredClass.intSlots).
+    /// class's records may pack their integers by value (StoredClass.intSlots),
+    /// 11 (`impliedLastEndFormat`) since a class's records may omit their
+    /// last var field's end offset (StoredClass.impliedLastEnd).
     /// Files of older formats are read as they are and marked current when
     /// first opened for writing: any write may move a collection into the
     /// tree or add a class whose records have compact offsets. Their classes keep u32 offsets (the
@@ -46,8 +48,11 @@ struct StoredSchema: Codable, Equatable {
     /// Classes may pack their integer slots (StoredClass.intSlots).
     static let intSlotsFormat = 10
 
+    /// Classes' records may omit the last var end offset (StoredClass.impliedLastEnd).
+    static let impliedLastEndFormat = 11
+
     /// The newest format this version reads.
-    static let currentFormat = intSlotsFormat
+    static let currentFormat = impliedLastEndFormat
 
     /// The format a file whose schema is this one is written with: the
     /// current one, since any write may put a collection in the tree.
@@ -116,6 +121,10 @@ struct StoredClass: Codable, Equatable {
     /// (Storage/Record.swift, "Integer slots"); nil: 8 bytes each (classes
     /// first stored before object format 10). Fixed like compactOffsets.
     var intSlots: Bool?
+    /// Records store no end offset for their last var field: it ends where
+    /// the record does (Storage/Record.swift); nil: every end is stored
+    /// (classes first stored before object format 11). Fixed like compactOffsets.
+    var impliedLastEnd: Bool?
 
     init(_ descriptor: ClassDescriptor) {
         self.init(schemaOf: descriptor)
@@ -136,6 +145,7 @@ struct StoredClass: Codable, Equatable {
         generations = [Self.storage(of: properties, keyed: keyedByPrimaryKey == true).count]
         compactOffsets = true
         intSlots = true
+        impliedLastEnd = true
     }
 
     /// The properties records hold, in record order (retired ones too).

@@ -1,6 +1,6 @@
 // Packing and unpacking records of classes with integer slots by value
 // (Record.swift, "Integer slots"). The writer and the slow paths build the
-// wide form (8-byte integers, u32 end offsets); packRecord makes the one
+// wide form (8-byte integers, every end offset a u32); packRecord makes the one
 // encoding that is stored, unpackRecord gives the wide form back.
 
 import Foundation
@@ -72,11 +72,11 @@ extension RecordLayout {
         let wideData = varTableStart &+ 4 &* varCount, dataLength = raw.count &- wideData
         let table = intStart &+ intCount &* width
         let offsetWidth = offsetWidth(dataLength: dataLength, table: table)
-        for j in 0..<varCount {
+        for j in 0..<storedEnds {
             let end = Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: varTableStart &+ 4 &* j, as: UInt32.self)))
             (base + (table &+ offsetWidth &* j)).storeOffset(end, width: offsetWidth)
         }
-        let data = table &+ offsetWidth &* varCount
+        let data = table &+ offsetWidth &* storedEnds
         if dataLength > 0 && data != wideData { memmove(base + data, base + wideData, dataLength) }
         return data &+ dataLength
     }
@@ -97,7 +97,7 @@ extension RecordLayout {
         guard intCount > 0 else { return [UInt8](UnsafeRawBufferPointer(start: record.base, count: record.size)) }
         guard record.size >= minimumSize else { return nil }
         let code = record.intCode(self), table = record.varTable(self)
-        let width = offsetWidth(recordSize: record.size), data = table + width * varCount
+        let width = offsetWidth(recordSize: record.size), data = table + width * storedEnds
         guard data <= record.size else { return nil }
         let dataLength = record.size - data
         var out = [UInt8](repeating: 0, count: varTableStart + 4 * varCount + dataLength)
@@ -111,7 +111,7 @@ extension RecordLayout {
             }
             var previous = 0
             for j in 0..<varCount {
-                let end = record.varEnd(table, j, width)
+                let end = record.varEnd(table, j, width, self, data: data)
                 guard end >= previous, end <= dataLength else { return false }
                 previous = end
                 (base + varTableStart + 4 * j).storeOffset(end, width: 4)
@@ -147,12 +147,12 @@ extension RecordLayout {
             return
         }
         let table = intStart &+ intCount &<< code, width = offsetWidth(recordSize: record.size)
-        let data = table &+ width &* varCount
+        let data = table &+ width &* storedEnds
         guard data <= record.size else { preconditionFailure("RealmLite: a record shorter than its layout") }
         let dataLength = record.size &- data
         let newTable = intStart &+ intCount &<< newCode
         let newWidth = offsetWidth(dataLength: dataLength, table: newTable)
-        let newData = newTable &+ newWidth &* varCount
+        let newData = newTable &+ newWidth &* storedEnds
         out.append(contentsOf: repeatElement(0, count: newData &+ dataLength))
         out.withUnsafeMutableBytes { dest in
             let base = dest.baseAddress!
@@ -163,7 +163,7 @@ extension RecordLayout {
                 let v = i == index ? value : record.packedIntValue(i, self, code: code)
                 (base + (intStart &+ i &<< newCode)).storePackedInt(v, code: newCode)
             }
-            for j in 0..<varCount { (base + (newTable &+ newWidth &* j)).storeOffset(record.varEnd(table, j, width), width: newWidth) }
+            for j in 0..<storedEnds { (base + (newTable &+ newWidth &* j)).storeOffset(record.varEnd(table, j, width), width: newWidth) }
             if dataLength > 0 { (base + newData).copyMemory(from: record.base + data, byteCount: dataLength) }
         }
     }

@@ -5,7 +5,9 @@
 //   [null bitmap: ceil(n/8) bytes]        bit i set = stored column i is nil
 //   [fixed slots]                          scalars and link keys, little-endian
 //   [int slots: 2^c bytes x nint]          integers, in classes with intSlots
-//   [var end offsets: w bytes x nvar]      end of var field j, relative to var data
+//   [var end offsets: w bytes x nvar]      end of var field j, relative to var
+//                                         data; the last one omitted in classes
+//                                         with impliedLastEnd
 //   [var data]                             strings, data, decimals, collections
 //
 // w, the width of the end offsets, is 4 in classes stored before object
@@ -13,6 +15,11 @@
 // record's size alone: 1 byte below 256, 2 below 65536, else 4, so a
 // reader needs no header byte and a record has one encoding (the writer
 // takes the narrowest width whose record size still maps to it).
+//
+// The last var field's end is the record's end in classes with
+// StoredClass.impliedLastEnd (object format 11): every reader has the
+// record's size, so k var fields store k - 1 end offsets, and reading the
+// last field costs one compare instead of one load.
 //
 // Integer slots (classes with StoredClass.intSlots): every integer column
 // is packed after the other fixed slots, 1, 2, 4 or 8 bytes wide by the
@@ -46,10 +53,14 @@ struct RecordLayout: Sendable {
     @usableFromInline let intCount: Int
     /// Where the packed integer slots start (after the other fixed slots).
     @usableFromInline let intStart: Int
+    /// How many var end offsets a record stores: varCount, or one fewer
+    /// when the last field ends at the record's end (impliedLastEnd). So
+    /// var field `storedEnds`, when there is one, is that last field.
+    @usableFromInline let storedEnds: Int
 
     @inlinable
     init(columnCount: Int, headerSize: Int, nullBytes: Int, fixedSize: Int, varCount: Int, compactOffsets: Bool,
-         intCount: Int = 0) {
+         intCount: Int = 0, impliedLastEnd: Bool = false) {
         self.columnCount = columnCount
         self.headerSize = headerSize
         self.nullBytes = nullBytes
@@ -59,6 +70,7 @@ struct RecordLayout: Sendable {
         self.intCount = intCount
         intStart = headerSize + nullBytes + fixedSize
         intCodeByte = headerSize + nullBytes - 1
+        storedEnds = impliedLastEnd && varCount > 0 ? varCount - 1 : varCount
     }
 
     /// The var table in a record whose integers are 8 bytes wide: every
@@ -68,13 +80,14 @@ struct RecordLayout: Sendable {
     /// (stored: every packed read loads it).
     @usableFromInline let intCodeByte: Int
     /// The smallest record of this layout (every var field empty).
-    var minimumSize: Int { intStart + intCount + (compactOffsets ? 1 : 4) * varCount }
+    var minimumSize: Int { intStart + intCount + (compactOffsets ? 1 : 4) * storedEnds }
 
-    /// The same columns with 8-byte integers and u32 end offsets, what the
-    /// slow paths edit; identical when there are no packed integers.
+    /// The same columns with 8-byte integers and every end offset a u32,
+    /// what the slow paths edit; identical when there are no packed integers.
     var wide: RecordLayout {
-        RecordLayout(columnCount: columnCount, headerSize: headerSize, nullBytes: nullBytes,
-                     fixedSize: fixedSize + 8 * intCount, varCount: varCount, compactOffsets: intCount == 0 && compactOffsets)
+        guard intCount > 0 else { return self }
+        return RecordLayout(columnCount: columnCount, headerSize: headerSize, nullBytes: nullBytes,
+                            fixedSize: fixedSize + 8 * intCount, varCount: varCount, compactOffsets: false)
     }
 
     /// `slot` in the wide form: a packed integer becomes an 8-byte slot
@@ -101,7 +114,7 @@ struct RecordLayout: Sendable {
     func offsetWidth(dataLength: Int, table: Int? = nil) -> Int {
         guard compactOffsets else { return 4 }
         let base = (table ?? varTableStart) + dataLength
-        return base + varCount < 0x100 ? 1 : base + 2 * varCount < 0x10000 ? 2 : 4
+        return base + storedEnds < 0x100 ? 1 : base + 2 * storedEnds < 0x10000 ? 2 : 4
     }
 }
 
@@ -172,6 +185,14 @@ struct RecordView {
         }
     }
 
+    /// End offset `index` of a var table at `table` with offsets `width`
+    /// bytes wide and the var data at `data`: stored, or the record's end
+    /// for the layout's implied last field.
+    @inlinable @inline(__always)
+    func varEnd(_ table: Int, _ index: Int, _ width: Int, _ layout: RecordLayout, data: Int) -> Int {
+        index == layout.storedEnds ? size &- data : varEnd(table, index, width)
+    }
+
     /// The width code of packed integers (width 2^code bytes).
     @inlinable @inline(__always)
     func intCode(_ layout: RecordLayout) -> Int { layout.intCode(of: base) }
@@ -212,9 +233,10 @@ struct RecordView {
     @inlinable @inline(__always)
     func variable(_ index: Int, _ layout: RecordLayout, code: Int) -> UnsafeRawBufferPointer {
         let table = layout.intStart &+ layout.intCount &<< code, width = layout.offsetWidth(recordSize: size)
-        let end = varEnd(table, index, width)
+        let data = table &+ width &* layout.storedEnds
+        let end = varEnd(table, index, width, layout, data: data)
         let start = index == 0 ? 0 : varEnd(table, index - 1, width)
-        return UnsafeRawBufferPointer(start: base + table + width * layout.varCount + start, count: end - start)
+        return UnsafeRawBufferPointer(start: base + data + start, count: end - start)
     }
 
     /// The bytes of a column: the fixed slot, or the var field.
@@ -371,18 +393,19 @@ public struct _RecordWriter {
         if nextVar == layout.varCount && layout.compactOffsets { narrowOffsets(dataLength: offset) }
     }
 
-    /// Rewrites the u32 end offsets at the width the record's size calls for.
+    /// Rewrites the u32 end offsets at the width the record's size calls
+    /// for, without the implied last one.
     private mutating func narrowOffsets(dataLength: Int) {
         let width = layout.offsetWidth(dataLength: dataLength)
-        guard width < 4 else { return }
-        let table = layout.varTableStart, varCount = layout.varCount, length = count
+        let table = layout.varTableStart, varCount = layout.varCount, stored = layout.storedEnds, length = count
+        guard width < 4 || stored < varCount else { return }
         wide.withUnsafeMutableBytes { raw in
             let view = RecordView(base: UnsafeRawPointer(raw.baseAddress!), size: length)
-            for j in 0..<varCount { (raw.baseAddress! + table + width * j).storeOffset(view.varEnd(table, j, 4), width: width) }
+            for j in 0..<stored { (raw.baseAddress! + table + width * j).storeOffset(view.varEnd(table, j, 4), width: width) }
             let data = table + 4 * varCount
-            (raw.baseAddress! + table + width * varCount).copyMemory(from: raw.baseAddress! + data, byteCount: dataLength)
+            (raw.baseAddress! + table + width * stored).copyMemory(from: raw.baseAddress! + data, byteCount: dataLength)
         }
-        count -= (4 - width) * varCount
+        count -= 4 * varCount - width * stored
     }
 
     /// Copies fixed values of 8 or 1 bytes from an unmanaged instance into
@@ -448,15 +471,15 @@ func replacingColumn(_ record: RecordView, _ slot: ColumnSlot, _ layout: RecordL
         let delta = (isNull ? 0 : raw.count) - oldField.count
         // Packed integers keep their width: only the var data changes size.
         let table = record.varTable(layout), width = layout.offsetWidth(recordSize: record.size)
-        let dataStart = table + width * layout.varCount
+        let dataStart = table + width * layout.storedEnds
         let fieldStart = oldField.baseAddress! - record.base
         // The new size may call for another offset width.
         let newWidth = layout.offsetWidth(dataLength: record.size - dataStart + delta, table: table)
-        out.reserveCapacity(record.size + delta + (newWidth - width) * layout.varCount)
+        out.reserveCapacity(record.size + delta + (newWidth - width) * layout.storedEnds)
         out.appendRaw(UnsafeRawBufferPointer(rebasing: old[0..<table]))
-        out.append(contentsOf: repeatElement(0, count: newWidth * layout.varCount))
+        out.append(contentsOf: repeatElement(0, count: newWidth * layout.storedEnds))
         out.withUnsafeMutableBytes { dest in
-            for j in 0..<layout.varCount {
+            for j in 0..<layout.storedEnds {
                 let end = record.varEnd(table, j, width) + (j >= index ? delta : 0)
                 (dest.baseAddress! + table + newWidth * j).storeOffset(end, width: newWidth)
             }

@@ -6,7 +6,9 @@ import Foundation
 //   [generation: u8] [null bitmap] [fixed slots] [var end offsets] [var data]
 //
 // (Record.swift has the widths of the var end offsets: every generation of
-// a class has the same rule, StoredClass.compactOffsets.)
+// a class has the same rule, StoredClass.compactOffsets, and the same
+// StoredClass.impliedLastEnd: a record of any generation omits its own last
+// field's end.)
 //
 // A class's storage columns (StoredClass.storageProperties) only ever grow
 // at the end: an added property appends a column, a removed one stays in
@@ -40,17 +42,24 @@ struct PositionalLayout {
     /// integers as 8-byte fixed slots. The same as slots without them.
     let wideSlots: [ColumnSlot]
 
-    init<C: Collection>(_ properties: C, headerSize: Int, compactOffsets: Bool, intSlots: Bool = false)
+    init<C: Collection>(_ properties: C, headerSize: Int, compactOffsets: Bool, intSlots: Bool = false, impliedLastEnd: Bool = false)
     where C.Element == StoredProperty {
         self.init(fixedWidths: properties.map { $0.collection == .none ? $0.type.fixedWidth : 0 },
                   ints: properties.map { $0.collection == .none && $0.type == .int },
-                  headerSize: headerSize, compactOffsets: compactOffsets, intSlots: intSlots)
+                  headerSize: headerSize, compactOffsets: compactOffsets, intSlots: intSlots, impliedLastEnd: impliedLastEnd)
+    }
+
+    /// The layout of records holding `properties` (a prefix of `stored`'s
+    /// storage columns), with the class's record format flags.
+    init<C: Collection>(_ properties: C, of stored: StoredClass) where C.Element == StoredProperty {
+        self.init(properties, headerSize: stored.generations == nil ? 0 : 1, compactOffsets: stored.compactOffsets == true,
+                  intSlots: stored.intSlots == true, impliedLastEnd: stored.impliedLastEnd == true)
     }
 
     /// Per storage position: the fixed width (0: a var field) and whether
     /// the column is an integer. With `intSlots`, integer columns are
     /// packed after the other fixed slots (Record.swift, "Integer slots").
-    init(fixedWidths: [Int], ints: [Bool], headerSize: Int, compactOffsets: Bool, intSlots: Bool) {
+    init(fixedWidths: [Int], ints: [Bool], headerSize: Int, compactOffsets: Bool, intSlots: Bool, impliedLastEnd: Bool = false) {
         let count = fixedWidths.count
         let intCount = intSlots ? ints.filter { $0 }.count : 0
         // Packed integers keep two spare bits in the null bitmap's last byte.
@@ -80,7 +89,7 @@ struct PositionalLayout {
         }
         layout = RecordLayout(columnCount: count, headerSize: headerSize, nullBytes: nullBytes,
                               fixedSize: fixed - headerSize - nullBytes, varCount: varCount, compactOffsets: compactOffsets,
-                              intCount: intCount)
+                              intCount: intCount, impliedLastEnd: impliedLastEnd)
     }
 }
 
@@ -100,8 +109,7 @@ final class RecordGenerations: @unchecked Sendable {
         guard let generations = stored.generations, generations.count > 1 else { return nil }
         let properties = stored.storageProperties
         current = UInt8(generations.count - 1)
-        layouts = generations.map { PositionalLayout(properties.prefix($0), headerSize: 1, compactOffsets: stored.compactOffsets == true,
-                                                                intSlots: stored.intSlots == true) }
+        layouts = generations.map { PositionalLayout(properties.prefix($0), of: stored) }
         retired = properties.map { $0.retired == true }
         defaults = stored.defaults.map { [UInt8]($0) } ?? []
     }
@@ -143,7 +151,7 @@ final class RecordGenerations: @unchecked Sendable {
                 return view.packedUpgrade(generation: current, from: old, defaults: fallback, current: now, retired: retired).count
             }
             let data = view.varDataLength(from: old, defaults: fallback, current: now, retired: retired)
-            return now.layout.varTableStart + now.layout.offsetWidth(dataLength: data) * now.layout.varCount + data
+            return now.layout.varTableStart + now.layout.offsetWidth(dataLength: data) * now.layout.storedEnds + data
         }
     }
 
@@ -171,10 +179,8 @@ final class RecordGenerations: @unchecked Sendable {
         guard let previousDefaults = previous.defaults, let generations = next.generations else { return Data(prototype) }
         let properties = next.storageProperties
         let oldCount = generations[generations.count - 2]
-        let old = PositionalLayout(properties.prefix(oldCount), headerSize: 1, compactOffsets: next.compactOffsets == true,
-                                   intSlots: next.intSlots == true)
-        let current = PositionalLayout(properties, headerSize: 1, compactOffsets: next.compactOffsets == true,
-                                       intSlots: next.intSlots == true)
+        let old = PositionalLayout(properties.prefix(oldCount), of: next)
+        let current = PositionalLayout(properties, of: next)
         // The previous defaults hold the previous generation's columns; the
         // new ones come from the prototype.
         let retired = properties.map { $0.retired == true }
@@ -243,7 +249,7 @@ extension RecordView {
                        as layout: RecordLayout, _ targets: [ColumnSlot]) -> Int {
         let out = dest.baseAddress!
         let width = layout.offsetWidth(dataLength: varDataLength(from: old, defaults: fallback, current: current, retired: retired))
-        let dataStart = layout.varTableStart + width * layout.varCount
+        let dataStart = layout.varTableStart + width * layout.storedEnds
         out.initializeMemory(as: UInt8.self, repeating: 0, count: dataStart)
         out.storeBytes(of: generation, as: UInt8.self)
         var end = dataStart
@@ -263,7 +269,7 @@ extension RecordView {
                 if field.count > 0 { (out + end).copyMemory(from: field.baseAddress!, byteCount: field.count) }
                 end += field.count
             }
-            if slot.width == 0 {
+            if slot.width == 0 && Int(slot.offset) < layout.storedEnds {
                 (out + layout.varTableStart + width * Int(slot.offset)).storeOffset(end - dataStart, width: width)
             }
         }
