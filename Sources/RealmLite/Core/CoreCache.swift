@@ -78,12 +78,14 @@ extension Realm.Configuration {
     /// would cost a Mirror and conformance lookups on every first open. The
     /// list is spelled with a loop: `joined(separator:)` looks up
     /// `[String]`'s collection conformances at run time, a scan of the
-    /// program's conformance records on the first open of a process.
+    /// program's conformance records on the first open of a process. The
+    /// identities are sorted as Ints (any fixed order will do): `[Int]` is
+    /// built by every open anyway, a `[UInt]` would be one more array type.
     var instanceKey: String {
         var types = "*"
         if let list = objectTypes {
             types = ""
-            for id in list.map({ UInt(bitPattern: ObjectIdentifier($0)) }).sorted() {
+            for id in list.map({ Int(bitPattern: ObjectIdentifier($0)) }).sorted() {
                 if !types.isEmpty { types += "," }
                 types += String(id, radix: 16)
             }

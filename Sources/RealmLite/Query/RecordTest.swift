@@ -92,7 +92,8 @@ struct RecordTest {
     func forGeneration(_ generation: UInt8, _ old: PositionalLayout, current: PositionalLayout,
                        defaults: [UInt8]) -> RecordTest {
         var fixedPosition: [UInt32: Int] = [:], varPosition: [UInt32: Int] = [:], nullPosition: [UInt32: Int] = [:]
-        for (position, slot) in current.slots.enumerated() {
+        for position in 0..<current.slots.count {
+            let slot = current.slots[position]
             if slot.width > 0 { fixedPosition[UInt32(slot.offset)] = position } else { varPosition[UInt32(slot.offset)] = position }
             nullPosition[UInt32(slot.nullBit)] = position
         }

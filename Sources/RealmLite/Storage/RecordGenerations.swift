@@ -35,13 +35,12 @@ import Foundation
 struct PositionalLayout {
     let layout: RecordLayout
     /// Per storage position.
-    let slots: [ColumnSlot]
+    let slots: ColumnSlots
 
     init<C: Collection>(_ properties: C, headerSize: Int, compactOffsets: Bool) where C.Element == StoredProperty {
         let nullBytes = (properties.count + 7) / 8
         var fixed = headerSize + nullBytes, varCount = 0
-        var slots: [ColumnSlot] = []
-        slots.reserveCapacity(properties.count)
+        var slots = ColumnSlots(capacity: properties.count)
         for (position, property) in properties.enumerated() {
             let nullBit = Int32(8 * headerSize + position)
             let width = property.collection == .none ? property.type.fixedWidth : 0
@@ -56,6 +55,28 @@ struct PositionalLayout {
         self.slots = slots
         layout = RecordLayout(columnCount: properties.count, headerSize: headerSize, nullBytes: nullBytes,
                               fixedSize: fixed - headerSize - nullBytes, varCount: varCount, compactOffsets: compactOffsets)
+    }
+}
+
+/// ColumnSlots by position, as (offset, nullBit, width) triples in one
+/// [Int]: an array of ColumnSlot would be one more generic type for a
+/// process's first open to build (every ClassInfo reads its layout here).
+struct ColumnSlots {
+    private var fields: [Int] = []
+
+    init(capacity: Int) { fields.reserveCapacity(3 * capacity) }
+
+    var count: Int { fields.count / 3 }
+
+    subscript(position: Int) -> ColumnSlot {
+        ColumnSlot(offset: Int32(fields[3 * position]), nullBit: Int32(fields[3 * position + 1]),
+                   width: Int32(fields[3 * position + 2]))
+    }
+
+    mutating func append(_ slot: ColumnSlot) {
+        fields.append(Int(slot.offset))
+        fields.append(Int(slot.nullBit))
+        fields.append(Int(slot.width))
     }
 }
 

@@ -297,15 +297,16 @@ final class LiveCores: @unchecked Sendable {
     /// An array, not a dictionary by serial: a file has a few live cores,
     /// and the first `[UInt64: _]` of a process would cost a run-time
     /// conformance scan (see IdentityTable) on the open path. Flat (serial,
-    /// core's address) pairs in a `[UInt64]`: an array of tuples would be
-    /// a generic type for the first open to build, and its destruction
-    /// another at the first close.
-    private var cores: [UInt64] = []
+    /// core's address) pairs, bit patterns in an `[Int]` (an array type
+    /// every open builds anyway): an array of tuples would be a generic
+    /// type for the first open to build, and its destruction another at
+    /// the first close.
+    private var cores: [Int] = []
 
     func register(_ core: RealmCore) {
-        let address = UInt64(UInt(bitPattern: Unmanaged.passUnretained(core).toOpaque()))
+        let address = Int(bitPattern: Unmanaged.passUnretained(core).toOpaque())
         lock.withLock {
-            cores.append(core.serial)
+            cores.append(Int(truncatingIfNeeded: core.serial))
             cores.append(address)
         }
     }
@@ -324,18 +325,20 @@ final class LiveCores: @unchecked Sendable {
     func scheduleAutorefresh(except serial: UInt64 = 0) {
         lock.lock()
         defer { lock.unlock() }
-        for index in stride(from: 0, to: cores.count, by: 2) where cores[index] != serial {
+        let skipped = Int(truncatingIfNeeded: serial)
+        for index in stride(from: 0, to: cores.count, by: 2) where cores[index] != skipped {
             Self.unmanaged(cores[index + 1])._withUnsafeGuaranteedRef { $0.scheduleAutorefresh() }
         }
     }
 
     /// Where `serial`'s pair starts (the lock held).
     private func pairIndex(_ serial: UInt64) -> Int? {
-        stride(from: 0, to: cores.count, by: 2).first { cores[$0] == serial }
+        let key = Int(truncatingIfNeeded: serial)
+        return stride(from: 0, to: cores.count, by: 2).first { cores[$0] == key }
     }
 
-    private static func unmanaged(_ address: UInt64) -> Unmanaged<RealmCore> {
-        Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: UInt(address))!)
+    private static func unmanaged(_ address: Int) -> Unmanaged<RealmCore> {
+        Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: address)!)
     }
 }
 
