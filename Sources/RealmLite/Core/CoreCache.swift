@@ -20,8 +20,11 @@ final class CoreCache: @unchecked Sendable {
     private let lock = NSLock()
     /// Each cached core also keeps its key (RealmCore.cacheKey), for
     /// `remove`: no second table, whose element type's metadata the first
-    /// open would build.
-    private var table: [Key: Unmanaged<RealmCore>] = [:]
+    /// open would build. Made with room for a few cores: a dictionary's
+    /// first growth looks its storage type up by mangled name (~12k
+    /// instructions at a process's first open), making it with room does
+    /// not.
+    private var table = [Key: Unmanaged<RealmCore>](minimumCapacity: 4)
 
     func core(for configuration: Realm.Configuration, in confinement: Confinement) throws -> RealmCore {
         guard let context = confinement.cacheKey else {

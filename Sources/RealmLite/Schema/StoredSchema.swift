@@ -110,18 +110,20 @@ struct StoredClass: Codable, Equatable {
     var compactOffsets: Bool?
 
     init(_ descriptor: ClassDescriptor) {
-        self.init(schemaOf: descriptor)
+        self = descriptor.storedSchema
         swiftType = _mangledTypeName(descriptor.type)
     }
 
-    /// Without the Swift type (nil), which schema comparisons ignore.
-    init(schemaOf descriptor: ClassDescriptor) {
-        name = descriptor.name
+    /// Without the Swift type (nil), which schema comparisons ignore: a
+    /// class's ClassDescriptor.storedSchema, made from its parts as the
+    /// descriptor's init has them.
+    init(schemaOf name: String, embedded: Bool, properties descriptors: [PropertyDescriptor], primaryKeyIndex: Int?) {
+        self.name = name
         swiftType = nil
-        embedded = descriptor.isEmbedded
-        properties = descriptor.properties.map(StoredProperty.init)
-        keyedByPrimaryKey = descriptor.primaryKeyIndex.map { index in
-            let property = descriptor.properties[index]
+        self.embedded = embedded
+        properties = descriptors.map(StoredProperty.init)
+        keyedByPrimaryKey = primaryKeyIndex.map { index in
+            let property = descriptors[index]
             return property.shape.type == .int && !property.shape.isOptional && property.shape.collection == .none
                 && !property.isIndexed
         } ?? false

@@ -460,4 +460,5 @@ struct WeakEnv {
     weak var env: SharedEnv?
 }
 
-private let openEnvs = Mutex<[String: WeakEnv]>([:])
+/// Made with room for a few files (see CoreCache's table).
+private let openEnvs = Mutex<[String: WeakEnv]>(Dictionary(minimumCapacity: 4))
