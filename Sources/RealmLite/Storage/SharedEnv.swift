@@ -193,7 +193,9 @@ final class SharedEnv: @unchecked Sendable {
         guard let path = path(for: config) else {
             throw Realm.Error(.fileAccess, "Realm.Configuration has neither a fileURL nor an inMemoryIdentifier.")
         }
-        if config.encryptionKey != nil {
+        // A case test, not `!= nil`: that copied the key into a temporary
+        // of `Data?`, whose metadata the first open built to do it.
+        if case .some = config.encryptionKey {
             throw Realm.Error(.invalidValue, "Cannot open '\(path)' with an encryptionKey: RealmLite does not encrypt files. Set Realm.Configuration.encryptionKey to nil (encrypt the volume instead, e.g. with fscrypt or LUKS).")
         }
         if config.readOnly && config.shouldCompactOnLaunch != nil {
@@ -456,8 +458,13 @@ extension SharedEnv {
 /// files; the engine copies the hooks at open.
 nonisolated(unsafe) var ioHooksForTesting: UnsafePointer<cs_io_hooks>?
 
-struct WeakEnv {
+/// A class, not a struct: a struct holding a weak reference is copied and
+/// destroyed through its metadata (which the first open built, to destroy
+/// `table[key]?.env`'s optional); a class reference is just released.
+final class WeakEnv {
     weak var env: SharedEnv?
+
+    init(env: SharedEnv) { self.env = env }
 }
 
 /// Made with room for a few files (see CoreCache's table).
