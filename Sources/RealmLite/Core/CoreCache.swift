@@ -21,9 +21,8 @@ final class CoreCache: @unchecked Sendable {
     /// Each cached core also keeps its key (RealmCore.cacheKey), for
     /// `remove`: no second table, whose element type's metadata the first
     /// open would build. Made with room for a few cores: a dictionary's
-    /// first growth looks its storage type up by mangled name (~12k
-    /// instructions at a process's first open), making it with room does
-    /// not.
+    /// first growth looks its storage type up by mangled name (work a
+    /// process's first open would do), making it with room does not.
     private var table = [Key: Unmanaged<RealmCore>](minimumCapacity: 4)
 
     func core(for configuration: Realm.Configuration, in confinement: Confinement) throws -> RealmCore {

@@ -83,8 +83,8 @@ extension RealmCore {
             let descriptors = try listed ?? SchemaDiscovery.closure(of: storedProgramClasses(stored))
             try validateLinkingObjects(descriptors)
             // Made with its capacity: a dictionary's first growth looks its
-            // storage type up by mangled name (a first open's ~12k
-            // instructions per type), making it with room does not.
+            // storage type up by mangled name (work a process's first open
+            // would do), making it with room does not.
             var names = [String: ObjectBase.Type](minimumCapacity: descriptors.count)
             for descriptor in descriptors {
                 if let other = names.updateValue(descriptor.type, forKey: descriptor.name), other != descriptor.type {
