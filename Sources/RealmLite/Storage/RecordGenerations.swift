@@ -58,9 +58,9 @@ struct PositionalLayout {
     }
 }
 
-/// ColumnSlots by position, as (offset, nullBit, width) triples in one
-/// [Int]: an array of ColumnSlot would be one more generic type for a
-/// process's first open to build (every ClassInfo reads its layout here).
+/// The ColumnSlot of each position, as (offset, nullBit, width) triples
+/// in one [Int]: an array of ColumnSlot would be one more generic type for
+/// a process's first open to build (every ClassInfo reads its layout here).
 struct ColumnSlots {
     private var fields: [Int] = []
 
