@@ -120,6 +120,30 @@ final class RecordGenerationTests: RealmTestCase {
         return records
     }
 
+    /// Where each storage column lives, for a whole layout and for a prefix
+    /// of it (an older generation): fixed columns get offsets after the
+    /// header and null bitmap, var columns (and collections) var indexes.
+    func testPositionalLayoutPlacesEachColumn() {
+        func property(_ name: String, _ type: PropertyType, optional: Bool = false,
+                      collection: _CollectionKind = .none) -> StoredProperty {
+            StoredProperty(name: name, type: type, optional: optional, collection: collection, objectClass: nil,
+                           primaryKey: false, indexed: false, originProperty: nil, fullText: nil, retired: nil)
+        }
+        let properties = [property("a", .int), property("b", .string), property("c", .bool, optional: true),
+                          property("d", .int, collection: .list), property("e", .UUID)]
+        func slots(_ layout: PositionalLayout) -> [[Int32]] {
+            (0..<layout.slots.count).map { [layout.slots[$0].offset, layout.slots[$0].nullBit, layout.slots[$0].width] }
+        }
+        let whole = PositionalLayout(properties, headerSize: 1, compactOffsets: true)
+        XCTAssertEqual(slots(whole), [[2, 8, 8], [0, 9, 0], [10, 10, 1], [1, 11, 0], [11, 12, 16]])
+        XCTAssertEqual([whole.layout.columnCount, whole.layout.nullBytes, whole.layout.fixedSize, whole.layout.varCount], [5, 1, 25, 2])
+        let older = PositionalLayout(properties.prefix(3), headerSize: 1, compactOffsets: true)
+        XCTAssertEqual(slots(older), [[2, 8, 8], [0, 9, 0], [10, 10, 1]])
+        XCTAssertEqual([older.layout.fixedSize, older.layout.varCount], [9, 1])
+        let unversioned = PositionalLayout(properties.prefix(2), headerSize: 0, compactOffsets: false)
+        XCTAssertEqual(slots(unversioned), [[1, 0, 8], [0, 1, 0]])
+    }
+
     func testAddingPropertiesLeavesTheRecordsAndReadsTheDefaults() throws {
         try seed(100)
         let before = try Realm(configuration: config([GItemV0.self], version: 0)).withRawRecords(rawRecords)

@@ -37,6 +37,30 @@ final class StoredSchemaReaderTests: XCTestCase {
         return (fast, try? JSONDecoder().decode(StoredSchema.self, from: Data(bytes)))
     }
 
+    /// The open's schema check: equal live properties in order, retired
+    /// columns (which only the records hold) skipped on either side.
+    func testSameSchemaComparesTheLivePropertiesOnly() {
+        let live = [property("x", .int), property("y", .string)]
+        let stored = StoredClass(name: "A", embedded: false,
+                                 properties: [property("x", .int), property("old", .double, retired: true), property("y", .string)],
+                                 keyedByPrimaryKey: false, swiftType: nil, generations: [3], defaults: nil)
+        var code = stored
+        code.properties = live
+        XCTAssertTrue(stored.sameSchema(as: code))
+        XCTAssertTrue(code.sameSchema(as: stored))
+        code.properties = live + [property("gone", .int, retired: true)]
+        XCTAssertTrue(stored.sameSchema(as: code))
+        for changed in [live + [property("z", .int)], [live[0]], Array(live.reversed()),
+                        [live[0], property("y", .string, optional: true)], [property("old", .double)] + live] {
+            code.properties = changed
+            XCTAssertFalse(stored.sameSchema(as: code), "\(changed.map(\.name))")
+            XCTAssertFalse(code.sameSchema(as: stored), "\(changed.map(\.name))")
+        }
+        code.properties = live
+        code.embedded = true
+        XCTAssertFalse(stored.sameSchema(as: code))
+    }
+
     func testReadsWhatRealmLiteWritesAsJSONDecoderDoes() throws {
         for schema in [sample, StoredSchema(version: 0, classes: [], format: StoredSchema.currentFormat)] {
             let encoded = schema.encoded()

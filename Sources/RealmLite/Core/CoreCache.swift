@@ -20,8 +20,10 @@ final class CoreCache: @unchecked Sendable {
     private let lock = NSLock()
     /// Each cached core also keeps its key (RealmCore.cacheKey), for
     /// `remove`: no second table, whose element type's metadata the first
-    /// open would build.
-    private var table: [Key: Unmanaged<RealmCore>] = [:]
+    /// open would build. Made with room for a few cores: a dictionary's
+    /// first growth looks its storage type up by mangled name (work a
+    /// process's first open would do), making it with room does not.
+    private var table = [Key: Unmanaged<RealmCore>](minimumCapacity: 4)
 
     func core(for configuration: Realm.Configuration, in confinement: Confinement) throws -> RealmCore {
         guard let context = confinement.cacheKey else {
@@ -78,12 +80,14 @@ extension Realm.Configuration {
     /// would cost a Mirror and conformance lookups on every first open. The
     /// list is spelled with a loop: `joined(separator:)` looks up
     /// `[String]`'s collection conformances at run time, a scan of the
-    /// program's conformance records on the first open of a process.
+    /// program's conformance records on the first open of a process. The
+    /// identities are sorted as Ints (any fixed order will do): `[Int]` is
+    /// built by every open anyway, a `[UInt]` would be one more array type.
     var instanceKey: String {
         var types = "*"
         if let list = objectTypes {
             types = ""
-            for id in list.map({ UInt(bitPattern: ObjectIdentifier($0)) }).sorted() {
+            for id in list.map({ Int(bitPattern: ObjectIdentifier($0)) }).sorted() {
                 if !types.isEmpty { types += "," }
                 types += String(id, radix: 16)
             }

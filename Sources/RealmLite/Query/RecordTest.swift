@@ -95,7 +95,8 @@ struct RecordTest {
                        defaults: [UInt8]) -> RecordTest {
         var fixedPosition: [UInt32: Int] = [:], varPosition: [UInt32: Int] = [:], nullPosition: [UInt32: Int] = [:]
         var packedPosition: [UInt32: Int] = [:]
-        for (position, slot) in current.slots.enumerated() {
+        for position in 0..<current.slots.count {
+            let slot = current.slots[position]
             if slot.width > 0 {
                 fixedPosition[UInt32(slot.offset)] = position
             } else if slot.width == ColumnSlot.packedInt {

@@ -276,8 +276,9 @@ final class SchemaState: @unchecked Sendable {
         self.stored = stored
         // Loops, not tables made of (key, class) pair arrays: each pair type
         // is a generic type the runtime builds at a process's first open.
-        // The first class of a name or type wins.
-        var byName: [String: ClassInfo] = [:], byType = IdentityTable<ClassInfo>()
+        // The first class of a name or type wins. byName is made with its
+        // capacity, as openSchema's table of names is (see there).
+        var byName = [String: ClassInfo](minimumCapacity: classes.count), byType = IdentityTable<ClassInfo>()
         for info in classes {
             if byName[info.name] == nil { byName[info.name] = info }
             _ = byType.insert(ObjectIdentifier(info.type), info)

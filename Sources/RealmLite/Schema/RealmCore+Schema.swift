@@ -82,7 +82,10 @@ extension RealmCore {
             if let listedError { throw listedError }
             let descriptors = try listed ?? SchemaDiscovery.closure(of: storedProgramClasses(stored))
             try validateLinkingObjects(descriptors)
-            var names: [String: ObjectBase.Type] = [:]
+            // Made with its capacity: a dictionary's first growth looks its
+            // storage type up by mangled name (work a process's first open
+            // would do), making it with room does not.
+            var names = [String: ObjectBase.Type](minimumCapacity: descriptors.count)
             for descriptor in descriptors {
                 if let other = names.updateValue(descriptor.type, forKey: descriptor.name), other != descriptor.type {
                     throw Realm.Error(.invalidSchema,

@@ -31,19 +31,17 @@ final class ClassDescriptor: @unchecked Sendable {
     /// A class read from the stored schema for the dynamic API: its objects
     /// are DynamicObjects, whose values no @Persisted field holds.
     var isDynamic: Bool { type == DynamicObject.self }
-    /// How the schema stores this class, without the Swift type (set once,
-    /// at the end of init): every open compares it with the stored class,
-    /// which ignores the type, so it is built once.
-    var storedSchema: StoredClass { storedForm! }
-    private var storedForm: StoredClass?
+    /// How the schema stores this class, without the Swift type: every
+    /// open compares it with the stored class, which ignores the type, so
+    /// it is built once. A `let` made from init's parts, not an optional
+    /// set from `self` at the end of init: assigning over the optional's
+    /// implicit nil built `StoredClass?`'s metadata at a process's first
+    /// open, to destroy that nil.
+    let storedSchema: StoredClass
     /// The class as written to the file: with its Swift type, whose mangled
     /// name costs a first-use demangling only a new class or a migration
     /// needs.
-    var stored: StoredClass {
-        var stored = storedForm!
-        stored.swiftType = _mangledTypeName(type)
-        return stored
-    }
+    var stored: StoredClass { StoredClass(self) }
 
     init(type: ObjectBase.Type, name: String, isEmbedded: Bool, properties: [PropertyDescriptor]) {
         self.type = type
@@ -56,8 +54,9 @@ final class ClassDescriptor: @unchecked Sendable {
         var index = [String: Int](minimumCapacity: properties.count)
         for i in properties.indices where index[properties[i].name] == nil { index[properties[i].name] = i }
         propertyIndex = index
-        primaryKeyIndex = properties.firstIndex { $0.isPrimary }
-        storedForm = StoredClass(schemaOf: self)
+        let primaryKeyIndex = properties.firstIndex { $0.isPrimary }
+        self.primaryKeyIndex = primaryKeyIndex
+        storedSchema = StoredClass(schemaOf: name, embedded: isEmbedded, properties: properties, primaryKeyIndex: primaryKeyIndex)
     }
 
     /// Classes this one links to (links, collections of objects, origins).

@@ -127,18 +127,20 @@ struct StoredClass: Codable, Equatable {
     var impliedLastEnd: Bool?
 
     init(_ descriptor: ClassDescriptor) {
-        self.init(schemaOf: descriptor)
+        self = descriptor.storedSchema
         swiftType = _mangledTypeName(descriptor.type)
     }
 
-    /// Without the Swift type (nil), which schema comparisons ignore.
-    init(schemaOf descriptor: ClassDescriptor) {
-        name = descriptor.name
+    /// Without the Swift type (nil), which schema comparisons ignore: a
+    /// class's ClassDescriptor.storedSchema, made from its parts as the
+    /// descriptor's init has them.
+    init(schemaOf name: String, embedded: Bool, properties descriptors: [PropertyDescriptor], primaryKeyIndex: Int?) {
+        self.name = name
         swiftType = nil
-        embedded = descriptor.isEmbedded
-        properties = descriptor.properties.map(StoredProperty.init)
-        keyedByPrimaryKey = descriptor.primaryKeyIndex.map { index in
-            let property = descriptor.properties[index]
+        self.embedded = embedded
+        properties = descriptors.map(StoredProperty.init)
+        keyedByPrimaryKey = primaryKeyIndex.map { index in
+            let property = descriptors[index]
             return property.shape.type == .int && !property.shape.isOptional && property.shape.collection == .none
                 && !property.isIndexed
         } ?? false
@@ -170,8 +172,20 @@ struct StoredClass: Codable, Equatable {
     /// Equal as a schema: the storage details (generations, retired
     /// columns, defaults, the Swift type) do not count.
     func sameSchema(as other: StoredClass) -> Bool {
-        name == other.name && embedded == other.embedded && liveProperties == other.liveProperties
-            && keyedByPrimaryKey == other.keyedByPrimaryKey
+        guard name == other.name && embedded == other.embedded && keyedByPrimaryKey == other.keyedByPrimaryKey else { return false }
+        // liveProperties == other.liveProperties, walked in place: filtering
+        // both into arrays was most of the check every open makes (twice).
+        var i = 0, j = 0
+        while true {
+            while i < properties.count && properties[i].retired == true { i += 1 }
+            while j < other.properties.count && other.properties[j].retired == true { j += 1 }
+            guard i < properties.count && j < other.properties.count else {
+                return i == properties.count && j == other.properties.count
+            }
+            guard properties[i] == other.properties[j] else { return false }
+            i += 1
+            j += 1
+        }
     }
 }
 

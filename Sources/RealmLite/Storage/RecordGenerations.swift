@@ -37,10 +37,10 @@ import Foundation
 struct PositionalLayout {
     let layout: RecordLayout
     /// Per storage position.
-    let slots: [ColumnSlot]
+    let slots: ColumnSlots
     /// Per storage position, in the wide form (layout.wide): packed
     /// integers as 8-byte fixed slots. The same as slots without them.
-    let wideSlots: [ColumnSlot]
+    let wideSlots: ColumnSlots
 
     init<C: Collection>(_ properties: C, headerSize: Int, compactOffsets: Bool, intSlots: Bool = false, impliedLastEnd: Bool = false)
     where C.Element == StoredProperty {
@@ -65,8 +65,7 @@ struct PositionalLayout {
         // Packed integers keep two spare bits in the null bitmap's last byte.
         let nullBytes = (count + (intCount > 0 ? 2 : 0) + 7) / 8
         var fixed = headerSize + nullBytes, varCount = 0, intIndex = 0
-        var slots: [ColumnSlot] = []
-        slots.reserveCapacity(count)
+        var slots = ColumnSlots(capacity: count)
         for position in 0..<count {
             let nullBit = Int32(8 * headerSize + position)
             let width = fixedWidths[position]
@@ -82,14 +81,38 @@ struct PositionalLayout {
             }
         }
         self.slots = slots
-        let intStart = fixed
-        wideSlots = slots.map { slot in
-            guard slot.width == ColumnSlot.packedInt else { return slot }
-            return ColumnSlot(offset: Int32(intStart) + 8 * slot.offset, nullBit: slot.nullBit, width: 8)
+        var wide = ColumnSlots(capacity: count)
+        for position in 0..<count {
+            let slot = slots[position]
+            wide.append(slot.width == ColumnSlot.packedInt
+                ? ColumnSlot(offset: Int32(fixed) + 8 * slot.offset, nullBit: slot.nullBit, width: 8) : slot)
         }
+        wideSlots = wide
         layout = RecordLayout(columnCount: count, headerSize: headerSize, nullBytes: nullBytes,
                               fixedSize: fixed - headerSize - nullBytes, varCount: varCount, compactOffsets: compactOffsets,
                               intCount: intCount, impliedLastEnd: impliedLastEnd)
+    }
+}
+
+/// The ColumnSlot of each position, as (offset, nullBit, width) triples
+/// in one [Int]: an array of ColumnSlot would be one more generic type for
+/// a process's first open to build (every ClassInfo reads its layout here).
+struct ColumnSlots {
+    private var fields: [Int] = []
+
+    init(capacity: Int) { fields.reserveCapacity(3 * capacity) }
+
+    var count: Int { fields.count / 3 }
+
+    subscript(position: Int) -> ColumnSlot {
+        ColumnSlot(offset: Int32(fields[3 * position]), nullBit: Int32(fields[3 * position + 1]),
+                   width: Int32(fields[3 * position + 2]))
+    }
+
+    mutating func append(_ slot: ColumnSlot) {
+        fields.append(Int(slot.offset))
+        fields.append(Int(slot.nullBit))
+        fields.append(Int(slot.width))
     }
 }
 
@@ -246,7 +269,7 @@ extension RecordView {
     /// wide form): fixed values are copied, packed integers widened.
     private func write(into dest: UnsafeMutableRawBufferPointer, generation: UInt8, from old: PositionalLayout,
                        defaults fallback: RecordView, current: PositionalLayout, retired: [Bool],
-                       as layout: RecordLayout, _ targets: [ColumnSlot]) -> Int {
+                       as layout: RecordLayout, _ targets: ColumnSlots) -> Int {
         let out = dest.baseAddress!
         let width = layout.offsetWidth(dataLength: varDataLength(from: old, defaults: fallback, current: current, retired: retired))
         let dataStart = layout.varTableStart + width * layout.storedEnds

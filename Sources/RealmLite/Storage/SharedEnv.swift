@@ -193,7 +193,9 @@ final class SharedEnv: @unchecked Sendable {
         guard let path = path(for: config) else {
             throw Realm.Error(.fileAccess, "Realm.Configuration has neither a fileURL nor an inMemoryIdentifier.")
         }
-        if config.encryptionKey != nil {
+        // A case test, not `!= nil`: that copied the key into a temporary
+        // of `Data?`, whose metadata the first open built to do it.
+        if case .some = config.encryptionKey {
             throw Realm.Error(.invalidValue, "Cannot open '\(path)' with an encryptionKey: RealmLite does not encrypt files. Set Realm.Configuration.encryptionKey to nil (encrypt the volume instead, e.g. with fscrypt or LUKS).")
         }
         if config.readOnly && config.shouldCompactOnLaunch != nil {
@@ -297,15 +299,16 @@ final class LiveCores: @unchecked Sendable {
     /// An array, not a dictionary by serial: a file has a few live cores,
     /// and the first `[UInt64: _]` of a process would cost a run-time
     /// conformance scan (see IdentityTable) on the open path. Flat (serial,
-    /// core's address) pairs in a `[UInt64]`: an array of tuples would be
-    /// a generic type for the first open to build, and its destruction
-    /// another at the first close.
-    private var cores: [UInt64] = []
+    /// core's address) pairs, bit patterns in an `[Int]` (an array type
+    /// every open builds anyway): an array of tuples would be a generic
+    /// type for the first open to build, and its destruction another at
+    /// the first close.
+    private var cores: [Int] = []
 
     func register(_ core: RealmCore) {
-        let address = UInt64(UInt(bitPattern: Unmanaged.passUnretained(core).toOpaque()))
+        let address = Int(bitPattern: Unmanaged.passUnretained(core).toOpaque())
         lock.withLock {
-            cores.append(core.serial)
+            cores.append(Int(truncatingIfNeeded: core.serial))
             cores.append(address)
         }
     }
@@ -324,18 +327,20 @@ final class LiveCores: @unchecked Sendable {
     func scheduleAutorefresh(except serial: UInt64 = 0) {
         lock.lock()
         defer { lock.unlock() }
-        for index in stride(from: 0, to: cores.count, by: 2) where cores[index] != serial {
+        let skipped = Int(truncatingIfNeeded: serial)
+        for index in stride(from: 0, to: cores.count, by: 2) where cores[index] != skipped {
             Self.unmanaged(cores[index + 1])._withUnsafeGuaranteedRef { $0.scheduleAutorefresh() }
         }
     }
 
     /// Where `serial`'s pair starts (the lock held).
     private func pairIndex(_ serial: UInt64) -> Int? {
-        stride(from: 0, to: cores.count, by: 2).first { cores[$0] == serial }
+        let key = Int(truncatingIfNeeded: serial)
+        return stride(from: 0, to: cores.count, by: 2).first { cores[$0] == key }
     }
 
-    private static func unmanaged(_ address: UInt64) -> Unmanaged<RealmCore> {
-        Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: UInt(address))!)
+    private static func unmanaged(_ address: Int) -> Unmanaged<RealmCore> {
+        Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: address)!)
     }
 }
 
@@ -453,8 +458,14 @@ extension SharedEnv {
 /// files; the engine copies the hooks at open.
 nonisolated(unsafe) var ioHooksForTesting: UnsafePointer<cs_io_hooks>?
 
-struct WeakEnv {
+/// A class, not a struct: a struct holding a weak reference is copied and
+/// destroyed through its metadata (which the first open built, to destroy
+/// `table[key]?.env`'s optional); a class reference is just released.
+final class WeakEnv {
     weak var env: SharedEnv?
+
+    init(env: SharedEnv) { self.env = env }
 }
 
-private let openEnvs = Mutex<[String: WeakEnv]>([:])
+/// Made with room for a few files (see CoreCache's table).
+private let openEnvs = Mutex<[String: WeakEnv]>(Dictionary(minimumCapacity: 4))

@@ -148,13 +148,21 @@ extension Confinement {
         case .queue(let queue, _):
             queue.async { box.value() }
         case .actor(let actor):
-            let target = UncheckedSendable(value: actor)
-            Task { await runIsolated(target.value, box) }
+            scheduleOnActor(actor, box)
         case .frozen:
             return false
         }
         return true
     }
+}
+
+/// Out of line: a `Task` inlined into `schedule` had every caller (the
+/// open's watcher scheduling among them) build `TaskPriority?`'s metadata,
+/// whichever context it scheduled on.
+@inline(never)
+private func scheduleOnActor(_ actor: any Actor, _ work: UncheckedSendable<() -> Void>) {
+    let target = UncheckedSendable(value: actor)
+    Task { await runIsolated(target.value, work) }
 }
 
 private func runIsolated(_ actor: isolated any Actor, _ work: UncheckedSendable<() -> Void>) {
