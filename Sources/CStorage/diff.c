@@ -95,10 +95,12 @@ static int skip_shared(side *a, side *b, bool *skipped)
     return CS_OK;
 }
 
-/* n bytes at x and y are equal: inline 8-byte words (a cell is a few
- * words; a libc call per cell costs more than the compare). */
+/* n bytes at x and y are equal: inline 8-byte words for a cell of a few
+ * words (a libc call per cell costs more than the compare), memcmp's
+ * vector loop for longer ones. */
 static inline bool same_bytes(const uint8_t *x, const uint8_t *y, uint32_t n)
 {
+    if (n > 32) return memcmp(x, y, n) == 0;
     if (n < 8) {
         for (uint32_t i = 0; i < n; i++)
             if (x[i] != y[i]) return false;
