@@ -31,6 +31,20 @@ static inline void wr16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
 static inline void wr32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
 static inline void wr64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
 
+/* n bytes at a and b are equal: inline 8-byte words, for the few words of a
+ * key or a cell (a libc call each costs more than the compare). */
+static inline bool bytes_equal(const uint8_t *a, const uint8_t *b, uint32_t n)
+{
+    if (n < 8) {
+        for (uint32_t i = 0; i < n; i++)
+            if (a[i] != b[i]) return false;
+        return true;
+    }
+    for (uint32_t i = 0; i + 8 < n; i += 8)
+        if (rd64(a + i) != rd64(b + i)) return false;
+    return rd64(a + n - 8) == rd64(b + n - 8); /* the tail, overlapping */
+}
+
 /* ---- error.c ---- */
 /* Record a detail message for the calling thread and return err. */
 int cs_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -405,17 +405,6 @@ static void hint_record(cs_txn *t, const cs_tree_desc *d, const bt_path *p)
     memcpy(h->idx, p->idx, (size_t)p->depth * sizeof p->idx[0]);
 }
 
-static inline bool bytes_equal(const uint8_t *a, const uint8_t *b, uint32_t n)
-{
-    if (n < 8) {
-        for (uint32_t i = 0; i < n; i++)
-            if (a[i] != b[i]) return false;
-        return true;
-    }
-    for (uint32_t i = 0; i + 8 < n; i += 8)
-        if (rd64(a + i) != rd64(b + i)) return false;
-    return rd64(a + n - 8) == rd64(b + n - 8); /* the tail, overlapping */
-}
 
 /* k against the keys of leaf pg (not empty), key_cmp's sign: *lo against
  * the first (if lo is not NULL), *hi against the last. A compact leaf's

@@ -95,20 +95,11 @@ static int skip_shared(side *a, side *b, bool *skipped)
     return CS_OK;
 }
 
-/* n bytes at x and y are equal: inline 8-byte words for a cell of a few
- * words (a libc call per cell costs more than the compare), memcmp's
- * vector loop for longer ones. */
+/* n bytes at x and y are equal: bytes_equal's inline words for a cell of a
+ * few words, memcmp's vector loop for longer ones. */
 static inline bool same_bytes(const uint8_t *x, const uint8_t *y, uint32_t n)
 {
-    if (n > 32) return memcmp(x, y, n) == 0;
-    if (n < 8) {
-        for (uint32_t i = 0; i < n; i++)
-            if (x[i] != y[i]) return false;
-        return true;
-    }
-    for (uint32_t i = 0; i + 8 < n; i += 8)
-        if (rd64(x + i) != rd64(y + i)) return false;
-    return rd64(x + n - 8) == rd64(y + n - 8); /* the last word, ending at n */
+    return n > 32 ? memcmp(x, y, n) == 0 : bytes_equal(x, y, n);
 }
 
 /* Both cursors in compact leaves with one key prefix: a cell whose bytes
