@@ -1,5 +1,6 @@
 /* test_compact_leaf.c — compact leaves (format.h, type 6): keys sharing a
- * prefix take fewer pages than whole keys would; inserts outside a leaf's
+ * prefix take fewer pages than whole keys would (the density of a list's
+ * leaves: test_uniform_leaf, which counts uniform leaves too); inserts outside a leaf's
  * prefix (shorter keys, keys before or after it) rebuild it and read back in
  * order; cursor keys, assembled from prefix and suffix, are right and stay
  * valid until the next call on the cursor (next_batch's whole batch, in
@@ -10,41 +11,6 @@
 #include <stdlib.h>
 
 #include "test.h"
-
-static size_t list_key(uint8_t *k, uint64_t id, uint32_t i)
-{
-    for (int b = 0; b < 8; b++) k[b] = (uint8_t)(id >> (56 - 8 * b));
-    k[8] = 3, k[9] = (uint8_t)(i >> 16), k[10] = (uint8_t)(i >> 8), k[11] = (uint8_t)i;
-    return 12;
-}
-
-/* 10k list elements (12-byte keys, 8-byte values): whole-key cells (6 +
- * 12 + 8 + 2 slot = 28 bytes) need 69 leaves; with the shared 10 bytes
- * stored once, 14-byte cells need 35. */
-static void test_density(void)
-{
-    tpath p = test_path("density.db");
-    cs_env *env;
-    REQUIRE_OK(test_open(p.s, 0, &env));
-    cs_tree tr = test_open_tree(env, "realm:lists");
-    cs_txn *t;
-    REQUIRE_OK(cs_txn_begin(env, 0, &t));
-    uint8_t k[12];
-    for (uint32_t i = 0; i < 10000; i++) {
-        uint64_t v = i;
-        CHECK_OK(cs_put(t, tr, V(k, list_key(k, 7, i)), V(&v, 8), 0));
-    }
-    REQUIRE_OK(cs_txn_commit(t));
-    REQUIRE_OK(cs_txn_begin(env, CS_TXN_RDONLY, &t));
-    cs_tree_stat st;
-    CHECK_OK(cs_tree_get_stat(t, tr, &st));
-    CHECK(st.leaf_pages <= 40);
-    printf("10k list elements: %llu leaves\n", (unsigned long long)st.leaf_pages);
-    cs_txn_abort(t);
-    cs_check_report rep;
-    CHECK_OK(cs_check(env, &rep));
-    REQUIRE_OK(cs_env_close(env));
-}
 
 /* A tree's first leaf starts with no prefix. Filled by appends, it must
  * take its keys' prefix when it fills rather than split: 250 elements fit
@@ -61,7 +27,7 @@ static void test_first_leaf_appends(void)
     uint8_t k[12];
     for (uint32_t i = 0; i < 250; i++) {
         uint64_t v = i;
-        CHECK_OK(cs_put(t, tr, V(k, list_key(k, 9, i)), V(&v, 8), 0));
+        CHECK_OK(cs_put(t, tr, V(k, test_list_key(k, 9, i)), V(&v, 8), 0));
     }
     cs_tree_stat st;
     CHECK_OK(cs_tree_get_stat(t, tr, &st));
@@ -299,7 +265,6 @@ static void test_insert_shapes(void)
 
 int main(void)
 {
-    test_density();
     test_first_leaf_appends();
     test_prefix_changes();
     test_insert_shapes();

@@ -11,13 +11,6 @@
 #include "internal.h"
 #include "test.h"
 
-static size_t list_key(uint8_t *k, uint64_t id, uint32_t i)
-{
-    for (int b = 0; b < 8; b++) k[b] = (uint8_t)(id >> (56 - 8 * b));
-    k[8] = 3, k[9] = (uint8_t)(i >> 16), k[10] = (uint8_t)(i >> 8), k[11] = (uint8_t)i;
-    return 12;
-}
-
 typedef struct leaf_tally {
     unsigned uniform, stored; /* leaves with U > 0, leaves with U = 0 */
     uint32_t ul_min, ul_max;  /* U over the uniform ones */
@@ -70,7 +63,7 @@ static void test_density(void)
     uint8_t k[12];
     for (uint32_t i = 0; i < 10000; i++) {
         uint64_t v = i;
-        CHECK_OK(cs_put(t, tr, V(k, list_key(k, 7, i)), V(&v, 8), 0));
+        CHECK_OK(cs_put(t, tr, V(k, test_list_key(k, 7, i)), V(&v, 8), 0));
     }
     REQUIRE_OK(cs_txn_commit(t));
     leaf_tally lt = tally(env, tr);

@@ -86,6 +86,13 @@ bool test_copy_file(const char *src, const char *dst);
 /* ---- helpers ---- */
 static inline cs_val V(const void *p, size_t n) { cs_val v = {p, n}; return v; }
 static inline cs_val VS(const char *s) { cs_val v = {s, strlen(s)}; return v; }
+/* A list element's key as the object layer builds it: the list id (u64
+ * big-endian), a length byte and a 3-byte counter. Its length (12). */
+static inline size_t test_list_key(uint8_t *k, uint64_t id, uint32_t i) {
+    for (int b = 0; b < 8; b++) k[b] = (uint8_t)(id >> (56 - 8 * b));
+    k[8] = 3, k[9] = (uint8_t)(i >> 16), k[10] = (uint8_t)(i >> 8), k[11] = (uint8_t)i;
+    return 12;
+}
 
 /* splitmix64: small, fast, reproducible PRNG. */
 static inline uint64_t rng_next(uint64_t *s) {
