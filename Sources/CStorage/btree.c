@@ -99,7 +99,7 @@ static int gather(cs_txn *t, const uint8_t *pg, int which, cs_cellref *refs, uns
  * long, so a half sized so fits), reserving that prefix once per page. */
 static uint32_t cell_cost(const cs_cellref *refs, unsigned i, bool leaf, uint32_t plen)
 {
-    return leaf ? leaf_cell_cost(&refs[i], plen, false) : refs[i].size + 2u;
+    return leaf ? leaf_cell_cost(&refs[i], plen, 0) : refs[i].size + 2u;
 }
 
 /* Split point m (entries [0,m) left, [m,n) right, entry i costing cost[i])
@@ -225,11 +225,11 @@ static int insert_compact(cs_txn *t, cs_tree_desc *d, bt_path *p, int level, uns
         else if (!leaf6_part(pg, t->psize, j++, &e[i])) return node_bad_cell(pg, j - 1);
     }
     uint32_t cap = t->psize - PAGE_HDR, plen = leaf_parts_prefix(&e[0], &e[n - 1]);
-    /* Uniform entries make uniform halves (each half's own prefix is at
-     * least as long, and its suffixes as equal). */
-    bool uniform = leaf_parts_uniform(e, n, plen);
+    /* A shape of all the entries is one of each half too (each half's own
+     * prefix is at least as long, its suffixes and values as equal). */
+    uint32_t shape = leaf_parts_shape(e, n, plen);
     uint64_t bytes = plen;
-    for (unsigned i = 0; i < n; i++) bytes += t->costs[i] = leaf_part_cost(&e[i], plen, uniform);
+    for (unsigned i = 0; i < n; i++) bytes += t->costs[i] = leaf_part_cost(&e[i], plen, shape);
     /* A key outside the prefix (or a prefix shorter than the keys share,
      * after deletes): the entries may still fit one page. */
     if (bytes <= cap && leaf_write(pg, t->psize, e, n, plen, t->scratch)) return CS_OK;

@@ -115,7 +115,7 @@ static int skip_same_cells(side *a, side *b, bool *skipped)
     int la = a->p.depth - 1, lb = b->p.depth - 1;
     const uint8_t *pa = a->p.pg[la], *pb = b->p.pg[lb];
     uint32_t psize = a->t->psize, plen = node_prefix_len(pa);
-    /* The same npages word: the same prefix length, and uniform alike. */
+    /* The same npages word: the same prefix length and shape. */
     if (!node_is_compact(pa) || !node_is_compact(pb) || PH(pa)->npages != PH(pb)->npages ||
         memcmp(node_prefix(pa, psize), node_prefix(pb, psize), plen))
         return CS_OK;

@@ -31,16 +31,16 @@
  *  META PAGE (only the first 512 bytes are written: one sector, so a power
  *  loss cannot tear it across sectors; the checksum catches a torn write):
  *    32   8  magic       "CSTORE\0\1"
- *    40   4  version     format version: 4 (the redo log may hold
- *                        commits after this meta; 3 brought the free-list
- *                        delta in the meta, 2 compact leaves); 1 to 3
+ *    40   4  version     format version: 6 (fixed-value leaves; 5 brought
+ *                        uniform leaves, 4 the redo log, 3 the free-list
+ *                        delta in the meta, 2 compact leaves); 1 to 5
  *                        files are read as they are, and the first commit
- *                        of this build rewrites both metas as version 4
+ *                        of this build rewrites both metas as version 6
  *                        (durable one last, each flushed) before any meta
- *                        names a compact leaf or carries a delta, or any
- *                        commit is logged, so an older build refuses the
- *                        file rather than fall back to an old meta or
- *                        miss logged commits
+ *                        names a page of a newer kind or carries a delta,
+ *                        or any commit is logged, so an older build
+ *                        refuses the file rather than misread a page,
+ *                        fall back to an old meta or miss logged commits
  *    44   4  page_size
  *    48   8  txnid       commit that wrote this meta; a commit writes the
  *                        page that does NOT hold the newest durable meta,
@@ -104,12 +104,18 @@
  *    byte and U in its second (higher bits 0). U = 0: cells as above. U > 0
  *    (a UNIFORM leaf, format version 5): every suffix has U - 1 bytes, and
  *    cells leave out `varint slen` — a tree of fixed-length keys (object
- *    keys, list element keys) saves a byte per entry. Every cell lies in
- *    [upper, page_size - prefix length); an empty leaf has npages 0.
- *    Writers re-derive the prefix and U whenever they lay the page out
- *    (split, merge, a key outside it or of another length); U is a
- *    property of the page's current keys, not of the tree: an insert of a
- *    key of another length lays the page out again with U = 0.
+ *    keys, list element keys) saves a byte per entry. npages' upper 16
+ *    bits hold V: V = 0, each cell stores its value word; V > 0 (a
+ *    FIXED-VALUE leaf, format version 6), every value is inline and V - 1
+ *    bytes long, and cells leave out `varint (vlen << 1 | overflow)` —
+ *    fixed-size records, index and list entries save one or two bytes
+ *    each (no cell is left empty: a uniform leaf of empty suffixes and
+ *    empty values has V = 0). Every cell lies in [upper, page_size - prefix length); an empty
+ *    leaf has npages 0. Writers re-derive the prefix, U and V whenever
+ *    they lay the page out (split, merge, a key outside the prefix, a key
+ *    or value of another length); U and V are properties of the page's
+ *    current cells, not of the tree: an insert of a key or value of
+ *    another length lays the page out again without them.
  *    Keys are not contiguous in the page: readers assemble them.
  *  Branch cell:  u64 child | u64 count | u16 klen | key
  *    A branch with n cells has n children. key[0] is ignored (stored empty):
@@ -267,7 +273,7 @@
 #include <stdint.h>
 
 #define CS_MAGIC 0x0100455241544353ull /* "CSTORE\0\1" little-endian */
-#define CS_FORMAT_VERSION 5u /* metas written; 1 (type-3 leaves only), 2 (no delta), 3 (no redo log) and 4 (no uniform leaves) are read too */
+#define CS_FORMAT_VERSION 6u /* metas written; 1 (type-3 leaves only), 2 (no delta), 3 (no redo log), 4 (no uniform leaves) and 5 (no fixed-value leaves) are read too */
 #define CS_FORMAT_VERSION_MIN 1u
 #define CS_DEFAULT_PAGE_SIZE 4096u
 #define CS_MIN_PAGE_SIZE 4096u
@@ -336,8 +342,9 @@ _Static_assert(sizeof(cs_meta) == 128, "meta is 128 bytes");
 #define VLEN_OVERFLOW 0x80000000u
 #define OVERFLOW_REF 8u       /* u64 first page of the overflow run         */
 #define LEAF6_PREFIX_MAX 64u  /* longest shared prefix a compact leaf stores */
-#define LEAF6_PREFIX_MASK 0xffu /* npages of a compact leaf: prefix length | uniform << 8 */
+#define LEAF6_PREFIX_MASK 0xffu /* npages of a compact leaf: prefix length | U << 8 | V << 16 */
 #define LEAF6_UNIFORM_MAX 254u /* longest suffix a uniform leaf leaves out of its cells */
+#define LEAF6_FIXED_MAX 0xfffeu /* longest value a fixed-value leaf leaves its length out for */
 
 /* ---- Redo log ---- */
 #define REDO_MAGIC 0x4c524353u   /* "SCRL"                                  */

@@ -455,24 +455,30 @@ static bool node_compact(uint8_t *pg, uint32_t psize, uint32_t extra)
 }
 
 /* Encode type-3 leaf cell `cell` for a compact leaf whose prefix has plen
- * bytes (the key must start with it) into out; its size. A uniform leaf's
- * cell leaves its suffix length out. */
-static uint32_t leaf6_encode(uint8_t *out, const uint8_t *cell, uint32_t plen, bool uniform)
+ * bytes (the key must start with it) into out; its size. A leaf of shape
+ * U | V << 8 (leaf6_shape; the cell must match it) leaves the suffix
+ * length out when U > 0 and the value word when V > 0. */
+static uint32_t leaf6_encode(uint8_t *out, const uint8_t *cell, uint32_t plen, uint32_t shape)
 {
     uint32_t kl = rd16(cell), vw = rd32(cell + 2);
     bool ovf = vw & VLEN_OVERFLOW;
     uint32_t vl = vw & ~VLEN_OVERFLOW, vb = ovf ? OVERFLOW_REF : vl, sl = kl - plen;
     uint8_t *p = out;
-    if (!uniform) p += varint_put(p, sl);
-    p += varint_put(p, vl << 1 | (ovf ? 1u : 0u));
+    if (!(shape & 0xffu)) p += varint_put(p, sl);
+    if (!(shape >> 8)) p += varint_put(p, vl << 1 | (ovf ? 1u : 0u));
     memcpy(p, cell + LEAF_CELL_HDR + plen, sl + vb);
     return (uint32_t)(p - out) + sl + vb;
 }
 
+/* Whether a fixed-value leaf (fv = leaf6_fixed) takes a cell whose header
+ * says vw (an overflow flag makes it differ from any fixed length). */
+static inline bool fits_fixed(uint32_t fv, uint32_t vw) { return !fv || vw == fv - 1u; }
+
 bool leaf_in_prefix(const uint8_t *pg, uint32_t psize, const uint8_t *cell)
 {
     uint32_t plen = node_prefix_len(pg), ul = leaf6_uniform(pg), kl = rd16(cell);
-    return kl >= plen && (!ul || kl == plen + ul - 1) && memcmp(cell + LEAF_CELL_HDR, node_prefix(pg, psize), plen) == 0;
+    return kl >= plen && (!ul || kl == plen + ul - 1) && fits_fixed(leaf6_fixed(pg), rd32(cell + 2)) &&
+           memcmp(cell + LEAF_CELL_HDR, node_prefix(pg, psize), plen) == 0;
 }
 
 bool node_insert(uint8_t *pg, uint32_t psize, unsigned i, const uint8_t *cell, uint32_t size)
@@ -480,11 +486,11 @@ bool node_insert(uint8_t *pg, uint32_t psize, unsigned i, const uint8_t *cell, u
     cs_page_hdr *h = PHW(pg);
     uint8_t enc[ENC_MAX];
     if (node_is_compact(pg)) {
-        /* A key outside the prefix needs a shorter one, and one of another
-         * length in a uniform leaf needs its length stored: the caller lays
-         * the leaf out again (leaf_write). */
+        /* A key outside the prefix needs a shorter one, and a key or value
+         * of another length in a uniform or fixed-value leaf needs its
+         * length stored: the caller lays the leaf out again (leaf_write). */
         if (!leaf_in_prefix(pg, psize, cell)) return false;
-        size = leaf6_encode(enc, cell, node_prefix_len(pg), leaf6_uniform(pg) != 0);
+        size = leaf6_encode(enc, cell, node_prefix_len(pg), leaf6_shape(pg));
         cell = enc;
     }
     if (node_free_space(pg) < size + 2) return false;
@@ -533,20 +539,39 @@ void leaf_part_of_cell(const uint8_t *cell, leaf_part *e)
     *e = (leaf_part){cell + LEAF_CELL_HDR, v, v, kl, 0, vl << 1 | (ovf ? 1u : 0u), ovf ? OVERFLOW_REF : vl};
 }
 
-uint32_t leaf_part_cost(const leaf_part *e, uint32_t plen, bool uniform)
+/* A compact cell's bytes with its slot: suffix sl, value word vw, value
+ * bytes vb, in a leaf of the given shape (leaf6_shape). */
+static inline uint32_t cell6_cost(uint32_t sl, uint32_t vw, uint32_t vb, uint32_t shape)
 {
-    uint32_t sl = e->l1 + e->l2 - plen;
-    return (uniform ? 0 : varint_len(sl)) + varint_len(e->vw) + sl + e->vb + 2u;
+    return ((shape & 0xffu) ? 0 : varint_len(sl)) + ((shape >> 8) ? 0 : varint_len(vw)) + sl + vb + 2u;
 }
 
-bool leaf_parts_uniform(const leaf_part *e, unsigned n, uint32_t plen)
+/* The shape of a leaf whose first key has kl bytes and first value word is
+ * vw, given whether every key and every value word match them. No cell is
+ * left empty (readers find a cell by its first byte): empty suffixes and
+ * empty values keep their value words. */
+static inline uint32_t shape_of(uint32_t kl, uint32_t plen, uint32_t vw, bool same_keys, bool same_values)
 {
-    if (n == 0) return false;
-    uint32_t kl = e[0].l1 + e[0].l2;
-    if (kl < plen || kl - plen > LEAF6_UNIFORM_MAX) return false;
-    for (unsigned i = 1; i < n; i++)
-        if (e[i].l1 + e[i].l2 != kl) return false;
-    return true;
+    bool u = same_keys && kl >= plen && kl - plen <= LEAF6_UNIFORM_MAX;
+    bool v = same_values && !(vw & 1) && (vw >> 1) <= LEAF6_FIXED_MAX && !(u && kl == plen && vw == 0);
+    return (u ? kl - plen + 1u : 0u) | (v ? (vw >> 1) + 1u : 0u) << 8;
+}
+
+uint32_t leaf_part_cost(const leaf_part *e, uint32_t plen, uint32_t shape)
+{
+    return cell6_cost(e->l1 + e->l2 - plen, e->vw, e->vb, shape);
+}
+
+uint32_t leaf_parts_shape(const leaf_part *e, unsigned n, uint32_t plen)
+{
+    if (n == 0) return 0;
+    uint32_t kl = e[0].l1 + e[0].l2, vw = e[0].vw;
+    bool same_keys = true, same_values = true;
+    for (unsigned i = 1; i < n && (same_keys || same_values); i++) {
+        same_keys &= e[i].l1 + e[i].l2 == kl;
+        same_values &= e[i].vw == vw;
+    }
+    return shape_of(kl, plen, vw, same_keys, same_values);
 }
 
 /* Key bytes [from, to) of e into out. */
@@ -581,13 +606,13 @@ uint32_t leaf_parts_prefix(const leaf_part *a, const leaf_part *b)
 bool leaf_write(uint8_t *pg, uint32_t psize, const leaf_part *e, unsigned n, uint32_t plen, uint8_t *scratch)
 {
     uint64_t total = plen;
-    bool uniform = leaf_parts_uniform(e, n, plen);
+    uint32_t shape = leaf_parts_shape(e, n, plen);
     /* Every key must hold the prefix: a damaged page's keys out of order can
      * be shorter than the prefix of its ends (the suffix length would wrap)
      * or differ inside it (the key would change). */
     for (unsigned i = 0; i < n; i++) {
         if (e[i].l1 + e[i].l2 < plen) return false;
-        total += leaf_part_cost(&e[i], plen, uniform);
+        total += leaf_part_cost(&e[i], plen, shape);
     }
     if (total > psize - PAGE_HDR || plen > LEAF6_PREFIX_MAX || (n == 0 && plen)) return false;
     /* Parts may point into pg: lay the page out in scratch, then copy back. */
@@ -598,11 +623,11 @@ bool leaf_write(uint8_t *pg, uint32_t psize, const leaf_part *e, unsigned n, uin
         uint8_t head[LEAF6_PREFIX_MAX];
         part_key_bytes(&e[i], 0, plen, head);
         if (memcmp(head, prefix, plen) != 0) return false;
-        uint32_t kl = e[i].l1 + e[i].l2, sz = leaf_part_cost(&e[i], plen, uniform) - 2u;
+        uint32_t kl = e[i].l1 + e[i].l2, sz = leaf_part_cost(&e[i], plen, shape) - 2u;
         upper -= sz;
         uint8_t *o = scratch + upper;
-        if (!uniform) o += varint_put(o, kl - plen);
-        o += varint_put(o, e[i].vw);
+        if (!(shape & 0xffu)) o += varint_put(o, kl - plen);
+        if (!(shape >> 8)) o += varint_put(o, e[i].vw);
         /* Key bytes from plen on, then the value: the suffix and the value
          * are contiguous (k2 + l2 == v), so one copy unless the prefix got
          * shorter. */
@@ -619,7 +644,7 @@ bool leaf_write(uint8_t *pg, uint32_t psize, const leaf_part *e, unsigned n, uin
     memcpy(pg + upper, scratch + upper, psize - upper);
     cs_page_hdr *h = PHW(pg);
     h->type = PT_LEAF6;
-    h->npages = plen | (uniform ? e[0].l1 + e[0].l2 - plen + 1u : 0u) << 8;
+    h->npages = plen | shape << 8;
     h->nkeys = (uint16_t)n;
     h->upper = (uint16_t)upper;
     h->frag = 0;
@@ -634,30 +659,36 @@ uint32_t leaf_cells_prefix(const cs_cellref *cells, unsigned n)
     return p < LEAF6_PREFIX_MAX ? p : LEAF6_PREFIX_MAX;
 }
 
-uint32_t leaf_cell_cost(const cs_cellref *c, uint32_t plen, bool uniform)
+/* A type-3 cell header's value word in the compact form (vlen << 1 | overflow). */
+static inline uint32_t cell_value_word(const uint8_t *cell)
 {
-    uint32_t kl = rd16(c->p), vw = rd32(c->p + 2);
-    bool ovf = vw & VLEN_OVERFLOW;
-    uint32_t vl = vw & ~VLEN_OVERFLOW;
-    return (uniform ? 0 : varint_len(kl - plen)) + varint_len(vl << 1 | (ovf ? 1u : 0u)) + kl - plen +
-           (ovf ? OVERFLOW_REF : vl) + 2u;
+    uint32_t vw = rd32(cell + 2);
+    return (vw & ~VLEN_OVERFLOW) << 1 | ((vw & VLEN_OVERFLOW) ? 1u : 0u);
 }
 
-bool leaf_cells_uniform(const cs_cellref *cells, unsigned n, uint32_t plen)
+uint32_t leaf_cell_cost(const cs_cellref *c, uint32_t plen, uint32_t shape)
 {
-    if (n == 0) return false;
-    uint32_t kl = rd16(cells[0].p);
-    if (kl < plen || kl - plen > LEAF6_UNIFORM_MAX) return false;
-    for (unsigned i = 1; i < n; i++)
-        if (rd16(cells[i].p) != kl) return false;
-    return true;
+    uint32_t vw = cell_value_word(c->p);
+    return cell6_cost(rd16(c->p) - plen, vw, (vw & 1) ? OVERFLOW_REF : vw >> 1, shape);
+}
+
+uint32_t leaf_cells_shape(const cs_cellref *cells, unsigned n, uint32_t plen)
+{
+    if (n == 0) return 0;
+    uint32_t kl = rd16(cells[0].p), vw = rd32(cells[0].p + 2);
+    bool same_keys = true, same_values = true;
+    for (unsigned i = 1; i < n && (same_keys || same_values); i++) {
+        same_keys &= rd16(cells[i].p) == kl;
+        same_values &= rd32(cells[i].p + 2) == vw;
+    }
+    return shape_of(kl, plen, cell_value_word(cells[0].p), same_keys, same_values);
 }
 
 uint32_t leaf_cells_bytes(const cs_cellref *cells, unsigned n)
 {
     uint32_t plen = leaf_cells_prefix(cells, n), total = plen;
-    bool uniform = leaf_cells_uniform(cells, n, plen);
-    for (unsigned i = 0; i < n; i++) total += leaf_cell_cost(&cells[i], plen, uniform);
+    uint32_t shape = leaf_cells_shape(cells, n, plen);
+    for (unsigned i = 0; i < n; i++) total += leaf_cell_cost(&cells[i], plen, shape);
     return total;
 }
 
@@ -698,8 +729,10 @@ bool leaf_overwrite(uint8_t *pg, uint32_t psize, unsigned idx, const uint8_t *ce
     if (node_cell_size(pg, psize, idx, &old)) return false;
     uint8_t enc[ENC_MAX];
     if (node_is_compact(pg)) {
-        /* Same key, so it shares the prefix (and has the page's length). */
-        size = leaf6_encode(enc, cell, node_prefix_len(pg), leaf6_uniform(pg) != 0);
+        /* Same key, so it shares the prefix (and has the page's length);
+         * a fixed-value leaf takes only a value of its length. */
+        if (!fits_fixed(leaf6_fixed(pg), rd32(cell + 2))) return false;
+        size = leaf6_encode(enc, cell, node_prefix_len(pg), leaf6_shape(pg));
         cell = enc;
     }
     if (size != old) return false;
@@ -713,7 +746,7 @@ bool node_rebuild(uint8_t *pg, uint32_t psize, const cs_cellref *cells, unsigned
     cs_page_hdr *h = PHW(pg);
     bool leaf = node_is_leaf(pg), compact = leaf && leaf_cells_bytes(cells, n) <= psize - PAGE_HDR;
     uint32_t plen = compact ? leaf_cells_prefix(cells, n) : 0, upper = psize - plen;
-    bool uniform = compact && leaf_cells_uniform(cells, n, plen);
+    uint32_t shape = compact ? leaf_cells_shape(cells, n, plen) : 0;
     if (!compact) {
         uint64_t total = 0;
         for (unsigned i = 0; i < n; i++) total += cells[i].size + 2u;
@@ -724,7 +757,7 @@ bool node_rebuild(uint8_t *pg, uint32_t psize, const cs_cellref *cells, unsigned
     for (unsigned i = 0; i < n; i++) {
         if (compact) {
             uint8_t enc[ENC_MAX];
-            uint32_t sz = leaf6_encode(enc, cells[i].p, plen, uniform);
+            uint32_t sz = leaf6_encode(enc, cells[i].p, plen, shape);
             upper -= sz;
             memcpy(scratch + upper, enc, sz);
         } else {
@@ -737,7 +770,7 @@ bool node_rebuild(uint8_t *pg, uint32_t psize, const cs_cellref *cells, unsigned
     memcpy(pg + upper, scratch + upper, psize - upper);
     if (leaf) {
         h->type = compact ? PT_LEAF6 : PT_LEAF;
-        h->npages = compact ? plen | (uniform ? rd16(cells[0].p) - plen + 1u : 0u) << 8 : 1;
+        h->npages = compact ? plen | shape << 8 : 1;
     }
     h->nkeys = (uint16_t)n;
     h->upper = (uint16_t)upper;

@@ -47,7 +47,14 @@ static inline uint32_t node_prefix_len(const uint8_t *pg)
 /* A compact leaf's uniform suffix length plus one (npages' second byte): 0
  * when each cell stores its suffix length, else every suffix has that
  * length less one and no cell stores it. */
-static inline uint32_t leaf6_uniform(const uint8_t *pg) { return PH(pg)->npages >> 8; }
+static inline uint32_t leaf6_uniform(const uint8_t *pg) { return (PH(pg)->npages >> 8) & 0xffu; }
+/* A compact leaf's fixed value length plus one (npages' upper 16 bits): 0
+ * when each cell stores its value word, else every value is inline, has
+ * that length less one, and no cell stores its word. */
+static inline uint32_t leaf6_fixed(const uint8_t *pg) { return PH(pg)->npages >> 16; }
+/* U | V << 8 (npages above the prefix length): how a compact leaf's cells
+ * are laid out; 0 when every cell stores both lengths. */
+static inline uint32_t leaf6_shape(const uint8_t *pg) { return PH(pg)->npages >> 8; }
 static inline const uint8_t *node_prefix(const uint8_t *pg, uint32_t psize) { return pg + psize - node_prefix_len(pg); }
 static inline uint16_t node_slot(const uint8_t *pg, unsigned i) { return rd16(pg + PAGE_HDR + 2 * i); }
 
@@ -65,7 +72,7 @@ static inline int node_check(const uint8_t *pg, uint32_t psize, uint64_t pgno)
     const cs_page_hdr *h = PH(pg);
     uint32_t top = psize - node_prefix_len(pg);
     if (CS_UNLIKELY((h->type != PT_BRANCH && h->type != PT_LEAF && h->type != PT_LEAF6) || h->pgno != pgno ||
-                    (h->type == PT_LEAF6 && ((h->npages & LEAF6_PREFIX_MASK) > LEAF6_PREFIX_MAX || h->npages >> 16)) ||
+                    (h->type == PT_LEAF6 && (h->npages & LEAF6_PREFIX_MASK) > LEAF6_PREFIX_MAX) ||
                     (uint32_t)PAGE_HDR + 2u * h->nkeys > h->upper || h->upper > top ||
                     h->frag > psize - h->upper))
         return cs_fail(CS_ECORRUPT, "page %llu: bad branch/leaf header (type %u, %u keys)",
@@ -156,17 +163,24 @@ static inline __attribute__((always_inline)) bool varint_get(const uint8_t **p, 
 /* A compact leaf cell (format.h): key suffix, value word (vlen << 1 |
  * overflow) and the value (or the overflow pgno); *size the cell's bytes.
  * False if the cell does not lie within the page below the prefix. A
- * uniform leaf's cells start at the value word (leaf6_uniform). */
+ * uniform leaf's cells start at the value word (leaf6_uniform), a
+ * fixed-value leaf's have none (leaf6_fixed). */
 typedef struct leaf6_cell {
     const uint8_t *sfx, *v;
     uint32_t sl, vw, size;
 } leaf6_cell;
 static inline __attribute__((always_inline)) bool leaf6_parse(const uint8_t *pg, uint32_t psize, unsigned i, leaf6_cell *c)
 {
-    uint32_t off = node_slot(pg, i), word = PH(pg)->npages, ul = word >> 8;
+    uint32_t off = node_slot(pg, i), word = PH(pg)->npages, ul = (word >> 8) & 0xffu, fv = word >> 16;
     const uint8_t *p = pg + off, *end = pg + psize - (word & LEAF6_PREFIX_MASK);
     if (CS_UNLIKELY(off < PAGE_HDR || p >= end)) return false;
-    if (ul) {
+    if (fv) {
+        c->vw = (fv - 1u) << 1;
+        if (ul) c->sl = ul - 1;
+        else if (CS_LIKELY(p[0] < 0x80)) c->sl = *p++;
+        else if (!varint_get(&p, end, &c->sl))
+            return false;
+    } else if (ul) {
         c->sl = ul - 1;
         if (CS_LIKELY(end - p >= 2 && (p[0] < 0x80 || p[1] < 0x80))) {
             c->vw = p[0] < 0x80 ? p[0] : (p[0] & 0x7fu) | (uint32_t)p[1] << 7;
@@ -287,7 +301,9 @@ uint32_t node_used(const uint8_t *pg, uint32_t psize);
 /* Insert a cell at index i; false if it does not fit (page unchanged). */
 bool node_insert(uint8_t *pg, uint32_t psize, unsigned i, const uint8_t *cell, uint32_t size);
 /* Whether leaf cell `cell` (type-3 form) may go into pg as it is: its key
- * starts with pg's prefix (always, unless pg is a compact leaf). */
+ * starts with pg's prefix and has the length of a uniform leaf's keys, and
+ * its value is inline with the length of a fixed-value leaf's (always,
+ * unless pg is a compact leaf). */
 bool leaf_in_prefix(const uint8_t *pg, uint32_t psize, const uint8_t *cell);
 void node_remove(uint8_t *pg, uint32_t psize, unsigned i, uint32_t cell_size);
 /* Replace the page's cells with the given ones (which may point into the
@@ -304,12 +320,14 @@ uint32_t leaf_cell_build(uint8_t *out, const uint8_t *k, uint32_t kl, const uint
  * that of the first and last keys), capped at LEAF6_PREFIX_MAX: */
 uint32_t leaf_cells_prefix(const cs_cellref *cells, unsigned n);
 /* Bytes cell c takes in a compact leaf whose prefix has `plen` bytes, slot
- * included (an upper bound for any longer prefix), in a uniform leaf or
- * not (the cost outside one is an upper bound for inside). */
-uint32_t leaf_cell_cost(const cs_cellref *c, uint32_t plen, bool uniform);
-/* Whether cells[0..n) (n > 0) make a uniform compact leaf with a prefix of
- * plen bytes: one key length, its suffix at most LEAF6_UNIFORM_MAX. */
-bool leaf_cells_uniform(const cs_cellref *cells, unsigned n, uint32_t plen);
+ * included (an upper bound for any longer prefix), in a leaf of the given
+ * shape (leaf6_shape: the cost in shape 0 is an upper bound for any). */
+uint32_t leaf_cell_cost(const cs_cellref *c, uint32_t plen, uint32_t shape);
+/* The shape (leaf6_shape) of a compact leaf of cells[0..n) with a prefix
+ * of plen bytes: U when they have one key length whose suffix is at most
+ * LEAF6_UNIFORM_MAX, V when one inline value length at most
+ * LEAF6_FIXED_MAX; 0 for n == 0. */
+uint32_t leaf_cells_shape(const cs_cellref *cells, unsigned n, uint32_t plen);
 /* Bytes a compact leaf needs for cells[0..n): cells, slots and prefix. */
 uint32_t leaf_cells_bytes(const cs_cellref *cells, unsigned n);
 /* Cells of leaf pg in the type-3 form, written to out (LEAF_DECODE_BYTES(psize)
@@ -332,10 +350,10 @@ bool leaf6_part(const uint8_t *pg, uint32_t psize, unsigned i, leaf_part *e);
 /* A leaf cell in the type-3 form (leaf_cell_build's). */
 void leaf_part_of_cell(const uint8_t *cell, leaf_part *e);
 /* Bytes e takes in a compact leaf whose prefix has plen bytes, slot
- * included (e's key starts with that prefix), uniform or not. */
-uint32_t leaf_part_cost(const leaf_part *e, uint32_t plen, bool uniform);
-/* leaf_cells_uniform for entries. */
-bool leaf_parts_uniform(const leaf_part *e, unsigned n, uint32_t plen);
+ * included (e's key starts with that prefix), of the given shape. */
+uint32_t leaf_part_cost(const leaf_part *e, uint32_t plen, uint32_t shape);
+/* leaf_cells_shape for entries. */
+uint32_t leaf_parts_shape(const leaf_part *e, unsigned n, uint32_t plen);
 /* The longest prefix a's and b's keys share, capped at LEAF6_PREFIX_MAX
  * (for a sorted run of entries: that of its first and last). */
 uint32_t leaf_parts_prefix(const leaf_part *a, const leaf_part *b);

@@ -7,7 +7,9 @@
  * holds many free extents and pending groups; fixtures/format-v3.cstore by
  * the version-3 one (free-list delta; no redo log), written the same way;
  * fixtures/format-v4.cstore by the version-4 one (compact leaves that all
- * store their suffix lengths; no uniform leaves). The content of each is a
+ * store their suffix lengths; no uniform leaves); fixtures/format-v5.cstore
+ * by the version-5 one (compact leaves that all store their value words;
+ * no fixed-value leaves). The content of each is a
  * pure function of (tree, index) below, so the test needs no copy of it.
  *
  * Regenerate (only with a build of the format the fixture is named after):
@@ -250,5 +252,6 @@ int main(void)
     test_fixture("format-v2.cstore", true);
     test_fixture("format-v3.cstore", true);
     test_fixture("format-v4.cstore", true);
+    test_fixture("format-v5.cstore", true);
     return test_report();
 }

@@ -63,18 +63,21 @@ def main(argv):
                 return v, at
 
     def compact_cell(b, off):
-        """Suffix length and where the value word starts: a uniform leaf
-        (npages' second byte U > 0) leaves U - 1 out of its cells."""
-        ul = struct.unpack_from('<I', data, b + 28)[0] >> 8
-        return (ul - 1, b + off) if ul else varint(b + off)
+        """Suffix length, value word and where the suffix starts: a uniform
+        leaf (npages' second byte U > 0) leaves U - 1 out of its cells, a
+        fixed-value leaf (upper 16 bits V > 0) the value word (V - 1) << 1."""
+        word = struct.unpack_from('<I', data, b + 28)[0]
+        ul, fv = (word >> 8) & 0xff, word >> 16
+        sl, at = (ul - 1, b + off) if ul else varint(b + off)
+        vw, at = ((fv - 1) << 1, at) if fv else varint(at)
+        return sl, vw, at
 
     def cells(b, slots):
         if struct.unpack_from('<H', data, b + 4)[0] == 6:  # compact leaf: prefix at the page end
             plen = struct.unpack_from('<I', data, b + 28)[0] & 0xff
             prefix = data[b + ps - plen:b + ps]
             for off in slots:
-                sl, at = compact_cell(b, off)
-                vw, at = varint(at)
+                sl, vw, at = compact_cell(b, off)
                 yield prefix + data[at:at + sl], vw >> 1, bool(vw & 1)
             return
         for off in slots:
@@ -88,8 +91,7 @@ def main(argv):
             kl, vl = struct.unpack_from('<HI', data, b + off)
             name = k.decode('utf-8', 'replace')
             if struct.unpack_from('<H', data, b + 4)[0] == 6:
-                sl, at = compact_cell(b, off)
-                _, at = varint(at)
+                sl, _, at = compact_cell(b, off)
                 vat = at + sl
             else:
                 vat = b + off + 6 + kl

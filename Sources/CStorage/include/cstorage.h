@@ -65,10 +65,11 @@ extern "C" {
  * version 3, leaves become compact leaves as commits copy them, and metas
  * start carrying free-list deltas); a file of any other version gives
  * CS_EFORMAT, and older builds refuse version-3 files. Version-4 files are
- * read as they are too (their compact leaves store every suffix length);
- * version-4 builds refuse version-5 files, whose leaves may not.
+ * read as they are too (their compact leaves store every suffix length),
+ * and version-5 files (their compact leaves store every value length);
+ * older builds refuse newer files, whose leaves may not.
  * format.h, CS_FORMAT_VERSION. */
-#define CSTORAGE_FORMAT_VERSION 5
+#define CSTORAGE_FORMAT_VERSION 6
 
 /* ---- Error codes --------------------------------------------------------- */
 enum cs_error {

@@ -84,11 +84,12 @@ static inline dbfile_leaf_cell dbfile_leaf(uint8_t *pg, unsigned i)
     dbfile_leaf_cell c;
     uint8_t *p = dbfile_cell(pg, i);
     if (dbfile_rd16(pg + 4) == PT_LEAF6) {
-        /* npages' second byte: a uniform leaf's suffix length + 1, which
-         * its cells leave out (format.h, COMPACT LEAF). */
-        uint32_t ul = dbfile_rd32(pg + 28) >> 8;
+        /* npages' second byte: a uniform leaf's suffix length + 1; its
+         * upper 16 bits: a fixed-value leaf's value length + 1. Its cells
+         * leave those out (format.h, COMPACT LEAF). */
+        uint32_t word = dbfile_rd32(pg + 28), ul = (word >> 8) & 0xff, fv = word >> 16;
         c.klen = ul ? ul - 1 : dbfile_varint(&p);
-        uint32_t vw = dbfile_varint(&p);
+        uint32_t vw = fv ? (fv - 1) << 1 : dbfile_varint(&p);
         c.ovf = vw & 1;
         c.vlen = vw >> 1;
         c.key = p;
