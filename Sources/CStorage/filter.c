@@ -368,28 +368,32 @@ static inline __attribute__((always_inline)) uint64_t conj_eval(const conj *q, c
 }
 
 /* The value of a compact leaf's cell i if it is an inline value with
- * one-byte suffix and value words (the common case; a uniform leaf's cells
- * have the value word alone, a fixed-value leaf's the suffix word alone or
- * neither: shape = leaf6_shape), inside the cell area [PAGE_HDR, top)
- * (span = top - PAGE_HDR - 2) and of at least need bytes; else NULL (the
- * caller's checked path reads it). */
+ * one-byte suffix and value words (the common case; a uniform leaf's cells,
+ * ul = leaf6_uniform > 0, have the value word alone, a fixed-value leaf's,
+ * fv = leaf6_fixed > 0, the suffix word alone or neither), inside the cell
+ * area [PAGE_HDR, top) (span = top - PAGE_HDR - 2) and of at least need
+ * bytes; else NULL (the caller's checked path reads it). */
 static inline __attribute__((always_inline)) const uint8_t *fast_value(const uint8_t *pg, unsigned i, uint32_t top,
-                                                                       uint32_t span, size_t need, uint32_t shape,
-                                                                       uint32_t *vl)
+                                                                       uint32_t span, size_t need, uint32_t ul,
+                                                                       uint32_t fv, uint32_t *vl)
 {
     const uint32_t off = rd16(pg + PAGE_HDR + 2 * (size_t)i);
     if (CS_UNLIKELY(off - PAGE_HDR > span)) return NULL; /* the cell's head is in the area */
-    const uint32_t head = rd16(pg + off), ul = shape & 0xffu, fv = shape >> 8;
     uint32_t at;
     if (fv) {
         *vl = fv - 1u;
         if (ul) at = off + ul - 1u;
         else {
             /* The suffix word alone: 0x80, more than one byte. */
+            const uint32_t head = pg[off];
             if (CS_UNLIKELY(head & 0x80)) return NULL;
-            at = off + 1 + (head & 0x7f);
+            at = off + 1 + head;
         }
-    } else if (ul) {
+        if (CS_UNLIKELY(at + *vl > top || *vl < need)) return NULL;
+        return pg + at;
+    }
+    const uint32_t head = rd16(pg + off);
+    if (ul) {
         /* The value word alone: 0x80, more than one byte; 0x1, overflow. */
         if (CS_UNLIKELY(head & 0x81)) return NULL;
         at = off + ul;
@@ -411,12 +415,12 @@ static inline __attribute__((always_inline)) const uint8_t *fast_value(const uin
  * not and returns its index (n when none). A loop of its own, called once
  * per leaf: inside count_walk the tests' constants do not fit in
  * registers beside the walk's state. Untagged values only (a tag is one
- * more test per cell). shape: the leaf's leaf6_shape, 0 or not at each call
- * (one loop each). */
+ * more test per cell). ul, fv: the leaf's leaf6_uniform and leaf6_fixed, 0
+ * or not at each call (one loop each). */
 static inline __attribute__((always_inline)) unsigned conj_count_leaf(const uint8_t *pg, unsigned i, unsigned n,
                                                                       uint32_t top, size_t need, const conj *qp,
                                                                       uint64_t *got, unsigned nint, unsigned nbool,
-                                                                      int code, uint32_t shape)
+                                                                      int code, uint32_t ul, uint32_t fv)
 {
     const conj q = *qp;
     uint64_t g = 0;
@@ -425,7 +429,7 @@ static inline __attribute__((always_inline)) unsigned conj_count_leaf(const uint
     const size_t need_here = code < 0 ? need : q.int_need[code];
     for (; i < n; i++) {
         uint32_t vl;
-        const uint8_t *v = fast_value(pg, i, top, span, need_here, shape, &vl);
+        const uint8_t *v = fast_value(pg, i, top, span, need_here, ul, fv, &vl);
         if (CS_UNLIKELY(!v)) break;
         if (code >= 0 && CS_UNLIKELY(v[q.code_byte] >> 6 != (unsigned)code)) break;
         g += conj_eval(&q, v, code, nint, nbool);
@@ -439,19 +443,19 @@ static inline __attribute__((always_inline)) unsigned conj_count_leaf(const uint
 static inline __attribute__((always_inline)) unsigned conj_count_packed(const uint8_t *pg, unsigned i, unsigned n,
                                                                         uint32_t top, size_t need, const conj *q,
                                                                         uint64_t *got, unsigned nint, unsigned nbool,
-                                                                        uint32_t shape)
+                                                                        uint32_t ul, uint32_t fv)
 {
     if (top < PAGE_HDR + 2) return i;
     while (i < n) {
         uint32_t vl;
-        const uint8_t *v = fast_value(pg, i, top, top - PAGE_HDR - 2, need, shape, &vl);
+        const uint8_t *v = fast_value(pg, i, top, top - PAGE_HDR - 2, need, ul, fv, &vl);
         if (!v) return i;
         unsigned stop;
         switch (v[q->code_byte] >> 6) {
-        case 0: stop = conj_count_leaf(pg, i, n, top, need, q, got, nint, nbool, 0, shape); break;
-        case 1: stop = conj_count_leaf(pg, i, n, top, need, q, got, nint, nbool, 1, shape); break;
-        case 2: stop = conj_count_leaf(pg, i, n, top, need, q, got, nint, nbool, 2, shape); break;
-        default: stop = conj_count_leaf(pg, i, n, top, need, q, got, nint, nbool, 3, shape); break;
+        case 0: stop = conj_count_leaf(pg, i, n, top, need, q, got, nint, nbool, 0, ul, fv); break;
+        case 1: stop = conj_count_leaf(pg, i, n, top, need, q, got, nint, nbool, 1, ul, fv); break;
+        case 2: stop = conj_count_leaf(pg, i, n, top, need, q, got, nint, nbool, 2, ul, fv); break;
+        default: stop = conj_count_leaf(pg, i, n, top, need, q, got, nint, nbool, 3, ul, fv); break;
         }
         if (stop == i) return i; /* too short for its width: the checked path reports it */
         i = stop;
@@ -459,18 +463,20 @@ static inline __attribute__((always_inline)) unsigned conj_count_packed(const ui
     return i;
 }
 
-/* Leaves that store every length and those that leave some out each get
- * their loops: shape is 0 in one branch and known non-zero in the other. */
+/* Each leaf kind gets its loops: one that stores every length (ul = fv =
+ * 0 there), a uniform one (fv = 0) and a fixed-value one. */
 #define CONJ_COUNT_LEAF(ni, nb)                                                                                    \
     static __attribute__((noinline)) unsigned conj_count_leaf_##ni##nb(const uint8_t *pg, unsigned i, unsigned n,  \
                                                                        uint32_t top, size_t need, const conj *q,   \
-                                                                       uint64_t *got, uint32_t shape)              \
+                                                                       uint64_t *got, uint32_t ul, uint32_t fv)    \
     {                                                                                                              \
         if (ni && q->packed)                                                                                       \
-            return shape ? conj_count_packed(pg, i, n, top, need, q, got, ni, nb, shape)                           \
-                         : conj_count_packed(pg, i, n, top, need, q, got, ni, nb, 0);                              \
-        return shape ? conj_count_leaf(pg, i, n, top, need, q, got, ni, nb, -1, shape)                             \
-                     : conj_count_leaf(pg, i, n, top, need, q, got, ni, nb, -1, 0);                                \
+            return fv   ? conj_count_packed(pg, i, n, top, need, q, got, ni, nb, ul, fv)                           \
+                   : ul ? conj_count_packed(pg, i, n, top, need, q, got, ni, nb, ul, 0)                            \
+                        : conj_count_packed(pg, i, n, top, need, q, got, ni, nb, 0, 0);                            \
+        return fv   ? conj_count_leaf(pg, i, n, top, need, q, got, ni, nb, -1, ul, fv)                             \
+               : ul ? conj_count_leaf(pg, i, n, top, need, q, got, ni, nb, -1, ul, 0)                              \
+                    : conj_count_leaf(pg, i, n, top, need, q, got, ni, nb, -1, 0, 0);                              \
     }
 CONJ_COUNT_LEAF(0, 1)
 CONJ_COUNT_LEAF(0, 2)
@@ -487,16 +493,16 @@ static inline __attribute__((always_inline)) unsigned conj_count_shape(const uin
                                                                        uint32_t top, size_t need, const conj *q,
                                                                        uint64_t *got, unsigned nint, unsigned nbool)
 {
-    const uint32_t shape = leaf6_shape(pg);
+    const uint32_t ul = leaf6_uniform(pg), fv = leaf6_fixed(pg);
     switch (nint * 10 + nbool) {
-    case 1: return conj_count_leaf_01(pg, i, n, top, need, q, got, shape);
-    case 2: return conj_count_leaf_02(pg, i, n, top, need, q, got, shape);
-    case 10: return conj_count_leaf_10(pg, i, n, top, need, q, got, shape);
-    case 11: return conj_count_leaf_11(pg, i, n, top, need, q, got, shape);
-    case 12: return conj_count_leaf_12(pg, i, n, top, need, q, got, shape);
-    case 20: return conj_count_leaf_20(pg, i, n, top, need, q, got, shape);
-    case 21: return conj_count_leaf_21(pg, i, n, top, need, q, got, shape);
-    case 22: return conj_count_leaf_22(pg, i, n, top, need, q, got, shape);
+    case 1: return conj_count_leaf_01(pg, i, n, top, need, q, got, ul, fv);
+    case 2: return conj_count_leaf_02(pg, i, n, top, need, q, got, ul, fv);
+    case 10: return conj_count_leaf_10(pg, i, n, top, need, q, got, ul, fv);
+    case 11: return conj_count_leaf_11(pg, i, n, top, need, q, got, ul, fv);
+    case 12: return conj_count_leaf_12(pg, i, n, top, need, q, got, ul, fv);
+    case 20: return conj_count_leaf_20(pg, i, n, top, need, q, got, ul, fv);
+    case 21: return conj_count_leaf_21(pg, i, n, top, need, q, got, ul, fv);
+    case 22: return conj_count_leaf_22(pg, i, n, top, need, q, got, ul, fv);
     default: return i;
     }
 }
@@ -535,7 +541,8 @@ static inline __attribute__((always_inline)) int count_walk(count_state *s, unsi
         const bool compact = node_is_compact(pg);
         /* A compact leaf's cells end where its prefix starts (a damaged
          * prefix length leaves no room: every cell takes the checked path). */
-        const uint32_t plen = node_prefix_len(pg), top = plen < psize ? psize - plen : 0, shape = leaf6_shape(pg);
+        const uint32_t plen = node_prefix_len(pg), top = plen < psize ? psize - plen : 0, ul = leaf6_uniform(pg),
+                       fv = leaf6_fixed(pg);
         bt_prefetch_sibling(s->t, &s->p, true);
         unsigned cn = s->c.n; /* in a register: the chunk's address escapes to eval_chunk */
         for (unsigned i = 0; i < n; i++) {
@@ -553,9 +560,9 @@ static inline __attribute__((always_inline)) int count_walk(count_state *s, unsi
             if (compact) {
                 /* The common cell without the varint loop (fast_value);
                  * any other through leaf6_parse. */
-                const uint8_t *fv = top >= PAGE_HDR + 2 ? fast_value(pg, i, top, top - PAGE_HDR - 2, 0, shape, &vl) : NULL;
-                if (CS_LIKELY(fv != NULL)) {
-                    v = fv;
+                const uint8_t *fast = top >= PAGE_HDR + 2 ? fast_value(pg, i, top, top - PAGE_HDR - 2, 0, ul, fv, &vl) : NULL;
+                if (CS_LIKELY(fast != NULL)) {
+                    v = fast;
                     slow = vl < need;
                 } else {
                     leaf6_cell cell;
