@@ -123,7 +123,8 @@ typedef int (*redo_scan_fn)(void *ctx, uint64_t txnid, const uint8_t *ops, size_
 /* The log's records for `epoch` (format.h): calls fn (may be NULL) for each;
  * *end_off = where the next record goes, *last_txnid = the last record's
  * txnid (epoch if none). A damaged or stale record ends the log, it is not
- * an error. CS_EIO, CS_ENOMEM, or fn's code. */
+ * an error. Reads up to lg's size (at redo_open, or grown by its writes):
+ * a scan runs where nothing else appends. CS_EIO, CS_ENOMEM, or fn's code. */
 int redo_scan(cs_redo *lg, uint64_t epoch, redo_scan_fn fn, void *ctx, uint64_t *end_off, uint64_t *last_txnid);
 
 /* ---- vpage.c: the shared segment of volatile pages (format.h) ---- */
