@@ -281,6 +281,16 @@ int cs_env_open(const char *path, const cs_options *opts, cs_env **out)
     uint32_t meta_slot = 0;
     uint8_t delta[CS_META_TAIL];
     int rc = env->path ? CS_OK : cs_fail(CS_ENOMEM, "path");
+    /* The metas are asked for before the lock file is rebuilt, so that on a
+     * cold page cache the disk reads them meanwhile. The descriptor serves
+     * the hint alone: the open that counts is made under the open lock. */
+    if (rc == CS_OK && !(o.flags & CS_ENV_IN_MEMORY)) {
+        int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* never waits on a FIFO */
+        if (fd >= 0) {
+            io_willneed(fd, 0, 2 * CS_DEFAULT_PAGE_SIZE);
+            close(fd);
+        }
+    }
     if (rc == CS_OK) rc = lock_open(&env->lock, path, o.file_mode ? o.file_mode : 0644, o.max_readers,
                                     o.flags & CS_ENV_IN_MEMORY, &first);
     locked = rc == CS_OK;
