@@ -64,16 +64,14 @@ static int read_meta(cs_env *env, uint64_t size, cs_meta *out, uint32_t *slot, u
      * not show page 1's meta inside them: a cold open waits for a smaller
      * read (the kernel's readahead grows with the request). */
     size_t first = 2 * CS_DEFAULT_PAGE_SIZE;
-    /* Without readahead for these reads: the kernel would read four times
-     * the 8 KiB asked for, and on a cold cache the wait grows with the
-     * bytes. Advisory; the default comes back for the map's faults. */
-    (void)posix_fadvise(env->fd, 0, 0, POSIX_FADV_RANDOM);
+    /* cs_env_open asked for these bytes: found in the page cache (or on
+     * their way), they start no readahead, which would read four times the
+     * 8 KiB, and a cold read's wait grows with its bytes. */
     ssize_t n = pread(env->fd, buf, first, 0);
     if (n == (ssize_t)first && !(meta_valid(buf, 0) && rd32(buf + 44) + CS_META_BYTES <= first)) {
         ssize_t more = pread(env->fd, buf + first, want - first, (off_t)first);
         n = more < 0 ? more : n + more;
     }
-    (void)posix_fadvise(env->fd, 0, 0, POSIX_FADV_NORMAL);
     int rc = CS_OK;
     *fresh = false;
     if (n < 0) {
@@ -282,8 +280,9 @@ int cs_env_open(const char *path, const cs_options *opts, cs_env **out)
     uint8_t delta[CS_META_TAIL];
     int rc = env->path ? CS_OK : cs_fail(CS_ENOMEM, "path");
     /* The metas are asked for before the lock file is rebuilt, so that on a
-     * cold page cache the disk reads them meanwhile. The descriptor serves
-     * the hint alone: the open that counts is made under the open lock. */
+     * cold page cache the disk reads them (those 8 KiB alone) meanwhile.
+     * The descriptor serves the hint alone: the open that counts is made
+     * under the open lock. */
     if (rc == CS_OK && !(o.flags & CS_ENV_IN_MEMORY)) {
         int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* never waits on a FIFO */
         if (fd >= 0) {
