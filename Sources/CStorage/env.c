@@ -65,8 +65,8 @@ static int read_meta(cs_env *env, uint64_t size, cs_meta *out, uint32_t *slot, u
      * read (the kernel's readahead grows with the request). */
     size_t first = 2 * CS_DEFAULT_PAGE_SIZE;
     /* cs_env_open asked for these bytes: found in the page cache (or on
-     * their way), they start no readahead, which would read four times the
-     * 8 KiB, and a cold read's wait grows with its bytes. */
+     * their way), they start no readahead, which would read several times
+     * the bytes asked for, and a cold read's wait grows with its bytes. */
     ssize_t n = pread(env->fd, buf, first, 0);
     if (n == (ssize_t)first && !(meta_valid(buf, 0) && rd32(buf + 44) + CS_META_BYTES <= first)) {
         ssize_t more = pread(env->fd, buf + first, want - first, (off_t)first);
@@ -280,7 +280,7 @@ int cs_env_open(const char *path, const cs_options *opts, cs_env **out)
     uint8_t delta[CS_META_TAIL];
     int rc = env->path ? CS_OK : cs_fail(CS_ENOMEM, "path");
     /* The metas are asked for before the lock file is rebuilt, so that on a
-     * cold page cache the disk reads them (those 8 KiB alone) meanwhile.
+     * cold page cache the disk reads them (those two pages alone) meanwhile.
      * The descriptor serves the hint alone: the open that counts is made
      * under the open lock. */
     if (rc == CS_OK && !(o.flags & CS_ENV_IN_MEMORY)) {
