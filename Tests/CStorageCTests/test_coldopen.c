@@ -260,9 +260,9 @@ static void test_metas_of_every_page_size(void) {
     }
 }
 
-/* The metas' read brings in what it asks for and no more: with the
- * kernel's readahead an 8 KiB read at offset 0 read 32 KiB, and a cold
- * open waited for all of it. */
+/* The metas' read brings in what it asks for and no more: the kernel's
+ * readahead read several times those bytes, and a cold open waited for
+ * all of them. */
 static void test_metas_read_without_readahead(void) {
     tpath p = test_path("metas.db");
     cs_env *env;
