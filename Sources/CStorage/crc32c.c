@@ -95,9 +95,12 @@ __attribute__((target("sse4.2"))) static inline uint32_t crc_hw_lanes(uint32_t c
     return shift(t, ab) ^ (uint32_t)c;
 }
 
+/* Lanes only from three long lanes up: shorter inputs (the metas' 512
+ * bytes at every open, small log records) take one chain, so a process
+ * that only opens and reads never builds the tables. */
 __attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t crc, const uint8_t *p, size_t n)
 {
-    if (n >= 3 * LANE_SHORT) {
+    if (n >= 3 * LANE_LONG) {
         pthread_once(&shift_once, shift_init);
         for (; n >= 3 * LANE_LONG; p += 3 * LANE_LONG, n -= 3 * LANE_LONG)
             crc = crc_hw_lanes(crc, p, LANE_LONG, shift_long);

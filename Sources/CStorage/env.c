@@ -64,6 +64,9 @@ static int read_meta(cs_env *env, uint64_t size, cs_meta *out, uint32_t *slot, u
      * not show page 1's meta inside them: a cold open waits for a smaller
      * read (the kernel's readahead grows with the request). */
     size_t first = 2 * CS_DEFAULT_PAGE_SIZE;
+    /* cs_env_open asked for these bytes: found in the page cache (or on
+     * their way), they start no readahead, which would read several times
+     * the bytes asked for, and a cold read's wait grows with its bytes. */
     ssize_t n = pread(env->fd, buf, first, 0);
     if (n == (ssize_t)first && !(meta_valid(buf, 0) && rd32(buf + 44) + CS_META_BYTES <= first)) {
         ssize_t more = pread(env->fd, buf + first, want - first, (off_t)first);
@@ -212,17 +215,19 @@ static int open_logging(cs_env *env, const cs_options *o, bool first)
     cs_lock_hdr *h = env->lock.hdr;
     bool rdonly = env->flags & CS_ENV_RDONLY;
     uint64_t durable = h->durable_txnid, last = durable, end = 0;
-    int rc = first ? redo_open(&env->redo, env->path, true, &env->io) : CS_NOTFOUND; /* no file: nothing logged */
+    bool want = (o->flags & CS_ENV_LOG_SMALL) && o->durability == CS_DURABLE_FULL && !rdonly;
+    /* A first process that will append opens the log once, for writing;
+     * any other first process only looks (no file: nothing logged). */
+    int rc = first ? redo_open(&env->redo, env->path, !want, &env->io) : CS_NOTFOUND;
     if (rc == CS_NOTFOUND) rc = CS_OK;
     if (rc) return rc;
     if (env->redo.fd >= 0 && (rc = redo_scan(&env->redo, durable, NULL, NULL, &end, &last))) return rc;
-    bool on = first ? last > durable || ((o->flags & CS_ENV_LOG_SMALL) && o->durability == CS_DURABLE_FULL && !rdonly)
-                    : h->vol_on != 0;
+    bool on = first ? last > durable || want : h->vol_on != 0;
     if (!on) {
         redo_close(&env->redo);
         return CS_OK;
     }
-    if (!rdonly || !first || last == durable) {
+    if (!(first && want) && (!rdonly || !first || last == durable)) {
         redo_close(&env->redo); /* read-only so far: writers reopen it to append */
         if (!rdonly && (rc = redo_open(&env->redo, env->path, false, &env->io))) return rc;
     }
@@ -274,6 +279,17 @@ int cs_env_open(const char *path, const cs_options *opts, cs_env **out)
     uint32_t meta_slot = 0;
     uint8_t delta[CS_META_TAIL];
     int rc = env->path ? CS_OK : cs_fail(CS_ENOMEM, "path");
+    /* The metas are asked for before the lock file is rebuilt, so that on a
+     * cold page cache the disk reads them (those two pages alone) meanwhile.
+     * The descriptor serves the hint alone: the open that counts is made
+     * under the open lock. */
+    if (rc == CS_OK && !(o.flags & CS_ENV_IN_MEMORY)) {
+        int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* never waits on a FIFO */
+        if (fd >= 0) {
+            io_willneed(fd, 0, 2 * CS_DEFAULT_PAGE_SIZE);
+            close(fd);
+        }
+    }
     if (rc == CS_OK) rc = lock_open(&env->lock, path, o.file_mode ? o.file_mode : 0644, o.max_readers,
                                     o.flags & CS_ENV_IN_MEMORY, &first);
     locked = rc == CS_OK;
@@ -353,8 +369,12 @@ int cs_env_close(cs_env *env)
         if (last) {
             vseg_unlink(env->vseg_name);
             /* Only once everything logged is in the file (a failed fold
-             * leaves the records for the next open to replay). */
-            if (folded && env->redo.fd >= 0 && ftruncate(env->redo.fd, 0) != 0) { /* a stale log is harmless */ }
+             * leaves the records for the next open to replay). An empty
+             * log is left alone: truncating it still changes its inode, a
+             * metadata write for the file system's journal. */
+            struct stat ls;
+            if (folded && env->redo.fd >= 0 && fstat(env->redo.fd, &ls) == 0 && ls.st_size > 0 &&
+                ftruncate(env->redo.fd, 0) != 0) { /* a stale log is harmless */ }
         }
         redo_close(&env->redo);
     }

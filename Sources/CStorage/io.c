@@ -70,14 +70,6 @@ void io_willneed(int fd, uint64_t off, uint64_t len)
     (void)posix_fadvise(fd, (off_t)off, (off_t)len, POSIX_FADV_WILLNEED);
 }
 
-bool io_resident(const void *p)
-{
-    long pg = sysconf(_SC_PAGESIZE);
-    uintptr_t a = (uintptr_t)p & ~(uintptr_t)(pg > 0 ? pg - 1 : 4095);
-    unsigned char in = 0;
-    return mincore((void *)a, 1, &in) == 0 && (in & 1);
-}
-
 int io_sync(cs_env *env)
 {
     int e = env->io.sync(env->io.ctx, env->fd);

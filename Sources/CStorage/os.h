@@ -123,7 +123,8 @@ typedef int (*redo_scan_fn)(void *ctx, uint64_t txnid, const uint8_t *ops, size_
 /* The log's records for `epoch` (format.h): calls fn (may be NULL) for each;
  * *end_off = where the next record goes, *last_txnid = the last record's
  * txnid (epoch if none). A damaged or stale record ends the log, it is not
- * an error. CS_EIO, CS_ENOMEM, or fn's code. */
+ * an error. Reads up to lg's size (at redo_open, or grown by its writes):
+ * a scan runs where nothing else appends. CS_EIO, CS_ENOMEM, or fn's code. */
 int redo_scan(cs_redo *lg, uint64_t epoch, redo_scan_fn fn, void *ctx, uint64_t *end_off, uint64_t *last_txnid);
 
 /* ---- vpage.c: the shared segment of volatile pages (format.h) ---- */
@@ -182,12 +183,6 @@ typedef struct tree_registry {
     uint32_t n, cap;
 } tree_registry;
 
-/* Deep trees whose root's children a cold open asks for (tree.c), and the
- * most children it asks for at once: a fuller root belongs to a tree so
- * large that reading a level of it would crowd out the caller's reads. */
-#define CS_DEEP_ROOTS 8
-#define CS_CHILD_HINTS_MAX 32
-
 struct cs_env {
     char *path;
     int fd;
@@ -232,11 +227,6 @@ struct cs_env {
     bool ready;                 /* open completed (close may flush)         */
     _Atomic bool roots_hinted;  /* the catalog's tree roots were asked for
                                    (tree.c, first cs_tree_open)            */
-    /* Roots asked for by tree_hint_roots of trees three levels deep or
-     * more, whose children are asked for at the tree's first open (tree.c;
-     * guarded by mu, deep_pending read without it). */
-    uint64_t deep_roots[CS_DEEP_ROOTS];
-    _Atomic uint32_t deep_pending;
 
     cs_lock lock;
     /* Small commits logged instead of written (docs/COMMIT_IO.md, design
@@ -264,9 +254,6 @@ int io_sync(cs_env *env);
  * return at once. Advice only: a failure changes nothing, so none is
  * reported. Cold opens issue their independent reads together with it. */
 void io_willneed(int fd, uint64_t off, uint64_t len);
-/* Whether the memory page holding p (inside a file mapping) is in the page
- * cache, i.e. reading it will not wait for the disk; false when unknown. */
-bool io_resident(const void *p);
 uint8_t *io_page_buf(cs_env *env);               /* one page, from pool  */
 void io_page_buf_put(cs_env *env, uint8_t *p);
 /* The default hooks (pwrite, fdatasync, posix_fallocate) where user's are NULL. */

@@ -253,7 +253,8 @@ int redo_scan(cs_redo *lg, uint64_t epoch, redo_scan_fn fn, void *ctx, uint64_t 
     for (;;) {
         uint8_t hdr[REDO_HDR];
         int err = 0;
-        if (lg->fd < 0 || !read_at(lg->fd, hdr, REDO_HDR, off, &err)) {
+        /* The size of the open: nothing can append while a scan runs. */
+        if (lg->fd < 0 || off + REDO_HDR > lg->size || !read_at(lg->fd, hdr, REDO_HDR, off, &err)) {
             if (err) rc = redo_error(err, "read");
             break;
         }

@@ -233,7 +233,9 @@ int tree_flush_catalog(cs_txn *t)
  * then descends, one after another, find their roots read together in one
  * round instead of a round each. A deeper catalog is left alone (walking
  * it would cost reads of its own); so is a damaged page (the descents
- * report it). */
+ * report it). Only the roots: asking for a deep tree's next level too (its
+ * root's children) made a cold lookup wait longer, as the several reads
+ * arrive later than the one page the lookup needs would alone. */
 static void tree_hint_roots(cs_txn *t)
 {
     cs_env *env = t->env;
@@ -241,7 +243,6 @@ static void tree_hint_roots(cs_txn *t)
     if (t->catalog.depth != 1 || (env->flags & CS_ENV_IN_MEMORY) || atomic_exchange(&env->roots_hinted, true)) return;
     if (page_get(t, t->catalog.root, &pg) || node_check(pg, env->psize, t->catalog.root) || !node_is_leaf(pg)) return;
     uint64_t limit = t->rdonly ? t->meta.next_pgno : t->next_pgno;
-    uint32_t deep = 0;
     for (unsigned i = 0, n = node_n(pg); i < n; i++) {
         const uint8_t *v;
         uint32_t vlen;
@@ -252,47 +253,6 @@ static void tree_hint_roots(cs_txn *t)
         memcpy(&d, v, sizeof d);
         if (!d.root || d.root >= limit) continue;
         io_willneed(env->fd, d.root << env->psize_shift, env->psize);
-        if (d.depth >= 3 && deep < CS_DEEP_ROOTS) env->deep_roots[deep++] = d.root;
-    }
-    pthread_mutex_lock(&env->mu);
-    atomic_store_explicit(&env->deep_pending, deep, memory_order_relaxed);
-    pthread_mutex_unlock(&env->mu);
-}
-
-/* At the first open of a tree tree_hint_roots found three levels deep or
- * more, ask for its root's children too. A point lookup below such a root
- * reads three pages or more, one after another; by the time the caller
- * opens the tree the root has usually arrived (it was asked for with the
- * rest), so the next level is read while the caller works up to its first
- * lookup instead of inside it. Only on a cold page cache (the root's first
- * or last child not resident), for a root that is itself resident (never a wait
- * here) and has at most CS_CHILD_HINTS_MAX children; each root once. */
-static void tree_hint_children(cs_txn *t, const cs_tree_desc *d)
-{
-    cs_env *env = t->env;
-    bool mine = false;
-    pthread_mutex_lock(&env->mu);
-    uint32_t n = atomic_load_explicit(&env->deep_pending, memory_order_relaxed);
-    for (uint32_t i = 0; i < n && !mine; i++)
-        if (env->deep_roots[i] == d->root) {
-            env->deep_roots[i] = env->deep_roots[n - 1];
-            atomic_store_explicit(&env->deep_pending, n - 1, memory_order_relaxed);
-            mine = true;
-        }
-    pthread_mutex_unlock(&env->mu);
-    if (!mine || !t->rdonly || d->root >= t->map_pages) return;
-    const uint8_t *pg = t->map + (d->root << env->psize_shift);
-    if (!io_resident(pg) || node_check(pg, env->psize, d->root) || node_is_leaf(pg) || node_n(pg) > CS_CHILD_HINTS_MAX)
-        return;
-    uint64_t limit = t->meta.next_pgno < t->map_pages ? t->meta.next_pgno : t->map_pages;
-    unsigned nc = node_n(pg);
-    uint64_t first = branch_child(pg, env->psize, 0), last = branch_child(pg, env->psize, nc - 1);
-    if (first >= 2 && first < limit && last >= 2 && last < limit && io_resident(t->map + (first << env->psize_shift)) &&
-        io_resident(t->map + (last << env->psize_shift)))
-        return; /* a warm cache */
-    for (unsigned i = 0; i < nc; i++) {
-        uint64_t c = branch_child(pg, env->psize, i);
-        if (c >= 2 && c < limit) io_willneed(env->fd, c << env->psize_shift, env->psize);
     }
 }
 
@@ -309,7 +269,6 @@ int cs_tree_open(cs_txn *txn, const char *name, unsigned flags, cs_tree *out)
     if (!atomic_load_explicit(&txn->env->roots_hinted, memory_order_relaxed)) tree_hint_roots(txn);
     cs_tree_desc *d;
     rc = tree_desc_get(txn, id, false, &d);
-    if (rc == CS_OK && atomic_load_explicit(&txn->env->deep_pending, memory_order_relaxed)) tree_hint_children(txn, d);
     if (rc == CS_NOTFOUND && (flags & CS_CREATE)) {
         if (txn->rdonly) return cs_fail(CS_EREADONLY, "cannot create tree '%s' in a read transaction", name);
         txn_tree *tt = &txn->trees[id];

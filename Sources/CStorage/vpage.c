@@ -69,7 +69,8 @@ int vseg_open(cs_vseg *s, const char *name, uint32_t psize, uint64_t max_pages, 
     s->psize = psize;
     s->hdr = m;
     if (first) {
-        memset(s->hdr, 0, sizeof *s->hdr);
+        /* Emptied and resized above, so zero: no memset, which would fault
+         * in every page of the header (the pending table) at each open. */
         s->hdr->magic = VSEG_MAGIC;
         s->hdr->version = VSEG_VERSION;
         s->hdr->psize = psize;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -317,11 +318,34 @@ static void test_older_format_upgrades_before_logging(void)
     REQUIRE_OK(cs_env_close(env));
 }
 
+/* A clean open and close leave an empty log as it was: truncating it to
+ * its own size still changes its inode (a journal write) at every close. */
+static void test_empty_log_left_alone(void)
+{
+    tpath p = test_path("emptylog.db");
+    cs_env *env = open_env(p.s, true);
+    test_open_tree(env, "t");
+    REQUIRE_OK(cs_env_close(env)); /* folds the logged commit: the log is emptied */
+    char lp[600];
+    snprintf(lp, sizeof lp, "%s-log", p.s);
+    struct stat before, after;
+    REQUIRE(stat(lp, &before) == 0);
+    CHECK_EQ(before.st_size, 0);
+    nanosleep(&(struct timespec){0, 30 * 1000 * 1000}, NULL); /* past the clock's granularity */
+    env = open_env(p.s, true);
+    REQUIRE_OK(cs_env_close(env));
+    REQUIRE(stat(lp, &after) == 0);
+    CHECK_EQ(after.st_size, 0);
+    CHECK(after.st_ctim.tv_sec == before.st_ctim.tv_sec && after.st_ctim.tv_nsec == before.st_ctim.tv_nsec);
+    CHECK(after.st_mtim.tv_sec == before.st_mtim.tv_sec && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec);
+}
+
 int main(void)
 {
     test_older_format_upgrades_before_logging();
     test_one_put_commits_write_the_log();
     test_killed_writer_loses_nothing();
     test_read_only_first_open_replays();
+    test_empty_log_left_alone();
     return test_report();
 }
