@@ -87,6 +87,8 @@ final class ClassInfo: @unchecked Sendable {
     /// form), (from, to, width) triples apart: the writer takes their width
     /// code as it copies them.
     let plainIntCopies: [Int]
+    /// The plain copies of Bools held in their null bit, (from, bit) pairs.
+    let plainBitCopies: [Int]
     /// layout.wide, which every insert writes (computed once).
     let wideLayout: RecordLayout
     let encodedOrder: [Int]
@@ -184,12 +186,14 @@ final class ClassInfo: @unchecked Sendable {
             }
         }
         storageOrder = order
-        var copies: [Int] = [], intCopies: [Int] = [], encoded: [Int] = []
+        var copies: [Int] = [], intCopies: [Int] = [], bitCopies: [Int] = [], encoded: [Int] = []
         for index in order {
             let plain = descriptor.isDynamic ? (offset: 0, width: 0) : accessors[index].plainValue
             // The writer fills the wide form (8-byte integers) and packs it.
             let slot = positional.layout.wideSlot(slots[index])
-            if plain.width > 0 && Int(slot.width) == plain.width {
+            if plain.width == 1 && slot.width == ColumnSlot.bitBool {
+                bitCopies += [plain.offset, Int(slot.offset)]
+            } else if plain.width > 0 && Int(slot.width) == plain.width {
                 if slots[index].width == ColumnSlot.packedInt {
                     intCopies += [plain.offset, Int(slot.offset), plain.width]
                 } else {
@@ -201,6 +205,7 @@ final class ClassInfo: @unchecked Sendable {
         }
         plainCopies = copies
         plainIntCopies = intCopies
+        plainBitCopies = bitCopies
         wideLayout = positional.layout.wide
         encodedOrder = encoded
         lastLiveVarField = lastLiveVar

@@ -31,10 +31,18 @@
 // writer takes the narrowest width that holds every integer, so a record
 // has one encoding. Slow paths work on the wide form (8-byte integers,
 // u32 end offsets: RecordLayout.wide) and pack it (packRecord).
+//
+// Bools in the null bitmap (classes with StoredClass.boolBits, object
+// format 12): a non-optional Bool property's null bit, which a required
+// column never sets, holds its value, and it has no fixed slot: a read is
+// the null-bit test, 1 byte less per record per such column. Optional
+// Bools and Bools elsewhere (collections, AnyRealmValue) keep their byte.
 // Column order, slot offsets and var indexes come from the class's stored
 // schema (ClassInfo), so a field read is: one bit test plus one unaligned
 // load, or two offset loads for a variable-size field. FileLayout.swift has
 // the whole file's layout; docs/OBJECTS.md says why.
+
+import CStorage
 
 @usableFromInline
 struct RecordLayout: Sendable {
@@ -144,9 +152,12 @@ struct ColumnSlot: Sendable {
     /// An integer in the packed slots (intSlots): `offset` is its index
     /// among them; its width is the record's (RecordView.packedInt).
     @inlinable static var packedInt: Int32 { -3 }
+    /// A non-optional Bool held in its null bit (boolBits): `offset` and
+    /// `nullBit` are that bit; it is never nil and has no slot.
+    @inlinable static var bitBool: Int32 { -4 }
 
     /// The column's value is in the record (not linking objects, not the key).
-    var inRecord: Bool { width >= 0 || width == ColumnSlot.packedInt }
+    var inRecord: Bool { width >= 0 || width == ColumnSlot.packedInt || width == ColumnSlot.bitBool }
     /// The primary key of a class keyed by it: its value is the object key
     /// (objectKey(primaryKey:)), so readers take it from the key, never
     /// from the record (whose null bit and offset it does not have).
@@ -165,9 +176,17 @@ struct RecordView {
         self.size = size
     }
 
+    /// Whether the column is nil: its null bit, except for a Bool held in
+    /// that bit (never nil).
     @inlinable @inline(__always)
     func isNull(_ slot: ColumnSlot) -> Bool {
-        base.load(fromByteOffset: Int(slot.nullBit) >> 3, as: UInt8.self) & (1 << UInt8(slot.nullBit & 7)) != 0
+        slot.width != ColumnSlot.bitBool && bit(slot.nullBit)
+    }
+
+    /// Bit `index` of the record (a null bit, or a bitBool's value).
+    @inlinable @inline(__always)
+    func bit(_ index: Int32) -> Bool {
+        base.load(fromByteOffset: Int(index) >> 3, as: UInt8.self) & (1 << UInt8(index & 7)) != 0
     }
 
     @inlinable @inline(__always)
@@ -239,11 +258,19 @@ struct RecordView {
         return UnsafeRawBufferPointer(start: base + data + start, count: end - start)
     }
 
-    /// The bytes of a column: the fixed slot, or the var field.
+    /// The bytes of a column: the fixed slot, or the var field; a Bool held
+    /// in its bit reads as the byte it would have had (static storage).
     @inlinable @inline(__always)
     func field(_ slot: ColumnSlot, _ layout: RecordLayout) -> UnsafeRawBufferPointer {
-        slot.width > 0 ? fixed(slot) : slot.width == 0 ? variable(Int(slot.offset), layout) : packedInt(Int(slot.offset), layout)
+        slot.width > 0 ? fixed(slot) : slot.width == 0 ? variable(Int(slot.offset), layout)
+            : slot.width == ColumnSlot.packedInt ? packedInt(Int(slot.offset), layout) : boolByte(bit(slot.offset))
     }
+}
+
+/// The stored byte of a Bool (1 or 0), as a buffer valid for the process.
+@inlinable @inline(__always)
+func boolByte(_ value: Bool) -> UnsafeRawBufferPointer {
+    UnsafeRawBufferPointer(start: UnsafeRawPointer(cs_bool_bytes_ptr()) + (value ? 1 : 0), count: 1)
 }
 
 /// Whether two fields of column `slot` hold the same value: a packed
@@ -340,13 +367,21 @@ public struct _RecordWriter {
     /// (a packed integer's: any of its widths).
     mutating func write(_ column: Int, isNull: Bool, _ raw: UnsafeRawBufferPointer) {
         let slot = info.slots[column]
-        if _slowPath(slot.width == ColumnSlot.packedInt) {
+        if _slowPath(slot.width == ColumnSlot.bitBool) {
+            setBit(slot.offset, !isNull && !raw.isEmpty && raw[0] != 0)
+        } else if _slowPath(slot.width == ColumnSlot.packedInt) {
             let value = isNull || raw.isEmpty ? 0 : storedInt(raw)
             intCode = max(intCode, intWidthCode(value))
             withInt64Bytes(value) { writeColumn(info.layout.wideSlot(slot), isNull: isNull, $0) }
         } else {
             writeColumn(slot, isNull: isNull, raw)
         }
+    }
+
+    /// Sets or clears bit `index` (a bitBool's value).
+    private mutating func setBit(_ index: Int32, _ value: Bool) {
+        let mask: UInt8 = 1 << UInt8(index & 7)
+        if value { wide[Int(index) >> 3] |= mask } else { wide[Int(index) >> 3] &= ~mask }
     }
 
     private mutating func writeColumn(_ slot: ColumnSlot, isNull: Bool, _ raw: UnsafeRawBufferPointer) {
@@ -412,7 +447,9 @@ public struct _RecordWriter {
     /// their slots (ClassInfo.plainCopies and plainIntCopies: from, to,
     /// width triples; the record starts zeroed, so their null bits are
     /// already clear), taking the integers' width code in the same pass.
-    mutating func copyPlain(from object: UnsafeRawPointer, _ copies: [Int], ints: [Int] = []) {
+    /// `bits`: (from, bit) pairs of Bools held in their null bit (their
+    /// bits start clear).
+    mutating func copyPlain(from object: UnsafeRawPointer, _ copies: [Int], ints: [Int] = [], bits: [Int] = []) {
         var code = intCode
         wide.withUnsafeMutableBytes { dest in
             let base = dest.baseAddress!
@@ -428,6 +465,11 @@ public struct _RecordWriter {
                 let value = (object + ints[i]).loadUnaligned(as: Int64.self)
                 (base + ints[i + 1]).storeBytes(of: value, as: Int64.self)
                 code = max(code, intWidthCode(value))
+            }
+            for i in stride(from: 0, to: bits.count, by: 2) {
+                let bit = bits[i + 1]
+                let byte = base + bit >> 3
+                byte.storeBytes(of: byte.load(as: UInt8.self) | ((object + bits[i]).load(as: UInt8.self) & 1) << UInt8(bit & 7), as: UInt8.self)
             }
         }
         intCode = code
@@ -451,6 +493,12 @@ func replacingColumn(_ record: RecordView, _ slot: ColumnSlot, _ layout: RecordL
 func replacingColumn(_ record: RecordView, _ slot: ColumnSlot, _ layout: RecordLayout,
                      isNull: Bool, _ raw: UnsafeRawBufferPointer, into out: inout [UInt8]) {
     let byte = Int(slot.nullBit) >> 3, mask: UInt8 = 1 << UInt8(slot.nullBit & 7)
+    if slot.width == ColumnSlot.bitBool {
+        out.removeAll(keepingCapacity: true)
+        out.appendRaw(UnsafeRawBufferPointer(start: record.base, count: record.size))
+        if !isNull && !raw.isEmpty && raw[0] != 0 { out[byte] |= mask } else { out[byte] &= ~mask }
+        return
+    }
     if slot.width == ColumnSlot.packedInt {
         layout.replacingPackedInt(record, Int(slot.offset), isNull || raw.isEmpty ? 0 : storedInt(raw), into: &out)
         if isNull { out[byte] |= mask } else { out[byte] &= ~mask }
