@@ -3,6 +3,7 @@
 //   [generation: u8]                      absent in classes stored before
 //                                         format 3 (RecordGenerations.swift)
 //   [null bitmap: ceil(n/8) bytes]        bit i set = stored column i is nil
+//                                         (a non-optional Bool's: true, boolBits)
 //   [fixed slots]                          scalars and link keys, little-endian
 //   [int slots: 2^c bytes x nint]          integers, in classes with intSlots
 //   [var end offsets: w bytes x nvar]      end of var field j, relative to var
