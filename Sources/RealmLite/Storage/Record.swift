@@ -43,8 +43,6 @@
 // load, or two offset loads for a variable-size field. FileLayout.swift has
 // the whole file's layout; docs/OBJECTS.md says why.
 
-import CStorage
-
 @usableFromInline
 struct RecordLayout: Sendable {
     @usableFromInline let columnCount: Int
@@ -268,10 +266,6 @@ struct RecordView {
     }
 }
 
-/// The stored byte of a Bool (1 or 0), as a buffer valid for the process.
-@inlinable @inline(__always)
-func boolByte(_ value: Bool) -> UnsafeRawBufferPointer {
-    UnsafeRawBufferPointer(start: UnsafeRawPointer(cs_bool_bytes_ptr()) + (value ? 1 : 0), count: 1)
 }
 
 /// Whether two fields of column `slot` hold the same value: a packed
