@@ -266,8 +266,6 @@ struct RecordView {
     }
 }
 
-}
-
 /// Whether two fields of column `slot` hold the same value: a packed
 /// integer's bytes depend on its record's width, so it compares by value.
 func sameField(_ slot: ColumnSlot, _ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
