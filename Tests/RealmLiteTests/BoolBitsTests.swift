@@ -27,6 +27,16 @@ final class BBIndexed: Object {
     @Persisted var n = 0
 }
 
+/// The big database's Profile (benchmarks/objects BenchModels).
+final class BBProfile: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var name = ""
+    @Persisted var age = 0
+    @Persisted var score = 0.0
+    @Persisted var active = false
+    @Persisted var bio = ""
+}
+
 /// BBWide's generation 1: a Bool added by a migration.
 final class BBWideV1: Object {
     override class func className() -> String { "BBWide" }
@@ -96,6 +106,16 @@ final class BoolBitsTests: RealmTestCase {
             let small = try realm.write { realm.create(BBIndexed.self, value: ["on": true, "n": 1]) }
             XCTAssertEqual(raw(realm, small).count, 1 + 1 + 1, "generation, bitmap (with the Bool), n")
             try assertConsistent(realm, "inserted")
+        }
+        // generation, bitmap, score, age, bio's start, name (10), bio (480):
+        // 504 bytes with the Bool's byte (object format 11).
+        try withRealm([BBProfile.self]) { realm in
+            let profile = try realm.write {
+                realm.create(BBProfile.self, value: ["id": 7, "name": "profile007", "age": 42, "score": 1.5, "active": true,
+                                                     "bio": String(repeating: "b", count: 480)])
+            }
+            XCTAssertEqual(raw(realm, profile).count, 503)
+            XCTAssertTrue(profile.active)
         }
     }
 
