@@ -81,14 +81,14 @@ final class ClassInfo: @unchecked Sendable {
     /// their accessors (skipping the generic encoder and the existential
     /// per column is most of an insert of scalars). The copies are (from,
     /// to, width) triples in one [Int]: an array of a struct would be one
-    /// more generic type for a process's first open to build.
+    /// more generic type for a process's first open to build. Width 0: a
+    /// Bool held in its null bit, `to` that bit (no array of their own: one
+    /// more array would be one more retain per insert).
     let plainCopies: [Int]
     /// The plain copies into packed integer slots (8 bytes in the wide
     /// form), (from, to, width) triples apart: the writer takes their width
     /// code as it copies them.
     let plainIntCopies: [Int]
-    /// The plain copies of Bools held in their null bit, (from, bit) pairs.
-    let plainBitCopies: [Int]
     /// layout.wide, which every insert writes (computed once).
     let wideLayout: RecordLayout
     let encodedOrder: [Int]
@@ -186,13 +186,13 @@ final class ClassInfo: @unchecked Sendable {
             }
         }
         storageOrder = order
-        var copies: [Int] = [], intCopies: [Int] = [], bitCopies: [Int] = [], encoded: [Int] = []
+        var copies: [Int] = [], intCopies: [Int] = [], encoded: [Int] = []
         for index in order {
             let plain = descriptor.isDynamic ? (offset: 0, width: 0) : accessors[index].plainValue
             // The writer fills the wide form (8-byte integers) and packs it.
             let slot = positional.layout.wideSlot(slots[index])
             if plain.width == 1 && slot.width == ColumnSlot.bitBool {
-                bitCopies += [plain.offset, Int(slot.offset)]
+                copies += [plain.offset, Int(slot.offset), 0]
             } else if plain.width > 0 && Int(slot.width) == plain.width {
                 if slots[index].width == ColumnSlot.packedInt {
                     intCopies += [plain.offset, Int(slot.offset), plain.width]
@@ -205,7 +205,6 @@ final class ClassInfo: @unchecked Sendable {
         }
         plainCopies = copies
         plainIntCopies = intCopies
-        plainBitCopies = bitCopies
         wideLayout = positional.layout.wide
         encodedOrder = encoded
         lastLiveVarField = lastLiveVar

@@ -103,7 +103,7 @@ extension RealmCore {
         defer { if mayCycle { write.inserting.remove(ObjectIdentifier(object)) } }
         var writer = _RecordWriter(info: info, realm: self, buffer: takeRecordScratch())
         writer.copyPlain(from: UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()), info.plainCopies,
-                         ints: info.plainIntCopies, bits: info.plainBitCopies)
+                         ints: info.plainIntCopies)
         let encoded: Void? = recording {
             for column in info.encodedOrder {
                 try info.accessors[column].encodeUnmanaged(object, column: column, into: &writer)

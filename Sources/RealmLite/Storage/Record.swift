@@ -360,14 +360,14 @@ public struct _RecordWriter {
     /// (a packed integer's: any of its widths).
     mutating func write(_ column: Int, isNull: Bool, _ raw: UnsafeRawBufferPointer) {
         let slot = info.slots[column]
-        if _slowPath(slot.width == ColumnSlot.bitBool) {
-            setBit(slot.offset, !isNull && !raw.isEmpty && raw[0] != 0)
-        } else if _slowPath(slot.width == ColumnSlot.packedInt) {
+        if _fastPath(slot.width >= 0) {
+            writeColumn(slot, isNull: isNull, raw)
+        } else if slot.width == ColumnSlot.packedInt {
             let value = isNull || raw.isEmpty ? 0 : storedInt(raw)
             intCode = max(intCode, intWidthCode(value))
             withInt64Bytes(value) { writeColumn(info.layout.wideSlot(slot), isNull: isNull, $0) }
-        } else {
-            writeColumn(slot, isNull: isNull, raw)
+        } else if slot.width == ColumnSlot.bitBool {
+            setBit(slot.offset, !isNull && !raw.isEmpty && raw[0] != 0)
         }
     }
 
@@ -440,29 +440,27 @@ public struct _RecordWriter {
     /// their slots (ClassInfo.plainCopies and plainIntCopies: from, to,
     /// width triples; the record starts zeroed, so their null bits are
     /// already clear), taking the integers' width code in the same pass.
-    /// `bits`: (from, bit) pairs of Bools held in their null bit (their
-    /// bits start clear).
-    mutating func copyPlain(from object: UnsafeRawPointer, _ copies: [Int], ints: [Int] = [], bits: [Int] = []) {
+    /// Width 0: a Bool held in its null bit, bit `to` (clear until set here).
+    mutating func copyPlain(from object: UnsafeRawPointer, _ copies: [Int], ints: [Int] = []) {
         var code = intCode
         wide.withUnsafeMutableBytes { dest in
             let base = dest.baseAddress!
             for i in stride(from: 0, to: copies.count, by: 3) {
                 let from = copies[i], to = copies[i + 1]
-                if copies[i + 2] == 8 {
+                let width = copies[i + 2]
+                if width == 8 {
                     (base + to).storeBytes(of: (object + from).loadUnaligned(as: UInt64.self), as: UInt64.self)
-                } else {
+                } else if width == 1 {
                     (base + to).storeBytes(of: (object + from).load(as: UInt8.self), as: UInt8.self)
+                } else {
+                    let byte = base + to >> 3
+                    byte.storeBytes(of: byte.load(as: UInt8.self) | ((object + from).load(as: UInt8.self) & 1) << UInt8(to & 7), as: UInt8.self)
                 }
             }
             for i in stride(from: 0, to: ints.count, by: 3) {
                 let value = (object + ints[i]).loadUnaligned(as: Int64.self)
                 (base + ints[i + 1]).storeBytes(of: value, as: Int64.self)
                 code = max(code, intWidthCode(value))
-            }
-            for i in stride(from: 0, to: bits.count, by: 2) {
-                let bit = bits[i + 1]
-                let byte = base + bit >> 3
-                byte.storeBytes(of: byte.load(as: UInt8.self) | ((object + bits[i]).load(as: UInt8.self) & 1) << UInt8(bit & 7), as: UInt8.self)
             }
         }
         intCode = code
