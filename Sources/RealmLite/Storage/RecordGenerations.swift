@@ -48,7 +48,7 @@ struct PositionalLayout {
     where C.Element == StoredProperty {
         self.init(fixedWidths: properties.map { $0.collection == .none ? $0.type.fixedWidth : 0 },
                   ints: properties.map { $0.collection == .none && $0.type == .int },
-                  bits: boolBits ? properties.map(\.isBitBool) : [],
+                  bits: boolBits ? properties.map { $0.isBitBool } : [],
                   headerSize: headerSize, compactOffsets: compactOffsets, intSlots: intSlots, impliedLastEnd: impliedLastEnd)
     }
 
