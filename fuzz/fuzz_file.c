@@ -204,6 +204,9 @@ static void read_all(cs_env *env)
         };
         cs_filter conj = {plain, 2, 1, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
         cs_count_matching(t, tr, &conj, &n);
+        plain[0].bit_mask = 0x10; /* a Bool held in a bit of the byte */
+        cs_count_matching(t, tr, &conj, &n);
+        plain[0].bit_mask = 0;
         conj.has_tag = 1; /* values of another layout are refused, never misread */
         cs_count_matching(t, tr, &conj, &n);
         cs_cursor *c;

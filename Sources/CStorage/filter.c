@@ -111,6 +111,8 @@ static int validate(const cs_filter *f, size_t *min_size)
         if (t->kind == CS_TEST_BYTES_EQ &&
             (t->low < 0 || t->high < 0 || (uint64_t)t->low + (uint64_t)t->high > f->nconstants))
             return cs_fail(CS_EINVAL, "cs_filter_values: test %u compares constants out of range", i);
+        if (t->bit_mask && (t->kind != CS_TEST_BOOL || (t->bit_mask & (t->bit_mask - 1))))
+            return cs_fail(CS_EINVAL, "cs_filter_values: test %u has bit mask %#x", i, t->bit_mask);
         if (t->kind == CS_TEST_BYTES_EQ && f->implied_last_end && t->offset >= f->var_count)
             return cs_fail(CS_EINVAL, "cs_filter_values: test %u reads var field %u of %u", i, t->offset, f->var_count);
         if (t->null_mask && (size_t)t->null_byte + 1 > need) need = (size_t)t->null_byte + 1;
@@ -224,10 +226,12 @@ static int test_mask(const cs_filter *f, const cs_value_test *t, const chunk *c,
             EACH(2 * reach < n, rd64(c->v[k] + off) - low <= span);
         break;
     }
-    case CS_TEST_BOOL:
-        EACH(2 * reach < n, c->v[k][off] != 0);
+    case CS_TEST_BOOL: {
+        const uint8_t mask = t->bit_mask ? t->bit_mask : 0xff;
+        EACH(2 * reach < n, (c->v[k][off] & mask) != 0);
         if (!t->flag) r = ~r;
         break;
+    }
     case CS_TEST_BYTES_EQ:
         for (uint64_t w = want & ~nulls; w; w &= w - 1) {
             unsigned k = (unsigned)__builtin_ctzll(w);
@@ -316,6 +320,7 @@ typedef struct conj {
     uint32_t int_off[CONJ_MAX];
     uint64_t int_low[CONJ_MAX], int_span[CONJ_MAX], int_flip[CONJ_MAX]; /* flip: 1 for != */
     uint32_t bool_off[CONJ_MAX];
+    uint8_t bool_mask[CONJ_MAX];  /* 0xff: a byte; else the Bool's bit */
     uint64_t bool_flip[CONJ_MAX]; /* 1: the test passes on a zero byte */
 } conj;
 
@@ -340,6 +345,7 @@ static bool conj_of(const cs_filter *f, size_t need, conj *q)
             q->int_flip[q->nint++] = t->negate != 0;
         } else if (t->kind == CS_TEST_BOOL && q->nbool < CONJ_MAX) {
             q->bool_off[q->nbool] = t->offset;
+            q->bool_mask[q->nbool] = t->bit_mask ? t->bit_mask : 0xff;
             /* ((v != 0) == flag) != negate  <=>  (v != 0) != (flag == negate) */
             q->bool_flip[q->nbool++] = (t->flag != 0) == (t->negate != 0);
         } else {
@@ -363,7 +369,7 @@ static inline __attribute__((always_inline)) uint64_t conj_eval(const conj *q, c
                                     : rd_packed(v + q->int_start + ((size_t)q->int_off[j] << code), (unsigned)code);
         ok &= (uint64_t)(x - q->int_low[j] <= q->int_span[j]) ^ q->int_flip[j];
     }
-    for (unsigned j = 0; j < nbool; j++) ok &= (uint64_t)(v[q->bool_off[j]] != 0) ^ q->bool_flip[j];
+    for (unsigned j = 0; j < nbool; j++) ok &= (uint64_t)((v[q->bool_off[j]] & q->bool_mask[j]) != 0) ^ q->bool_flip[j];
     return ok;
 }
 

@@ -12,7 +12,7 @@ struct FileSchema: Decodable {
     var format: Int?
 
     /// The newest object format this tool reads (StoredSchema.currentFormat).
-    static let knownFormat = 11
+    static let knownFormat = 12
 
     static func decode(_ bytes: [UInt8], path: String) throws -> FileSchema {
         let schema: FileSchema
@@ -55,6 +55,8 @@ struct FileClass: Decodable {
     var intSlots: Bool?
     /// No end offset for the last var field: it ends at the record's end (object format 11).
     var impliedLastEnd: Bool?
+    /// A non-optional Bool is its null bit, with no slot (object format 12).
+    var boolBits: Bool?
 
     var primaryKey: FileProperty? { properties.first { $0.primaryKey } }
     var isKeyed: Bool { keyedByPrimaryKey == true }

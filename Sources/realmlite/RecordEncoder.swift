@@ -121,8 +121,12 @@ struct RowEncoder {
             } catch let error as RowError {
                 throw RowError(message: "property \(property.name): \(error.message)")
             }
-            if isNull { record[layout.headerSize + (column.position >> 3)] |= 1 << UInt8(column.position & 7) }
-            if column.width > 0 {
+            if isNull || (column.isBit && field.first == 1) {
+                record[layout.headerSize + (column.position >> 3)] |= 1 << UInt8(column.position & 7)
+            }
+            if column.isBit {
+                // The value is the bit: no slot.
+            } else if column.width > 0 {
                 if !isNull { record.replaceSubrange(column.offset..<(column.offset + column.width), with: field) }
             } else {
                 endVarFields(through: column.offset)

@@ -12,7 +12,8 @@ import Foundation
 // record's end). Classes with `intSlots`
 // pack their integer columns after the other fixed slots, 2^c bytes each,
 // c the top two bits of the null bitmap's last byte (which keeps two spare
-// bits for it); the var table follows them.
+// bits for it); the var table follows them. Classes with `boolBits` hold a
+// non-optional Bool property in its null bit (set: true), with no slot.
 //
 // The columns are the stored schema's stored properties in order (retired
 // ones too), minus the primary key of a class keyed by it (its value is the
@@ -38,6 +39,8 @@ struct RecordLayout {
         let width: Int
         /// A packed integer's index (intSlots), else nil.
         var packedIndex: Int? = nil
+        /// A Bool held in its null bit (boolBits): never nil, no slot (width -1).
+        var isBit = false
     }
 
     let cls: FileClass
@@ -69,11 +72,14 @@ struct RecordLayout {
         headerSize = cls.generations == nil ? 0 : 1
         compactOffsets = cls.compactOffsets == true
         let isInt = { (property: FileProperty) in cls.intSlots == true && property.collection == .none && property.type == .int }
+        let isBit = { (property: FileProperty) in
+            cls.boolBits == true && property.collection == .none && property.type == .bool && !property.optional
+        }
         let ints = stored.filter(isInt).count
         intCount = ints
         nullBytes = (stored.count + (ints > 0 ? 2 : 0) + 7) / 8
         var fixed = headerSize + nullBytes, vars = 0
-        for property in stored where !isInt(property) && property.collection == .none { fixed += property.type.fixedWidth }
+        for property in stored where !isInt(property) && !isBit(property) && property.collection == .none { fixed += property.type.fixedWidth }
         intStart = fixed
         fixed = headerSize + nullBytes
         var columns: [Column] = []
@@ -81,7 +87,9 @@ struct RecordLayout {
         for (position, property) in stored.enumerated() {
             let width = property.collection == .none ? property.type.fixedWidth : 0
             let column: Column
-            if isInt(property) {
+            if isBit(property) {
+                column = Column(property: property, position: position, offset: 0, width: -1, isBit: true)
+            } else if isInt(property) {
                 column = Column(property: property, position: position, offset: intStart + 8 * intIndex, width: 8, packedIndex: intIndex)
                 intIndex += 1
             } else if width > 0 {
@@ -242,6 +250,11 @@ struct RecordLayout {
     }
 
     func isNull(_ record: UnsafeRawBufferPointer, _ column: Column) -> Bool {
+        !column.isBit && nullBit(record, column)
+    }
+
+    /// The column's null bit (a bit Bool's value).
+    func nullBit(_ record: UnsafeRawBufferPointer, _ column: Column) -> Bool {
         record[headerSize + (column.position >> 3)] & (1 << UInt8(column.position & 7)) != 0
     }
 
@@ -264,6 +277,7 @@ struct RecordLayout {
 
     private func fieldValue(_ record: UnsafeRawBufferPointer, _ column: Column, lists: ListReader? = nil) -> Value {
         let lists = lists ?? self.lists
+        if column.isBit { return .bool(nullBit(record, column)) }
         if isNull(record, column) { return .null }
         if let index = column.packedIndex { return packedInt(record, index).withUnsafeBytes { Value.scalar(.int, $0) } }
         if column.width > 0 {

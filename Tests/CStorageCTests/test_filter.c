@@ -678,6 +678,107 @@ static void packed_ints(void) {
     CHECK_RC(cs_filter_values(&f, vals, 1, NULL, &n), CS_EINVAL);
 }
 
+/* Bools in the null bitmap (object format 12): packed_value's records with
+ * two Bools held in bits 1 and 3 of byte 0, beside the integers' width code
+ * in its top bits. A bit test reads its bit alone (the code bits and the
+ * other Bool never change its verdict), chunked and in a count's conj
+ * path, == and !=; a mask of more than one bit, or on another kind of
+ * test, is refused. */
+static void bool_bits(void) {
+    static const int64_t pool[] = {0, 1, -1, 127, 128, 32768, INT32_MIN, INT64_MAX, 60, 75};
+    static uint8_t bytes[P_N][32];
+    static bool x[P_N], y[P_N];
+    static int64_t bs[P_N];
+    cs_val vals[P_N];
+    uint64_t seed = 12;
+    for (unsigned k = 0; k < P_N; k++) {
+        x[k] = rng_below(&seed, 2);
+        y[k] = rng_below(&seed, 3) == 0;
+        bs[k] = rng_below(&seed, 2) ? (int64_t)rng_below(&seed, 120) : pool[rng_below(&seed, 10)];
+        size_t size = packed_value(bytes[k], pool[rng_below(&seed, 10)], bs[k], rng_below(&seed, 2), "ab");
+        bytes[k][0] |= (uint8_t)((x[k] ? 2 : 0) | (y[k] ? 8 : 0));
+        vals[k] = V(bytes[k], size);
+    }
+    cs_value_test t[2];
+    t[0] = test_of(CS_TEST_BOOL, 0, 0, CS_FILTER_TRUE, CS_FILTER_FALSE);
+    t[0].flag = 1;
+    t[0].bit_mask = 2;
+    t[1] = test_of(CS_TEST_I64_RANGE, 0, 1, 0, CS_FILTER_FALSE);
+    t[1].packed = 1;
+    t[1].low = 50;
+    t[1].high = 100;
+    cs_filter f = filter_of(t, 2, 1, NULL);
+    f.compact_offsets = 1;
+    f.var_count = 1;
+    f.int_start = P_INTS;
+    f.int_count = 2;
+    f.int_code_byte = 0;
+    size_t n = 0, want = 0, want_y = 0;
+    for (unsigned k = 0; k < P_N; k++) {
+        want += x[k] && bs[k] >= 50 && bs[k] <= 100;
+        want_y += !y[k];
+    }
+    CHECK(want > 0);
+    CHECK_OK(cs_filter_values(&f, vals, P_N, NULL, &n));
+    CHECK_EQ(n, want);
+    /* y != true, alone (chunked) */
+    cs_filter g = filter_of(t, 1, 0, NULL);
+    g.compact_offsets = 1;
+    g.var_count = 1;
+    g.int_start = P_INTS;
+    g.int_count = 2;
+    t[0].bit_mask = 8;
+    t[0].negate = 1;
+    CHECK_OK(cs_filter_values(&g, vals, P_N, NULL, &n));
+    CHECK_EQ(n, want_y);
+    /* the byte form reads the whole byte: not the Bool */
+    t[0].bit_mask = 0;
+    CHECK_OK(cs_filter_values(&g, vals, P_N, NULL, &n));
+    CHECK(n != want_y);
+    t[0].negate = 0;
+    t[0].bit_mask = 2;
+
+    /* the count over a tree (conj: one bool and one int test) */
+    tpath path = test_path("bits.db");
+    cs_env *env = NULL;
+    REQUIRE_OK(test_open(path.s, 0, &env));
+    cs_txn *txn;
+    cs_tree tree;
+    REQUIRE_OK(cs_txn_begin(env, 0, &txn));
+    REQUIRE_OK(cs_tree_open(txn, "rows", CS_CREATE, &tree));
+    for (uint32_t k = 0; k < P_N; k++) {
+        uint8_t key[4] = {(uint8_t)(k >> 24), (uint8_t)(k >> 16), (uint8_t)(k >> 8), (uint8_t)k};
+        CHECK_OK(cs_put(txn, tree, V(key, 4), vals[k], 0));
+    }
+    uint64_t counted = 0;
+    CHECK_OK(cs_count_matching(txn, tree, &f, &counted));
+    CHECK_EQ(counted, want);
+    /* and a bool-only count, both bits (x AND NOT y) */
+    cs_value_test u[2];
+    u[0] = test_of(CS_TEST_BOOL, 0, 0, CS_FILTER_TRUE, CS_FILTER_FALSE);
+    u[0].flag = 1;
+    u[0].bit_mask = 8;
+    u[0].negate = 1;
+    u[1] = test_of(CS_TEST_BOOL, 0, 0, 0, CS_FILTER_FALSE);
+    u[1].flag = 1;
+    u[1].bit_mask = 2;
+    cs_filter h = f;
+    h.tests = u;
+    want = 0;
+    for (unsigned k = 0; k < P_N; k++) want += x[k] && !y[k];
+    CHECK_OK(cs_count_matching(txn, tree, &h, &counted));
+    CHECK_EQ(counted, want);
+    CHECK_OK(cs_txn_abort(txn));
+    cs_env_close(env);
+
+    /* malformed: two bits, a mask on an integer test */
+    t[0].bit_mask = 3;
+    CHECK_RC(cs_filter_values(&f, vals, 1, NULL, &n), CS_EINVAL);
+    t[0].bit_mask = 2;
+    t[1].bit_mask = 2;
+    CHECK_RC(cs_filter_values(&f, vals, 1, NULL, &n), CS_EINVAL);
+}
+
 int main(void) {
     agreement();
     tree_counts();
@@ -686,5 +787,6 @@ int main(void) {
     compact_offsets();
     implied_last_end();
     packed_ints();
+    bool_bits();
     return test_report();
 }

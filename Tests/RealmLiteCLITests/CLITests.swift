@@ -178,7 +178,7 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(r.stderr, "")
         let out = r.stdout
         XCTAssertTrue(out.contains("file format:       \(CSTORAGE_FORMAT_VERSION) "), out)
-        XCTAssertTrue(out.contains("object format:     11\n"), out)
+        XCTAssertTrue(out.contains("object format:     12\n"), out)
         XCTAssertTrue(out.contains("schema version:    7\n"), out)
         XCTAssertTrue(out.contains("page size:         4096\n"), out)
         let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)
@@ -463,7 +463,7 @@ final class CLITests: XCTestCase {
         try engineWrite { txn in
             var meta: cs_tree = 0
             XCTAssertEqual(cs_tree_open(txn, "realm:meta", UInt32(CS_CREATE), &meta), 0)
-            let key = Array("schema".utf8), value = Array(#"{"version":1,"classes":[],"format":12}"#.utf8)
+            let key = Array("schema".utf8), value = Array(#"{"version":1,"classes":[],"format":13}"#.utf8)
             key.withUnsafeBytes { k in
                 value.withUnsafeBytes { v in
                     XCTAssertEqual(cs_put(txn, meta, cs_val(data: k.baseAddress, size: k.count), cs_val(data: v.baseAddress, size: v.count), 0), 0)
@@ -472,7 +472,7 @@ final class CLITests: XCTestCase {
         }
         let newer = try run(["schema", path])
         XCTAssertEqual(newer.status, 1)
-        XCTAssertEqual(newer.errorLines, ["realmlite: \(path): written by a newer RealmLite (object format 12; this tool reads up to 11)"])
+        XCTAssertEqual(newer.errorLines, ["realmlite: \(path): written by a newer RealmLite (object format 13; this tool reads up to 12)"])
     }
 
     /// The stored schema scribbled over: one clear line and exit 1 from
@@ -508,7 +508,7 @@ final class CLITests: XCTestCase {
         let r = try run(["schema", path])
         XCTAssertEqual(r.status, 0, r.stderr)
         let out = r.stdout
-        XCTAssertTrue(out.contains("schema version 7, object format 11"), out)
+        XCTAssertTrue(out.contains("schema version 7, object format 12"), out)
         XCTAssertTrue(out.contains("""
             class CLIOwner: Object {
                 @Persisted(primaryKey: true) var id: Int

@@ -31,7 +31,7 @@ final class ImpliedLastEndTests: RealmTestCase {
         try withRealm([RFPet.self]) { realm in
             let pet = try realm.write { realm.create(RFPet.self, value: ["name": "rex", "age": 7]) }
             XCTAssertEqual(realm.core.schemaState.stored!.class(named: "RFPet")!.impliedLastEnd, true)
-            XCTAssertEqual(realm.core.schemaState.stored!.format, StoredSchema.impliedLastEndFormat)
+            XCTAssertEqual(realm.core.schemaState.stored!.format, StoredSchema.currentFormat)
             XCTAssertEqual(raw(realm, pet, "RFPet").count, 3 + 3, "generation, bitmap, age, name")
             try realm.write { pet.name = String(repeating: "x", count: 300) }
             XCTAssertEqual(raw(realm, pet, "RFPet").count, 3 + 300)

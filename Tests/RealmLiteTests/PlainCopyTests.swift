@@ -47,13 +47,21 @@ final class PlainCopyTests: RealmTestCase {
         XCTAssertEqual(info.encodedOrder, info.storageOrder.filter { !plainNames.contains(info.columns[$0].name) })
         // Into the writer's wide form: packed integers as 8-byte slots,
         // listed apart (the writer takes their width code as it copies).
-        // Each list is (from, to, width) triples.
+        // Each list is (from, to, width) triples; a Bool held in its null
+        // bit (flag, last) has width 0 and its bit as `to`.
         let ints = plain.filter { info.slots[$0].width == ColumnSlot.packedInt }
-        let others = plain.filter { info.slots[$0].width != ColumnSlot.packedInt }
+        let bits = plain.filter { info.slots[$0].width == ColumnSlot.bitBool }
+        let others = plain.filter { info.slots[$0].width != ColumnSlot.packedInt && info.slots[$0].width != ColumnSlot.bitBool }
         XCTAssertEqual(ints.count, 2)
+        XCTAssertEqual(bits.count, 2)
+
         func field(_ list: [Int], _ k: Int) -> [Int] { stride(from: k, to: list.count, by: 3).map { list[$0] } }
-        XCTAssertEqual(field(info.plainCopies, 1), others.map { Int(info.layout.wideSlot(info.slots[$0]).offset) })
-        XCTAssertEqual(field(info.plainCopies, 2), others.map { Int(info.layout.wideSlot(info.slots[$0]).width) })
+        let copied = plain.filter { info.slots[$0].width != ColumnSlot.packedInt }
+        XCTAssertEqual(copied.count, others.count + bits.count)
+        XCTAssertEqual(field(info.plainCopies, 1), copied.map { column in
+            info.slots[column].width == ColumnSlot.bitBool ? Int(info.slots[column].nullBit) : Int(info.layout.wideSlot(info.slots[column]).offset)
+        })
+        XCTAssertEqual(field(info.plainCopies, 2), copied.map { max(0, Int(info.layout.wideSlot(info.slots[$0]).width)) })
         XCTAssertEqual(field(info.plainIntCopies, 1), ints.map { Int(info.layout.wideSlot(info.slots[$0]).offset) })
         XCTAssertEqual(field(info.plainIntCopies, 2), [8, 8])
     }

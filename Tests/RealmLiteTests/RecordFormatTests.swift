@@ -230,6 +230,58 @@ final class RecordFormatTests: CollectionsTreeTestCase {
         try assertConsistent(realm, "old and new classes")
     }
 
+    /// Tests/Fixtures/pre-boolbits.realm was written by object format 11 (a
+    /// non-optional Bool in a 1-byte slot): read as it is, written,
+    /// migrated (a Bool added), reopened; its classes keep the byte and a
+    /// class added now holds its Bools in their null bits.
+    func testAFileWrittenBeforeFormat12IsReadAndWritten() throws {
+        try assertOldFixtureReadAndWritten("pre-boolbits.realm")
+        func assertWide(_ realm: Realm, _ label: String) {
+            for o in realm.objects(BBWide.self) {
+                let v = BoolBitsTests.values(o.a)
+                XCTAssertEqual([o.flag, o.other], [v["flag"] as! Bool, v["other"] as! Bool], "\(label): \(o.a)")
+                XCTAssertEqual([o.e, o.maybe], [v["e"] as? Bool, v["maybe"] as? Bool], "\(label): \(o.a)")
+                XCTAssertEqual(o.h, o.a << 20, "\(label): \(o.a)")
+            }
+        }
+        try autoreleasepool {
+            let realm = try Realm(configuration: Realm.Configuration(fileURL: fileURL, schemaVersion: 1,
+                                                                     objectTypes: types + [BBWide.self, GOwner.self]))
+            let stored = realm.core.schemaState.stored!
+            XCTAssertNil(stored.class(named: "BBWide")!.boolBits)
+            XCTAssertNil(stored.class(named: "RFAll")!.boolBits)
+            let info = realm.core.schemaState.byName["BBWide"]!
+            XCTAssertEqual(info.slots[info.descriptor.propertyIndex["flag"]!].width, 1, "the byte as written")
+            assertWide(realm, "as written")
+            XCTAssertEqual(realm.objects(BBWide.self).filter("flag == true").count, 6)
+            XCTAssertEqual(realm.objects(RFAll.self).filter("bool == true").count, 13)
+            try realm.write {
+                realm.objects(BBWide.self).filter("a == 0").first!.flag = false
+                realm.create(BBWide.self, value: BoolBitsTests.values(12))
+                realm.create(GOwner.self, value: ["name": "ann"])
+            }
+            XCTAssertEqual(realm.objects(BBWide.self).filter("flag == true").map(\.a).sorted(), [2, 4, 6, 8, 10, 12])
+            XCTAssertEqual(realm.core.schemaState.stored!.class(named: "GOwner")!.boolBits, true)
+            try assertConsistent(realm, "written")
+        }
+        try autoreleasepool {
+            let realm = try Realm(configuration: Realm.Configuration(fileURL: fileURL, schemaVersion: 2,
+                                                                     objectTypes: types + [BBWideV1.self, GOwner.self]))
+            XCTAssertNil(realm.core.schemaState.stored!.class(named: "BBWide")!.boolBits, "a generation keeps the class's layout")
+            let info = realm.core.schemaState.byName["BBWide"]!
+            XCTAssertEqual(info.slots[info.descriptor.propertyIndex["added"]!].width, 1)
+            XCTAssertEqual(realm.objects(BBWideV1.self).filter("added == true AND flag == true").count, 6)
+            try realm.write { realm.objects(BBWideV1.self).filter("a == 2").first!.added = false }
+            try assertConsistent(realm, "migrated")
+        }
+        let realm = try Realm(configuration: Realm.Configuration(fileURL: fileURL, schemaVersion: 2,
+                                                                 objectTypes: types + [BBWideV1.self, GOwner.self]))
+        XCTAssertEqual(realm.objects(BBWideV1.self).filter("added == false").map(\.a), [2])
+        XCTAssertEqual(realm.objects(BBWideV1.self).filter("flag == true").count, 6)
+        XCTAssertEqual(realm.objects(RFAll.self).filter("bool == false").count, 13)
+        try assertConsistent(realm, "reopened")
+    }
+
     private func assertOldFixtureReadAndWritten(_ name: String) throws {
         ListTree.setThreshold(64)
         let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

@@ -24,6 +24,8 @@ final class FuzzOwner: Object {
     // set as side effects of the ops below, so inputs keep their meaning.
     @Persisted var level = 0
     @Persisted var mark: Int? = nil
+    // A Bool held in its null bit, beside the packed integers' width code.
+    @Persisted var even = true
 }
 
 final class FuzzPet: Object {
@@ -40,6 +42,7 @@ struct OwnerModel: Equatable {
     var pets: [Int] = []
     var level = 0
     var mark: Int?
+    var even = true
 }
 
 /// Reads operands from the input; past its end every read is 0, so each
@@ -179,6 +182,7 @@ final class ObjectOpsRun {
         let n = m.ints.count
         switch op {
         case 4: let v = value(); owner.ints.append(v); m.ints.append(v); owner.level = v; m.level = v
+            owner.even = v % 2 == 0; m.even = v % 2 == 0
         case 5:
             let count = min(reader.byte() * 4, Self.maxElements - n)
             guard count > 0 else { return }
@@ -261,8 +265,9 @@ final class ObjectOpsRun {
             // A whole owner replaced by an update-add of new contents.
             let items = (0..<reader.byte() % 100).map { _ in value() }
             let tags = Set((0..<reader.byte() % 20).map { _ in tag() })
-            realm.create(FuzzOwner.self, value: ["id": id, "ints": items, "tags": Array(tags), "level": items.last ?? 0], update: .modified)
-            m.ints = items; m.tags = tags; m.level = items.last ?? 0
+            realm.create(FuzzOwner.self, value: ["id": id, "ints": items, "tags": Array(tags), "level": items.last ?? 0,
+                                                 "even": (items.last ?? 0) % 2 == 0], update: .modified)
+            m.ints = items; m.tags = tags; m.level = items.last ?? 0; m.even = (items.last ?? 0) % 2 == 0
         }
     }
 
@@ -288,7 +293,7 @@ final class ObjectOpsRun {
             guard owner.scores.count == m.scores.count, scores == m.scores else { throw fail("owner \(owner.id) scores") }
             for (k, v) in m.scores.prefix(8) where owner.scores[k] != v { throw fail("owner \(owner.id) scores[\(k)]") }
             guard owner.pets.map(\.id) == m.pets else { throw fail("owner \(owner.id) pets") }
-            guard owner.level == m.level, owner.mark == m.mark else { throw fail("owner \(owner.id) level/mark") }
+            guard owner.level == m.level, owner.mark == m.mark, owner.even == m.even else { throw fail("owner \(owner.id) level/mark/even") }
             for p in m.pets { links[p, default: 0] += 1 }
         }
         // The engine's filter reads the packed integers.
@@ -296,6 +301,9 @@ final class ObjectOpsRun {
             let count = owners.filter("level == %@", level).count
             guard count == model.values.filter({ $0.level == level }).count else { throw fail("level == \(level) counts \(count)") }
         }
+        // And the Bool held in its bit.
+        let evens = owners.filter("even == true").count
+        guard evens == model.values.filter(\.even).count else { throw fail("even == true counts \(evens)") }
         for pet in realm.objects(FuzzPet.self) where pet.owners.count != links[pet.id, default: 0] {
             throw fail("pet \(pet.id) has \(pet.owners.count) backlinks, \(links[pet.id, default: 0]) links")
         }

@@ -635,7 +635,8 @@ enum cs_test_kind {
     CS_TEST_I64_VS_F64,  /* (double)i64 at offset  cmp  f64                     */
     CS_TEST_F64,         /* f64 at offset  cmp  f64                             */
     CS_TEST_F32,         /* (double)f32 at offset  cmp  f64                     */
-    CS_TEST_BOOL,        /* (u8 at offset != 0) == flag, inverted by negate     */
+    CS_TEST_BOOL,        /* (u8 at offset != 0) == flag, inverted by negate;
+                            with bit_mask, (u8 at offset & bit_mask) != 0      */
     CS_TEST_BYTES_EQ,    /* variable field number `offset` equals
                             constants[low, low + high), inverted by negate      */
 };
@@ -652,7 +653,9 @@ typedef struct cs_value_test {
     uint8_t null_mask;   /* 0: the field has no null bit                      */
     uint8_t packed;      /* 1 (I64 tests): `offset` is a packed integer's
                             index (cs_filter.int_count)                       */
-    uint8_t pad[2];
+    uint8_t bit_mask;    /* CS_TEST_BOOL: 0, a byte; else the bit of the byte
+                            at offset that holds the Bool (object format 12) */
+    uint8_t pad;
     uint32_t null_byte;
     uint32_t offset;     /* field offset, or variable field number            */
     int32_t on_true;     /* next test (a LOWER index, so evaluation ends) or
@@ -707,6 +710,15 @@ typedef struct cs_filter {
 static inline unsigned cs_record_offset_width(size_t record_size)
 {
     return record_size < 0x100u ? 1u : record_size < 0x10000u ? 2u : 4u;
+}
+
+/* Two bytes, 0 and 1: the stored byte of a Bool whose record holds it as a
+ * bit (the object layer's field reads point here). Static storage, never
+ * freed or written; no errors. */
+static inline const uint8_t *cs_bool_bytes_ptr(void)
+{
+    static const uint8_t bytes[2] = {0, 1};
+    return bytes;
 }
 
 /* Evaluate `filter` on vals[0..n). Writes the indexes of matching values to

@@ -30,6 +30,9 @@ extension _RealmPrimitive {
         if Self._rlmType == .int {
             if slot.width == ColumnSlot.packedInt { return _rlmLoadPacked(object, record, slot) }
             if _slowPath(slot.width == ColumnSlot.objectKey) { return withPrimaryKeyBytes(objectKey: object._key, _rlmLoad) }
+        } else if Self._rlmType == .bool && slot.width == ColumnSlot.bitBool {
+            // A Bool held in its null bit: one load and a bit test.
+            return _rlmLoadBit(record, slot)
         } else if slot.width < 0 {
             return _rlmLoadKeyOrPacked(object, record, slot)
         }
@@ -49,11 +52,19 @@ extension _RealmPrimitive {
 
     /// The key column's value (the object key), or a packed integer's,
     /// read by value: the width switch and the load, and `_rlmLoad` of an
-    /// 8-byte local that the optimizer folds away.
+    /// 8-byte local that the optimizer folds away (or a Bool held in its bit).
     @inlinable @inline(__always)
     static func _rlmLoadKeyOrPacked(_ object: ObjectBase, _ record: RecordView, _ slot: ColumnSlot) -> Self {
         if _slowPath(slot.width == ColumnSlot.objectKey) { return withPrimaryKeyBytes(objectKey: object._key, _rlmLoad) }
+        if _slowPath(slot.width == ColumnSlot.bitBool) { return _rlmLoadBit(record, slot) }
         return _rlmLoadPacked(object, record, slot)
+    }
+
+    /// A Bool held in its null bit, as its 0/1 byte (folded away).
+    @inlinable @inline(__always)
+    static func _rlmLoadBit(_ record: RecordView, _ slot: ColumnSlot) -> Self {
+        var byte: UInt8 = record.bit(slot.offset) ? 1 : 0
+        return withUnsafeBytes(of: &byte) { _rlmLoad($0) }
     }
 
     @inlinable @inline(__always)

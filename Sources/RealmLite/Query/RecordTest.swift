@@ -27,7 +27,8 @@ struct RecordTest {
         case double
         /// Float slot, as Double, against `double` (already rounded to Float).
         case float
-        /// Bool slot: (byte != 0) == `flag`.
+        /// Bool slot: (byte != 0) == `flag`; with `bitMask`, the Bool is
+        /// that bit of the byte at `offset` (its null bit: boolBits).
         case bool
         /// Var field (string, data) byte-equal to constants[low ..< low + high].
         case bytesEqual
@@ -55,6 +56,8 @@ struct RecordTest {
         var offset: Int32 = 0
         /// The column is a packed integer: `offset` is its index (Record.swift).
         var packed = false
+        /// A Bool held in its null bit: that bit of byte `offset`.
+        var bitMask: UInt8 = 0
         var onTrue: Int32 = RecordTest.resultTrue
         var onFalse: Int32 = RecordTest.resultFalse
         var low: Int64 = 0
@@ -97,7 +100,9 @@ struct RecordTest {
         var packedPosition: [UInt32: Int] = [:]
         for position in 0..<current.slots.count {
             let slot = current.slots[position]
-            if slot.width > 0 {
+            if slot.width == ColumnSlot.bitBool {
+                // Found by its null bit, as a nil check is.
+            } else if slot.width > 0 {
                 fixedPosition[UInt32(slot.offset)] = position
             } else if slot.width == ColumnSlot.packedInt {
                 packedPosition[UInt32(slot.offset)] = position
@@ -113,6 +118,8 @@ struct RecordTest {
                 position = nullPosition[test.null_byte * 8 + UInt32(test.null_mask.trailingZeroBitCount)]
             } else if test.kind == UInt8(CS_TEST_BYTES_EQ.rawValue) {
                 position = varPosition[test.offset]
+            } else if test.bit_mask != 0 {
+                position = nullPosition[test.offset * 8 + UInt32(test.bit_mask.trailingZeroBitCount)]
             } else if test.packed != 0 {
                 position = packedPosition[test.offset]
             } else {
@@ -122,6 +129,10 @@ struct RecordTest {
             if let position, position < old.slots.count {
                 let slot = old.slots[position]
                 mapped.offset = UInt32(slot.offset)
+                if slot.width == ColumnSlot.bitBool {
+                    mapped.offset = UInt32(slot.nullBit >> 3)
+                    mapped.bit_mask = 1 << UInt8(slot.nullBit & 7)
+                }
                 mapped.packed = slot.width == ColumnSlot.packedInt ? 1 : 0
                 mapped.null_byte = UInt32(slot.nullBit >> 3)
                 if test.null_mask != 0 { mapped.null_mask = 1 << UInt8(slot.nullBit & 7) }
@@ -136,6 +147,7 @@ struct RecordTest {
             mapped.kind = UInt8(CS_TEST_NULL.rawValue)
             mapped.null_mask = 0
             mapped.packed = 0
+            mapped.bit_mask = 0
             mapped.flag = passes ? 0 : 1
             return mapped
         }
@@ -202,6 +214,7 @@ extension RecordTest.Node {
         test.offset = UInt32(offset)
         // A nil check reads the null bit alone.
         test.packed = packed && (kind == .intRange || kind == .intAsDouble) ? 1 : 0
+        test.bit_mask = kind == .bool ? bitMask : 0
         test.on_true = onTrue
         test.on_false = onFalse
         test.low = low
@@ -277,6 +290,10 @@ extension QueryCompiler {
         template.nullMask = column.isOptional ? 1 << UInt8(slot.nullBit & 7) : 0
         template.offset = slot.offset
         template.packed = slot.width == ColumnSlot.packedInt
+        if slot.width == ColumnSlot.bitBool {
+            template.offset = slot.nullBit >> 3
+            template.bitMask = 1 << UInt8(slot.nullBit & 7)
+        }
         func test(_ op: QueryOperator, _ value: QueryValue) -> RecordTest.Node? {
             valueTest(op, value, column, slot, template, &constants)
         }
@@ -368,6 +385,7 @@ extension QueryCompiler {
         }
         let width: Int32 = node.kind == .bytesEqual ? 0 : node.kind == .bool ? 1 : (node.kind == .float ? 4 : 8)
         if slot.width == ColumnSlot.packedInt { return node.kind == .intRange || node.kind == .intAsDouble ? node : nil }
+        if slot.width == ColumnSlot.bitBool { return node.kind == .bool || node.kind == .isNull ? node : nil }
         return slot.width == width ? node : nil
     }
 

@@ -81,7 +81,9 @@ final class ClassInfo: @unchecked Sendable {
     /// their accessors (skipping the generic encoder and the existential
     /// per column is most of an insert of scalars). The copies are (from,
     /// to, width) triples in one [Int]: an array of a struct would be one
-    /// more generic type for a process's first open to build.
+    /// more generic type for a process's first open to build. Width 0: a
+    /// Bool held in its null bit, `to` that bit (no array of their own: one
+    /// more array would be one more retain per insert).
     let plainCopies: [Int]
     /// The plain copies into packed integer slots (8 bytes in the wide
     /// form), (from, to, width) triples apart: the writer takes their width
@@ -189,7 +191,9 @@ final class ClassInfo: @unchecked Sendable {
             let plain = descriptor.isDynamic ? (offset: 0, width: 0) : accessors[index].plainValue
             // The writer fills the wide form (8-byte integers) and packs it.
             let slot = positional.layout.wideSlot(slots[index])
-            if plain.width > 0 && Int(slot.width) == plain.width {
+            if plain.width == 1 && slot.width == ColumnSlot.bitBool {
+                copies += [plain.offset, Int(slot.offset), 0]
+            } else if plain.width > 0 && Int(slot.width) == plain.width {
                 if slots[index].width == ColumnSlot.packedInt {
                     intCopies += [plain.offset, Int(slot.offset), plain.width]
                 } else {

@@ -28,7 +28,9 @@ struct StoredSchema: Codable, Equatable {
     /// their zigzag or 8-byte elements), 10 (`intSlotsFormat`) since a
     /// class's records may pack their integers by value (StoredClass.intSlots),
     /// 11 (`impliedLastEndFormat`) since a class's records may omit their
-    /// last var field's end offset (StoredClass.impliedLastEnd).
+    /// last var field's end offset (StoredClass.impliedLastEnd), 12
+    /// (`boolBitsFormat`) since a class's non-optional Bools may be held in
+    /// their null bits (StoredClass.boolBits).
     /// Files of older formats are read as they are and marked current when
     /// first opened for writing: any write may move a collection into the
     /// tree or add a class whose records have compact offsets. Their classes keep u32 offsets (the
@@ -51,8 +53,11 @@ struct StoredSchema: Codable, Equatable {
     /// Classes' records may omit the last var end offset (StoredClass.impliedLastEnd).
     static let impliedLastEndFormat = 11
 
+    /// Classes' non-optional Bools may be their null bits (StoredClass.boolBits).
+    static let boolBitsFormat = 12
+
     /// The newest format this version reads.
-    static let currentFormat = impliedLastEndFormat
+    static let currentFormat = boolBitsFormat
 
     /// The format a file whose schema is this one is written with: the
     /// current one, since any write may put a collection in the tree.
@@ -125,6 +130,11 @@ struct StoredClass: Codable, Equatable {
     /// the record does (Storage/Record.swift); nil: every end is stored
     /// (classes first stored before object format 11). Fixed like compactOffsets.
     var impliedLastEnd: Bool?
+    /// A non-optional Bool property's value is its null bit, with no fixed
+    /// slot (Storage/Record.swift, "Bools in the null bitmap"); nil: a
+    /// 1-byte slot (classes first stored before object format 12). Fixed
+    /// like compactOffsets.
+    var boolBits: Bool?
 
     init(_ descriptor: ClassDescriptor) {
         self = descriptor.storedSchema
@@ -148,6 +158,7 @@ struct StoredClass: Codable, Equatable {
         compactOffsets = true
         intSlots = true
         impliedLastEnd = true
+        boolBits = true
     }
 
     /// The properties records hold, in record order (retired ones too).
@@ -216,6 +227,10 @@ struct StoredProperty: Codable, Equatable {
         originProperty = property.originProperty
         fullText = property.isFullText ? true : nil
     }
+
+    /// A Bool column held in its null bit in classes with boolBits: a
+    /// plain non-optional Bool property (not a collection's elements).
+    var isBitBool: Bool { type == .bool && !optional && collection == .none }
 
     /// Links (and AnyRealmValues, which may link) have a `bl:` tree named
     /// after the property.

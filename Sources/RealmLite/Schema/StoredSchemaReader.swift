@@ -40,7 +40,7 @@ struct StoredSchemaReader {
     private mutating func storedClass() -> StoredClass? {
         var name: String?, embedded: Bool?, properties: [StoredProperty]?
         var keyed: Bool?, swiftType: String?, generations: [Int]?, defaults: Data?, compactOffsets: Bool?
-        var intSlots: Bool?, impliedLastEnd: Bool?
+        var intSlots: Bool?, impliedLastEnd: Bool?, boolBits: Bool?
         let ok = object { key, reader in
             switch key {
             case "name": name = reader.string(); return name != nil
@@ -53,6 +53,7 @@ struct StoredSchemaReader {
             case "compactOffsets": return reader.optional { compactOffsets = $0.bool(); return compactOffsets != nil }
             case "intSlots": return reader.optional { intSlots = $0.bool(); return intSlots != nil }
             case "impliedLastEnd": return reader.optional { impliedLastEnd = $0.bool(); return impliedLastEnd != nil }
+            case "boolBits": return reader.optional { boolBits = $0.bool(); return boolBits != nil }
             case "defaults":
                 return reader.optional { defaults = $0.string().flatMap { Data(base64Encoded: $0) }; return defaults != nil }
             default: return false // a field this reader does not know: JSONDecoder reads it
@@ -61,7 +62,7 @@ struct StoredSchemaReader {
         guard ok, let name, let embedded, let properties else { return nil }
         return StoredClass(name: name, embedded: embedded, properties: properties, keyedByPrimaryKey: keyed,
                            swiftType: swiftType, generations: generations, defaults: defaults, compactOffsets: compactOffsets,
-                           intSlots: intSlots, impliedLastEnd: impliedLastEnd)
+                           intSlots: intSlots, impliedLastEnd: impliedLastEnd, boolBits: boolBits)
     }
 
     private mutating func storedProperty() -> StoredProperty? {
@@ -215,7 +216,8 @@ struct StoredSchemaReader {
 
 extension StoredClass {
     init(name: String, embedded: Bool, properties: [StoredProperty], keyedByPrimaryKey: Bool?, swiftType: String?,
-         generations: [Int]?, defaults: Data?, compactOffsets: Bool? = nil, intSlots: Bool? = nil, impliedLastEnd: Bool? = nil) {
+         generations: [Int]?, defaults: Data?, compactOffsets: Bool? = nil, intSlots: Bool? = nil, impliedLastEnd: Bool? = nil,
+         boolBits: Bool? = nil) {
         self.name = name
         self.embedded = embedded
         self.properties = properties
@@ -226,6 +228,7 @@ extension StoredClass {
         self.compactOffsets = compactOffsets
         self.intSlots = intSlots
         self.impliedLastEnd = impliedLastEnd
+        self.boolBits = boolBits
     }
 }
 

@@ -592,3 +592,10 @@ extension WriteTransaction {
         if rc != csOK { fail(storageError(rc, what())) }
     }
 }
+
+/// The stored byte of a Bool (1 or 0), as a buffer valid for the process:
+/// what `RecordView.field` returns for a Bool held in its null bit.
+@inlinable @inline(__always)
+func boolByte(_ value: Bool) -> UnsafeRawBufferPointer {
+    UnsafeRawBufferPointer(start: UnsafeRawPointer(cs_bool_bytes_ptr()) + (value ? 1 : 0), count: 1)
+}

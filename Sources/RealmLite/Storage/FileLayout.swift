@@ -33,7 +33,7 @@ import CStorage
 // stored since object format 7 (Record.swift). Classes stored since format
 // 10 pack their integer slots after the other fixed slots, 1/2/4/8 bytes by
 // the record's widest integer (width code: top two bits of the null bitmap's
-// last byte).
+// last byte); since format 12, a non-optional Bool is its null bit (no slot).
 //
 // Fixed slots are little-endian scalars and link keys; var fields hold
 // strings, data, decimals and collections (CollectionCodec.swift). Slot

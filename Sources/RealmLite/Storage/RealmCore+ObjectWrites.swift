@@ -271,6 +271,8 @@ extension RealmCore {
         let write = requireWrite("modify property '\(info.name).\(column.name)'")
         let record = object._currentRecord()
         let slot = info.slots[c]
+        // A Bool held in its bit reads from static storage, not the record.
+        guard slot.width != ColumnSlot.bitBool else { return false }
         let field = record.field(slot, info.layout)
         guard !record.isNull(slot), field.count == raw.count, let start = field.baseAddress, let bytes = raw.baseAddress else { return false }
         var newRecord = takeRecordScratch()

@@ -3,6 +3,7 @@
 //   [generation: u8]                      absent in classes stored before
 //                                         format 3 (RecordGenerations.swift)
 //   [null bitmap: ceil(n/8) bytes]        bit i set = stored column i is nil
+//                                         (a non-optional Bool's: true, boolBits)
 //   [fixed slots]                          scalars and link keys, little-endian
 //   [int slots: 2^c bytes x nint]          integers, in classes with intSlots
 //   [var end offsets: w bytes x nvar]      end of var field j, relative to var
@@ -31,6 +32,12 @@
 // writer takes the narrowest width that holds every integer, so a record
 // has one encoding. Slow paths work on the wide form (8-byte integers,
 // u32 end offsets: RecordLayout.wide) and pack it (packRecord).
+//
+// Bools in the null bitmap (classes with StoredClass.boolBits, object
+// format 12): a non-optional Bool property's null bit, which a required
+// column never sets, holds its value, and it has no fixed slot: a read is
+// the null-bit test, 1 byte less per record per such column. Optional
+// Bools and Bools elsewhere (collections, AnyRealmValue) keep their byte.
 // Column order, slot offsets and var indexes come from the class's stored
 // schema (ClassInfo), so a field read is: one bit test plus one unaligned
 // load, or two offset loads for a variable-size field. FileLayout.swift has
@@ -144,9 +151,12 @@ struct ColumnSlot: Sendable {
     /// An integer in the packed slots (intSlots): `offset` is its index
     /// among them; its width is the record's (RecordView.packedInt).
     @inlinable static var packedInt: Int32 { -3 }
+    /// A non-optional Bool held in its null bit (boolBits): `offset` and
+    /// `nullBit` are that bit; it is never nil and has no slot.
+    @inlinable static var bitBool: Int32 { -4 }
 
     /// The column's value is in the record (not linking objects, not the key).
-    var inRecord: Bool { width >= 0 || width == ColumnSlot.packedInt }
+    var inRecord: Bool { width >= 0 || width == ColumnSlot.packedInt || width == ColumnSlot.bitBool }
     /// The primary key of a class keyed by it: its value is the object key
     /// (objectKey(primaryKey:)), so readers take it from the key, never
     /// from the record (whose null bit and offset it does not have).
@@ -165,9 +175,17 @@ struct RecordView {
         self.size = size
     }
 
+    /// Whether the column is nil: its null bit, except for a Bool held in
+    /// that bit (never nil).
     @inlinable @inline(__always)
     func isNull(_ slot: ColumnSlot) -> Bool {
-        base.load(fromByteOffset: Int(slot.nullBit) >> 3, as: UInt8.self) & (1 << UInt8(slot.nullBit & 7)) != 0
+        slot.width != ColumnSlot.bitBool && bit(slot.nullBit)
+    }
+
+    /// Bit `index` of the record (a null bit, or a bitBool's value).
+    @inlinable @inline(__always)
+    func bit(_ index: Int32) -> Bool {
+        base.load(fromByteOffset: Int(index) >> 3, as: UInt8.self) & (1 << UInt8(index & 7)) != 0
     }
 
     @inlinable @inline(__always)
@@ -239,10 +257,12 @@ struct RecordView {
         return UnsafeRawBufferPointer(start: base + data + start, count: end - start)
     }
 
-    /// The bytes of a column: the fixed slot, or the var field.
+    /// The bytes of a column: the fixed slot, or the var field; a Bool held
+    /// in its bit reads as the byte it would have had (static storage).
     @inlinable @inline(__always)
     func field(_ slot: ColumnSlot, _ layout: RecordLayout) -> UnsafeRawBufferPointer {
-        slot.width > 0 ? fixed(slot) : slot.width == 0 ? variable(Int(slot.offset), layout) : packedInt(Int(slot.offset), layout)
+        slot.width > 0 ? fixed(slot) : slot.width == 0 ? variable(Int(slot.offset), layout)
+            : slot.width == ColumnSlot.packedInt ? packedInt(Int(slot.offset), layout) : boolByte(bit(slot.offset))
     }
 }
 
@@ -340,13 +360,21 @@ public struct _RecordWriter {
     /// (a packed integer's: any of its widths).
     mutating func write(_ column: Int, isNull: Bool, _ raw: UnsafeRawBufferPointer) {
         let slot = info.slots[column]
-        if _slowPath(slot.width == ColumnSlot.packedInt) {
+        if _fastPath(slot.width >= 0) {
+            writeColumn(slot, isNull: isNull, raw)
+        } else if slot.width == ColumnSlot.packedInt {
             let value = isNull || raw.isEmpty ? 0 : storedInt(raw)
             intCode = max(intCode, intWidthCode(value))
             withInt64Bytes(value) { writeColumn(info.layout.wideSlot(slot), isNull: isNull, $0) }
-        } else {
-            writeColumn(slot, isNull: isNull, raw)
+        } else if slot.width == ColumnSlot.bitBool {
+            setBit(slot.offset, !isNull && !raw.isEmpty && raw[0] != 0)
         }
+    }
+
+    /// Sets or clears bit `index` (a bitBool's value).
+    private mutating func setBit(_ index: Int32, _ value: Bool) {
+        let mask: UInt8 = 1 << UInt8(index & 7)
+        if value { wide[Int(index) >> 3] |= mask } else { wide[Int(index) >> 3] &= ~mask }
     }
 
     private mutating func writeColumn(_ slot: ColumnSlot, isNull: Bool, _ raw: UnsafeRawBufferPointer) {
@@ -412,16 +440,21 @@ public struct _RecordWriter {
     /// their slots (ClassInfo.plainCopies and plainIntCopies: from, to,
     /// width triples; the record starts zeroed, so their null bits are
     /// already clear), taking the integers' width code in the same pass.
+    /// Width 0: a Bool held in its null bit, bit `to` (clear until set here).
     mutating func copyPlain(from object: UnsafeRawPointer, _ copies: [Int], ints: [Int] = []) {
         var code = intCode
         wide.withUnsafeMutableBytes { dest in
             let base = dest.baseAddress!
             for i in stride(from: 0, to: copies.count, by: 3) {
                 let from = copies[i], to = copies[i + 1]
-                if copies[i + 2] == 8 {
+                let width = copies[i + 2]
+                if width == 8 {
                     (base + to).storeBytes(of: (object + from).loadUnaligned(as: UInt64.self), as: UInt64.self)
-                } else {
+                } else if width == 1 {
                     (base + to).storeBytes(of: (object + from).load(as: UInt8.self), as: UInt8.self)
+                } else {
+                    let byte = base + to >> 3
+                    byte.storeBytes(of: byte.load(as: UInt8.self) | ((object + from).load(as: UInt8.self) & 1) << UInt8(to & 7), as: UInt8.self)
                 }
             }
             for i in stride(from: 0, to: ints.count, by: 3) {
@@ -451,6 +484,12 @@ func replacingColumn(_ record: RecordView, _ slot: ColumnSlot, _ layout: RecordL
 func replacingColumn(_ record: RecordView, _ slot: ColumnSlot, _ layout: RecordLayout,
                      isNull: Bool, _ raw: UnsafeRawBufferPointer, into out: inout [UInt8]) {
     let byte = Int(slot.nullBit) >> 3, mask: UInt8 = 1 << UInt8(slot.nullBit & 7)
+    if slot.width == ColumnSlot.bitBool {
+        out.removeAll(keepingCapacity: true)
+        out.appendRaw(UnsafeRawBufferPointer(start: record.base, count: record.size))
+        if !isNull && !raw.isEmpty && raw[0] != 0 { out[byte] |= mask } else { out[byte] &= ~mask }
+        return
+    }
     if slot.width == ColumnSlot.packedInt {
         layout.replacingPackedInt(record, Int(slot.offset), isNull || raw.isEmpty ? 0 : storedInt(raw), into: &out)
         if isNull { out[byte] |= mask } else { out[byte] &= ~mask }

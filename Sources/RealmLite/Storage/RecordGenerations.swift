@@ -8,7 +8,8 @@ import Foundation
 // (Record.swift has the widths of the var end offsets: every generation of
 // a class has the same rule, StoredClass.compactOffsets, and the same
 // StoredClass.impliedLastEnd: a record of any generation omits its own last
-// field's end.)
+// field's end; and StoredClass.boolBits: a non-optional Bool of any
+// generation is its null bit.)
 //
 // A class's storage columns (StoredClass.storageProperties) only ever grow
 // at the end: an added property appends a column, a removed one stays in
@@ -42,10 +43,12 @@ struct PositionalLayout {
     /// integers as 8-byte fixed slots. The same as slots without them.
     let wideSlots: ColumnSlots
 
-    init<C: Collection>(_ properties: C, headerSize: Int, compactOffsets: Bool, intSlots: Bool = false, impliedLastEnd: Bool = false)
+    init<C: Collection>(_ properties: C, headerSize: Int, compactOffsets: Bool, intSlots: Bool = false, impliedLastEnd: Bool = false,
+                        boolBits: Bool = false)
     where C.Element == StoredProperty {
         self.init(fixedWidths: properties.map { $0.collection == .none ? $0.type.fixedWidth : 0 },
                   ints: properties.map { $0.collection == .none && $0.type == .int },
+                  bits: boolBits ? properties.map { $0.isBitBool } : [],
                   headerSize: headerSize, compactOffsets: compactOffsets, intSlots: intSlots, impliedLastEnd: impliedLastEnd)
     }
 
@@ -53,13 +56,16 @@ struct PositionalLayout {
     /// storage columns), with the class's record format flags.
     init<C: Collection>(_ properties: C, of stored: StoredClass) where C.Element == StoredProperty {
         self.init(properties, headerSize: stored.generations == nil ? 0 : 1, compactOffsets: stored.compactOffsets == true,
-                  intSlots: stored.intSlots == true, impliedLastEnd: stored.impliedLastEnd == true)
+                  intSlots: stored.intSlots == true, impliedLastEnd: stored.impliedLastEnd == true, boolBits: stored.boolBits == true)
     }
 
     /// Per storage position: the fixed width (0: a var field) and whether
     /// the column is an integer. With `intSlots`, integer columns are
     /// packed after the other fixed slots (Record.swift, "Integer slots").
-    init(fixedWidths: [Int], ints: [Bool], headerSize: Int, compactOffsets: Bool, intSlots: Bool, impliedLastEnd: Bool = false) {
+    /// `bits` (empty, or per position): the column is a Bool held in its
+    /// null bit (Record.swift, "Bools in the null bitmap").
+    init(fixedWidths: [Int], ints: [Bool], bits: [Bool] = [], headerSize: Int, compactOffsets: Bool, intSlots: Bool,
+         impliedLastEnd: Bool = false) {
         let count = fixedWidths.count
         let intCount = intSlots ? ints.filter { $0 }.count : 0
         // Packed integers keep two spare bits in the null bitmap's last byte.
@@ -69,7 +75,9 @@ struct PositionalLayout {
         for position in 0..<count {
             let nullBit = Int32(8 * headerSize + position)
             let width = fixedWidths[position]
-            if intCount > 0 && ints[position] {
+            if !bits.isEmpty && bits[position] {
+                slots.append(ColumnSlot(offset: nullBit, nullBit: nullBit, width: ColumnSlot.bitBool))
+            } else if intCount > 0 && ints[position] {
                 slots.append(ColumnSlot(offset: Int32(intIndex), nullBit: nullBit, width: ColumnSlot.packedInt))
                 intIndex += 1
             } else if width > 0 {
@@ -281,7 +289,10 @@ extension RecordView {
             let (source, sourceSlot, sourceLayout) = position < old.slots.count
                 ? (self, old.slots[position], old.layout) : (fallback, current.slots[position], current.layout)
             let isNull = retired[position] || source.isNull(sourceSlot)
-            if isNull {
+            if slot.width == ColumnSlot.bitBool {
+                // Its value is its bit; a retired one is written false.
+                if !retired[position] && source.bit(sourceSlot.nullBit) { dest[Int(slot.nullBit) >> 3] |= 1 << UInt8(slot.nullBit & 7) }
+            } else if isNull {
                 dest[Int(slot.nullBit) >> 3] |= 1 << UInt8(slot.nullBit & 7)
             } else if sourceSlot.width == ColumnSlot.packedInt {
                 (out + Int(slot.offset)).storeBytes(of: storedInt(source.field(sourceSlot, sourceLayout)).littleEndian, as: Int64.self)
