@@ -9,8 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "internal.h"
-#include "test.h"
+#include "leaves.h"
 
 typedef struct leaf_tally {
     unsigned fixed, stored;  /* leaves with V > 0, leaves with V = 0 */
@@ -18,14 +17,9 @@ typedef struct leaf_tally {
     uint32_t fv_min, fv_max; /* V over the fixed ones */
 } leaf_tally;
 
-static void tally_pages(cs_txn *t, uint64_t pgno, leaf_tally *out)
+static void tally_leaf(const uint8_t *pg, void *ctx)
 {
-    const uint8_t *pg;
-    REQUIRE_OK(page_get(t, pgno, &pg));
-    if (!node_is_leaf(pg)) {
-        for (unsigned i = 0; i < node_n(pg); i++) tally_pages(t, branch_child(pg, t->psize, i), out);
-        return;
-    }
+    leaf_tally *out = ctx;
     REQUIRE(node_is_compact(pg));
     uint32_t fv = leaf6_fixed(pg);
     if (!fv) {
@@ -40,13 +34,8 @@ static void tally_pages(cs_txn *t, uint64_t pgno, leaf_tally *out)
 
 static leaf_tally tally(cs_env *env, cs_tree tr)
 {
-    cs_txn *t;
-    REQUIRE_OK(cs_txn_begin(env, CS_TXN_RDONLY, &t));
-    cs_tree_desc *d;
-    REQUIRE_OK(tree_desc_get(t, tr, false, &d));
     leaf_tally out = {0};
-    if (d->root) tally_pages(t, d->root, &out);
-    cs_txn_abort(t);
+    test_each_leaf(env, tr, tally_leaf, &out);
     return out;
 }
 
