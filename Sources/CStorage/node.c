@@ -336,20 +336,35 @@ static inline __attribute__((always_inline)) int node_search(const uint8_t *pg, 
         if (lo < hi && ((fenced && guess >= 0) || interp_guess(fk, fl, lk, ll, k, kl, base, span, &g))) {
             if (g < lo) g = lo;
             if (g > hi - 1) g = hi - 1;
+            /* Then outwards from the guess at distances 1, 3, 7, ... until
+             * a probe lands on the other side: a guess off by d costs
+             * about 2 log2(d) probes, not a bisection of the node's rest
+             * (leaves of unequal fill space separators unevenly). */
             PROBE(g);
+            unsigned step = 1;
             if (AFTER) {
                 hi = g;
-                if (g > lo) {
-                    PROBE(g - 1);
-                    if (AFTER) hi = g - 1;
-                    else lo = g;
+                while (lo < hi) {
+                    unsigned at = hi - lo > step ? hi - step : lo;
+                    PROBE(at);
+                    if (!AFTER) {
+                        lo = at + 1;
+                        break;
+                    }
+                    hi = at;
+                    step *= 2;
                 }
             } else {
                 lo = g + 1;
-                if (g + 1 < hi) {
-                    PROBE(g + 1);
-                    if (AFTER) hi = g + 1;
-                    else lo = g + 2;
+                while (lo < hi) {
+                    unsigned at = hi - lo > step ? lo + step - 1 : hi - 1;
+                    PROBE(at);
+                    if (AFTER) {
+                        hi = at;
+                        break;
+                    }
+                    lo = at + 1;
+                    step *= 2;
                 }
             }
         }
