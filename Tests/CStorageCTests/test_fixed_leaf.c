@@ -11,34 +11,6 @@
 
 #include "leaves.h"
 
-typedef struct leaf_tally {
-    unsigned fixed, stored;  /* leaves with V > 0, leaves with V = 0 */
-    unsigned entries_fixed;  /* entries in the fixed ones */
-    uint32_t fv_min, fv_max; /* V over the fixed ones */
-} leaf_tally;
-
-static void tally_leaf(const uint8_t *pg, void *ctx)
-{
-    leaf_tally *out = ctx;
-    REQUIRE(node_is_compact(pg));
-    uint32_t fv = leaf6_fixed(pg);
-    if (!fv) {
-        out->stored++;
-        return;
-    }
-    out->fixed++;
-    out->entries_fixed += node_n(pg);
-    if (!out->fv_min || fv < out->fv_min) out->fv_min = fv;
-    if (fv > out->fv_max) out->fv_max = fv;
-}
-
-static leaf_tally tally(cs_env *env, cs_tree tr)
-{
-    leaf_tally out = {0};
-    test_each_leaf(env, tr, tally_leaf, &out);
-    return out;
-}
-
 static size_t be_key(uint8_t *k, uint64_t v)
 {
     for (int b = 0; b < 8; b++) k[b] = (uint8_t)(v >> (56 - 8 * b));
@@ -66,14 +38,14 @@ static void test_density(void)
         CHECK_OK(cs_put(t, tr, V(k, be_key(k, 0x0100000000000000ull + i)), V(v, RECORD), 0));
     }
     REQUIRE_OK(cs_txn_commit(t));
-    leaf_tally lt = tally(env, tr);
-    CHECK_EQ(lt.stored, 0);
-    CHECK_EQ(lt.fv_min, RECORD + 1);
-    CHECK_EQ(lt.fv_max, RECORD + 1);
+    leaf_shapes lt = test_leaf_shapes(env, tr);
+    CHECK_EQ(lt.values.without, 0);
+    CHECK_EQ(lt.values.min, RECORD + 1);
+    CHECK_EQ(lt.values.max, RECORD + 1);
     /* 2000 / 8 = 250 leaves, and one more for each of the 7 leaves that
      * straddle a 256 boundary; 286 without fixed values. */
-    CHECK(lt.fixed <= 258);
-    printf("2000 records of %u bytes: %u fixed-value leaves\n", RECORD, lt.fixed);
+    CHECK(lt.values.with <= 258);
+    printf("2000 records of %u bytes: %u fixed-value leaves\n", RECORD, lt.values.with);
     /* Every record reads back. */
     REQUIRE_OK(cs_txn_begin(env, CS_TXN_RDONLY, &t));
     unsigned bad = 0;
@@ -182,10 +154,10 @@ static void test_mixed_lengths(void)
     for (uint32_t j = 0; j < N; j++) ids[j] = (uint32_t)((j * 7919ull) % N);
     put_all(env, tr, model, ids, N, FIXED, 0);
     verify(env, tr, model, true);
-    leaf_tally before = tally(env, tr);
-    CHECK_EQ(before.stored, 0);
-    CHECK_EQ(before.fv_min, FIXED + 1);
-    CHECK_EQ(before.fv_max, FIXED + 1);
+    leaf_shapes before = test_leaf_shapes(env, tr);
+    CHECK_EQ(before.values.without, 0);
+    CHECK_EQ(before.values.min, FIXED + 1);
+    CHECK_EQ(before.values.max, FIXED + 1);
 
     /* One key in 400 gets a value of another length, one in 800 an
      * overflow value, one in 1000 an empty one. */
@@ -199,9 +171,9 @@ static void test_mixed_lengths(void)
     put_all(env, tr, model, empty, NODD / 2 - 1, 0, 1);
     /* (No filtered count: an empty value is too short for its test.) */
     verify(env, tr, model, false);
-    leaf_tally mixed = tally(env, tr);
-    CHECK(mixed.stored >= 1 && mixed.stored <= 2 * NODD);
-    CHECK(mixed.fixed >= 1);
+    leaf_shapes mixed = test_leaf_shapes(env, tr);
+    CHECK(mixed.values.without >= 1 && mixed.values.without <= 2 * NODD);
+    CHECK(mixed.values.with >= 1);
 
     /* Every value rewritten at the fixed length (in place where it had it,
      * else removed and inserted), then the odd ones deleted. */
@@ -228,11 +200,11 @@ static void test_mixed_lengths(void)
     /* A leaf that took an odd value keeps storing value words until it is
      * laid out again (U and V describe the cells a layout saw); the others
      * are still fixed, at the one length. */
-    leaf_tally after = tally(env, tr);
-    CHECK(after.fixed >= 1);
-    CHECK_EQ(after.fv_min, FIXED + 1);
-    CHECK_EQ(after.fv_max, FIXED + 1);
-    printf("random keys, mixed values: %u fixed-value leaves, %u storing value words\n", after.fixed, after.stored);
+    leaf_shapes after = test_leaf_shapes(env, tr);
+    CHECK(after.values.with >= 1);
+    CHECK_EQ(after.values.min, FIXED + 1);
+    CHECK_EQ(after.values.max, FIXED + 1);
+    printf("random keys, mixed values: %u fixed-value leaves, %u storing value words\n", after.values.with, after.values.without);
     REQUIRE_OK(cs_env_close(env));
 }
 

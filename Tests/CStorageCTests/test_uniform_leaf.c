@@ -10,33 +10,6 @@
 
 #include "leaves.h"
 
-typedef struct leaf_tally {
-    unsigned uniform, stored; /* leaves with U > 0, leaves with U = 0 */
-    uint32_t ul_min, ul_max;  /* U over the uniform ones */
-} leaf_tally;
-
-static void tally_leaf(const uint8_t *pg, void *ctx)
-{
-    leaf_tally *out = ctx;
-    REQUIRE(node_is_compact(pg));
-    uint32_t ul = leaf6_uniform(pg);
-    if (!ul) {
-        out->stored++;
-        return;
-    }
-    out->uniform++;
-    if (!out->ul_min || ul < out->ul_min) out->ul_min = ul;
-    if (ul > out->ul_max) out->ul_max = ul;
-}
-
-/* The leaves of tree tr as the newest snapshot has them. */
-static leaf_tally tally(cs_env *env, cs_tree tr)
-{
-    leaf_tally out = {0};
-    test_each_leaf(env, tr, tally_leaf, &out);
-    return out;
-}
-
 /* 10k list elements (12-byte keys sharing 10 bytes, 8-byte values): a cell
  * is a 2-byte suffix and the value (the value word is out too: a
  * fixed-value leaf), 12 bytes with its slot, where storing the suffix
@@ -56,12 +29,12 @@ static void test_density(void)
         CHECK_OK(cs_put(t, tr, V(k, test_list_key(k, 7, i)), V(&v, 8), 0));
     }
     REQUIRE_OK(cs_txn_commit(t));
-    leaf_tally lt = tally(env, tr);
-    CHECK_EQ(lt.stored, 0);
-    CHECK_EQ(lt.ul_min, 3);
-    CHECK_EQ(lt.ul_max, 3);
-    CHECK(lt.uniform <= 30);
-    printf("10k list elements: %u uniform leaves\n", lt.uniform);
+    leaf_shapes lt = test_leaf_shapes(env, tr);
+    CHECK_EQ(lt.keys.without, 0);
+    CHECK_EQ(lt.keys.min, 3);
+    CHECK_EQ(lt.keys.max, 3);
+    CHECK(lt.keys.with <= 30);
+    printf("10k list elements: %u uniform leaves\n", lt.keys.with);
     cs_check_report rep;
     CHECK_OK(cs_check(env, &rep));
     CHECK_EQ(rep.errors, 0);
@@ -155,12 +128,12 @@ static void test_mixed_lengths(void)
     const int odd_len[NODD] = {9, 10, 12, 9, 16, 12, 9, 20};
     bool present[NODD] = {false};
     verify_mixed(env, tr, 0, present, odd_len, NODD);
-    leaf_tally before = tally(env, tr);
-    CHECK_EQ(before.stored, 0);
+    leaf_shapes before = test_leaf_shapes(env, tr);
+    CHECK_EQ(before.keys.without, 0);
     /* 8-byte keys whose leaves share 6 or 7 bytes (suffixes of 2 or 1), or
      * all 8 (a leaf of one key, as an append at the right edge leaves). */
-    CHECK(before.ul_min >= 1 && before.ul_max == 3);
-    printf("random 8-byte keys: %u uniform leaves, U %u..%u\n", before.uniform, before.ul_min, before.ul_max);
+    CHECK(before.keys.min >= 1 && before.keys.max == 3);
+    printf("random 8-byte keys: %u uniform leaves, U %u..%u\n", before.keys.with, before.keys.min, before.keys.max);
 
     /* The odd keys, one per leaf region. */
     REQUIRE_OK(cs_txn_begin(env, 0, &t));
@@ -170,8 +143,8 @@ static void test_mixed_lengths(void)
     }
     REQUIRE_OK(cs_txn_commit(t));
     verify_mixed(env, tr, 0, present, odd_len, NODD);
-    leaf_tally mixed = tally(env, tr);
-    CHECK(mixed.stored >= 1 && mixed.stored <= NODD);
+    leaf_shapes mixed = test_leaf_shapes(env, tr);
+    CHECK(mixed.keys.without >= 1 && mixed.keys.without <= NODD);
 
     /* Every value rewritten with another size, in two rounds: in place where
      * the size is the same, else removed and inserted, in both kinds of leaf. */

@@ -30,4 +30,42 @@ static inline void test_each_leaf(cs_env *env, cs_tree tr, test_leaf_fn fn, void
     cs_txn_abort(t);
 }
 
+/* How many leaves leave a length out of their cells (format.h, COMPACT
+ * LEAF: U for key suffixes, V for values) and how many store it, with the
+ * least and greatest U or V among the former. */
+typedef struct shape_count {
+    unsigned with, without;
+    uint32_t min, max;
+} shape_count;
+typedef struct leaf_shapes {
+    shape_count keys, values;
+} leaf_shapes;
+
+static inline void count_shape(shape_count *s, uint32_t v)
+{
+    if (!v) {
+        s->without++;
+        return;
+    }
+    s->with++;
+    if (!s->min || v < s->min) s->min = v;
+    if (v > s->max) s->max = v;
+}
+
+static void tally_shapes(const uint8_t *pg, void *ctx)
+{
+    leaf_shapes *out = ctx;
+    REQUIRE(node_is_compact(pg));
+    count_shape(&out->keys, leaf6_uniform(pg));
+    count_shape(&out->values, leaf6_fixed(pg));
+}
+
+/* The shapes of tr's leaves as the newest snapshot has them. */
+static inline leaf_shapes test_leaf_shapes(cs_env *env, cs_tree tr)
+{
+    leaf_shapes out = {{0, 0, 0, 0}, {0, 0, 0, 0}};
+    test_each_leaf(env, tr, tally_shapes, &out);
+    return out;
+}
+
 #endif
