@@ -394,6 +394,26 @@ static int batch_start(cs_cursor *c, unsigned *from, bool *crossed, bt_path *sav
     return rc;
 }
 
+/* Leaves a batch's cursor on entry idx of its leaf. */
+static void settle_batch(cs_cursor *c, unsigned idx)
+{
+    cs_txn *t = c->txn;
+    bt_path *p = &c->path;
+    int leaf = p->depth - 1;
+    unsigned count = node_n(p->pg[leaf]);
+    p->idx[leaf] = (uint16_t)idx;
+    c->state = CUR_ON;
+    c->at_end = false;
+    c->gen = t->gen;
+    /* At the leaf's end: ask for the next leaf now. */
+    if (idx + 1 == count) prefetch_ahead(c, true, idx, count);
+    /* Write txns re-find the cursor by its key: remember the last one. */
+    if (!t->rdonly) {
+        cs_val last;
+        if (read_entry(c, &last, NULL) == CS_OK) remember_key(c, &last);
+    }
+}
+
 /* cs_cursor_next_batch and cs_cursor_next_ids: entries from the one after
  * the cursor's to the end of its leaf (or cap of them), keys assembled into
  * keys[] (arena), or only their last 8 bytes into ids[], or neither. */
@@ -488,17 +508,7 @@ static inline __attribute__((always_inline)) int next_batch(cs_cursor *c, cs_val
         if (crossed) *p = save;
         return rc ? rc : cs_fail(CS_ECORRUPT, "cursor batch read no entry");
     }
-    p->idx[leaf] = (uint16_t)(from + got - 1);
-    c->state = CUR_ON;
-    c->at_end = false;
-    c->gen = t->gen;
-    /* At the leaf's end: ask for the next leaf now. */
-    if (from + got == count) prefetch_ahead(c, true, from + (unsigned)got - 1, count);
-    /* Write txns re-find the cursor by its key: remember the last one. */
-    if (!t->rdonly) {
-        cs_val last;
-        if (read_entry(c, &last, NULL) == CS_OK) remember_key(c, &last);
-    }
+    settle_batch(c, from + (unsigned)got - 1);
     *n = got;
     return rc;
 }
@@ -512,6 +522,49 @@ int cs_cursor_next_ids(cs_cursor *c, uint64_t *ids, cs_val *vals, size_t cap, si
 {
     if (!ids) return cs_fail(CS_EINVAL, "cs_cursor_next_ids: NULL ids");
     return next_batch(c, NULL, ids, vals, cap, n);
+}
+
+int cs_cursor_next_matching(cs_cursor *c, const cs_filter *filter, uint64_t *ids, cs_val *vals, size_t cap, size_t *n)
+{
+    if (!n || !ids || cap == 0) return cs_fail(CS_EINVAL, "cs_cursor_next_matching: NULL ids or count, or zero capacity");
+    *n = 0;
+    size_t need;
+    int rc = filter_validate(filter, &need);
+    if (rc) return rc;
+    /* Keys of compact leaves are assembled after 8 zero bytes, so that the
+     * 8 bytes before a short key's end can be read (tail_word). */
+    uint8_t kb[8 + CS_MAX_KEY] = {0};
+    uint16_t hits[256];
+    size_t got = 0;
+    while (got < cap) {
+        unsigned from, last;
+        bool crossed;
+        bt_path save;
+        if ((rc = batch_start(c, &from, &crossed, &save))) break;
+        bt_path *p = &c->path;
+        int leaf = p->depth - 1;
+        size_t room = cap - got < 256 ? cap - got : 256, nhits;
+        if ((rc = filter_leaf_matches(c->txn, p, filter, need, from, hits, room, &nhits, &last))) {
+            if (crossed) *p = save;
+            break;
+        }
+        for (size_t k = 0; k < nhits && rc == CS_OK; k++) {
+            cs_val key;
+            p->idx[leaf] = hits[k];
+            if ((rc = bt_read(c->txn, p, kb + 8, &key, vals ? &vals[got] : NULL)) == CS_OK)
+                ids[got++] = tail_word((const uint8_t *)key.data + key.size, (uint32_t)key.size);
+        }
+        if (rc) {
+            if (crossed) *p = save;
+            break;
+        }
+        settle_batch(c, last);
+    }
+    /* The end of the tree after some matches: they are this call's result,
+     * and the next call reports the end. */
+    if (rc == CS_NOTFOUND && got) rc = CS_OK;
+    *n = rc == CS_OK ? got : 0;
+    return rc;
 }
 
 int cs_cursor_put(cs_cursor *c, cs_val key, cs_val val, unsigned flags)

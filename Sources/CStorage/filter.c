@@ -87,7 +87,7 @@ static inline uint64_t rd_int(const cs_filter *f, const cs_value_test *t, const 
 }
 
 /* Checks the filter; *min_size = the bytes a value needs for every fixed read. */
-static int validate(const cs_filter *f, size_t *min_size)
+int filter_validate(const cs_filter *f, size_t *min_size)
 {
     if (!f || (f->ntests && !f->tests))
         return cs_fail(CS_EINVAL, "cs_filter_values: NULL filter or tests");
@@ -513,6 +513,68 @@ static inline __attribute__((always_inline)) unsigned conj_count_shape(const uin
     }
 }
 
+/* Value i of leaf p->pg[depth-1] (pg; compact: a compact leaf whose cells
+ * lie in [PAGE_HDR, top), ul and fv its shape) for a filter that reads
+ * `need` bytes: inline values in place, overflow values and damaged cells
+ * (which bt_read reports) through bt_read. CS_ECORRUPT for a value too
+ * short for the filter's fixed fields or its packed integers, CS_EFORMAT
+ * for one without the filter's tag. */
+static inline __attribute__((always_inline)) int filtered_value(cs_txn *t, bt_path *p, const cs_filter *f,
+                                                                size_t need, const uint8_t *pg, unsigned i,
+                                                                bool compact, uint32_t top, uint32_t ul, uint32_t fv,
+                                                                const uint8_t **out, uint32_t *out_len)
+{
+    const uint32_t psize = t->psize;
+    const uint8_t *v;
+    uint32_t vl;
+    bool slow;
+    if (compact) {
+        /* The common cell without the varint loop (fast_value); any other
+         * through leaf6_parse. */
+        const uint8_t *fast = top >= PAGE_HDR + 2 ? fast_value(pg, i, top, top - PAGE_HDR - 2, 0, ul, fv, &vl) : NULL;
+        if (CS_LIKELY(fast != NULL)) {
+            v = fast;
+            slow = vl < need;
+        } else {
+            leaf6_cell cell;
+            slow = !leaf6_parse(pg, psize, i, &cell) || (cell.vw & 1) || (cell.vw >> 1) < need;
+            v = cell.v;
+            vl = cell.vw >> 1;
+        }
+    } else {
+        uint32_t off = node_slot(pg, i), kl = 0;
+        vl = VLEN_OVERFLOW;
+        if (CS_LIKELY(off <= psize - LEAF_CELL_HDR)) {
+            kl = rd16(pg + off);
+            vl = rd32(pg + off + 2);
+        }
+        v = pg + off + LEAF_CELL_HDR + kl;
+        /* One test for the common case; the overflow flag makes the end
+         * exceed the page. */
+        slow = ((uint64_t)off + LEAF_CELL_HDR + kl + vl > psize) | (off < PAGE_HDR) | (vl < need);
+    }
+    if (CS_UNLIKELY(slow)) {
+        cs_val val;
+        int leaf = p->depth - 1, rc;
+        p->idx[leaf] = (uint16_t)i;
+        if ((rc = bt_read(t, p, NULL, NULL, &val))) return rc;
+        v = val.data;
+        vl = (uint32_t)val.size;
+        if (vl < need)
+            return cs_fail(CS_ECORRUPT, "page %llu: value %u has %u bytes; the filter reads %zu",
+                           (unsigned long long)PH(pg)->pgno, i, vl, need);
+    }
+    if (CS_UNLIKELY(f->has_tag) && v[0] != f->tag)
+        return cs_fail(CS_EFORMAT, "page %llu: value %u is not of the filter's layout (tag %u, not %u)",
+                       (unsigned long long)PH(pg)->pgno, i, v[0], f->tag);
+    if (CS_UNLIKELY(!ints_fit(f, v, vl)))
+        return cs_fail(CS_ECORRUPT, "page %llu: value %u has %u bytes, too few for its packed integers",
+                       (unsigned long long)PH(pg)->pgno, i, vl);
+    *out = v;
+    *out_len = vl;
+    return CS_OK;
+}
+
 /* What a count's walk over the leaves carries. */
 typedef struct count_state {
     cs_txn *t;
@@ -536,7 +598,6 @@ static inline __attribute__((always_inline)) int count_walk(count_state *s, unsi
     const bool chunked = nint + nbool == 0;
     const conj q = s->q; /* a local copy the compiler can keep in registers */
     const bool tagged = s->filter->has_tag;
-    const uint8_t tag = s->filter->tag;
     uint64_t got = 0, match;
     int rc;
     /* Chunks may span leaves: in a read txn (and in a write txn until its
@@ -558,52 +619,9 @@ static inline __attribute__((always_inline)) int count_walk(count_state *s, unsi
                 i = conj_count_shape(pg, i, n, top, need, &q, &got, nint, nbool);
                 if (i == n) break;
             }
-            /* Inline values are read in place; overflow values and damaged
-             * cells (which bt_read reports) go through bt_read. */
             const uint8_t *v;
             uint32_t vl;
-            bool slow;
-            if (compact) {
-                /* The common cell without the varint loop (fast_value);
-                 * any other through leaf6_parse. */
-                const uint8_t *fast = top >= PAGE_HDR + 2 ? fast_value(pg, i, top, top - PAGE_HDR - 2, 0, ul, fv, &vl) : NULL;
-                if (CS_LIKELY(fast != NULL)) {
-                    v = fast;
-                    slow = vl < need;
-                } else {
-                    leaf6_cell cell;
-                    slow = !leaf6_parse(pg, psize, i, &cell) || (cell.vw & 1) || (cell.vw >> 1) < need;
-                    v = cell.v;
-                    vl = cell.vw >> 1;
-                }
-            } else {
-                uint32_t off = node_slot(pg, i), kl = 0;
-                vl = VLEN_OVERFLOW;
-                if (CS_LIKELY(off <= psize - LEAF_CELL_HDR)) {
-                    kl = rd16(pg + off);
-                    vl = rd32(pg + off + 2);
-                }
-                v = pg + off + LEAF_CELL_HDR + kl;
-                /* One test for the common case; the overflow flag makes the
-                 * end exceed the page. */
-                slow = ((uint64_t)off + LEAF_CELL_HDR + kl + vl > psize) | (off < PAGE_HDR) | (vl < need);
-            }
-            if (CS_UNLIKELY(slow)) {
-                cs_val val;
-                s->p.idx[leaf] = (uint16_t)i;
-                if ((rc = bt_read(s->t, &s->p, NULL, NULL, &val))) return rc;
-                v = val.data;
-                vl = (uint32_t)val.size;
-                if (vl < need)
-                    return cs_fail(CS_ECORRUPT, "page %llu: value %u has %u bytes; the filter reads %zu",
-                                   (unsigned long long)PH(pg)->pgno, i, vl, need);
-            }
-            if (CS_UNLIKELY(tagged) && v[0] != tag)
-                return cs_fail(CS_EFORMAT, "page %llu: value %u is not of the filter's layout (tag %u, not %u)",
-                               (unsigned long long)PH(pg)->pgno, i, v[0], tag);
-            if (CS_UNLIKELY(!ints_fit(s->filter, v, vl)))
-                return cs_fail(CS_ECORRUPT, "page %llu: value %u has %u bytes, too few for its packed integers",
-                               (unsigned long long)PH(pg)->pgno, i, vl);
+            if ((rc = filtered_value(s->t, &s->p, s->filter, need, pg, i, compact, top, ul, fv, &v, &vl))) return rc;
             if (!chunked) {
                 got += conj_eval(&q, v, q.packed ? v[q.code_byte] >> 6 : -1, nint, nbool);
                 continue;
@@ -637,7 +655,7 @@ int cs_count_matching(cs_txn *t, cs_tree tree, const cs_filter *filter, uint64_t
     if (!out) return cs_fail(CS_EINVAL, "cs_count_matching: NULL count");
     *out = 0;
     count_state s;
-    int rc = validate(filter, &s.need);
+    int rc = filter_validate(filter, &s.need);
     if (rc || (rc = txn_check(t, false))) return rc;
     cs_tree_desc *d;
     if ((rc = tree_desc_get(t, tree, false, &d))) return rc == CS_NOTFOUND ? CS_OK : rc;
@@ -667,12 +685,58 @@ int cs_count_matching(cs_txn *t, cs_tree tree, const cs_filter *filter, uint64_t
     return rc;
 }
 
+int filter_leaf_matches(cs_txn *t, bt_path *p, const cs_filter *f, size_t need, unsigned from, uint16_t *hits,
+                        size_t cap, size_t *nhits, unsigned *last)
+{
+    const uint32_t psize = t->psize;
+    const uint8_t *pg = p->pg[p->depth - 1];
+    const unsigned n = node_n(pg);
+    const bool compact = node_is_compact(pg);
+    const uint32_t plen = node_prefix_len(pg), top = plen < psize ? psize - plen : 0, ul = leaf6_uniform(pg),
+                   fv = leaf6_fixed(pg);
+    *nhits = 0;
+    *last = n ? n - 1 : 0;
+    bt_prefetch_sibling(t, p, true);
+    size_t got = 0;
+    int rc = CS_OK;
+    scratch sc;
+    if ((rc = scratch_init(&sc, f))) return rc;
+    chunk c;
+    /* A chunk holds entries base..base+63 of this leaf, so bit k of its
+     * matches is entry base + k. */
+    for (unsigned base = from; base < n && got < cap && rc == CS_OK; base += CHUNK) {
+        c.n = n - base < CHUNK ? n - base : CHUNK;
+        for (unsigned k = 0; k < c.n && rc == CS_OK; k++) {
+            const uint8_t *v;
+            uint32_t vl;
+            if ((rc = filtered_value(t, p, f, need, pg, base + k, compact, top, ul, fv, &v, &vl)) == CS_OK) {
+                c.v[k] = v;
+                c.size[k] = vl;
+            }
+        }
+        uint64_t match;
+        if (rc) break;
+        if (eval_chunk(f, &c, sc.at, &match)) {
+            rc = cs_fail(CS_ECORRUPT, "page %llu: a value's variable field lies outside the value",
+                         (unsigned long long)PH(pg)->pgno);
+            break;
+        }
+        for (uint64_t w = match; w && got < cap; w &= w - 1)
+            hits[got++] = (uint16_t)(base + (unsigned)__builtin_ctzll(w));
+    }
+    scratch_free(&sc);
+    if (rc) return rc;
+    if (got == cap) *last = hits[got - 1];
+    *nhits = got;
+    return CS_OK;
+}
+
 int cs_filter_values(const cs_filter *filter, const cs_val *vals, size_t n, uint32_t *matches, size_t *nmatched)
 {
     if (!nmatched || (n && !vals)) return cs_fail(CS_EINVAL, "cs_filter_values: NULL values or count");
     *nmatched = 0;
     size_t need;
-    int rc = validate(filter, &need);
+    int rc = filter_validate(filter, &need);
     if (rc) return rc;
     scratch sc;
     if ((rc = scratch_init(&sc, filter))) return rc;

@@ -168,6 +168,16 @@ int tree_fold(cs_txn *t);
 
 /* ==== L7 access: cursor.c diff.c filter.c fts.c replay.c ==== */
 
+/* filter.c, for cursor.c's filtered scans. filter_validate checks a
+ * filter (CS_EINVAL, as cs_filter_values) and sets *need, the bytes every
+ * value must have. filter_leaf_matches evaluates it on the entries of the
+ * leaf p ends at from `from` on, in order: the indexes of the first `cap`
+ * matches go to hits[], their number to *nhits, and *last is the last entry
+ * read (the cap-th match, else the leaf's last entry). Errors as
+ * cs_count_matching (*nhits = 0 then); p->idx[leaf] may be moved. */
+int filter_validate(const cs_filter *f, size_t *need);
+int filter_leaf_matches(cs_txn *t, bt_path *p, const cs_filter *f, size_t need, unsigned from, uint16_t *hits,
+                        size_t cap, size_t *nhits, unsigned *last);
 void cursor_close_all(cs_txn *t);
 void cursor_unset_all(cs_txn *t);
 /* cs_tree_diff over two descriptors (NULL = an empty tree), each read in

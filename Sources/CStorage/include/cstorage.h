@@ -112,6 +112,7 @@ const char *cs_last_error_detail(void);
 typedef struct cs_env cs_env;
 typedef struct cs_txn cs_txn;
 typedef struct cs_cursor cs_cursor;
+typedef struct cs_filter cs_filter; /* defined with the value filters, below */
 typedef uint32_t cs_tree;              /* named-tree handle, env-wide        */
 
 typedef struct cs_val {
@@ -493,6 +494,19 @@ int cs_cursor_next_batch(cs_cursor *cur, cs_val *keys, cs_val *vals, size_t cap,
  * as cs_cursor_next_batch's (vals may be NULL). CS_EINVAL NULL ids, NULL n
  * or cap 0; otherwise errors as cs_cursor_next_batch. */
 int cs_cursor_next_ids(cs_cursor *cur, uint64_t *ids, cs_val *vals, size_t cap, size_t *n);
+/* A filtered scan (cs_filter, below): the entries after the cursor's (the
+ * first entry if it is unpositioned), over as many leaves as it takes,
+ * whose values pass `filter`, evaluated where the values lie (no batch of
+ * every entry). Up to `cap` matches: ids[i] and vals[i] as
+ * cs_cursor_next_ids's (vals may be NULL); *n = how many. The cursor is
+ * left on the last entry read: the cap-th match, or the last entry of the
+ * tree. CS_NOTFOUND (*n = 0) when no entry after the cursor passes, the
+ * cursor then on the tree's last entry (unmoved if there was none to
+ * read). CS_EINVAL NULL ids or n, cap 0, or a malformed filter; errors of
+ * values as cs_count_matching (CS_ECORRUPT, CS_EFORMAT: *n = 0, the
+ * cursor on an entry at or before the one that failed); otherwise as
+ * cs_cursor_next_batch. */
+int cs_cursor_next_matching(cs_cursor *cur, const cs_filter *filter, uint64_t *ids, cs_val *vals, size_t cap, size_t *n);
 /* Insert/update through the cursor; the cursor is left on that key.
  * Errors as cs_put, plus CS_EINVAL for a NULL cursor. */
 int cs_cursor_put(cs_cursor *cur, cs_val key, cs_val val, unsigned flags);

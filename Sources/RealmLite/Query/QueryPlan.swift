@@ -306,16 +306,25 @@ final class QueryPlan {
             }
             return readable
         }
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: Self.scanBatch) { matches in
-            test.withFilter { filter in
-                scan(realm, ids: true) { ids, values, count in
-                    let matched = filterRecords(filter, values, count, matches.baseAddress!)
-                    for m in matches.prefix(matched ?? 0) {
-                        let i = Int(m)
-                        rows.append(ids[i], RecordView(base: UnsafeRawPointer(values[i].data!), size: values[i].size))
+        // One generation: the engine walks the leaves and hands back only
+        // the matches, up to the rows' limit (`first` stops at one).
+        test.withFilter { filter in
+            realm.txn.withCursor(info.objectsTree) { cursor in
+                withUnsafeTemporaryAllocation(of: UInt64.self, capacity: Self.scanBatch) { ids in
+                    withUnsafeTemporaryAllocation(of: cs_val.self, capacity: Self.scanBatch) { values in
+                        while !rows.isFull {
+                            let room = min(Self.scanBatch, rows.limit - rows.keys.count)
+                            guard let count = cursor.nextMatching(filter, ids: ids.baseAddress!, values: values.baseAddress!,
+                                                                  capacity: room) else {
+                                readable = false
+                                return
+                            }
+                            if count == 0 { return }
+                            for i in 0..<count {
+                                rows.append(ids[i], RecordView(base: UnsafeRawPointer(values[i].data!), size: values[i].size))
+                            }
+                        }
                     }
-                    readable = matched != nil
-                    return readable && !rows.isFull
                 }
             }
         }

@@ -526,6 +526,23 @@ struct EngineCursor {
         realmFatal(storageError(rc, "Reading a batch of records"))
     }
 
+    /// A filtered scan of an object tree: the next entries after the
+    /// cursor whose records pass `filter`, evaluated by the engine where
+    /// the records lie (at most `capacity`: ids and values as `nextIDs`);
+    /// 0 at the end. nil when the engine cannot read a record with the
+    /// filter (too short, of another layout): the caller's general filter
+    /// decides then, as after `filterRecords`.
+    @inline(__always)
+    func nextMatching(_ filter: UnsafePointer<cs_filter>, ids: UnsafeMutablePointer<UInt64>,
+                      values: UnsafeMutablePointer<cs_val>, capacity: Int) -> Int? {
+        var count = 0
+        let rc = cs_cursor_next_matching(handle, filter, ids, values, capacity, &count)
+        if _fastPath(rc == csOK) { return count }
+        if rc == csNotFound { return 0 }
+        if rc == Int32(CS_ECORRUPT.rawValue) || rc == Int32(CS_EFORMAT.rawValue) || rc == Int32(CS_EINVAL.rawValue) { return nil }
+        realmFatal(storageError(rc, "Reading the records a query matches"))
+    }
+
     /// Calls `body(key, value)` for each entry whose key starts with
     /// `prefix`, in key order, until it returns false. `values: false`
     /// reads keys only (the value passed is empty).

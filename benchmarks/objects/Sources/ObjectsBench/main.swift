@@ -248,6 +248,7 @@ if arguments.count > 1 && arguments[1] == "--child" { childMain(Array(arguments.
 if arguments.count > 1 && arguments[1] == "--suite" { suiteChildMain(Array(arguments.dropFirst(2))) }
 if arguments.count > 1 && arguments[1].hasPrefix("--scale") { scaleMain(arguments[1], Array(arguments.dropFirst(2))) }
 if arguments.count > 1 && arguments[1].hasPrefix("--shapes") { shapesMain(arguments[1], Array(arguments.dropFirst(2))) }
+if arguments.count > 1 && arguments[1] == "--pk-probe" { pkProbeMain(Array(arguments.dropFirst(2))) }
 
 let options = Options(arguments)
 let sizes = options.quick ? Sizes.quick : Sizes()
