@@ -14,6 +14,9 @@ public func processMemoryKiB(_ field: String) -> Int {
 /// prints one JSON object (time, name read, RSS before and peak) and exits.
 public func reportOpen(_ open: () throws -> String) -> Never {
     let before = processMemoryKiB("VmRSS")
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    let faultsBefore = usage.ru_minflt, majorBefore = usage.ru_majflt
     var ts = timespec()
     clock_gettime(CLOCK_MONOTONIC, &ts)
     let start = Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
@@ -26,6 +29,9 @@ public func reportOpen(_ open: () throws -> String) -> Never {
     }
     clock_gettime(CLOCK_MONOTONIC, &ts)
     result["ms"] = (Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9 - start) * 1000
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    result["minor_faults"] = usage.ru_minflt - faultsBefore // in the timed region
+    result["major_faults"] = usage.ru_majflt - majorBefore
     result["rss_kib"] = processMemoryKiB("VmHWM")
     FileHandle.standardOutput.write(try! JSONSerialization.data(withJSONObject: result))
     exit(0)

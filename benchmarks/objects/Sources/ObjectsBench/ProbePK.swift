@@ -1,9 +1,10 @@
 import BenchModels
 import Foundation
 
-// A probe for the pk-lookup row alone (not part of `make bench`):
+// Probes for single rows (not part of `make bench`):
 //
 //   objects-bench --pk-probe ENGINE DIR N LOOKUPS ROUNDS
+//   objects-bench --make-big ENGINE DIR     (the cold-open row's database)
 //
 // Inserts N Person objects in a fresh ENGINE database in DIR, then prints
 // the nanoseconds per random pk lookup of each round (fresh keys per round,
@@ -27,6 +28,21 @@ func pkProbeMain(_ arguments: [String]) -> Never {
             print(String(format: "%@ %.1f ns", type.name, secs / Double(lookups) * 1e9))
         }
         try engine.close()
+    } catch {
+        fatalError("\(error)")
+    }
+    exit(0)
+}
+
+/// `--make-big ENGINE DIR`: the big database of the cold-open and memory
+/// rows, as `make bench` makes it, kept in DIR for cold-open experiments.
+func makeBigMain(_ arguments: [String]) -> Never {
+    guard arguments.count == 2, let type = engineType(arguments[0]) else { fatalError("usage: objects-bench --make-big ENGINE DIR") }
+    do {
+        let directory = URL(fileURLWithPath: arguments[1])
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let sizes = Sizes()
+        try type.createBig(at: directory, count: sizes.bigObjects, bioBytes: sizes.bioBytes)
     } catch {
         fatalError("\(error)")
     }

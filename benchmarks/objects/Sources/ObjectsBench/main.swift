@@ -249,6 +249,7 @@ if arguments.count > 1 && arguments[1] == "--suite" { suiteChildMain(Array(argum
 if arguments.count > 1 && arguments[1].hasPrefix("--scale") { scaleMain(arguments[1], Array(arguments.dropFirst(2))) }
 if arguments.count > 1 && arguments[1].hasPrefix("--shapes") { shapesMain(arguments[1], Array(arguments.dropFirst(2))) }
 if arguments.count > 1 && arguments[1] == "--pk-probe" { pkProbeMain(Array(arguments.dropFirst(2))) }
+if arguments.count > 1 && arguments[1] == "--make-big" { makeBigMain(Array(arguments.dropFirst(2))) }
 
 let options = Options(arguments)
 let sizes = options.quick ? Sizes.quick : Sizes()
