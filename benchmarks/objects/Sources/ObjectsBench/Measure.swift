@@ -40,3 +40,8 @@ func directoryBytes(_ directory: URL) -> Int {
         sum + ((try? FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(file).path)[.size] as? Int) ?? 0)
     }
 }
+
+/// realmlite-open, beside this binary: RealmLite alone (the memory rows' child).
+var realmLiteOpenBinary: URL {
+    URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("realmlite-open")
+}

@@ -228,10 +228,6 @@ private func scaleRun(_ arguments: [String]) throws {
     print("- Load average before: \(loadBefore); after: \(Machine.loadAverage)")
 }
 
-private var realmLiteOpenBinary: URL {
-    URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("realmlite-open")
-}
-
 /// The markdown table: a column per engine and size, RealmLite's growth
 /// from the second-largest to the largest size, then the bars.
 private func scaleTable(_ results: [String: [Int: [String: Double]]], engines: [String], sizes: [Int]) -> String {
