@@ -532,8 +532,10 @@ int cs_cursor_next_matching(cs_cursor *c, const cs_filter *filter, uint64_t *ids
     int rc = filter_validate(filter, &need);
     if (rc) return rc;
     /* Keys of compact leaves are assembled after 8 zero bytes, so that the
-     * 8 bytes before a short key's end can be read (tail_word). */
-    uint8_t kb[8 + CS_MAX_KEY] = {0};
+     * 8 bytes before a short key's end can be read (tail_word); the rest is
+     * written before it is read, so only those 8 are cleared per call. */
+    uint8_t kb[8 + CS_MAX_KEY];
+    memset(kb, 0, 8);
     uint16_t hits[256];
     size_t got = 0;
     while (got < cap) {
