@@ -542,7 +542,11 @@ int commit_flush_deferred(cs_env *env, bool *flushed)
     bool died;
     *flushed = false;
     /* Logged commits since the last fold: the fold writes them whole (a
-     * meta of theirs would name volatile pages in the file, V1). */
+     * meta of theirs would name volatile pages in the file, V1). An env
+     * that has not mapped the segment since another process turned
+     * logging on maps it first, to see them. */
+    int arc = vseg_attach(env);
+    if (arc) return arc;
     if (env->vol_on) {
         cs_meta pm;
         lock_read_meta(&env->lock, &pm);

@@ -244,7 +244,7 @@ int cs_env_compact(cs_env *env, unsigned flags)
     /* Logged commits first go into the file: the copy gets the durable
      * meta's txnid, and no record of the log may follow it. */
     bool flushed;
-    int frc = env->vol_on ? commit_flush_deferred(env, &flushed) : CS_OK;
+    int frc = atomic_load(&env->lock.hdr->vol_on) ? commit_flush_deferred(env, &flushed) : CS_OK;
     if (frc) return frc;
     char *tmp = path_with(env->path, ".compact");
     if (!tmp) return cs_fail(CS_ENOMEM, "temporary path");

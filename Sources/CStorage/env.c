@@ -204,43 +204,30 @@ static int replay_log(cs_env *env, uint64_t durable, uint64_t last, uint64_t end
     return rc;
 }
 
-/* Logged commits (design 4), while the open lock is held. The first
- * process empties the segment and replays what an earlier run logged but
- * did not fold; logging is on for every process when it asked for it, or
- * while replayed commits wait in the segment. The others follow the lock
- * file. */
+/* Logged commits (design 4), while the open lock is held. A first process
+ * replays what an earlier run logged but did not fold, which turns logging
+ * on for every process. Otherwise nothing happens here: the first write
+ * transaction that would log turns it on (vseg_writer_begin), and every
+ * process maps the segment when it next begins a transaction. */
 static int open_logging(cs_env *env, const cs_options *o, bool first)
 {
     if (env->flags & CS_ENV_IN_MEMORY) return CS_OK;
-    cs_lock_hdr *h = env->lock.hdr;
     bool rdonly = env->flags & CS_ENV_RDONLY;
-    uint64_t durable = h->durable_txnid, last = durable, end = 0;
-    bool want = (o->flags & CS_ENV_LOG_SMALL) && o->durability == CS_DURABLE_FULL && !rdonly;
-    /* A first process that will append opens the log once, for writing;
-     * any other first process only looks (no file: nothing logged). */
-    int rc = first ? redo_open(&env->redo, env->path, !want, &env->io) : CS_NOTFOUND;
-    if (rc == CS_NOTFOUND) rc = CS_OK;
-    if (rc) return rc;
-    if (env->redo.fd >= 0 && (rc = redo_scan(&env->redo, durable, NULL, NULL, &end, &last))) return rc;
-    bool on = first ? last > durable || want : h->vol_on != 0;
-    if (!on) {
+    env->vol_want = (o->flags & CS_ENV_LOG_SMALL) && o->durability == CS_DURABLE_FULL && !rdonly;
+    if (!first || !redo_has_bytes(env->path)) return CS_OK;
+    uint64_t durable = env->lock.hdr->durable_txnid, last = durable, end = 0;
+    int rc = redo_open(&env->redo, env->path, true, &env->io);
+    if (rc == CS_NOTFOUND) return CS_OK;
+    if (rc == CS_OK) rc = redo_scan(&env->redo, durable, NULL, NULL, &end, &last);
+    if (rc || last == durable) {
         redo_close(&env->redo);
-        return CS_OK;
+        return rc;
     }
-    if (!(first && want) && (!rdonly || !first || last == durable)) {
-        redo_close(&env->redo); /* read-only so far: writers reopen it to append */
-        if (!rdonly && (rc = redo_open(&env->redo, env->path, false, &env->io))) return rc;
+    if (!rdonly) {
+        redo_close(&env->redo); /* writers append after the replayed records */
+        if ((rc = redo_open(&env->redo, env->path, false, &env->io))) return rc;
     }
-    struct stat st;
-    if (fstat(env->fd, &st) != 0) return cs_fail(CS_EIO, "stat: %s", strerror(errno));
-    vseg_name(st.st_dev, st.st_ino, env->vseg_name);
-    if ((rc = vseg_open(&env->vseg, env->vseg_name, env->psize, VSEG_SPAN_BYTES / env->psize, first))) return rc;
-    env->vol_on = true;
-    if (!first) return CS_OK;
-    vseg_state s0 = {.txnid = durable, .hwm = env->vseg.hdr->first_page, .epoch = durable, .clean_txnid = durable};
-    vseg_set_state(&env->vseg, &s0);
-    h->vol_on = 1;
-    if (last == durable) return CS_OK;
+    if ((rc = vseg_start(env))) return rc;
     rc = replay_log(env, durable, last, end);
     if (rdonly) redo_close(&env->redo); /* a reader never appends */
     return rc;
@@ -377,6 +364,17 @@ int cs_env_close(cs_env *env)
                 ftruncate(env->redo.fd, 0) != 0) { /* a stale log is harmless */ }
         }
         redo_close(&env->redo);
+    } else if (env->ready && !(env->flags & CS_ENV_IN_MEMORY) && lock_close_last(&env->lock) &&
+               atomic_load(&env->lock.hdr->vol_on)) {
+        /* Logging was turned on by a process that closed before us, and
+         * we never began a transaction since: the last process removes the
+         * segment, mapped or not. Anything not folded stays in the log for
+         * the next open to replay. */
+        struct stat st;
+        if (fstat(env->fd, &st) == 0) {
+            vseg_name(st.st_dev, st.st_ino, env->vseg_name);
+            vseg_unlink(env->vseg_name);
+        }
     }
     io_release(env);
     if (env->fd >= 0) close(env->fd);

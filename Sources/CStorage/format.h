@@ -196,8 +196,10 @@
  *  any file's last page, so `pgno < next_pgno` still means a file page):
  *    header (cs_vseg_hdr, below; whole pages) | arena of pages
  *  Page VPAGE_BASE + i is the segment's page i (i >= the header's pages).
- *  The first process to open the database empties the segment; the rest
- *  map it. The header's state is double-buffered by txnid parity, like the
+ *  The process that turns logging on empties the segment: the first
+ *  opener when the log holds records to replay, else the first write
+ *  transaction that would log (an open that only reads makes no segment).
+ *  The rest map it when they next begin a transaction. The header's state is double-buffered by txnid parity, like the
  *  published meta, so a writer that dies before publishing leaves the
  *  state of the published commit whole.
  *   V1  a file page never refers to a volatile page (a file page is written
@@ -388,8 +390,10 @@ typedef struct cs_vseg_hdr {
  * file at once: the lock file refuses the other. 5: compact leaves (data
  * format 2), which a version-4 build sharing the file could not read. 6: the
  * published meta's free-list delta (data format 3). 7: logged commits,
- * whose pages a version-6 build would not find. */
-#define CS_LOCK_VERSION 7u
+ * whose pages a version-6 build would not find. 8: logging turns on at the
+ * first write that wants it, not at the first open; a version-7 process
+ * looks at vol_on only when it opens, so it would miss the segment. */
+#define CS_LOCK_VERSION 8u
 #define CS_LOCK_PID_BASE (1ull << 32)
 
 typedef struct cs_reader_slot {
@@ -417,8 +421,14 @@ typedef struct cs_lock_hdr {
     _Atomic uint32_t commit_waiters; /* threads in cs_env_wait_commit, any
                                   process: a publish then wakes the futex on
                                   meta_seq's low word                       */
-    uint32_t vol_on;           /* 1: small commits are logged (design 4):
-                                  every process maps the page segment      */
+    _Atomic uint32_t vol_on;   /* 1: small commits are logged (design 4)
+                                  and the page segment exists. Set (never
+                                  cleared) by a writer, under the writer
+                                  mutex, before its first logged commit's
+                                  meta is published: a snapshot that
+                                  reaches a volatile page was taken after
+                                  it, and its reader maps the segment
+                                  (vseg_attach) before reading            */
     uint8_t pad0[64];
     pthread_mutex_t writer;    /* robust, process-shared, error-checking    */
     uint8_t pad1[64];

@@ -108,6 +108,10 @@ int redo_next_op(const uint8_t **p, const uint8_t *end, redo_op *op);
 /* Open (rdonly: CS_NOTFOUND if missing; else create) "<data_path>-log";
  * CS_EIO, CS_ENOSPACE, CS_ENOMEM. */
 int redo_open(cs_redo *lg, const char *data_path, bool rdonly, const cs_io_hooks *io);
+/* Whether "<data_path>-log" may hold records: false only when it is missing
+ * or empty (a stat, no open). No errors: a stat that fails otherwise says
+ * true, and redo_open then reports it. */
+bool redo_has_bytes(const char *data_path);
 void redo_close(cs_redo *lg);
 /* Write a sealed record of `padded` bytes at off (a multiple of REDO_ALIGN),
  * growing the file first if needed, and flush it: CS_OK once the record is
@@ -164,6 +168,23 @@ int vseg_put(cs_vseg *s, uint64_t pgno, const uint8_t *pages, uint64_t npages);
 const vseg_state *vseg_state_of(const cs_vseg *s, uint64_t txnid);
 /* Writer only, before publishing st->txnid. */
 void vseg_set_state(cs_vseg *s, const vseg_state *st);
+/* Turn logging on: map and empty the segment, give it the published
+ * commit's state, then set the lock header's vol_on. The caller makes sure
+ * no process maps the segment: it holds the open lock as the first opener,
+ * or the writer mutex while vol_on is 0. vseg_open's errors. */
+int vseg_start(cs_env *env);
+/* Map the segment if a process has turned logging on (the lock header's
+ * vol_on) since env last looked. Every transaction's begin calls it after
+ * reading its meta, so a snapshot that reaches a volatile page finds the
+ * segment mapped. Any thread; idempotent. vseg_open's errors. */
+int vseg_attach(cs_env *env);
+/* A write transaction's begin, writer mutex held: vseg_attach, or, when no
+ * process logs yet and env wants to, turn logging on (empty the segment,
+ * give it the published commit's state, set vol_on). A writable env that
+ * logs then has the log open for appending. A segment that cannot be made
+ * (no shared memory) leaves this env writing commits whole, with a
+ * warning. CS_EIO from the log's open, vseg_open's errors when attaching. */
+int vseg_writer_begin(cs_env *env);
 
 /* ---- io.c: the data file, mappings, page buffers ---- */
 /* A read-only mapping of the data file. Mappings are immutable once
@@ -230,8 +251,12 @@ struct cs_env {
 
     cs_lock lock;
     /* Small commits logged instead of written (docs/COMMIT_IO.md, design
-     * 4): on when the segment and the log opened (durable, file-backed). */
-    bool vol_on;
+     * 4). vol_on: this env has mapped the segment (set once, under mu, after
+     * vseg is filled in; read by any thread). vol_want: this env would log
+     * (durable, writable, file-backed, CS_ENV_LOG_SMALL), so its first write
+     * transaction turns logging on if no process has (vseg_writer_begin). */
+    _Atomic bool vol_on;
+    bool vol_want;
     /* A read-only first opener replaying the log into the segment: its one
      * write transaction writes nothing to the file (txn.c lets it begin). */
     bool replaying;

@@ -28,7 +28,10 @@ static int take_snapshot(cs_txn *t)
         lock_read_meta(&env->lock, &again);
         if (again.txnid == m.txnid) break;
     }
+    /* After the meta read: a snapshot of a logged commit was published
+     * after vol_on was set, so the segment is found here. */
     int rc = io_map_for(env, m.next_pgno, &t->map, &t->map_pages);
+    if (rc == CS_OK) rc = vseg_attach(env);
     if (rc) {
         atomic_store(&t->slot->txnid, 0);
         return rc;
@@ -182,6 +185,7 @@ static int begin_write(cs_txn *t, bool try_only)
         rc = cs_fail(CS_EPANIC, "an earlier flush failed: close and reopen the database");
         goto fail;
     }
+    if ((rc = vseg_writer_begin(env))) goto fail;
     lock_read_meta(&env->lock, &t->meta);
     t->txnid = t->meta.txnid + 1;
     t->next_pgno = t->meta.next_pgno;

@@ -10,9 +10,15 @@
  * every process with the database open maps the same one, so readers of
  * any process find a volatile page by its number as they find a file page.
  *
- * The segment holds no durable state: the first process to open the
- * database empties it (the lock file's rule for who is first), and a power
- * cut loses it, which the redo log makes good.
+ * The segment holds no durable state: the process that turns logging on
+ * empties it, and a power cut loses it, which the redo log makes good.
+ *
+ * Why logging turns on at the first write and not at the open: an open
+ * that only reads would pay for the segment (its shared-memory object,
+ * mapping and removal) and for the log's open, a tenth of a cold open, for
+ * nothing. So the lock header's vol_on starts at 0 unless the log holds
+ * records to replay, the first write transaction that would log sets it,
+ * and every process maps the segment when it next begins a transaction.
  */
 #include "internal.h"
 
@@ -143,4 +149,67 @@ const vseg_state *vseg_state_of(const cs_vseg *s, uint64_t txnid)
 void vseg_set_state(cs_vseg *s, const vseg_state *st)
 {
     s->hdr->state[st->txnid & 1] = *st;
+}
+
+/* Map this env's segment (shm_open's name from the data file's device and
+ * inode); `first` empties it. The caller holds env->mu and sets vol_on. */
+static int map_segment(cs_env *env, bool first)
+{
+    struct stat st;
+    if (fstat(env->fd, &st) != 0) return cs_fail(CS_EIO, "stat: %s", strerror(errno));
+    vseg_name(st.st_dev, st.st_ino, env->vseg_name);
+    return vseg_open(&env->vseg, env->vseg_name, env->psize, VSEG_SPAN_BYTES / env->psize, first);
+}
+
+int vseg_start(cs_env *env)
+{
+    pthread_mutex_lock(&env->mu);
+    int rc = map_segment(env, true);
+    if (rc == CS_OK) {
+        /* No arena page exists yet, so no snapshot reaches one: the
+         * published commit is clean, and the log follows the durable one. */
+        cs_meta m;
+        lock_read_meta(&env->lock, &m);
+        vseg_state s0 = {.txnid = m.txnid,
+                         .hwm = env->vseg.hdr->first_page,
+                         .epoch = env->lock.hdr->durable_txnid,
+                         .clean_txnid = m.txnid};
+        vseg_set_state(&env->vseg, &s0);
+        atomic_store_explicit(&env->vol_on, true, memory_order_release);
+        atomic_store_explicit(&env->lock.hdr->vol_on, 1, memory_order_release);
+    } else if (env->vseg_name[0]) {
+        vseg_unlink(env->vseg_name); /* nobody else maps it: vol_on is 0 */
+    }
+    pthread_mutex_unlock(&env->mu);
+    return rc;
+}
+
+int vseg_attach(cs_env *env)
+{
+    if (atomic_load_explicit(&env->vol_on, memory_order_acquire) ||
+        !atomic_load_explicit(&env->lock.hdr->vol_on, memory_order_acquire))
+        return CS_OK;
+    pthread_mutex_lock(&env->mu);
+    int rc = CS_OK;
+    if (!atomic_load_explicit(&env->vol_on, memory_order_relaxed) && (rc = map_segment(env, false)) == CS_OK)
+        atomic_store_explicit(&env->vol_on, true, memory_order_release);
+    pthread_mutex_unlock(&env->mu);
+    return rc;
+}
+
+int vseg_writer_begin(cs_env *env)
+{
+    int rc = vseg_attach(env);
+    if (rc) return rc;
+    if (!atomic_load_explicit(&env->vol_on, memory_order_relaxed) && env->vol_want && (rc = vseg_start(env))) {
+        /* Commits written whole are as durable, only larger: better than
+         * refusing every write for want of shared memory. */
+        cs_log(&env->log, CS_LOG_WARN, CS_LOG_TOPIC_ENV, "%s: small commits are written whole: %s", env->path,
+               cs_last_error_detail());
+        env->vol_want = false;
+        return CS_OK;
+    }
+    if (atomic_load_explicit(&env->vol_on, memory_order_relaxed) && !(env->flags & CS_ENV_RDONLY) && env->redo.fd < 0)
+        rc = redo_open(&env->redo, env->path, false, &env->io);
+    return rc;
 }
