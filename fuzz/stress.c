@@ -69,8 +69,9 @@ static cs_env *open_env(int durability)
 {
     cs_options o = {.durability = (cs_durability)durability, .commit_hook = stage_hook, .max_readers = 64};
     o.auto_shrink = rng_below(&rng, 2) == 0; /* processes differ: some shrink the file under the others */
-    /* ... and some ask for logged commits: the first process to open decides
-     * for all, so logging turns on and off as processes come and go */
+    /* ... and some ask for logged commits: the first write of one turns
+     * logging on for all (the others map the segment at their next
+     * transaction), so logging turns on and off as processes come and go */
     if (rng_below(&rng, 2) == 0) o.flags = CS_ENV_LOG_SMALL;
     cs_env *env;
     int rc = cs_env_open(path, &o, &env);

@@ -200,6 +200,199 @@ static bool segment_exists(const char *path)
     return access(shm, F_OK) == 0;
 }
 
+/* Remove a segment a killed process of an earlier run left under this
+ * file's device and inode (a new file may reuse a deleted one's inode). */
+static void forget_stale_segment(const char *path)
+{
+    struct stat st;
+    REQUIRE(stat(path, &st) == 0);
+    char name[VSEG_NAME_MAX];
+    vseg_name(st.st_dev, st.st_ino, name);
+    vseg_unlink(name);
+}
+
+static bool log_exists(const char *path)
+{
+    char lp[600];
+    snprintf(lp, sizeof lp, "%s-log", path);
+    return access(lp, F_OK) == 0;
+}
+
+/* Logging turns on at the first write that would log, not at the open: an
+ * open that only reads makes no segment and opens no log. The write makes
+ * both, and is logged; the close removes the segment. */
+static void test_open_that_only_reads_makes_no_segment(void)
+{
+    tpath p = test_path("lazy-segment");
+    test_rm_db(p.s);
+    cs_env *env = open_env(p.s, false);
+    cs_tree tree = test_open_tree(env, "t");
+    put_one(env, tree, 1, 1);
+    REQUIRE_OK(cs_env_close(env));
+    forget_stale_segment(p.s);
+    CHECK(!log_exists(p.s));
+
+    env = open_env(p.s, true);
+    CHECK(!segment_exists(p.s));
+    CHECK_EQ(value_gen(env, "t", 1), 1);
+    check_clean(env);
+    CHECK(!segment_exists(p.s));
+    CHECK(!log_exists(p.s));
+    CHECK(!env->vol_on);
+    REQUIRE_OK(cs_env_close(env));
+    CHECK(!segment_exists(p.s));
+    CHECK(!log_exists(p.s));
+
+    env = open_env(p.s, true);
+    tree = existing_tree(env, "t");
+    memset(&io, 0, sizeof io);
+    put_one(env, tree, 2, 2);
+    CHECK(segment_exists(p.s));
+    CHECK(env->vol_on);
+    CHECK_EQ(io.data_bytes, 0);
+    CHECK_EQ(io.log_bytes, REDO_ALIGN);
+    CHECK_EQ(value_gen(env, "t", 2), 2);
+    check_clean(env);
+    REQUIRE_OK(cs_env_close(env));
+    CHECK(!segment_exists(p.s));
+    env = open_env(p.s, false);
+    CHECK_EQ(value_gen(env, "t", 1), 1);
+    CHECK_EQ(value_gen(env, "t", 2), 2);
+    REQUIRE_OK(cs_env_close(env));
+}
+
+/* Envs opened before another turned logging on map the segment when they
+ * next begin a transaction: they read its logged commits (whose pages are
+ * only in the segment), log their own, and the last to close removes it. */
+static void test_open_envs_map_a_segment_made_later(void)
+{
+    tpath p = test_path("lazy-join");
+    test_rm_db(p.s);
+    cs_env *env = open_env(p.s, false);
+    test_open_tree(env, "t");
+    REQUIRE_OK(cs_env_close(env));
+    forget_stale_segment(p.s);
+
+    cs_env *a = open_env(p.s, true);
+    cs_env *b = open_env(p.s, false); /* would not log on its own */
+    cs_options ro = {.durability = CS_DURABLE_FULL, .flags = CS_ENV_RDONLY | CS_ENV_LOG_SMALL};
+    cs_env *r;
+    REQUIRE_OK(cs_env_open(p.s, &ro, &r));
+    CHECK_EQ(value_gen(b, "t", 0), -1);
+    CHECK_EQ(value_gen(r, "t", 0), -1);
+    CHECK(!segment_exists(p.s));
+
+    cs_tree ta = existing_tree(a, "t");
+    for (unsigned c = 0; c < 5; c++) put_one(a, ta, c, c);
+    CHECK(segment_exists(p.s));
+    CHECK(!b->vol_on && !r->vol_on);
+    for (unsigned c = 0; c < 5; c++) {
+        CHECK_EQ(value_gen(b, "t", c), (int)c);
+        CHECK_EQ(value_gen(r, "t", c), (int)c);
+    }
+    CHECK(b->vol_on && r->vol_on);
+
+    /* b writes after a's logged commits: it logs too (durable), and a sees it. */
+    cs_tree tb = existing_tree(b, "t");
+    memset(&io, 0, sizeof io);
+    put_one(b, tb, 5, 5);
+    CHECK_EQ(io.data_bytes, 0);
+    CHECK_EQ(io.log_bytes, REDO_ALIGN);
+    CHECK_EQ(value_gen(a, "t", 5), 5);
+    CHECK_EQ(value_gen(r, "t", 5), 5);
+    check_clean(r);
+
+    REQUIRE_OK(cs_env_close(a));
+    CHECK(segment_exists(p.s));
+    REQUIRE_OK(cs_env_close(b));
+    CHECK(segment_exists(p.s));
+    REQUIRE_OK(cs_env_close(r));
+    CHECK(!segment_exists(p.s));
+    env = open_env(p.s, false);
+    for (unsigned c = 0; c < 6; c++) CHECK_EQ(value_gen(env, "t", c), (int)c);
+    check_clean(env);
+    REQUIRE_OK(cs_env_close(env));
+}
+
+/* An env that never began a transaction after another process turned
+ * logging on and closed: if it closes last, it removes the segment without
+ * mapping it (read-only), or maps it to fold and then removes it (writable). */
+static void test_last_closer_removes_a_segment_it_never_mapped(void)
+{
+    tpath p = test_path("lazy-last");
+    for (int writable = 0; writable < 2; writable++) {
+        test_rm_db(p.s);
+        cs_env *env = open_env(p.s, false);
+        test_open_tree(env, "t");
+        REQUIRE_OK(cs_env_close(env));
+        forget_stale_segment(p.s);
+        cs_options ro = {.durability = CS_DURABLE_FULL, .flags = CS_ENV_RDONLY};
+        cs_env *late;
+        if (writable) late = open_env(p.s, false);
+        else REQUIRE_OK(cs_env_open(p.s, &ro, &late));
+        cs_env *a = open_env(p.s, true);
+        cs_tree ta = existing_tree(a, "t");
+        put_one(a, ta, 7, 7);
+        REQUIRE_OK(cs_env_close(a)); /* not the last: the segment stays */
+        CHECK(segment_exists(p.s));
+        CHECK(!late->vol_on);
+        REQUIRE_OK(cs_env_close(late));
+        CHECK(!segment_exists(p.s));
+        env = open_env(p.s, false);
+        CHECK_EQ(value_gen(env, "t", 7), 7);
+        check_clean(env);
+        REQUIRE_OK(cs_env_close(env));
+    }
+}
+
+/* The txnid of the data file's durable meta, which must name file pages
+ * only (V1); 0 if there is none. */
+static uint64_t file_meta_txnid(const char *path)
+{
+    int fd = open(path, O_RDONLY);
+    REQUIRE(fd >= 0);
+    uint8_t pages[2 * 4096];
+    REQUIRE(pread(fd, pages, sizeof pages, 0) == (ssize_t)sizeof pages);
+    cs_meta m;
+    uint32_t slot;
+    int rc = meta_choose_durable(pages, pages + 4096, sizeof pages, fd, &m, &slot);
+    close(fd);
+    if (rc) return 0;
+    CHECK(!pgno_is_volatile(m.catalog.root) && !pgno_is_volatile(m.fl_pgno));
+    return m.txnid;
+}
+
+/* A writable env that never mapped the segment, closing while another's
+ * logged commits wait for their fold: it maps the segment and folds them,
+ * and never writes their meta (whose pages are in the segment) to the file. */
+static void test_close_folds_commits_it_never_mapped(void)
+{
+    tpath p = test_path("lazy-fold");
+    test_rm_db(p.s);
+    cs_env *env = open_env(p.s, false);
+    test_open_tree(env, "t");
+    REQUIRE_OK(cs_env_close(env));
+    forget_stale_segment(p.s);
+    cs_env *late = open_env(p.s, false);
+    cs_env *a = open_env(p.s, true);
+    cs_tree ta = existing_tree(a, "t");
+    for (unsigned c = 0; c < 3; c++) put_one(a, ta, c, c + 3);
+    CHECK(!late->vol_on);
+    memset(&io, 0, sizeof io);
+    REQUIRE_OK(cs_env_close(late));
+    cs_meta published;
+    lock_read_meta(&a->lock, &published);
+    CHECK_EQ(file_meta_txnid(p.s), published.txnid); /* folded: the file holds a's commits */
+    CHECK_EQ(a->lock.hdr->durable_txnid, published.txnid);
+    CHECK_EQ(value_gen(a, "t", 2), 5);
+    check_clean(a);
+    REQUIRE_OK(cs_env_close(a));
+    CHECK(!segment_exists(p.s));
+    env = open_env(p.s, false);
+    for (unsigned c = 0; c < 3; c++) CHECK_EQ(value_gen(env, "t", c), (int)c + 3);
+    REQUIRE_OK(cs_env_close(env));
+}
+
 /* A read-only first open after a crash replays the log into the segment
  * (writing nothing to either file), so a reader sees every acknowledged
  * commit; a writer that opens next continues from there; the last process
@@ -347,5 +540,9 @@ int main(void)
     test_killed_writer_loses_nothing();
     test_read_only_first_open_replays();
     test_empty_log_left_alone();
+    test_open_that_only_reads_makes_no_segment();
+    test_open_envs_map_a_segment_made_later();
+    test_last_closer_removes_a_segment_it_never_mapped();
+    test_close_folds_commits_it_never_mapped();
     return test_report();
 }
