@@ -38,6 +38,9 @@ void rel_path(char *buf, size_t n, const char *dir, const char *name) { snprintf
 
 void rel_rm_db(const char *path)
 {
+    /* Takes the segment of logged commits a killed process left too: the
+     * loops kill writers by the thousand. */
+    if (cs_env_remove(path) == CS_OK) return;
     char l[600];
     snprintf(l, sizeof l, "%s.lock", path);
     unlink(path);

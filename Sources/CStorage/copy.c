@@ -1,5 +1,6 @@
 /*
- * copy.c — a compact copy of a database, and compaction in place.
+ * copy.c — a compact copy of a database, compaction in place, and the
+ * removal of a closed database's files.
  *
  * The copy goes through the public calls only: one read snapshot of the
  * source, every tree walked in key order and put into a new file, where
@@ -73,16 +74,40 @@ static char *path_with(const char *path, const char *suffix)
     return s;
 }
 
-/* Remove a database file and its lock file (missing ones are fine). */
-static void remove_db(const char *path)
+/* Remove a database's files (missing ones are fine): the page segment a
+ * killed process left (named from the data file's device and inode, so
+ * before the data file), the data file, its log and its lock file. 0, or
+ * the errno of the data file's removal (the others are then kept). */
+static int remove_db(const char *path)
 {
-    unlink(path);
-    char *lock = path_with(path, ".lock");
-    if (lock) unlink(lock);
-    free(lock);
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        char name[VSEG_NAME_MAX];
+        vseg_name(st.st_dev, st.st_ino, name);
+        vseg_unlink(name);
+    }
+    if (unlink(path) != 0 && errno != ENOENT) return errno;
     char *log = path_with(path, "-log");
     if (log) unlink(log);
     free(log);
+    char *lock = path_with(path, ".lock");
+    if (lock) unlink(lock);
+    free(lock);
+    return 0;
+}
+
+int cs_env_remove(const char *path)
+{
+    if (!path) return cs_fail(CS_EINVAL, "cs_env_remove: NULL path");
+    int lock_fd;
+    int rc = lock_claim_closed(path, &lock_fd);
+    if (rc) return rc;
+    /* The lock file goes while it is held: an opener waiting on it finds
+     * it unlinked and starts over (lock_open). */
+    int e = remove_db(path);
+    if (e) rc = cs_fail(CS_EIO, "cannot remove %s: %s", path, strerror(e));
+    if (lock_fd >= 0) close(lock_fd);
+    return rc;
 }
 
 /* The directory holding path, opened (O_DIRECTORY), or -1 (errno set). */

@@ -87,20 +87,32 @@ int lock_open(cs_lock *lk, const char *path, uint32_t mode, uint32_t max_readers
     if (!lpath) return cs_fail(CS_ENOMEM, "lock path");
     memcpy(lpath, path, plen);
     memcpy(lpath + plen, ".lock", 6);
-    lk->fd = open(lpath, O_RDWR | O_CREAT | O_CLOEXEC, mode);
-    int e = errno;
-    if (lk->fd < 0) {
-        int rc = cs_fail(CS_ELOCK, "cannot open lock file %s: %s", lpath, strerror(e));
-        free(lpath);
-        return rc;
+    int e;
+    for (;;) {
+        lk->fd = open(lpath, O_RDWR | O_CREAT | O_CLOEXEC, mode);
+        e = errno;
+        if (lk->fd < 0) {
+            int rc = cs_fail(CS_ELOCK, "cannot open lock file %s: %s", lpath, strerror(e));
+            free(lpath);
+            return rc;
+        }
+        /* Byte 0: serialise initialisation among processes. */
+        if ((e = ofd_lock(lk->fd, F_WRLCK, 0, true)) != 0) {
+            close(lk->fd);
+            lk->fd = -1;
+            free(lpath);
+            return cs_fail(CS_ELOCK, "cannot lock the lock file: %s", strerror(e));
+        }
+        /* cs_env_remove unlinks the lock file while it holds byte 0: an
+         * opener that waited on the old one must not be first on a file
+         * that the next opener will not find. */
+        struct stat held, named;
+        if (fstat(lk->fd, &held) == 0 && stat(lpath, &named) == 0 && held.st_ino == named.st_ino &&
+            held.st_dev == named.st_dev)
+            break;
+        close(lk->fd);
     }
     free(lpath);
-    /* Byte 0: serialise initialisation among processes. */
-    if ((e = ofd_lock(lk->fd, F_WRLCK, 0, true)) != 0) {
-        close(lk->fd);
-        lk->fd = -1;
-        return cs_fail(CS_ELOCK, "cannot lock the lock file: %s", strerror(e));
-    }
     /* Byte 1: exclusive only if nobody else has the env open. */
     *first = ofd_lock(lk->fd, F_WRLCK, 1, false) == 0;
     if (*first) {
@@ -363,6 +375,32 @@ int lock_hold_opens(cs_lock *lk)
 void lock_release_opens(cs_lock *lk)
 {
     if (lk->fd >= 0) ofd_lock(lk->fd, F_UNLCK, 0, false);
+}
+
+int lock_claim_closed(const char *path, int *fd_out)
+{
+    *fd_out = -1;
+    size_t plen = strlen(path);
+    char *lpath = malloc(plen + 6);
+    if (!lpath) return cs_fail(CS_ENOMEM, "lock path");
+    memcpy(lpath, path, plen);
+    memcpy(lpath + plen, ".lock", 6);
+    int fd = open(lpath, O_RDWR | O_CLOEXEC);
+    int e = errno;
+    free(lpath);
+    if (fd < 0) return e == ENOENT ? CS_OK : cs_fail(CS_ELOCK, "cannot open the lock file of %s: %s", path, strerror(e));
+    /* As an opener does: byte 0 waits out an open in progress, byte 1 is
+     * shared by every process that has the database open. */
+    if ((e = ofd_lock(fd, F_WRLCK, 0, true)) != 0) {
+        close(fd);
+        return cs_fail(CS_ELOCK, "cannot lock the lock file of %s: %s", path, strerror(e));
+    }
+    if (ofd_lock(fd, F_WRLCK, 1, false) != 0) {
+        close(fd);
+        return cs_fail(CS_EBUSY, "%s is open in a process: close it there first", path);
+    }
+    *fd_out = fd;
+    return CS_OK;
 }
 
 bool lock_shared_with_others(const cs_lock *lk)

@@ -58,6 +58,12 @@ uint32_t lock_clear_dead(cs_lock *lk);
 /* Distinct snapshot ids held by live reader slots (dead processes' slots
  * pinning versions older than `latest` are cleared first). */
 uint32_t lock_active_versions(cs_lock *lk, uint64_t latest);
+/* For removing a closed database: "<path>.lock" opened and held (bytes 0
+ * and 1, exclusive) in *fd_out, so that no process has the database open
+ * and none opens it until the caller closes *fd_out; *fd_out = -1 when
+ * there is no lock file. CS_EBUSY when a process has it open, CS_ELOCK
+ * when the lock file cannot be opened or locked, CS_ENOMEM. */
+int lock_claim_closed(const char *path, int *fd_out);
 /* True if another open env (process, or open file description) has the
  * file now, or if that cannot be told. */
 bool lock_shared_with_others(const cs_lock *lk);

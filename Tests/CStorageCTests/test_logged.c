@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -393,6 +394,82 @@ static void test_close_folds_commits_it_never_mapped(void)
     REQUIRE_OK(cs_env_close(env));
 }
 
+/* cs_env_remove: refused while the database is open anywhere; otherwise
+ * it takes the data file, the log, the lock file and the segment a killed
+ * writer left (which deleting the files alone would leak until a reboot),
+ * and an open afterwards makes a new database. */
+static void test_remove_takes_a_killed_writers_segment(void)
+{
+    tpath p = test_path("remove");
+    test_rm_db(p.s);
+    cs_env *env = open_env(p.s, true);
+    test_open_tree(env, "t");
+    CHECK_EQ(cs_env_remove(p.s), CS_EBUSY);
+    CHECK(access(p.s, F_OK) == 0);
+    REQUIRE_OK(cs_env_close(env));
+    forget_stale_segment(p.s);
+
+    leave_logged_commits(p.s, 5);
+    CHECK(segment_exists(p.s));
+    char lp[600], lk[600];
+    snprintf(lp, sizeof lp, "%s-log", p.s);
+    snprintf(lk, sizeof lk, "%s.lock", p.s);
+    struct stat st;
+    REQUIRE(stat(p.s, &st) == 0);
+    REQUIRE_OK(cs_env_remove(p.s));
+    CHECK(access(p.s, F_OK) != 0 && access(lp, F_OK) != 0 && access(lk, F_OK) != 0);
+    char name[VSEG_NAME_MAX], shm[VSEG_NAME_MAX + 16];
+    vseg_name(st.st_dev, st.st_ino, name);
+    snprintf(shm, sizeof shm, "/dev/shm%s", name);
+    CHECK(access(shm, F_OK) != 0);
+    CHECK_EQ(cs_env_remove(p.s), CS_OK); /* nothing left: fine */
+    CHECK_EQ(cs_env_remove(NULL), CS_EINVAL);
+
+    env = open_env(p.s, false);
+    cs_txn *t;
+    cs_tree tree;
+    REQUIRE_OK(cs_txn_begin(env, CS_TXN_RDONLY, &t));
+    CHECK_EQ(cs_tree_open(t, "t", 0, &tree), CS_NOTFOUND);
+    cs_txn_abort(t);
+    REQUIRE_OK(cs_env_close(env));
+}
+
+static void *open_in_thread(void *arg)
+{
+    cs_env *env = open_env((const char *)arg, false);
+    return env;
+}
+
+/* An open that waited on the lock file of a database being removed starts
+ * over on a new lock file: were it first on the unlinked one, the next
+ * opener would be first too, on another lock file, and the two would not
+ * see each other's readers or writer. */
+static void test_open_waiting_on_a_removal_starts_over(void)
+{
+    tpath p = test_path("remove-race");
+    test_rm_db(p.s);
+    cs_env *env = open_env(p.s, false);
+    test_open_tree(env, "t");
+    REQUIRE_OK(cs_env_close(env));
+    int fd;
+    REQUIRE_OK(lock_claim_closed(p.s, &fd));
+    REQUIRE(fd >= 0);
+    pthread_t th;
+    REQUIRE(pthread_create(&th, NULL, open_in_thread, (void *)p.s) == 0);
+    nanosleep(&(struct timespec){0, 50 * 1000 * 1000}, NULL); /* the open waits on byte 0 */
+    test_rm_db(p.s); /* as cs_env_remove does, while it holds the lock file */
+    close(fd);
+    void *res;
+    REQUIRE(pthread_join(th, &res) == 0);
+    cs_env *first = res;
+    cs_env *second = open_env(p.s, false);
+    int others = -1;
+    REQUIRE_OK(cs_env_shared(second, &others));
+    CHECK_EQ(others, 1);
+    REQUIRE_OK(cs_env_close(second));
+    REQUIRE_OK(cs_env_close(first));
+}
+
 /* A read-only first open after a crash replays the log into the segment
  * (writing nothing to either file), so a reader sees every acknowledged
  * commit; a writer that opens next continues from there; the last process
@@ -544,5 +621,7 @@ int main(void)
     test_open_envs_map_a_segment_made_later();
     test_last_closer_removes_a_segment_it_never_mapped();
     test_close_folds_commits_it_never_mapped();
+    test_remove_takes_a_killed_writers_segment();
+    test_open_waiting_on_a_removal_starts_over();
     return test_report();
 }

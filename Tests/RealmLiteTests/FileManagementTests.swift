@@ -242,6 +242,24 @@ final class FileManagementTests: RealmTestCase {
         }
     }
 
+    /// Another opener of the file (another process; here an engine env of
+    /// it, which the lock file cannot tell apart) keeps its files: deleting
+    /// them under it would leave it writing to a file nobody else can see.
+    func testDeleteFilesRefusesWhileAnotherProcessHasTheFileOpen() throws {
+        try autoreleasepool { _ = try Realm(configuration: config()) }
+        var other: OpaquePointer?
+        var options = cs_options()
+        options.durability = CS_DURABLE_FULL
+        XCTAssertEqual(cs_env_open(fileURL.path, &options, &other), 0)
+        XCTAssertThrowsRealmError(.fileAccess, mentioning: ["another process"]) {
+            try Realm.deleteFiles(for: self.config())
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: fileURL.path))
+        cs_env_close(other)
+        XCTAssertTrue(try Realm.deleteFiles(for: config()))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: fileURL.path))
+    }
+
     func testDeleteFilesRemovesWhatACompactionLeft() throws {
         try autoreleasepool { _ = try Realm(configuration: config()) }
         for leftover in [".compact", ".compact.lock", ".seed"] {

@@ -608,6 +608,20 @@ int cs_env_copy(cs_env *env, const char *path, unsigned flags);
  *   errors of cs_env_copy */
 int cs_env_compact(cs_env *env, unsigned flags);
 
+/* Remove a database that no process has open: its data file, its log, its
+ * lock file and the shared-memory segment of logged commits that a killed
+ * process may have left (which the files' removal alone would leak until
+ * the next boot). Missing files are fine: CS_OK. While the call runs, opens
+ * of the path wait; an open after it creates a new database. path is
+ * borrowed.
+ *   CS_EINVAL  NULL path
+ *   CS_EBUSY   a process (this one included) has the database open: close
+ *              it there first; nothing is removed
+ *   CS_ELOCK   the lock file cannot be opened or locked
+ *   CS_EIO     the data file could not be removed (the detail says why)
+ *   CS_ENOMEM */
+int cs_env_remove(const char *path);
+
 /* ======================================================================
  * FOR THE OBJECT LAYER. Calls that only RealmLite's object layer uses,
  * shaped by its record format and threading checks. The key-value API

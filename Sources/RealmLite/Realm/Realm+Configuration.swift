@@ -1,3 +1,4 @@
+import CStorage
 import Foundation
 
 extension Realm {
@@ -231,11 +232,12 @@ extension Realm {
         return FileManager.default.fileExists(atPath: path)
     }
 
-    /// Deletes the file of `config`, its lock file, its log of small commits
-    /// and what an interrupted
-    /// compaction or seed copy left beside it. Returns whether there was a
-    /// file to delete. Throws while any Realm instance of the file is open
-    /// in this process (close them first), or if a file cannot be removed.
+    /// Deletes the file of `config`, its lock file, its log of small commits,
+    /// the shared memory a killed process may have left for it, and what an
+    /// interrupted compaction or seed copy left beside it. Returns whether
+    /// there was a file to delete. Throws `.fileAccess` while any Realm
+    /// instance of the file is open in this process or in another one
+    /// (close them first), or if a file cannot be removed.
     @discardableResult
     public static func deleteFiles(for config: Configuration) throws -> Bool {
         guard config.inMemoryIdentifier == nil, let path = config.fileURLPath else { return false }
@@ -243,16 +245,22 @@ extension Realm {
             throw Realm.Error(.fileAccess,
                               "Cannot delete the files of '\(path)': it is open in this process. Release every Realm instance, object and ThreadSafeReference of it first.")
         }
-        var deleted = false
-        for file in [path, path + ".lock", path + "-log", path + ".compact", path + ".compact.lock", path + ".seed"] where FileManager.default.fileExists(atPath: file) {
+        let existed = FileManager.default.fileExists(atPath: path)
+        // The engine removes the database's own files, and refuses while a
+        // process has it open (its lock file says so).
+        let rc = cs_env_remove(path)
+        if UInt32(rc) == CS_EBUSY.rawValue {
+            throw Realm.Error(.fileAccess, "Cannot delete the files of '\(path)': another process has it open. Close it there first.")
+        }
+        guard rc == csOK else { throw Realm.Error(.fileAccess, storageError(rc, "Deleting '\(path)'").message) }
+        for file in [path + ".compact", path + ".compact.lock", path + ".seed"] where FileManager.default.fileExists(atPath: file) {
             do {
                 try FileManager.default.removeItem(atPath: file)
-                deleted = deleted || file == path
             } catch {
                 throw Realm.Error(.fileAccess, "Cannot delete '\(file)': \(error.localizedDescription)")
             }
         }
-        return deleted
+        return existed
     }
 }
 
