@@ -457,7 +457,14 @@ static void test_open_waiting_on_a_removal_starts_over(void)
     pthread_t th;
     REQUIRE(pthread_create(&th, NULL, open_in_thread, (void *)p.s) == 0);
     nanosleep(&(struct timespec){0, 50 * 1000 * 1000}, NULL); /* the open waits on byte 0 */
-    test_rm_db(p.s); /* as cs_env_remove does, while it holds the lock file */
+    /* As cs_env_remove does while it holds the lock file (test_rm_db would
+     * wait on the lock held here). */
+    char aux[600];
+    unlink(p.s);
+    snprintf(aux, sizeof aux, "%s-log", p.s);
+    unlink(aux);
+    snprintf(aux, sizeof aux, "%s.lock", p.s);
+    unlink(aux);
     close(fd);
     void *res;
     REQUIRE(pthread_join(th, &res) == 0);
