@@ -1,3 +1,4 @@
+import CStorage
 import Foundation
 import XCTest
 @testable import RealmLite
@@ -14,6 +15,13 @@ class RealmTestCase: XCTestCase {
     }
 
     override func tearDown() {
+        // Each database goes through the engine first: a process that died
+        // with it open (a killed child) leaves its shared memory behind,
+        // which removing the directory alone would leak until a reboot. A
+        // database this process still has open is left to its last close.
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] where name.hasSuffix(".lock") {
+            _ = cs_env_remove(directory.appendingPathComponent(String(name.dropLast(5))).path)
+        }
         try? FileManager.default.removeItem(at: directory)
         super.tearDown()
     }

@@ -1,4 +1,3 @@
-import CStorage
 import Foundation
 
 extension Realm {
@@ -248,11 +247,7 @@ extension Realm {
         let existed = FileManager.default.fileExists(atPath: path)
         // The engine removes the database's own files, and refuses while a
         // process has it open (its lock file says so).
-        let rc = cs_env_remove(path)
-        if UInt32(rc) == CS_EBUSY.rawValue {
-            throw Realm.Error(.fileAccess, "Cannot delete the files of '\(path)': another process has it open. Close it there first.")
-        }
-        guard rc == csOK else { throw Realm.Error(.fileAccess, storageError(rc, "Deleting '\(path)'").message) }
+        try removeDatabaseFiles(path)
         for file in [path + ".compact", path + ".compact.lock", path + ".seed"] where FileManager.default.fileExists(atPath: file) {
             do {
                 try FileManager.default.removeItem(atPath: file)

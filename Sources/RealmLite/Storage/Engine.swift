@@ -182,6 +182,17 @@ extension SharedEnv {
     }
 }
 
+/// Removes the files of the database at `path` and the shared memory a
+/// killed process may have left for it (cs_env_remove). Throws `.fileAccess`
+/// while a process has it open.
+func removeDatabaseFiles(_ path: String) throws {
+    let rc = cs_env_remove(path)
+    if UInt32(rc) == CS_EBUSY.rawValue {
+        throw Realm.Error(.fileAccess, "Cannot delete the files of '\(path)': another process has it open. Close it there first.")
+    }
+    guard rc == csOK else { throw Realm.Error(.fileAccess, storageError(rc, "Deleting '\(path)'").message) }
+}
+
 /// shouldCompactOnLaunch on a file just opened (`handle`, the only env of
 /// it in this process): when no other process has it open, asks
 /// `shouldCompact(fileBytes, usedBytes)` and compacts in place if it says
