@@ -63,17 +63,6 @@ static void names_free(name_list *l)
     free(l->v);
 }
 
-static char *path_with(const char *path, const char *suffix)
-{
-    size_t a = strlen(path), b = strlen(suffix);
-    char *s = malloc(a + b + 1);
-    if (s) {
-        memcpy(s, path, a);
-        memcpy(s + a, suffix, b + 1);
-    }
-    return s;
-}
-
 /* Remove a database's files (missing ones are fine): the page segment a
  * killed process left (named from the data file's device and inode, so
  * before the data file), the data file, its log and its lock file. 0, or

@@ -193,3 +193,14 @@ void io_release(cs_env *env)
     env->page_pool = NULL;
     env->npool = env->cap_pool = 0;
 }
+
+char *path_with(const char *path, const char *suffix)
+{
+    size_t a = strlen(path), b = strlen(suffix);
+    char *s = malloc(a + b + 1);
+    if (s) {
+        memcpy(s, path, a);
+        memcpy(s + a, suffix, b + 1);
+    }
+    return s;
+}

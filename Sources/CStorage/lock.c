@@ -82,11 +82,8 @@ int lock_open(cs_lock *lk, const char *path, uint32_t mode, uint32_t max_readers
         *first = true;
         return CS_OK;
     }
-    size_t plen = strlen(path);
-    char *lpath = malloc(plen + 6);
+    char *lpath = path_with(path, ".lock");
     if (!lpath) return cs_fail(CS_ENOMEM, "lock path");
-    memcpy(lpath, path, plen);
-    memcpy(lpath + plen, ".lock", 6);
     int e;
     for (;;) {
         lk->fd = open(lpath, O_RDWR | O_CREAT | O_CLOEXEC, mode);
@@ -380,11 +377,8 @@ void lock_release_opens(cs_lock *lk)
 int lock_claim_closed(const char *path, int *fd_out)
 {
     *fd_out = -1;
-    size_t plen = strlen(path);
-    char *lpath = malloc(plen + 6);
+    char *lpath = path_with(path, ".lock");
     if (!lpath) return cs_fail(CS_ENOMEM, "lock path");
-    memcpy(lpath, path, plen);
-    memcpy(lpath + plen, ".lock", 6);
     int fd = open(lpath, O_RDWR | O_CLOEXEC);
     int e = errno;
     free(lpath);

@@ -287,6 +287,9 @@ int io_sync(cs_env *env);
 void io_willneed(int fd, uint64_t off, uint64_t len);
 uint8_t *io_page_buf(cs_env *env);               /* one page, from pool  */
 void io_page_buf_put(cs_env *env, uint8_t *p);
+/* path followed by suffix ("<path>.lock", "<path>-log"), malloc'd: the
+ * caller frees it. NULL when out of memory. */
+char *path_with(const char *path, const char *suffix);
 /* The default hooks (pwrite, fdatasync, posix_fallocate) where user's are NULL. */
 void io_init_hooks(cs_env *env, const cs_io_hooks *user);
 /* Unmap every mapping and free the page-buffer pool (env close). */

@@ -165,21 +165,9 @@ static int redo_error(int e, const char *what)
     return cs_fail(CS_EIO, "redo log %s: %s", what, strerror(e));
 }
 
-/* "<data_path>-log", malloc'd; NULL when out of memory. */
-static char *log_path(const char *data_path)
-{
-    size_t n = strlen(data_path);
-    char *path = malloc(n + 5);
-    if (path) {
-        memcpy(path, data_path, n);
-        memcpy(path + n, "-log", 5);
-    }
-    return path;
-}
-
 bool redo_has_bytes(const char *data_path)
 {
-    char *path = log_path(data_path);
+    char *path = path_with(data_path, "-log");
     struct stat st;
     bool has = !path || stat(path, &st) != 0 ? errno != ENOENT : st.st_size > 0;
     free(path);
@@ -190,7 +178,7 @@ int redo_open(cs_redo *lg, const char *data_path, bool rdonly, const cs_io_hooks
 {
     memset(lg, 0, sizeof *lg);
     lg->fd = -1;
-    char *path = log_path(data_path);
+    char *path = path_with(data_path, "-log");
     if (!path) return cs_fail(CS_ENOMEM, "redo log path");
     int fd = open(path, (rdonly ? O_RDONLY : O_RDWR | O_CREAT) | O_CLOEXEC, 0644);
     int e = errno;
