@@ -370,11 +370,7 @@ int cs_env_close(cs_env *env)
          * we never began a transaction since: the last process removes the
          * segment, mapped or not. Anything not folded stays in the log for
          * the next open to replay. */
-        struct stat st;
-        if (fstat(env->fd, &st) == 0) {
-            vseg_name(st.st_dev, st.st_ino, env->vseg_name);
-            vseg_unlink(env->vseg_name);
-        }
+        vseg_remove(env);
     }
     io_release(env);
     if (env->fd >= 0) close(env->fd);

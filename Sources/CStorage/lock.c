@@ -102,11 +102,13 @@ int lock_open(cs_lock *lk, const char *path, uint32_t mode, uint32_t max_readers
         }
         /* cs_env_remove unlinks the lock file while it holds byte 0: an
          * opener that waited on the old one must not be first on a file
-         * that the next opener will not find. */
+         * that the next opener will not find. Only a lock file that is gone
+         * or replaced means that; a check that cannot be made proceeds. */
         struct stat held, named;
-        if (fstat(lk->fd, &held) == 0 && stat(lpath, &named) == 0 && held.st_ino == named.st_ino &&
-            held.st_dev == named.st_dev)
-            break;
+        bool replaced = stat(lpath, &named) != 0 ? errno == ENOENT
+                                                  : fstat(lk->fd, &held) == 0 &&
+                                                        (held.st_ino != named.st_ino || held.st_dev != named.st_dev);
+        if (!replaced) break;
         close(lk->fd);
     }
     free(lpath);

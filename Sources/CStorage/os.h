@@ -179,6 +179,9 @@ void vseg_set_state(cs_vseg *s, const vseg_state *st);
  * no process maps the segment: it holds the open lock as the first opener,
  * or the writer mutex while vol_on is 0. vseg_open's errors. */
 int vseg_start(cs_env *env);
+/* Remove env's segment by name, mapped or not (the last process to close,
+ * when logging was on). Best effort: no errors. */
+void vseg_remove(cs_env *env);
 /* Map the segment if a process has turned logging on (the lock header's
  * vol_on) since env last looked. Every transaction's begin calls it after
  * reading its meta, so a snapshot that reaches a volatile page finds the

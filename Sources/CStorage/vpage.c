@@ -151,14 +151,26 @@ void vseg_set_state(cs_vseg *s, const vseg_state *st)
     s->hdr->state[st->txnid & 1] = *st;
 }
 
-/* Map this env's segment (shm_open's name from the data file's device and
- * inode); `first` empties it. The caller holds env->mu and sets vol_on. */
-static int map_segment(cs_env *env, bool first)
+/* env->vseg_name from the data file's device and inode. CS_EIO. */
+static int segment_name(cs_env *env)
 {
     struct stat st;
     if (fstat(env->fd, &st) != 0) return cs_fail(CS_EIO, "stat: %s", strerror(errno));
     vseg_name(st.st_dev, st.st_ino, env->vseg_name);
-    return vseg_open(&env->vseg, env->vseg_name, env->psize, VSEG_SPAN_BYTES / env->psize, first);
+    return CS_OK;
+}
+
+/* Map this env's segment; `first` empties it. The caller holds env->mu and
+ * sets vol_on. */
+static int map_segment(cs_env *env, bool first)
+{
+    int rc = segment_name(env);
+    return rc ? rc : vseg_open(&env->vseg, env->vseg_name, env->psize, VSEG_SPAN_BYTES / env->psize, first);
+}
+
+void vseg_remove(cs_env *env)
+{
+    if (segment_name(env) == CS_OK) vseg_unlink(env->vseg_name);
 }
 
 int vseg_start(cs_env *env)
