@@ -477,6 +477,50 @@ static void test_open_waiting_on_a_removal_starts_over(void)
     REQUIRE_OK(cs_env_close(first));
 }
 
+static void count_warnings(void *ctx, cs_log_level level, cs_log_topic topic, const char *message)
+{
+    (void)topic;
+    if (level == CS_LOG_WARN && strstr(message, "written whole")) (*(int *)ctx)++;
+}
+
+/* A segment that cannot be made (here a directory holds its name in
+ * /dev/shm) leaves the env writing its commits whole, with a warning,
+ * rather than refusing every write. */
+static void test_no_shared_memory_writes_commits_whole(void)
+{
+    tpath p = test_path("no-shm");
+    test_rm_db(p.s);
+    cs_env *env = open_env(p.s, false);
+    test_open_tree(env, "t");
+    REQUIRE_OK(cs_env_close(env));
+    forget_stale_segment(p.s);
+    struct stat st;
+    REQUIRE(stat(p.s, &st) == 0);
+    char name[VSEG_NAME_MAX], shm[VSEG_NAME_MAX + 16];
+    vseg_name(st.st_dev, st.st_ino, name);
+    snprintf(shm, sizeof shm, "/dev/shm%s", name);
+    REQUIRE(mkdir(shm, 0700) == 0);
+
+    int warnings = 0;
+    cs_options o = {.durability = CS_DURABLE_FULL, .io = &hooks, .flags = CS_ENV_LOG_SMALL,
+                    .log = count_warnings, .log_ctx = &warnings, .log_level = CS_LOG_WARN};
+    REQUIRE_OK(cs_env_open(p.s, &o, &env));
+    cs_tree tree = existing_tree(env, "t");
+    memset(&io, 0, sizeof io);
+    for (unsigned c = 0; c < 3; c++) put_one(env, tree, c, c);
+    CHECK(!env->vol_on);
+    CHECK_EQ(io.log_bytes, 0);
+    CHECK(io.data_bytes > 0);
+    CHECK_EQ(warnings, 1);
+    CHECK_EQ(value_gen(env, "t", 2), 2);
+    check_clean(env);
+    REQUIRE_OK(cs_env_close(env));
+    REQUIRE(rmdir(shm) == 0);
+    env = open_env(p.s, false);
+    for (unsigned c = 0; c < 3; c++) CHECK_EQ(value_gen(env, "t", c), (int)c);
+    REQUIRE_OK(cs_env_close(env));
+}
+
 /* A read-only first open after a crash replays the log into the segment
  * (writing nothing to either file), so a reader sees every acknowledged
  * commit; a writer that opens next continues from there; the last process
@@ -630,5 +674,6 @@ int main(void)
     test_close_folds_commits_it_never_mapped();
     test_remove_takes_a_killed_writers_segment();
     test_open_waiting_on_a_removal_starts_over();
+    test_no_shared_memory_writes_commits_whole();
     return test_report();
 }
